@@ -1,0 +1,22 @@
+(defproject isocheck "0.1.0-SNAPSHOT"
+  :description "Isolation checker for Jepsen histories: sound and complete verdicts for SER, SSER, SI and their session/realtime variants, with minimal counterexamples explained in words and pictures."
+  :url "https://example.invalid/isocheck"
+  :license {:name "Eclipse Public License 2.0"
+            :url "https://www.eclipse.org/legal/epl-2.0/"}
+  ;; Maven Central only: Clojars is unreachable from our machines (DESIGN.md).
+  :repositories ^:replace [["central" {:url "https://repo1.maven.org/maven2/"}]]
+  :dependencies [[org.clojure/clojure "1.11.1"]]
+  :source-paths ["src/clojure"]
+  :java-source-paths ["src/java"]
+  :test-paths ["test"]
+  :resource-paths ["resources"]
+  :javac-options ["--release" "17" "-Xlint:unchecked" "-Xlint:deprecation"]
+  :global-vars {*warn-on-reflection* true}
+  :main isocheck.cli
+  :aliases {"tests" ["with-profile" "+test" "run" "-m" "isocheck.test-runner"]
+            "bench" ["with-profile" "+bench" "run" "-m" "isocheck.bench"]}
+  :profiles {;; lein's own :base profile pulls nREPL from Clojars; replace it.
+             :base {}
+             :test {:jvm-opts ["-Xmx2g"]}
+             :bench {:jvm-opts ["-Xmx6g" "-XX:+UseParallelGC"]}
+             :uberjar {:aot [isocheck.cli]}})

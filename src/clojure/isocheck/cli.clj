@@ -1,0 +1,2 @@
+(ns isocheck.cli (:gen-class))
+(defn -main [& args] (println "hello"))

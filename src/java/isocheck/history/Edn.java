@@ -1,0 +1,79 @@
+package isocheck.history;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Renders values in EDN syntax for messages and explanations ([:append 3 5], "a", nil). */
+public final class Edn {
+  private Edn() {}
+
+  public static String str(Object o) {
+    StringBuilder sb = new StringBuilder();
+    render(sb, o);
+    return sb.toString();
+  }
+
+  public static void render(StringBuilder sb, Object o) {
+    if (o == null) sb.append("nil");
+    else if (o instanceof String s) quote(sb, s);
+    else if (o instanceof Character c) sb.append('\\').append(c);
+    else if (o instanceof Map<?, ?> m) {
+      sb.append('{');
+      boolean first = true;
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        if (!first) sb.append(", ");
+        first = false;
+        render(sb, e.getKey());
+        sb.append(' ');
+        render(sb, e.getValue());
+      }
+      sb.append('}');
+    } else if (o instanceof Set<?> s) {
+      sb.append("#{");
+      seq(sb, s);
+      sb.append('}');
+    } else if (o instanceof List<?> l) {
+      sb.append('[');
+      seq(sb, l);
+      sb.append(']');
+    } else if (o instanceof Collection<?> c) {
+      sb.append('(');
+      seq(sb, c);
+      sb.append(')');
+    } else if (o instanceof long[] a) {
+      sb.append('[');
+      for (int i = 0; i < a.length; i++) {
+        if (i > 0) sb.append(' ');
+        sb.append(a[i]);
+      }
+      sb.append(']');
+    } else sb.append(o);
+  }
+
+  private static void seq(StringBuilder sb, Collection<?> c) {
+    boolean first = true;
+    for (Object x : c) {
+      if (!first) sb.append(' ');
+      first = false;
+      render(sb, x);
+    }
+  }
+
+  public static void quote(StringBuilder sb, String s) {
+    sb.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"': sb.append("\\\""); break;
+        case '\\': sb.append("\\\\"); break;
+        case '\n': sb.append("\\n"); break;
+        case '\t': sb.append("\\t"); break;
+        case '\r': sb.append("\\r"); break;
+        default: sb.append(c);
+      }
+    }
+    sb.append('"');
+  }
+}

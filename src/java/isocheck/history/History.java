@@ -1,0 +1,179 @@
+package isocheck.history;
+
+import isocheck.util.LongIntMap;
+
+/**
+ * A Jepsen transactional history, ready to check: transactions with their micro-ops in
+ * program order, sessions, invocation/completion positions, and keys and values interned to
+ * ints. Built by {@link HistoryBuilder}; immutable afterwards.
+ *
+ * <p>Transactions are numbered 0..n-1 in completion order (those never completed come last).
+ * A transaction's status is {@link OpType#OK} (committed), {@link OpType#FAIL} (aborted: its
+ * writes must never be observed) or {@link OpType#INFO} (indeterminate, including invocations
+ * that never completed: it may have committed at any time after its invocation, and its reads
+ * are unknown). The initial transaction ⊥ is implicit: it wrote the initial state (nil, the
+ * empty list) of every key and precedes every transaction.
+ *
+ * <p>Micro-op encoding: kind ({@link OpRecord#READ}, {@link OpRecord#APPEND},
+ * {@link OpRecord#WRITE}), key id, and value: for appends and writes a value id; for list reads
+ * (list-append) an offset into {@link #listPool} with {@code mopLen} elements; for register
+ * reads a value id, or {@link #NIL} for the initial value.
+ */
+public final class History {
+  public enum Workload {
+    APPEND("append"), REGISTER("wr");
+    public final String cliName;
+    Workload(String n) { cliName = n; }
+  }
+
+  public static final int NIL = -1;
+
+  public final Workload workload;
+  final Object[] keys;
+  final Object[] values;
+
+  public final int nTxns;
+  final byte[] status;
+  final int[] session;
+  final Object[] sessionProcess;
+  final long[] invokeOrd, completeOrd, invokeIndex, completeIndex, invokeTime, completeTime;
+
+  final int[] mopStart;
+  final byte[] mopKind;
+  final int[] mopKey, mopVal, mopLen, mopTxn;
+  final int[] listPool;
+  /** (key id << 32 | value id) -> mop that appended/wrote it. */
+  final LongIntMap writerIndex;
+  /** Whether every op carried an :index and the indices strictly increase (then names use them). */
+  public final boolean indexUsable;
+  /** Ops seen in all; ops skipped because their :f was not :txn (nemesis and the like). */
+  public final long opsSeen, opsSkipped;
+
+  History(Workload workload, Object[] keys, Object[] values, int nTxns, byte[] status, int[] session,
+          Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, long[] invokeIndex,
+          long[] completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
+          int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, LongIntMap writerIndex,
+          boolean indexUsable, long opsSeen, long opsSkipped) {
+    this.workload = workload;
+    this.keys = keys;
+    this.values = values;
+    this.nTxns = nTxns;
+    this.status = status;
+    this.session = session;
+    this.sessionProcess = sessionProcess;
+    this.invokeOrd = invokeOrd;
+    this.completeOrd = completeOrd;
+    this.invokeIndex = invokeIndex;
+    this.completeIndex = completeIndex;
+    this.invokeTime = invokeTime;
+    this.completeTime = completeTime;
+    this.mopStart = mopStart;
+    this.mopKind = mopKind;
+    this.mopKey = mopKey;
+    this.mopVal = mopVal;
+    this.mopLen = mopLen;
+    this.mopTxn = mopTxn;
+    this.listPool = listPool;
+    this.writerIndex = writerIndex;
+    this.indexUsable = indexUsable;
+    this.opsSeen = opsSeen;
+    this.opsSkipped = opsSkipped;
+  }
+
+  // ------------------------------------------------------------------ transactions
+
+  public int status(int t) { return status[t]; }
+  public boolean isOk(int t) { return status[t] == OpType.OK; }
+  public int session(int t) { return session[t]; }
+  public int sessionCount() { return sessionProcess.length; }
+  public Object process(int t) { return sessionProcess[session[t]]; }
+  /** Position of the invocation in the history, or -1 when the history had none. */
+  public long invokeOrdinal(int t) { return invokeOrd[t]; }
+  /** Position of the completion in the history, or -1 when it never completed. */
+  public long completeOrdinal(int t) { return completeOrd[t]; }
+  public long invokeIndex(int t) { return invokeIndex[t]; }
+  public long completeIndex(int t) { return completeIndex[t]; }
+  public long invokeTime(int t) { return invokeTime[t]; }
+  public long completeTime(int t) { return completeTime[t]; }
+
+  /** The number users see for transaction t: the :index (or position) of its completion, else of its invocation. */
+  public long displayIndex(int t) {
+    if (indexUsable) return completeOrd[t] >= 0 ? completeIndex[t] : invokeIndex[t];
+    return completeOrd[t] >= 0 ? completeOrd[t] : invokeOrd[t];
+  }
+
+  /** "T12": the name explanations use for transaction t. */
+  public String name(int t) { return "T" + displayIndex(t); }
+
+  // ------------------------------------------------------------------ micro-ops
+
+  public int mopStart(int t) { return mopStart[t]; }
+  public int mopEnd(int t) { return mopStart[t + 1]; }
+  public int mopCount() { return mopKind.length; }
+  public byte mopKind(int m) { return mopKind[m]; }
+  public int mopKey(int m) { return mopKey[m]; }
+  /** Value id (appends, writes, register reads; NIL for a nil read) or list offset (list reads). */
+  public int mopVal(int m) { return mopVal[m]; }
+  /** Length of a list read; -1 for other micro-ops. */
+  public int mopLen(int m) { return mopLen[m]; }
+  public int mopTxn(int m) { return mopTxn[m]; }
+  public int listElem(int m, int j) { return listPool[mopVal[m] + j]; }
+  public int[] listPool() { return listPool; }
+
+  /** The mop that appended (or wrote) value v to key k, or -1 if none did. */
+  public int writerMop(int k, int v) { return writerIndex.get(((long) k << 32) | (v & 0xffffffffL)); }
+
+  // ------------------------------------------------------------------ keys and values
+
+  public int keyCount() { return keys.length; }
+  public int valueCount() { return values.length; }
+  public Object key(int k) { return keys[k]; }
+  public Object value(int v) { return v == NIL ? null : values[v]; }
+  public String keyStr(int k) { return Edn.str(keys[k]); }
+  public String valueStr(int v) { return Edn.str(value(v)); }
+
+  /** A list read's elements, rendered: [1 2 3]. */
+  public String listStr(int m) {
+    StringBuilder sb = new StringBuilder("[");
+    for (int j = 0; j < mopLen[m]; j++) {
+      if (j > 0) sb.append(' ');
+      Edn.render(sb, values[listPool[mopVal[m] + j]]);
+    }
+    return sb.append(']').toString();
+  }
+
+  /** The micro-op rendered as EDN: [:append 3 5], [:r 3 [1 2]], [:w 3 5], [:r 3 nil]. */
+  public String mopStr(int m) {
+    StringBuilder sb = new StringBuilder();
+    switch (mopKind[m]) {
+      case OpRecord.APPEND: sb.append("[:append "); break;
+      case OpRecord.WRITE: sb.append("[:w "); break;
+      default: sb.append("[:r ");
+    }
+    Edn.render(sb, keys[mopKey[m]]);
+    sb.append(' ');
+    if (mopKind[m] == OpRecord.READ && workload == Workload.APPEND) {
+      sb.append(status[mopTxn[m]] == OpType.OK ? listStr(m) : "nil");
+    } else {
+      Edn.render(sb, value(mopVal[m]));
+    }
+    return sb.append(']').toString();
+  }
+
+  /** The transaction's micro-ops rendered: [[:append 3 5] [:r 4 [1 2]]]. */
+  public String txnStr(int t) {
+    StringBuilder sb = new StringBuilder("[");
+    for (int m = mopStart[t]; m < mopStart[t + 1]; m++) {
+      if (m > mopStart[t]) sb.append(' ');
+      sb.append(mopStr(m));
+    }
+    return sb.append(']').toString();
+  }
+
+  /** Number of transactions with each status: [ok, fail, info]. */
+  public int[] statusCounts() {
+    int[] c = new int[3];
+    for (int t = 0; t < nTxns; t++) c[status[t] - 1]++;
+    return c;
+  }
+}

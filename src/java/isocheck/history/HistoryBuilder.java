@@ -1,0 +1,397 @@
+package isocheck.history;
+
+import isocheck.util.ByteList;
+import isocheck.util.IntList;
+import isocheck.util.LongIntMap;
+import isocheck.util.LongList;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Builds a {@link History} from Jepsen ops in history order, pairing each invocation with its
+ * completion per :process, and validating what the checkers rely on. Anything we cannot check
+ * faithfully is a {@link HistoryException} naming the op, never a silent guess:
+ * a missing :type or :process, a :value that is not a vector of micro-ops, a micro-op that is
+ * neither a read nor an append (or write), a list read in a register history or a non-list read
+ * in a list-append one, one history mixing appends and register writes, an appended (or
+ * written) value that is not unique per key, a process invoking while its previous op is still
+ * pending, or a completion whose micro-ops differ from its invocation's.
+ *
+ * <p>Ops whose :f is not :txn (nemesis ops and the like) are skipped and counted.
+ */
+public final class HistoryBuilder implements OpSink {
+  private final History.Workload forced;
+  private History.Workload workload;
+  private String workloadWhere;
+
+  private final LongIntMap keyLong = new LongIntMap(1024);
+  private final HashMap<Object, Integer> keyObj = new HashMap<>();
+  private final ArrayList<Object> keys = new ArrayList<>();
+  private final LongIntMap valLong = new LongIntMap(1 << 14);
+  private final HashMap<Object, Integer> valObj = new HashMap<>();
+  private final ArrayList<Object> values = new ArrayList<>();
+
+  private final HashMap<Object, Integer> sessionIds = new HashMap<>();
+  private final ArrayList<Object> sessionProcs = new ArrayList<>();
+  private final HashMap<Object, Pending> pending = new HashMap<>();
+
+  private final ByteList status = new ByteList();
+  private final IntList session = new IntList(1024);
+  private final LongList invokeOrd = new LongList(1024), completeOrd = new LongList(1024),
+      invokeIndex = new LongList(1024), completeIndex = new LongList(1024),
+      invokeTime = new LongList(1024), completeTime = new LongList(1024);
+  private final IntList mopStart = new IntList(1024);
+
+  private final ByteList mopKind = new ByteList();
+  private final IntList mopKey = new IntList(4096), mopVal = new IntList(4096),
+      mopLen = new IntList(4096), mopTxn = new IntList(4096), listPool = new IntList(1 << 14);
+  private final LongIntMap writerIndex = new LongIntMap(1 << 14);
+
+  private long lastIndex = OpRecord.ABSENT;
+  private boolean indexUsable = true;
+  private long opsSeen, opsSkipped;
+  private String firstScalarRead, firstListRead;
+  private History built;
+
+  /** @param workload the workload to insist on, or null to detect it from the micro-ops. */
+  public HistoryBuilder(History.Workload workload) {
+    this.forced = workload;
+    this.workload = workload;
+    if (workload != null) workloadWhere = "--workload " + workload.cliName;
+    mopStart.add(0);
+  }
+
+  public HistoryBuilder() { this(null); }
+
+  /** An invocation waiting for its completion: its micro-ops, already interned. */
+  private static final class Pending {
+    long ordinal, index, time;
+    String where;
+    Object f;
+    byte[] kind;
+    int[] key, val, len;
+    int[][] list;
+  }
+
+  @Override
+  public void op(OpRecord r) {
+    if (built != null) throw new IllegalStateException("history already built");
+    opsSeen++;
+    if (r.index == OpRecord.ABSENT || (lastIndex != OpRecord.ABSENT && r.index <= lastIndex)) indexUsable = false;
+    lastIndex = r.index;
+
+    if (!"txn".equals(Kw.nameOf(r.f))) {
+      opsSkipped++;
+      return;
+    }
+    if (r.type < 0) {
+      throw new HistoryException(r.ordinal, r.where() + ": "
+          + (r.typeRaw == null ? "missing :type" : ":type is " + Edn.str(r.typeRaw))
+          + "; expected :invoke, :ok, :fail or :info");
+    }
+    if (!r.hasProcess || r.process == null) {
+      throw new HistoryException(r.ordinal, r.where() + ": missing :process; every :txn op needs the process (session) that ran it");
+    }
+    if (r.valueShape != OpRecord.VALUE_TXN) {
+      throw new HistoryException(r.ordinal, r.where() + ": :value "
+          + (r.valueShape == OpRecord.VALUE_ABSENT ? "is missing" : "is " + Edn.str(r.valueRaw))
+          + "; expected a vector of micro-ops such as [[:r 1 nil] [:append 1 2]]");
+    }
+    validateMops(r);
+    Object proc = r.process;
+    if (r.type == OpType.INVOKE) {
+      Pending old = pending.get(proc);
+      if (old != null) {
+        throw new HistoryException(r.ordinal, r.where() + ": process " + Edn.str(proc)
+            + " invoked a new op while its " + old.where
+            + " had not completed; a Jepsen process runs one op at a time");
+      }
+      pending.put(proc, capture(r));
+      return;
+    }
+    Pending inv = pending.remove(proc);
+    if (inv != null && !Kw.nameOf(inv.f).equals(Kw.nameOf(r.f))) {
+      throw new HistoryException(r.ordinal, r.where() + ": completes " + inv.where + " of process "
+          + Edn.str(proc) + ", but its :f differs");
+    }
+    int t = status.size();
+    status.add((byte) r.type);
+    session.add(sessionId(proc));
+    invokeOrd.add(inv == null ? -1 : inv.ordinal);
+    invokeIndex.add(inv == null ? OpRecord.ABSENT : inv.index);
+    invokeTime.add(inv == null ? OpRecord.ABSENT : inv.time);
+    completeOrd.add(r.ordinal);
+    completeIndex.add(r.index);
+    completeTime.add(r.time);
+    if (r.type == OpType.OK || inv == null) {
+      if (inv != null) sameShape(inv, r);
+      addMops(t, r);
+    } else {
+      addMops(t, inv);
+    }
+  }
+
+  @Override
+  public void end() { build(); }
+
+  /** Finishes the history: invocations never completed become indeterminate (:info) transactions. */
+  public History build() {
+    if (built != null) return built;
+    ArrayList<Map.Entry<Object, Pending>> rest = new ArrayList<>(pending.entrySet());
+    rest.sort((a, b) -> Long.compare(a.getValue().ordinal, b.getValue().ordinal));
+    for (Map.Entry<Object, Pending> e : rest) {
+      Pending p = e.getValue();
+      int t = status.size();
+      status.add((byte) OpType.INFO);
+      session.add(sessionId(e.getKey()));
+      invokeOrd.add(p.ordinal);
+      invokeIndex.add(p.index);
+      invokeTime.add(p.time);
+      completeOrd.add(-1);
+      completeIndex.add(OpRecord.ABSENT);
+      completeTime.add(OpRecord.ABSENT);
+      addMops(t, p);
+    }
+    pending.clear();
+    if (workload == null) workload = firstListRead != null || firstScalarRead == null
+        ? History.Workload.APPEND : History.Workload.REGISTER;
+    if (workload == History.Workload.APPEND && firstScalarRead != null) {
+      throw new HistoryException(firstScalarRead + "; list-append reads return a list such as [1 2] (or nil)"
+          + (workloadWhere == null ? "" : " (list-append was chosen by " + workloadWhere + ")"));
+    }
+    if (workload == History.Workload.REGISTER && firstListRead != null) {
+      throw new HistoryException(firstListRead + "; rw-register reads return a single value (or nil)"
+          + (workloadWhere == null ? "" : " (rw-register was chosen by " + workloadWhere + ")"));
+    }
+    int nm = mopKind.size();
+    int[] len = mopLen.toArray();
+    int[] val = mopVal.toArray();
+    byte[] kinds = mopKind.toArray();
+    for (int m = 0; m < nm; m++) {
+      if (kinds[m] != OpRecord.READ) { len[m] = -1; continue; }
+      if (workload == History.Workload.APPEND) {
+        if (len[m] < 0) { len[m] = 0; val[m] = 0; }
+      } else {
+        if (len[m] == -1) val[m] = History.NIL;
+        len[m] = -1;
+      }
+    }
+    int n = status.size();
+    Object[] procs = sessionProcs.toArray();
+    built = new History(workload, keys.toArray(), values.toArray(), n, status.toArray(),
+        session.toArray(), procs, invokeOrd.toArray(), completeOrd.toArray(), invokeIndex.toArray(),
+        completeIndex.toArray(), invokeTime.toArray(), completeTime.toArray(), mopStart.toArray(),
+        kinds, mopKey.toArray(), val, len, mopTxn.toArray(), listPool.toArray(), writerIndex,
+        indexUsable, opsSeen, opsSkipped);
+    return built;
+  }
+
+  // ------------------------------------------------------------------ validation
+
+  private void validateMops(OpRecord r) {
+    for (int i = 0; i < r.mopCount(); i++) {
+      byte k = r.kind(i);
+      if (k == OpRecord.MALFORMED) {
+        throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
+            + " is not a [f k v] triple such as [:append 1 2]");
+      }
+      if (k == OpRecord.UNKNOWN) {
+        String expected = workload == History.Workload.REGISTER ? "a read [:r k v] nor a write [:w k v]"
+            : workload == History.Workload.APPEND ? "a read [:r k v] nor an append [:append k v]"
+            : "a read [:r k v], an append [:append k v] nor a write [:w k v]";
+        throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
+            + " is neither " + expected);
+      }
+      if (k == OpRecord.APPEND || k == OpRecord.WRITE) {
+        History.Workload w = k == OpRecord.APPEND ? History.Workload.APPEND : History.Workload.REGISTER;
+        if (workload == null) {
+          workload = w;
+          workloadWhere = "micro-op " + r.renderMop(i) + " of " + r.where();
+        } else if (workload != w) {
+          throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
+              + (k == OpRecord.APPEND ? " is an append" : " is a register write") + ", but "
+              + workloadWhere + " made this a" + (workload == History.Workload.APPEND
+                  ? " list-append history ([:r k v] and [:append k v])"
+                  : "n rw-register history ([:r k v] and [:w k v])"));
+        }
+        byte tag = r.valueTag(i);
+        if (tag == OpRecord.V_NIL) {
+          throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
+              + (k == OpRecord.APPEND ? " appends" : " writes") + " nil; nil stands for the initial state, so values must be non-nil");
+        }
+        if (tag == OpRecord.V_LIST) {
+          throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
+              + (k == OpRecord.APPEND ? " appends" : " writes") + " a list; expected a single value such as 5");
+        }
+      } else if (r.type == OpType.OK) {
+        byte tag = r.valueTag(i);
+        if (tag == OpRecord.V_LIST && firstListRead == null) {
+          firstListRead = r.where() + ": micro-op " + i + " " + r.renderMop(i) + " reads a list";
+          if (workload == History.Workload.REGISTER) {
+            throw new HistoryException(r.ordinal, firstListRead + "; rw-register reads return a single value (or nil)");
+          }
+        } else if ((tag == OpRecord.V_LONG || tag == OpRecord.V_OBJ) && firstScalarRead == null) {
+          firstScalarRead = r.where() + ": micro-op " + i + " " + r.renderMop(i) + " reads a non-list value";
+          if (workload == History.Workload.APPEND) {
+            throw new HistoryException(r.ordinal, firstScalarRead + "; list-append reads return a list such as [1 2] (or nil)");
+          }
+        }
+      }
+    }
+  }
+
+  private void sameShape(Pending inv, OpRecord r) {
+    int n = r.mopCount();
+    boolean same = n == inv.kind.length;
+    for (int i = 0; same && i < n; i++) {
+      byte k = r.kind(i);
+      if (k != inv.kind[i] || internKey(r, i) != inv.key[i]) same = false;
+      else if (k != OpRecord.READ && internValue(r, i) != inv.val[i]) same = false;
+    }
+    if (!same) {
+      throw new HistoryException(r.ordinal, r.where() + ": its micro-ops differ from those of its invocation, "
+          + inv.where + "; a completion must repeat its invocation's micro-ops, with read values filled in");
+    }
+  }
+
+  // ------------------------------------------------------------------ storage
+
+  private int sessionId(Object proc) {
+    Integer s = sessionIds.get(proc);
+    if (s == null) {
+      s = sessionProcs.size();
+      sessionIds.put(proc, s);
+      sessionProcs.add(proc);
+    }
+    return s;
+  }
+
+  private int internKey(OpRecord r, int i) {
+    if (r.keyIsLong(i)) {
+      long k = r.keyLong(i);
+      int id = keyLong.putIfAbsent(k, keys.size());
+      if (id == keys.size()) keys.add(k);
+      return id;
+    }
+    return internObj(keyObj, keys, r.key(i));
+  }
+
+  private int internValue(OpRecord r, int i) {
+    return r.valueTag(i) == OpRecord.V_LONG ? internLong(r.valueLong(i)) : internObj(valObj, values, r.valueObj(i));
+  }
+
+  private int internLong(long v) {
+    int id = valLong.putIfAbsent(v, values.size());
+    if (id == values.size()) values.add(v);
+    return id;
+  }
+
+  private static int internObj(HashMap<Object, Integer> map, ArrayList<Object> table, Object o) {
+    Integer id = map.get(o);
+    if (id == null) {
+      id = table.size();
+      map.put(o, id);
+      table.add(o);
+    }
+    return id;
+  }
+
+  private int internElem(OpRecord r, int i, int j) {
+    return r.elemIsLong(i, j) ? internLong(r.elemLong(i, j)) : internObj(valObj, values, r.elem(i, j));
+  }
+
+  private Pending capture(OpRecord r) {
+    Pending p = new Pending();
+    p.ordinal = r.ordinal;
+    p.index = r.index;
+    p.time = r.time;
+    p.where = r.where();
+    p.f = r.f;
+    int n = r.mopCount();
+    p.kind = new byte[n];
+    p.key = new int[n];
+    p.val = new int[n];
+    p.len = new int[n];
+    p.list = new int[n][];
+    for (int i = 0; i < n; i++) {
+      byte k = r.kind(i);
+      p.kind[i] = k;
+      p.key[i] = internKey(r, i);
+      if (k != OpRecord.READ) {
+        p.val[i] = internValue(r, i);
+        p.len[i] = -1;
+      } else {
+        // Reads of an invocation are unknown; keep them as nil reads.
+        p.val[i] = -1;
+        p.len[i] = -1;
+      }
+    }
+    return p;
+  }
+
+  private void addMops(int t, OpRecord r) {
+    int n = r.mopCount();
+    for (int i = 0; i < n; i++) {
+      byte k = r.kind(i);
+      int key = internKey(r, i);
+      int m = mopKind.size();
+      mopKind.add(k);
+      mopKey.add(key);
+      mopTxn.add(t);
+      if (k == OpRecord.READ) {
+        byte tag = r.valueTag(i);
+        if (tag == OpRecord.V_LIST) {
+          int len = r.listLen(i);
+          mopVal.add(listPool.size());
+          mopLen.add(len);
+          for (int j = 0; j < len; j++) listPool.add(internElem(r, i, j));
+        } else if (tag == OpRecord.V_NIL) {
+          mopVal.add(-1);
+          mopLen.add(-1);
+        } else {
+          mopVal.add(internValue(r, i));
+          mopLen.add(-2);
+        }
+      } else {
+        int v = internValue(r, i);
+        mopVal.add(v);
+        mopLen.add(-1);
+        registerWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
+      }
+    }
+    mopStart.add(mopKind.size());
+  }
+
+  private void addMops(int t, Pending p) {
+    for (int i = 0; i < p.kind.length; i++) {
+      int m = mopKind.size();
+      mopKind.add(p.kind[i]);
+      mopKey.add(p.key[i]);
+      mopTxn.add(t);
+      mopVal.add(p.val[i]);
+      mopLen.add(p.len[i]);
+      if (p.kind[i] != OpRecord.READ) {
+        registerWrite(m, p.key[i], p.val[i], p.where,
+            (p.kind[i] == OpRecord.APPEND ? "[:append " : "[:w ") + Edn.str(keys.get(p.key[i])) + " "
+                + Edn.str(values.get(p.val[i])) + "]", p.ordinal);
+      }
+    }
+    mopStart.add(mopKind.size());
+  }
+
+  private void registerWrite(int m, int key, int v, String where, String mop, long ordinal) {
+    int prev = writerIndex.putIfAbsent(((long) key << 32) | (v & 0xffffffffL), m);
+    if (prev != m) {
+      int pt = mopTxn.get(prev);
+      long po = completeOrd.get(pt) >= 0 ? completeOrd.get(pt) : invokeOrd.get(pt);
+      boolean app = mopKind.get(m) == OpRecord.APPEND;
+      String verb = app ? "appends" : "writes", past = app ? "appended" : "wrote";
+      throw new HistoryException(ordinal, where + ": micro-op " + mop + " " + verb + " "
+          + Edn.str(values.get(v)) + " to key " + Edn.str(keys.get(key))
+          + (pt == mopTxn.get(m) ? ", which the same transaction already " + past
+              : ", which op " + po + " " + past + " too")
+          + "; values must be unique per key, or reads cannot name their writer");
+    }
+  }
+}

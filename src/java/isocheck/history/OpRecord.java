@@ -1,0 +1,260 @@
+package isocheck.history;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One Jepsen op as a producer (EDN/JSON reader, Clojure converter, simulator) hands it to an
+ * {@link OpSink}: a mutable, reusable record with primitive fast paths, so that reading a
+ * million-op file allocates almost nothing per op. Integer keys and values stay as longs; any
+ * other key or value (string, keyword, ...) is carried as an Object and compared by equals.
+ *
+ * <p>A producer calls {@link #reset}, sets the op fields, adds micro-ops, and passes the record
+ * to {@link OpSink#op}. Producers report syntax only; what the op means (unknown micro-op kinds,
+ * missing fields, non-list reads) is judged by the consumer, which names the op in its error.
+ */
+public final class OpRecord {
+  public static final long ABSENT = Long.MIN_VALUE;
+
+  /** Micro-op kinds. MALFORMED: not a [f k v] triple. */
+  public static final byte READ = 0, APPEND = 1, WRITE = 2, UNKNOWN = 3, MALFORMED = 4;
+  /** Value tags. */
+  public static final byte V_NIL = 0, V_LONG = 1, V_OBJ = 2, V_LIST = 3;
+  /** Shapes of :value. */
+  public static final int VALUE_ABSENT = 0, VALUE_TXN = 1, VALUE_OTHER = 2;
+
+  /** Position of the op in the history (0-based), set by the producer. */
+  public long ordinal;
+  /** Source line (1-based) for file input, or -1. */
+  public long line = -1;
+  /** The :index field, or ABSENT. */
+  public long index = ABSENT;
+  /** The :time field (nanoseconds), or ABSENT. */
+  public long time = ABSENT;
+  /** {@link OpType}, or -1 when :type is missing or not one of invoke/ok/fail/info. */
+  public int type = -1;
+  /** The raw :type value, for messages (null when missing). */
+  public Object typeRaw;
+  /** The :process value; meaningful only when {@link #hasProcess}. */
+  public Object process;
+  public boolean hasProcess;
+  /** The :f value (null when missing). */
+  public Object f;
+  /** One of VALUE_ABSENT, VALUE_TXN, VALUE_OTHER. */
+  public int valueShape = VALUE_ABSENT;
+  /** For VALUE_OTHER, the raw value (or its rendering), for messages. */
+  public Object valueRaw;
+
+  private int n;
+  private byte[] kind = new byte[8];
+  private Object[] fRaw = new Object[8];
+  private long[] keyL = new long[8];
+  private Object[] keyO = new Object[8];
+  private byte[] vtag = new byte[8];
+  private long[] valL = new long[8];
+  private Object[] valO = new Object[8];
+  private int[] listStart = new int[8], listLen = new int[8];
+  private int nElems;
+  private long[] elemL = new long[32];
+  private Object[] elemO = new Object[32];
+  private boolean anyElemObj;
+
+  public void reset(long ordinal) {
+    this.ordinal = ordinal;
+    line = -1;
+    index = ABSENT;
+    time = ABSENT;
+    type = -1;
+    typeRaw = null;
+    process = null;
+    hasProcess = false;
+    f = null;
+    valueShape = VALUE_ABSENT;
+    valueRaw = null;
+    if (n > 0) {
+      Arrays.fill(fRaw, 0, n, null);
+      Arrays.fill(keyO, 0, n, null);
+      Arrays.fill(valO, 0, n, null);
+    }
+    if (anyElemObj) {
+      Arrays.fill(elemO, 0, nElems, null);
+      anyElemObj = false;
+    }
+    n = 0;
+    nElems = 0;
+  }
+
+  public static byte kindOf(Object f) {
+    String s = Kw.nameOf(f);
+    if (s == null) return UNKNOWN;
+    switch (s) {
+      case "r": return READ;
+      case "append": return APPEND;
+      case "w": return WRITE;
+      default: return UNKNOWN;
+    }
+  }
+
+  // ---------------------------------------------------------------- producing
+
+  /** Starts a micro-op; returns its position. Set its key and value next. */
+  public int beginMop(byte k, Object f) {
+    if (n == kind.length) grow();
+    int i = n++;
+    kind[i] = k;
+    fRaw[i] = f;
+    keyO[i] = null;
+    keyL[i] = 0;
+    vtag[i] = V_NIL;
+    valO[i] = null;
+    return i;
+  }
+
+  /** A micro-op that is not a [f k v] triple; {@code raw} is kept for the error message. */
+  public void addMalformed(Object raw) {
+    int i = beginMop(MALFORMED, null);
+    valO[i] = raw;
+  }
+
+  public void setKey(long k) { keyL[n - 1] = k; keyO[n - 1] = null; }
+
+  public void setKey(Object k) {
+    Long l = asLong(k);
+    if (l != null) setKey(l.longValue());
+    else keyO[n - 1] = k == null ? NIL_KEY : k;
+  }
+
+  public void setValueNil() { vtag[n - 1] = V_NIL; }
+  public void setValue(long v) { vtag[n - 1] = V_LONG; valL[n - 1] = v; }
+
+  /** Sets a scalar value (or nil). Lists must use beginList/addElem. */
+  public void setValueObj(Object v) {
+    if (v == null) { setValueNil(); return; }
+    Long l = asLong(v);
+    if (l != null) setValue(l.longValue());
+    else { vtag[n - 1] = V_OBJ; valO[n - 1] = v; }
+  }
+
+  public void beginList() {
+    vtag[n - 1] = V_LIST;
+    listStart[n - 1] = nElems;
+    listLen[n - 1] = 0;
+  }
+
+  public void addElem(long v) {
+    if (nElems == elemL.length) growElems();
+    elemL[nElems] = v;
+    elemO[nElems] = null;
+    nElems++;
+    listLen[n - 1]++;
+  }
+
+  public void addElem(Object v) {
+    Long l = asLong(v);
+    if (l != null) { addElem(l.longValue()); return; }
+    if (nElems == elemL.length) growElems();
+    elemO[nElems] = v == null ? NIL_KEY : v;
+    anyElemObj = true;
+    nElems++;
+    listLen[n - 1]++;
+  }
+
+  /** Generic path (Clojure converter, tests): f, key and value as objects; lists become list values. */
+  public void addMop(Object f, Object key, Object value) {
+    beginMop(kindOf(f), f);
+    setKey(key);
+    if (value instanceof List<?> l) {
+      beginList();
+      for (Object e : l) addElem(e);
+    } else setValueObj(value);
+  }
+
+  /** Marker for a nil key or list element (distinct from "long"). */
+  public static final Object NIL_KEY = new Object() {
+    @Override public String toString() { return "nil"; }
+  };
+
+  static Long asLong(Object o) {
+    if (o instanceof Long l) return l;
+    if (o instanceof Integer || o instanceof Short || o instanceof Byte) return ((Number) o).longValue();
+    return null;
+  }
+
+  private void grow() {
+    int c = kind.length * 2;
+    kind = Arrays.copyOf(kind, c);
+    fRaw = Arrays.copyOf(fRaw, c);
+    keyL = Arrays.copyOf(keyL, c);
+    keyO = Arrays.copyOf(keyO, c);
+    vtag = Arrays.copyOf(vtag, c);
+    valL = Arrays.copyOf(valL, c);
+    valO = Arrays.copyOf(valO, c);
+    listStart = Arrays.copyOf(listStart, c);
+    listLen = Arrays.copyOf(listLen, c);
+  }
+
+  private void growElems() {
+    elemL = Arrays.copyOf(elemL, elemL.length * 2);
+    elemO = Arrays.copyOf(elemO, elemO.length * 2);
+  }
+
+  // ---------------------------------------------------------------- consuming
+
+  public int mopCount() { return n; }
+  public byte kind(int i) { return kind[i]; }
+  public Object fRaw(int i) { return fRaw[i]; }
+  public boolean keyIsLong(int i) { return keyO[i] == null; }
+  public long keyLong(int i) { return keyL[i]; }
+  /** The key as an object (Long for integer keys, null for a nil key). */
+  public Object key(int i) { Object o = keyO[i]; return o == null ? (Object) keyL[i] : o == NIL_KEY ? null : o; }
+  public byte valueTag(int i) { return vtag[i]; }
+  public long valueLong(int i) { return valL[i]; }
+  public Object valueObj(int i) { return valO[i]; }
+  public int listLen(int i) { return listLen[i]; }
+  public boolean elemIsLong(int i, int j) { return elemO[listStart[i] + j] == null; }
+  public long elemLong(int i, int j) { return elemL[listStart[i] + j]; }
+  /** The j-th list element of micro-op i as an object. */
+  public Object elem(int i, int j) {
+    Object o = elemO[listStart[i] + j];
+    return o == null ? (Object) elemL[listStart[i] + j] : o == NIL_KEY ? null : o;
+  }
+
+  /** The value of micro-op i as an object (Long, Object, List, or null). */
+  public Object value(int i) {
+    switch (vtag[i]) {
+      case V_LONG: return valL[i];
+      case V_OBJ: return valO[i];
+      case V_LIST: {
+        Object[] a = new Object[listLen[i]];
+        for (int j = 0; j < a.length; j++) a[j] = elem(i, j);
+        return Arrays.asList(a);
+      }
+      default: return null;
+    }
+  }
+
+  /** EDN rendering of micro-op i, e.g. [:append 3 5], for messages. */
+  public String renderMop(int i) {
+    if (kind[i] == MALFORMED) return Edn.str(valO[i]);
+    StringBuilder sb = new StringBuilder("[");
+    Object fo = fRaw[i];
+    sb.append(fo instanceof String s ? ":" + s : String.valueOf(fo)).append(' ');
+    Edn.render(sb, key(i));
+    sb.append(' ');
+    Edn.render(sb, value(i));
+    return sb.append(']').toString();
+  }
+
+  /** "op 12 (line 13, :index 12)"-style locator for messages. */
+  public String where() {
+    StringBuilder sb = new StringBuilder("op ").append(ordinal);
+    boolean paren = line >= 0 || index != ABSENT;
+    if (paren) {
+      sb.append(" (");
+      if (line >= 0) sb.append("line ").append(line);
+      if (index != ABSENT) sb.append(line >= 0 ? ", " : "").append(":index ").append(index);
+      sb.append(')');
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,13 @@
+package isocheck.history;
+
+/**
+ * Where producers of Jepsen ops send them, one record at a time, in history order.
+ * Implementations must copy what they keep: the record is reused for the next op.
+ */
+public interface OpSink {
+  /** Consumes one op. May throw {@link HistoryException} naming the op. */
+  void op(OpRecord r);
+
+  /** Called once after the last op. */
+  default void end() {}
+}

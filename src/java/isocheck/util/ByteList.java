@@ -1,0 +1,19 @@
+package isocheck.util;
+
+import java.util.Arrays;
+
+/** A growable byte array. */
+public final class ByteList {
+  private byte[] a = new byte[16];
+  private int n;
+
+  public void add(byte x) {
+    if (n == a.length) a = Arrays.copyOf(a, a.length * 2);
+    a[n++] = x;
+  }
+
+  public byte get(int i) { return a[i]; }
+  public void set(int i, byte x) { a[i] = x; }
+  public int size() { return n; }
+  public byte[] toArray() { return Arrays.copyOf(a, n); }
+}

@@ -1,0 +1,29 @@
+package isocheck.util;
+
+import java.util.Arrays;
+
+/** A growable int array. */
+public final class IntList {
+  private int[] a;
+  private int n;
+
+  public IntList() { this(8); }
+  public IntList(int cap) { a = new int[Math.max(1, cap)]; }
+
+  public void add(int x) {
+    if (n == a.length) a = Arrays.copyOf(a, a.length * 2);
+    a[n++] = x;
+  }
+
+  public int get(int i) { return a[i]; }
+  public void set(int i, int x) { a[i] = x; }
+  public int size() { return n; }
+  public boolean isEmpty() { return n == 0; }
+  public void clear() { n = 0; }
+  public int last() { return a[n - 1]; }
+  public int pop() { return a[--n]; }
+  public void truncate(int size) { n = size; }
+  public int[] toArray() { return Arrays.copyOf(a, n); }
+  /** The backing array; valid up to {@link #size()}. */
+  public int[] raw() { return a; }
+}

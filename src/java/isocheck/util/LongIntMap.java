@@ -1,0 +1,89 @@
+package isocheck.util;
+
+import java.util.Arrays;
+
+/**
+ * Open-addressing hash map from long to non-negative int, with no boxing. Used to intern
+ * keys and values and to index writes by (key, value). {@link #get} answers -1 when absent.
+ */
+public final class LongIntMap {
+  private long[] keys;
+  private int[] vals; // -1 = empty slot
+  private int size, mask;
+
+  public LongIntMap() { this(16); }
+
+  public LongIntMap(int expected) {
+    int cap = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
+    keys = new long[cap];
+    vals = new int[cap];
+    Arrays.fill(vals, -1);
+    mask = cap - 1;
+  }
+
+  private static int hash(long k) {
+    k ^= k >>> 33;
+    k *= 0xff51afd7ed558ccdL;
+    k ^= k >>> 33;
+    return (int) k;
+  }
+
+  public int size() { return size; }
+
+  public int get(long k) {
+    int i = hash(k) & mask;
+    while (true) {
+      int v = vals[i];
+      if (v < 0) return -1;
+      if (keys[i] == k) return v;
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** Puts k -> v (v >= 0); returns the previous value or -1. */
+  public int put(long k, int v) {
+    if (v < 0) throw new IllegalArgumentException("negative value");
+    int i = hash(k) & mask;
+    while (true) {
+      int old = vals[i];
+      if (old < 0) {
+        keys[i] = k;
+        vals[i] = v;
+        if (++size * 2 > mask) grow();
+        return -1;
+      }
+      if (keys[i] == k) {
+        vals[i] = v;
+        return old;
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** Returns the value for k, inserting {@code v} first when absent. */
+  public int putIfAbsent(long k, int v) {
+    int i = hash(k) & mask;
+    while (true) {
+      int old = vals[i];
+      if (old < 0) {
+        keys[i] = k;
+        vals[i] = v;
+        if (++size * 2 > mask) grow();
+        return v;
+      }
+      if (keys[i] == k) return old;
+      i = (i + 1) & mask;
+    }
+  }
+
+  private void grow() {
+    long[] ok = keys;
+    int[] ov = vals;
+    keys = new long[ok.length * 2];
+    vals = new int[ov.length * 2];
+    Arrays.fill(vals, -1);
+    mask = keys.length - 1;
+    size = 0;
+    for (int i = 0; i < ok.length; i++) if (ov[i] >= 0) put(ok[i], ov[i]);
+  }
+}

@@ -1,0 +1,23 @@
+package isocheck.util;
+
+import java.util.Arrays;
+
+/** A growable long array. */
+public final class LongList {
+  private long[] a;
+  private int n;
+
+  public LongList() { this(8); }
+  public LongList(int cap) { a = new long[Math.max(1, cap)]; }
+
+  public void add(long x) {
+    if (n == a.length) a = Arrays.copyOf(a, a.length * 2);
+    a[n++] = x;
+  }
+
+  public long get(int i) { return a[i]; }
+  public void set(int i, long x) { a[i] = x; }
+  public int size() { return n; }
+  public void clear() { n = 0; }
+  public long[] toArray() { return Arrays.copyOf(a, n); }
+}
