@@ -11,7 +11,6 @@
   :test-paths ["test"]
   :resource-paths ["resources"]
   :javac-options ["--release" "17" "-Xlint:unchecked" "-Xlint:deprecation"]
-  :global-vars {*warn-on-reflection* true}
   :main isocheck.cli
   :aliases {"tests" ["with-profile" "+test" "run" "-m" "isocheck.test-runner"]
             "bench" ["with-profile" "+bench" "run" "-m" "isocheck.bench"]}

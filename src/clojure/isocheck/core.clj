@@ -1,0 +1,158 @@
+(ns isocheck.core
+  "isocheck: isolation checking for Jepsen transactional histories, sound and
+  complete, with the smallest counterexample per anomaly explained in words
+  and drawn as a picture.
+
+  In a Jepsen test:
+
+      (require '[isocheck.core :as isocheck])
+
+      {:checker (isocheck/si)}                      ; snapshot isolation
+      {:checker (isocheck/ser)}                     ; serializability
+      {:checker (isocheck/sser)}                    ; strict serializability
+      {:checker (isocheck/checker
+                  {:levels [:serializable :snapshot-isolation]})}
+
+  `jepsen.checker/check` then returns an Elle-shaped map (`:valid?`,
+  `:anomaly-types`, `:anomalies`, `:not`, `:also-not`) plus `:levels` (the
+  verdict per level), `:counterexamples` (the smallest instance of each
+  anomaly type, with `:explanation` and a Graphviz `:dot`), `:anomaly-counts`
+  and `:stats`; and it writes report.html, report.txt, result.edn, result.json
+  and one picture per anomaly type to store/<test>/<time>/isocheck/.
+
+  Without Jepsen, on a vector of op maps or any reducible of ops:
+
+      (isocheck/check (isocheck/si) history)
+
+  Options (all optional):
+
+      :levels         levels to decide (default: every level implemented).
+                      Elle's names: :strict-serializable :serializable
+                      :strong-session-serializable :snapshot-isolation
+                      :strong-session-snapshot-isolation
+                      :strong-snapshot-isolation; aliases :sser :ser :si
+                      :strong-session-si :strong-si.
+      :workload       :append or :wr (default: detected from the micro-ops)
+      :max-anomalies  instances kept per anomaly type (default 16; all are
+                      counted in :anomaly-counts)
+      :directory      where to write the report files (default: the Jepsen
+                      store directory when checking inside Jepsen, else none)"
+  (:require [clojure.java.io :as io]
+            [isocheck.jepsen :as j])
+  (:import (isocheck.check CheckOptions Checker Level Result)
+           (isocheck.history History HistoryException)
+           (isocheck.report ReportFiles)
+           (java.nio.file Paths)))
+
+(set! *warn-on-reflection* true)
+
+(def implemented-levels
+  "The levels isocheck decides, strongest first."
+  [:strict-serializable :strong-session-serializable :serializable
+   :strong-snapshot-isolation :strong-session-snapshot-isolation
+   :snapshot-isolation])
+
+(defn- parse-level
+  ^Level [l]
+  (or (Level/parse (if (keyword? l) (name l) (str l)))
+      (throw (IllegalArgumentException.
+               (str "Unknown isolation level " (pr-str l) "; known: "
+                    (Level/knownNames))))))
+
+(defrecord IsoChecker [opts])
+
+(defn checker
+  "A checker for the given options (see the namespace docstring). Throws
+  IllegalArgumentException at once for an unknown level or workload."
+  ([] (checker {}))
+  ([opts]
+   (let [levels (vec (or (:levels opts) implemented-levels))]
+     (when (empty? levels)
+       (throw (IllegalArgumentException. ":levels must name at least one level")))
+     (run! parse-level levels)
+     (j/workload (:workload opts))
+     (->IsoChecker (assoc opts :levels levels)))))
+
+(defn si
+  "Snapshot isolation (Elle's :snapshot-isolation: Adya/Cerone-Gotsman SI
+  without session or realtime order)."
+  ([] (si {}))
+  ([opts] (checker (assoc opts :levels [:snapshot-isolation]))))
+
+(defn strong-session-si
+  "Strong-session snapshot isolation: SI plus process order (PolySI's level)."
+  ([] (strong-session-si {}))
+  ([opts] (checker (assoc opts :levels [:strong-session-snapshot-isolation]))))
+
+(defn strong-si
+  "Strong snapshot isolation: SI plus realtime order."
+  ([] (strong-si {}))
+  ([opts] (checker (assoc opts :levels [:strong-snapshot-isolation]))))
+
+(defn ser
+  "Serializability (no session or realtime order)."
+  ([] (ser {}))
+  ([opts] (checker (assoc opts :levels [:serializable]))))
+
+(defn strong-session-ser
+  "Strong-session serializability: serializability plus process order."
+  ([] (strong-session-ser {}))
+  ([opts] (checker (assoc opts :levels [:strong-session-serializable]))))
+
+(defn sser
+  "Strict serializability: serializability plus realtime order."
+  ([] (sser {}))
+  ([opts] (checker (assoc opts :levels [:strict-serializable]))))
+
+(defn- options ^CheckOptions [opts]
+  (let [o (CheckOptions.)]
+    (.levels o (mapv parse-level (:levels opts)))
+    (when-let [m (:max-anomalies opts)] (set! (.maxAnomaliesPerType o) (int m)))
+    (when-let [b (:search-budget opts)] (set! (.searchBudget o) (long b)))
+    o))
+
+(defn- bad-input
+  "The result map for a history we cannot check."
+  [opts ^String message]
+  {:valid?  :unknown
+   :error   message
+   :levels  (into {} (map (fn [l] [(keyword (.id (parse-level l)))
+                                   {:valid? :unknown, :reason message}]))
+                  (:levels opts))
+   :unknown-reason message})
+
+(defn write-report!
+  "Writes report.html, report.txt, result.edn, result.json and one DOT (and
+  SVG, with graphviz) per anomaly type into dir. Returns dir."
+  [dir ^Result result result-map]
+  (let [path (Paths/get (str dir) (into-array String []))]
+    (ReportFiles/write path result)
+    (binding [*print-length* nil, *print-level* nil]
+      (spit (io/file (str dir) "result.edn") (pr-str result-map)))
+    (str dir)))
+
+(defn check-history
+  "Checks an isocheck.history.History; returns [Result result-map]."
+  [opts ^History h]
+  (let [r (Checker/check h (options opts))]
+    [r (j/->clj (.toData r))]))
+
+(defn check
+  "Checks a history with a checker; returns the result map. The 4-arity form
+  is what jepsen.checker/check calls. Bad input yields {:valid? :unknown
+  :error \"op 12 (...): ...\"} naming the op, not an exception."
+  ([checker history] (check checker {} history {}))
+  ([checker test history check-opts]
+   (let [opts (:opts checker)]
+     (try
+       (let [h         (j/->history history (:workload opts))
+             [r m]     (check-history opts h)
+             dir       (or (:directory opts) (j/store-dir test check-opts))]
+         (if dir
+           (do (write-report! dir r m)
+               (assoc m :report-dir dir))
+           m))
+       (catch HistoryException e
+         (bad-input opts (.getMessage e)))))))
+
+(j/extend-checker! IsoChecker check)

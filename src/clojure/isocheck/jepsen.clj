@@ -1,0 +1,116 @@
+(ns isocheck.jepsen
+  "The bridge between Jepsen data and isocheck's Java core.
+
+  - `->history` turns Jepsen ops (a vector of op maps, a jepsen.history
+    collection, any reducible of maps or records) into an
+    `isocheck.history.History`, in one pass, without Jepsen on the classpath.
+  - `->clj` turns the Java result data back into Clojure data (keywords,
+    maps, vectors, sets).
+  - `extend-checker!` extends `jepsen.checker/Checker` to a type, softly: only
+    when that namespace can be loaded. Jepsen is never a dependency of
+    isocheck; users bring their own version."
+  (:import (isocheck.history History History$Workload HistoryBuilder Kw OpRecord
+                             OpType Sym)
+           (java.util List Map Set)))
+
+(set! *warn-on-reflection* true)
+
+(defn workload
+  "Parses a workload name: :append / \"append\" or :wr / \"wr\" / :rw-register;
+  nil means detect it from the micro-ops."
+  ^History$Workload [w]
+  (case (some-> w name)
+    nil nil
+    ("append" "list-append") History$Workload/APPEND
+    ("wr" "rw-register" "register") History$Workload/REGISTER
+    (throw (IllegalArgumentException.
+             (str "Unknown workload " (pr-str w) "; expected :append or :wr")))))
+
+(defn- fill!
+  "Copies one Jepsen op into the reusable record."
+  [^OpRecord r ^long ordinal op]
+  (.reset r ordinal)
+  (let [index (get op :index)
+        time  (get op :time)
+        type  (get op :type)
+        value (get op :value ::absent)]
+    (when (integer? index) (set! (.index r) (long index)))
+    (when (integer? time) (set! (.time r) (long time)))
+    (set! (.typeRaw r) type)
+    (set! (.type r) (int (OpType/parse type)))
+    (when (contains? op :process)
+      (set! (.hasProcess r) true)
+      (set! (.process r) (get op :process)))
+    (set! (.f r) (get op :f))
+    (cond (identical? ::absent value)
+          (set! (.valueShape r) OpRecord/VALUE_ABSENT)
+
+          (and (sequential? value) (not (map-entry? value)))
+          (do (set! (.valueShape r) OpRecord/VALUE_TXN)
+              (doseq [mop value]
+                (if (and (sequential? mop) (= 3 (count mop)))
+                  (let [[f k v] mop] (.addMop r f k v))
+                  (.addMalformed r mop))))
+
+          :else
+          (do (set! (.valueShape r) OpRecord/VALUE_OTHER)
+              (set! (.valueRaw r) value)))
+    r))
+
+(defn ->history
+  "Builds a History from Jepsen ops (maps or records with :index :time :type
+  :process :f :value), reducing over the collection once. `wl` forces the
+  workload (:append or :wr); nil detects it. Throws
+  isocheck.history.HistoryException, naming the op, on input it cannot check."
+  (^History [ops] (->history ops nil))
+  (^History [ops wl]
+   (let [b (HistoryBuilder. (workload wl))
+         r (OpRecord.)]
+     (reduce (fn [^long i op]
+               (.op b (fill! r i op))
+               (inc i))
+             0
+             ops)
+     (.build b))))
+
+(defn ->clj
+  "Java result data -> Clojure data. Java maps become Clojure maps with
+  keyword keys; Kw becomes a keyword; lists become vectors; sets become sets.
+  Clojure collections (e.g. a user's own keys and values) pass through."
+  [x]
+  (cond (instance? clojure.lang.IPersistentCollection x) x
+        (instance? Kw x) (keyword (.name ^Kw x))
+        (instance? Sym x) (symbol (.name ^Sym x))
+        (instance? Map x)
+        (persistent!
+          (reduce (fn [m ^java.util.Map$Entry e]
+                    (let [k (.getKey e)]
+                      (assoc! m (if (string? k) (keyword k) (->clj k))
+                              (->clj (.getValue e)))))
+                  (transient {})
+                  (.entrySet ^Map x)))
+        (instance? Set x) (into #{} (map ->clj) x)
+        (instance? List x) (mapv ->clj x)
+        :else x))
+
+(defn extend-checker!
+  "Extends jepsen.checker/Checker to type `t` with `check-fn` (called as
+  (check-fn this test history opts)), if jepsen.checker can be loaded.
+  Returns true when it did."
+  [t check-fn]
+  (if-let [proto (try (requiring-resolve 'jepsen.checker/Checker)
+                      (catch Throwable _ nil))]
+    (do (extend t @proto {:check check-fn})
+        true)
+    false))
+
+(defn store-dir
+  "The directory where a Jepsen checker should write its files,
+  store/<test>/<time>/<subdirectory>/isocheck, when jepsen.store is available
+  and the test map knows its name and start time; nil otherwise."
+  [test opts]
+  (when-let [path! (try (requiring-resolve 'jepsen.store/path!)
+                        (catch Throwable _ nil))]
+    (try (let [^java.io.File f (path! test (:subdirectory opts) "isocheck")]
+           (.getCanonicalPath f))
+         (catch Throwable _ nil))))

@@ -1,0 +1,23 @@
+package isocheck.check;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** What to check and how hard to look. */
+public final class CheckOptions {
+  /** Levels to decide. */
+  public List<Level> levels = new ArrayList<>(List.of(Level.STRICT_SERIALIZABLE));
+  /** Instances kept per anomaly type (all are counted). */
+  public int maxAnomaliesPerType = 16;
+  /** States the per-type cycle searches may visit in one strongly connected component. */
+  public long searchBudget = 4_000_000;
+  /** Components searched for typed cycles per family; beyond that, one cycle each is still reported. */
+  public int maxComponents = 2_000;
+  /** Search budget for ordering never-read appends under snapshot isolation (BFS node visits). */
+  public long unreadBudget = 50_000_000;
+
+  public CheckOptions levels(List<Level> ls) {
+    levels = new ArrayList<>(ls);
+    return this;
+  }
+}

@@ -1,0 +1,460 @@
+package isocheck.check;
+
+import isocheck.graph.BcGraph;
+import isocheck.graph.Cycle;
+import isocheck.graph.CycleFinder;
+import isocheck.graph.Digraph;
+import isocheck.graph.Edge;
+import isocheck.graph.EdgeList;
+import isocheck.graph.Orders;
+import isocheck.graph.Scc;
+import isocheck.history.History;
+import isocheck.order.ListAppendAnalysis;
+import isocheck.order.ListAppendExplainer;
+import isocheck.order.RegisterAnalysis;
+import isocheck.report.Anomaly;
+import isocheck.report.AnomalySet;
+import isocheck.report.CycleReport;
+import isocheck.report.Steps;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Decides isolation levels on a history and explains every violation.
+ *
+ * <p>Pipeline: the workload's analysis (pre-checks, version orders, WW/WR/RW edges) → session and
+ * realtime edges → one compact graph → per level, a strongly-connected-components pass over the
+ * level's edges (for snapshot isolation, over the begin/commit split graph, {@link BcGraph}) →
+ * within each cyclic component, a search for the shortest cycle of each anomaly type → for
+ * snapshot isolation on list-append, the order of never-read appends ({@link UnreadOrder}).
+ * Stronger graphs are checked first: when one is acyclic, every level it implies holds.
+ *
+ * <p>Verdicts are exact for list-append histories (sound and complete): a level is violated iff a
+ * pre-check anomaly or a cycle of its kind exists. For rw-register histories, only what is
+ * observable is decided: pre-checks and cycles of write-read, process and realtime edges are
+ * violations; otherwise the answer is unknown, with the reason.
+ */
+public final class Checker {
+  private Checker() {}
+
+  public static Result check(History h, CheckOptions o) {
+    long t0 = System.nanoTime();
+    LinkedHashSet<Level> req = new LinkedHashSet<>(o.levels);
+    Level.Family maxFam = Level.Family.PLAIN;
+    boolean anySer = false, anySi = false;
+    for (Level l : req) {
+      if (!l.implemented()) continue;
+      if (l.family.ordinal() > maxFam.ordinal()) maxFam = l.family;
+      if (l.kind == Level.Kind.SER) anySer = true;
+      else anySi = true;
+    }
+    AnomalySet anomalies = new AnomalySet(o.maxAnomaliesPerType);
+    LinkedHashMap<String, Object> stats = new LinkedHashMap<>();
+    int n = h.nTxns;
+    int[] counts = h.statusCounts();
+    stats.put("workload", new isocheck.history.Kw(h.workload.cliName));
+    stats.put("txns", (long) n);
+    stats.put("ok", (long) counts[0]);
+    stats.put("fail", (long) counts[1]);
+    stats.put("info", (long) counts[2]);
+
+    boolean[] committed;
+    EdgeList es;
+    Steps.DataExplainer dx;
+    ListAppendAnalysis la = null;
+    if (h.workload == History.Workload.APPEND) {
+      la = new ListAppendAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
+      anomalies.addAll(la.anomalies);
+      committed = la.committed;
+      es = la.edges;
+      dx = new ListAppendExplainer(la);
+    } else {
+      RegisterAnalysis ra = new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
+      anomalies.addAll(ra.anomalies);
+      committed = ra.committed;
+      es = ra.edges;
+      dx = ra;
+    }
+    long committedCount = 0;
+    for (boolean c : committed) if (c) committedCount++;
+    stats.put("committed", committedCount);
+    stats.put("keys", (long) h.keyCount());
+    stats.put("sessions", (long) h.sessionCount());
+    stats.put("ops", h.opsSeen);
+    if (h.opsSkipped > 0) stats.put("skipped-ops", h.opsSkipped);
+    long t1 = System.nanoTime();
+
+    if (maxFam.ordinal() >= Level.Family.PROCESS.ordinal()) Orders.sessionOrder(h, committed, es);
+    int relays = maxFam == Level.Family.REALTIME ? Orders.realtime(h, committed, es) : 0;
+    Digraph g = Digraph.of(n + relays, es);
+    stats.put("edges", (long) g.edgeCount());
+    if (relays > 0) stats.put("realtime-relays", (long) relays);
+    long t2 = System.nanoTime();
+
+    Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
+    LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
+        ? run.appendLevels(req, maxFam, anySer, anySi, la)
+        : run.registerLevels(req, maxFam);
+    long t3 = System.nanoTime();
+    LinkedHashMap<String, Object> ms = new LinkedHashMap<>();
+    ms.put("analysis", (t1 - t0) / 1_000_000L);
+    ms.put("graph", (t2 - t1) / 1_000_000L);
+    ms.put("levels", (t3 - t2) / 1_000_000L);
+    ms.put("total", (t3 - t0) / 1_000_000L);
+    stats.put("ms", ms);
+    return new Result(h, verdicts, anomalies, stats);
+  }
+
+  /** One check's working state. */
+  private static final class Run {
+    final History h;
+    final Digraph g;
+    final CheckOptions o;
+    final AnomalySet anomalies;
+    final Steps steps;
+    final LinkedHashMap<String, Object> stats;
+    final int n;
+    final int[] member, local;
+    int stamp;
+    Digraph bc;
+    boolean truncated;
+
+    Run(History h, Digraph g, CheckOptions o, AnomalySet anomalies, Steps steps, LinkedHashMap<String, Object> stats) {
+      this.h = h;
+      this.g = g;
+      this.o = o;
+      this.anomalies = anomalies;
+      this.steps = steps;
+      this.stats = stats;
+      this.n = h.nTxns;
+      this.member = new int[g.n];
+      this.local = new int[g.n];
+    }
+
+    static int serFilter(Level.Family f) { return Edge.DATA | f.bits; }
+    static int siFilter(Level.Family f) { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | f.bits; }
+
+    Digraph bc() {
+      if (bc == null) bc = BcGraph.of(g, n);
+      return bc;
+    }
+
+    LinkedHashMap<Level, Verdict> appendLevels(Set<Level> req, Level.Family maxFam, boolean anySer, boolean anySi,
+                                               ListAppendAnalysis la) {
+      int top = maxFam.ordinal();
+      Scc[] ser = new Scc[3], si = new Scc[3];
+      boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
+      for (int fi = top; fi >= 0; fi--) {
+        Level.Family f = Level.Family.values()[fi];
+        if (fi < top && serAcyclic[fi + 1]) serAcyclic[fi] = true;
+        else {
+          ser[fi] = Scc.of(g, serFilter(f));
+          serAcyclic[fi] = !ser[fi].hasCycle();
+        }
+        if (anySi) {
+          if (serAcyclic[fi] || (fi < top && siAcyclic[fi + 1])) siAcyclic[fi] = true;
+          else {
+            si[fi] = Scc.of(bc(), siFilter(f));
+            siAcyclic[fi] = !si[fi].hasCycle();
+          }
+        }
+      }
+      // Counterexamples, weakest family first, so each cycle gets its weakest name.
+      for (int fi = 0; fi <= top; fi++) {
+        Level.Family f = Level.Family.values()[fi];
+        if (anySer && !serAcyclic[fi]) {
+          stats.put("cyclic-components-" + fname(f), (long) ser[fi].cyclicCount);
+          reportSer(ser[fi], f, true);
+        } else if (anySi && !siAcyclic[fi]) {
+          stats.put("cyclic-components-" + fname(f), (long) si[fi].cyclicCount);
+          reportSi(si[fi], f);
+        }
+      }
+      // Snapshot isolation: the order of appends no read observed.
+      UnreadOrder.Outcome[] uo = new UnreadOrder.Outcome[3];
+      if (anySi) {
+        int multi = 0;
+        for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
+        if (multi > 0) stats.put("keys-with-unordered-unread-appends", (long) multi);
+        boolean pre = hasPrecheck();
+        UnreadOrder.Outcome prev = null;
+        for (int fi = 0; fi <= top && multi > 0 && !pre; fi++) {
+          Level.Family f = Level.Family.values()[fi];
+          boolean wanted = false;
+          for (Level l : req) if (l.implemented() && l.kind == Level.Kind.SI && l.family.ordinal() >= fi) wanted = true;
+          if (!wanted || !siAcyclic[fi]) continue;
+          if (prev != null && prev.status == UnreadOrder.Status.VIOLATED) {
+            uo[fi] = prev;
+            continue;
+          }
+          long tu = System.nanoTime();
+          uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget);
+          stats.put("unread-order-ms-" + fname(f), (System.nanoTime() - tu) / 1_000_000L);
+          if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la);
+          prev = uo[fi];
+        }
+      }
+      // Make sure every violated level has a counterexample of a type that rules it out.
+      for (Level l : req) {
+        if (!l.implemented()) continue;
+        int fi = l.family.ordinal();
+        boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
+        if (cyc && violating(l).isEmpty()) {
+          if (l.kind == Level.Kind.SER) witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false);
+          else witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true);
+        }
+      }
+      if (truncated) stats.put("cycle-search-truncated", true);
+      LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
+      for (Level l : req) {
+        if (!l.implemented()) {
+          out.put(l, unimplemented(l));
+          continue;
+        }
+        int fi = l.family.ordinal();
+        List<String> types = violating(l);
+        boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
+        if (cyc || !types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
+        else if (l.kind == Level.Kind.SI && uo[fi] != null && uo[fi].status == UnreadOrder.Status.UNKNOWN) {
+          out.put(l, new Verdict(Verdict.Value.UNKNOWN, uo[fi].reason, List.of()));
+        } else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+      }
+      return out;
+    }
+
+    LinkedHashMap<Level, Verdict> registerLevels(Set<Level> req, Level.Family maxFam) {
+      int top = maxFam.ordinal();
+      boolean[] acyclic = new boolean[3];
+      for (int fi = top; fi >= 0; fi--) {
+        Level.Family f = Level.Family.values()[fi];
+        if (fi < top && acyclic[fi + 1]) { acyclic[fi] = true; continue; }
+        Scc s = Scc.of(g, Edge.WR | f.bits);
+        acyclic[fi] = !s.hasCycle();
+        if (!acyclic[fi]) reportSer(s, f, false);
+      }
+      LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
+      for (Level l : req) {
+        if (!l.implemented()) {
+          out.put(l, unimplemented(l));
+          continue;
+        }
+        List<String> types = violating(l);
+        if (!types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
+        else out.put(l, new Verdict(Verdict.Value.UNKNOWN,
+            "rw-register histories hide the version order; their pre-checks and the cycles of observed write-read"
+                + (l.family == Level.Family.PLAIN ? "" : l.family == Level.Family.PROCESS ? " and process" : ", process and realtime")
+                + " dependencies show no violation, but deciding " + l.id
+                + " needs the version-order solver, which is not implemented yet", List.of()));
+      }
+      return out;
+    }
+
+    Verdict unimplemented(Level l) {
+      return new Verdict(Verdict.Value.UNKNOWN, l.id + " is not implemented yet (isocheck decides strict-serializable, "
+          + "strong-session-serializable, serializable, strong-snapshot-isolation, strong-session-snapshot-isolation "
+          + "and snapshot-isolation)", List.of());
+    }
+
+    List<String> violating(Level l) {
+      List<String> r = new ArrayList<>();
+      for (String t : anomalies.types()) if (Level.violatedBy(t).contains(l)) r.add(t);
+      java.util.Collections.sort(r);
+      return r;
+    }
+
+    boolean hasPrecheck() {
+      for (String t : anomalies.types()) {
+        if (Level.violatedBy(t).size() == 6 && !t.startsWith("G0") && !t.startsWith("G1c") && !t.startsWith("G-")) return true;
+      }
+      return false;
+    }
+
+    static String fname(Level.Family f) { return f.name().toLowerCase(java.util.Locale.ROOT); }
+
+    // ------------------------------------------------------------------ counterexamples
+
+    List<CycleFinder.Spec> specs(Level.Family f, boolean g2) {
+      int nb = f.newBits(), fb = f.bits;
+      List<CycleFinder.Spec> l = new ArrayList<>();
+      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW));
+      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW));
+      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW));
+      return l;
+    }
+
+    /** Typed cycles in each cyclic component of a graph over transactions (and relays). */
+    void reportSer(Scc scc, Level.Family f, boolean g2) {
+      List<int[]> comps = components(scc, null);
+      int searched = 0;
+      for (int[] nodes : comps) {
+        if (searched++ >= o.maxComponents) {
+          truncated = true;
+          break;
+        }
+        stamp++;
+        for (int v : nodes) member[v] = stamp;
+        boolean found = searchComponent(nodes, f, g2);
+        if (!found) {
+          Cycle c = CycleFinder.anyCycle(g, member, stamp, firstTxn(nodes), serFilter(f) & (g2 ? ~0 : ~Edge.RW));
+          if (c != null) addCycle(c.withoutRelays(n), -1, null, null);
+        }
+      }
+    }
+
+    /** Typed cycles in each cyclic component of the begin/commit graph (snapshot isolation only). */
+    void reportSi(Scc scc, Level.Family f) {
+      List<int[]> comps = components(scc, bc());
+      int searched = 0;
+      for (int[] nodes : comps) {
+        if (searched++ >= o.maxComponents) {
+          truncated = true;
+          break;
+        }
+        stamp++;
+        for (int v : nodes) member[v] = stamp;
+        boolean found = searchComponent(nodes, f, false);
+        if (!found) {
+          int t = firstTxn(nodes);
+          int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
+          witnessIn(scc, bc(), siFilter(f), scc.cyclic[cb] ? cb : cc, true);
+        }
+      }
+    }
+
+    private int firstTxn(int[] nodes) {
+      for (int v : nodes) if (v < n) return v;
+      return nodes[0];
+    }
+
+    boolean searchComponent(int[] nodes, Level.Family f, boolean g2) {
+      CycleFinder cf = new CycleFinder(g, member, stamp, nodes, local, o.searchBudget);
+      Set<String> found = new HashSet<>();
+      for (CycleFinder.Spec spec : specs(f, g2)) {
+        Cycle c = cf.find(spec);
+        if (c == null) continue;
+        Cycle tc = c.withoutRelays(n);
+        if (found.add(tc.anomalyType())) addCycle(tc, -1, null, null);
+      }
+      return !found.isEmpty();
+    }
+
+    void addCycle(Cycle tc, int hypothetical, String note, java.util.Map<String, Object> extra) {
+      anomalies.add(CycleReport.of(h, steps, tc, hypothetical, note, extra));
+    }
+
+    /**
+     * The cyclic components' nodes in the transaction graph. For a BC graph, a component's
+     * transactions are the owners of its begin and commit nodes.
+     */
+    List<int[]> components(Scc scc, Digraph bcg) {
+      int nn = bcg == null ? g.n : bcg.n;
+      int[] cnt = new int[scc.count + 1];
+      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) cnt[scc.comp[v] + 1]++;
+      for (int c = 0; c < scc.count; c++) cnt[c + 1] += cnt[c];
+      int[] at = Arrays.copyOf(cnt, scc.count);
+      int[] byComp = new int[cnt[scc.count]];
+      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) byComp[at[scc.comp[v]]++] = v;
+      List<int[]> out = new ArrayList<>();
+      int[] seen = new int[g.n];
+      for (int c = 0; c < scc.count; c++) {
+        if (!scc.cyclic[c]) continue;
+        int[] ns = new int[cnt[c + 1] - cnt[c]];
+        int k = 0;
+        for (int i = cnt[c]; i < cnt[c + 1]; i++) {
+          int v = bcg == null ? byComp[i] : BcGraph.owner(byComp[i], n);
+          if (seen[v] == c + 1) continue;
+          seen[v] = c + 1;
+          ns[k++] = v;
+        }
+        out.add(Arrays.copyOf(ns, k));
+      }
+      // Smallest components first: they make the clearest counterexamples.
+      out.sort((x, y) -> Integer.compare(x.length, y.length));
+      return out;
+    }
+
+    /** Some cycle of the first cyclic component of (gr, filter), as a counterexample. */
+    void witness(Scc scc, Digraph gr, int filter, boolean isBc) {
+      for (int c = 0; c < scc.count; c++) {
+        if (scc.cyclic[c]) {
+          witnessIn(scc, gr, filter, c, isBc);
+          return;
+        }
+      }
+    }
+
+    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc) {
+      int[] mem = new int[gr.n];
+      int from = -1;
+      for (int v = 0; v < gr.n; v++) {
+        if (scc.comp[v] == c) {
+          mem[v] = 1;
+          if (from < 0) from = v;
+        }
+      }
+      Cycle cy = CycleFinder.anyCycle(gr, mem, 1, from, filter);
+      if (cy == null) return;
+      Cycle tc = isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n);
+      addCycle(tc, -1, null, null);
+    }
+
+    void reportUnread(UnreadOrder.Outcome u, ListAppendAnalysis la) {
+      Cycle c1 = BcGraph.toTxnCycle(u.first, n).withoutRelays(n);
+      Cycle c2 = BcGraph.toTxnCycle(u.second, n).withoutRelays(n);
+      int key = -1;
+      for (int k = 0; k < la.unread.length && key < 0; k++) {
+        int[] us = la.unread[k];
+        if (us == null) continue;
+        boolean ha = false, hb = false;
+        for (int x : us) {
+          ha |= x == u.a;
+          hb |= x == u.b;
+        }
+        if (ha && hb) key = k;
+      }
+      int hyp1 = stepIndex(c1, u.a, u.b), hyp2 = stepIndex(c2, u.b, u.a);
+      Anomaly second = CycleReport.of(h, steps, c2, hyp2, null, null);
+      String note = h.name(u.a) + " and " + h.name(u.b) + " both appended to key " + (key >= 0 ? h.keyStr(key) : "?")
+          + " and both committed, but no read observed either append, so which came first is unknown. Snapshot "
+          + "isolation lets one writer of a key commit only before the other begins, and either order closes a cycle."
+          + " If " + h.name(u.a) + "'s append came first:";
+      java.util.Map<String, Object> extra = Anomaly.map("key", key >= 0 ? h.key(key) : null,
+          "unordered", isocheck.report.Data.ops(h, u.a, u.b), "alternative", second.data);
+      Anomaly first = CycleReport.of(h, steps, c1, hyp1, note, extra);
+      anomalies.add(new Anomaly(first.type, first.txns, first.data,
+          first.explanation + "\nIf " + h.name(u.b) + "'s came first instead:\n" + second.explanation, first.cycle));
+    }
+
+    private static int stepIndex(Cycle c, int a, int b) {
+      for (int i = 0; i < c.length(); i++) {
+        if (c.nodes[i] == a && c.nodes[(i + 1) % c.length()] == b && c.labels[i] == Edge.WW) return i;
+      }
+      return -1;
+    }
+  }
+
+  /** Convenience: parse level names and check. */
+  public static Result check(History h, List<String> levelNames) {
+    List<Level> ls = new ArrayList<>();
+    for (String s : levelNames) {
+      Level l = Level.parse(s);
+      if (l == null) throw new IllegalArgumentException("unknown level " + s + "; known: " + Level.knownNames());
+      ls.add(l);
+    }
+    return check(h, new CheckOptions().levels(ls));
+  }
+
+  static EnumSet<Level> implementedLevels() {
+    EnumSet<Level> s = EnumSet.noneOf(Level.class);
+    for (Level l : Level.values()) if (l.implemented()) s.add(l);
+    return s;
+  }
+}

@@ -1,0 +1,186 @@
+package isocheck.check;
+
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.report.Anomaly;
+import isocheck.report.AnomalySet;
+import isocheck.report.Dot;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The outcome of a check: a verdict per requested level, the anomalies found (smallest first,
+ * at most a cap per type, all counted), and statistics. {@link #toData} gives the result map,
+ * Elle-compatible where the concepts coincide ({@code :valid? :anomaly-types :anomalies :not
+ * :also-not}) plus {@code :levels :counterexamples :anomaly-counts :stats}.
+ */
+public final class Result {
+  public final History history;
+  public final LinkedHashMap<Level, Verdict> levels;
+  public final AnomalySet anomalies;
+  public final LinkedHashMap<String, Object> stats;
+
+  Result(History history, LinkedHashMap<Level, Verdict> levels, AnomalySet anomalies, LinkedHashMap<String, Object> stats) {
+    this.history = history;
+    this.levels = levels;
+    this.anomalies = anomalies;
+    this.stats = stats;
+  }
+
+  /** False if some level is violated; else unknown if some is unknown; else true. */
+  public Verdict.Value valid() {
+    boolean unknown = false;
+    for (Verdict v : levels.values()) {
+      if (v.value == Verdict.Value.FALSE) return Verdict.Value.FALSE;
+      if (v.value == Verdict.Value.UNKNOWN) unknown = true;
+    }
+    return unknown ? Verdict.Value.UNKNOWN : Verdict.Value.TRUE;
+  }
+
+  /** Every implemented level the anomalies rule out, requested or not. */
+  public EnumSet<Level> violated() {
+    EnumSet<Level> v = EnumSet.noneOf(Level.class);
+    for (String t : anomalies.types()) v.addAll(Level.violatedBy(t));
+    for (Map.Entry<Level, Verdict> e : levels.entrySet()) if (e.getValue().value == Verdict.Value.FALSE) v.add(e.getKey());
+    return v;
+  }
+
+  /** The weakest violated levels (Elle's :not). */
+  public EnumSet<Level> not() {
+    EnumSet<Level> v = violated(), r = EnumSet.noneOf(Level.class);
+    for (Level l : v) {
+      boolean weakest = true;
+      for (Level o : v) if (o != l && l.implies(o)) weakest = false;
+      if (weakest) r.add(l);
+    }
+    return r;
+  }
+
+  public EnumSet<Level> alsoNot() {
+    EnumSet<Level> r = violated();
+    r.removeAll(not());
+    return r;
+  }
+
+  private static Object verdictData(Verdict.Value v) {
+    return v == Verdict.Value.UNKNOWN ? new Kw("unknown") : (Object) (v == Verdict.Value.TRUE);
+  }
+
+  private static List<Object> kws(Iterable<?> xs) {
+    List<Object> l = new ArrayList<>();
+    for (Object x : xs) l.add(new Kw(x.toString()));
+    return l;
+  }
+
+  /** The result map, as plain data (String keys become keywords on the Clojure side). */
+  public Map<String, Object> toData() {
+    LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+    Verdict.Value valid = valid();
+    m.put("valid?", verdictData(valid));
+    TreeSet<String> types = new TreeSet<>(anomalies.types());
+    m.put("anomaly-types", kws(types));
+    LinkedHashMap<Object, Object> an = new LinkedHashMap<>();
+    LinkedHashMap<Object, Object> cx = new LinkedHashMap<>();
+    for (String t : types) {
+      List<Object> l = new ArrayList<>();
+      List<Anomaly> inst = anomalies.get(t);
+      for (Anomaly a : inst) {
+        LinkedHashMap<String, Object> d = new LinkedHashMap<>(a.data);
+        d.put("explanation", a.explanation);
+        l.add(d);
+      }
+      an.put(new Kw(t), l);
+      Anomaly best = inst.get(0);
+      LinkedHashMap<String, Object> d = new LinkedHashMap<>(best.data);
+      d.put("explanation", best.explanation);
+      d.put("dot", Dot.of(history, best));
+      cx.put(new Kw(t), d);
+    }
+    m.put("anomalies", an);
+    m.put("not", new LinkedHashSet<>(kws(not())));
+    m.put("also-not", new LinkedHashSet<>(kws(alsoNot())));
+    LinkedHashMap<Object, Object> lv = new LinkedHashMap<>();
+    List<String> reasons = new ArrayList<>();
+    for (Map.Entry<Level, Verdict> e : levels.entrySet()) {
+      LinkedHashMap<String, Object> d = new LinkedHashMap<>();
+      Verdict v = e.getValue();
+      d.put("valid?", verdictData(v.value));
+      if (v.reason != null) {
+        d.put("reason", v.reason);
+        reasons.add(e.getKey().id + ": " + v.reason);
+      }
+      if (!v.anomalyTypes.isEmpty()) d.put("anomaly-types", kws(v.anomalyTypes));
+      lv.put(new Kw(e.getKey().id), d);
+    }
+    m.put("levels", lv);
+    if (valid == Verdict.Value.UNKNOWN) m.put("unknown-reason", String.join("; ", reasons));
+    m.put("counterexamples", cx);
+    LinkedHashMap<Object, Object> counts = new LinkedHashMap<>();
+    for (String t : types) counts.put(new Kw(t), anomalies.count(t));
+    m.put("anomaly-counts", counts);
+    m.put("stats", stats);
+    return m;
+  }
+
+  /** A readable report: verdict per level, then each anomaly type with its smallest counterexample explained. */
+  public String text() {
+    StringBuilder sb = new StringBuilder();
+    Verdict.Value valid = valid();
+    sb.append("valid? ").append(valid == Verdict.Value.UNKNOWN ? "unknown" : valid == Verdict.Value.TRUE ? "true" : "false")
+        .append('\n');
+    int w = 0;
+    for (Level l : levels.keySet()) w = Math.max(w, l.id.length());
+    for (Map.Entry<Level, Verdict> e : levels.entrySet()) {
+      Verdict v = e.getValue();
+      sb.append("  ").append(pad(e.getKey().id, w)).append("  ");
+      switch (v.value) {
+        case TRUE: sb.append("holds"); break;
+        case FALSE: sb.append("VIOLATED (").append(String.join(", ", v.anomalyTypes)).append(')'); break;
+        default: sb.append("unknown: ").append(v.reason);
+      }
+      sb.append('\n');
+    }
+    if (!anomalies.isEmpty()) {
+      sb.append("\nnot: ").append(names(not())).append("   also not: ").append(names(alsoNot())).append('\n');
+      for (String t : new TreeSet<>(anomalies.types())) {
+        List<Anomaly> inst = anomalies.get(t);
+        long n = anomalies.count(t);
+        sb.append("\n").append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances")
+            .append(n > inst.size() ? " (" + inst.size() + " kept; the smallest is shown)" : n > 1 ? " (the smallest is shown)" : "")
+            .append('\n');
+        Anomaly a = inst.get(0);
+        for (int t2 : new LinkedHashSet<Integer>(toList(a.txns))) {
+          sb.append("  ").append(history.name(t2)).append(" = ").append(isocheck.history.Edn.str(isocheck.report.Data.op(history, t2)))
+              .append('\n');
+        }
+        for (String line : a.explanation.split("\n")) sb.append("  ").append(line).append('\n');
+      }
+    }
+    sb.append("\nstats: ").append(isocheck.history.Edn.str(stats)).append('\n');
+    return sb.toString();
+  }
+
+  private static List<Integer> toList(int[] a) {
+    List<Integer> l = new ArrayList<>();
+    for (int x : a) l.add(x);
+    return l;
+  }
+
+  private static String names(EnumSet<Level> ls) {
+    if (ls.isEmpty()) return "-";
+    List<String> s = new ArrayList<>();
+    for (Level l : ls) s.add(l.id);
+    return String.join(", ", s);
+  }
+
+  private static String pad(String s, int w) {
+    StringBuilder sb = new StringBuilder(s);
+    while (sb.length() < w) sb.append(' ');
+    return sb.toString();
+  }
+}

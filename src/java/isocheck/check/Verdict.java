@@ -1,0 +1,22 @@
+package isocheck.check;
+
+import java.util.List;
+
+/** The verdict on one level: holds, violated (with the anomaly types that show it), or unknown (with the reason). */
+public final class Verdict {
+  public enum Value { TRUE, FALSE, UNKNOWN }
+
+  public final Value value;
+  /** Why the answer is unknown (null otherwise). */
+  public final String reason;
+  /** Anomaly types found that rule this level out. */
+  public final List<String> anomalyTypes;
+
+  public Verdict(Value value, String reason, List<String> anomalyTypes) {
+    this.value = value;
+    this.reason = reason;
+    this.anomalyTypes = anomalyTypes;
+  }
+
+  @Override public String toString() { return value + (reason == null ? "" : " (" + reason + ")") + anomalyTypes; }
+}

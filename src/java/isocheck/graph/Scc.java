@@ -1,0 +1,110 @@
+package isocheck.graph;
+
+/**
+ * Strongly connected components by Tarjan's algorithm, iteratively (no recursion, so a chain of
+ * a million transactions cannot overflow the stack), over the edges whose mask intersects a
+ * filter. Components are numbered in reverse topological order, as Tarjan finds them. A
+ * component is a cycle ("nontrivial") when it has two or more nodes, or one node with a
+ * self-loop that passes the filter.
+ */
+public final class Scc {
+  public final int count;
+  /** Component of each node. */
+  public final int[] comp;
+  /** Per component: size, and whether it is nontrivial. */
+  public final int[] size;
+  public final boolean[] cyclic;
+  public final int cyclicCount;
+
+  private Scc(int count, int[] comp, int[] size, boolean[] cyclic, int cyclicCount) {
+    this.count = count;
+    this.comp = comp;
+    this.size = size;
+    this.cyclic = cyclic;
+    this.cyclicCount = cyclicCount;
+  }
+
+  public boolean hasCycle() { return cyclicCount > 0; }
+
+  public static Scc of(Digraph g, int filter) {
+    final int n = g.n;
+    final int[] start = g.start, target = g.target;
+    final byte[] mask = g.mask;
+    int[] index = new int[n];
+    int[] low = new int[n];
+    int[] comp = new int[n];
+    java.util.Arrays.fill(index, -1);
+    int[] stack = new int[n];
+    boolean[] onStack = new boolean[n];
+    int sp = 0;
+    int[] callNode = new int[n];
+    int[] callEdge = new int[n];
+    int cp;
+    int next = 0, count = 0;
+    int[] sizes = new int[16];
+    for (int root = 0; root < n; root++) {
+      if (index[root] >= 0) continue;
+      cp = 0;
+      callNode[0] = root;
+      callEdge[0] = start[root];
+      index[root] = low[root] = next++;
+      stack[sp++] = root;
+      onStack[root] = true;
+      while (cp >= 0) {
+        int v = callNode[cp];
+        int e = callEdge[cp];
+        int end = start[v + 1];
+        boolean descended = false;
+        while (e < end) {
+          int w = target[e];
+          if ((mask[e] & filter) == 0) { e++; continue; }
+          if (index[w] < 0) {
+            callEdge[cp] = e + 1;
+            index[w] = low[w] = next++;
+            stack[sp++] = w;
+            onStack[w] = true;
+            cp++;
+            callNode[cp] = w;
+            callEdge[cp] = start[w];
+            descended = true;
+            break;
+          } else if (onStack[w]) {
+            if (index[w] < low[v]) low[v] = index[w];
+          }
+          e++;
+        }
+        if (descended) continue;
+        if (low[v] == index[v]) {
+          int s = 0;
+          int w;
+          do {
+            w = stack[--sp];
+            onStack[w] = false;
+            comp[w] = count;
+            s++;
+          } while (w != v);
+          if (count == sizes.length) sizes = java.util.Arrays.copyOf(sizes, count * 2);
+          sizes[count++] = s;
+        }
+        cp--;
+        if (cp >= 0) {
+          int u = callNode[cp];
+          if (low[v] < low[u]) low[u] = low[v];
+        }
+      }
+    }
+    int[] size = java.util.Arrays.copyOf(sizes, count);
+    boolean[] cyclic = new boolean[count];
+    int cc = 0;
+    for (int c = 0; c < count; c++) if (size[c] > 1) cyclic[c] = true;
+    for (int v = 0; v < n; v++) {
+      if (size[comp[v]] == 1) {
+        for (int e = start[v]; e < start[v + 1]; e++) {
+          if (target[e] == v && (mask[e] & filter) != 0) cyclic[comp[v]] = true;
+        }
+      }
+    }
+    for (int c = 0; c < count; c++) if (cyclic[c]) cc++;
+    return new Scc(count, comp, size, cyclic, cc);
+  }
+}

@@ -1,0 +1,492 @@
+package isocheck.order;
+
+import isocheck.graph.Edge;
+import isocheck.graph.EdgeList;
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.history.OpRecord;
+import isocheck.history.OpType;
+import isocheck.report.Anomaly;
+import isocheck.report.AnomalySet;
+import isocheck.report.Data;
+import isocheck.util.IntList;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+
+/**
+ * The append-to-version-order translator and the list-append pre-checks.
+ *
+ * <p>A read {@code [:r k [v1 … vn]]} shows the whole list of k at one version, so (Elle; PolySI
+ * artifact `pruneListHistory`; MTC §III) the longest read of k fixes k's version order and every
+ * other read of k must be a prefix of it. Each append is a version; a read yields a write-read
+ * dependency from the writer of its last element (the earlier elements' writers precede that
+ * one in the version order), and an anti-dependency to the writer of the next version. An append
+ * no read ever saw has no position: we only know (soundly) that it follows every observed
+ * version, so it gets a WW edge from the last observed writer and an RW edge from every reader of
+ * the key; the order among several such appends stays open (see {@link #unread}).
+ *
+ * <p>Pre-checks, each a named anomaly (Elle's names): internal (a read that disagrees with the
+ * txn's own earlier reads and appends), future-read, duplicate-elements, G1a (aborted read),
+ * G1b (intermediate read), dirty-update, garbage-read (an element no one appended),
+ * incompatible-order, and lost-update (two txns read the same version of a key and both
+ * appended to it).
+ *
+ * <p>Completion semantics: :ok reads are facts; :fail txns never committed; :info txns (and
+ * invocations without completion) count as committed exactly when some read observed one of
+ * their appends, and their own reads are unknown.
+ */
+public final class ListAppendAnalysis {
+  public final History h;
+  /** Per txn: committed (ok, or info with an observed append). */
+  public final boolean[] committed;
+  /** Per read mop of an ok txn: how many of its elements were observed from other txns (its own trailing appends excluded) when it is the txn's first read of that key; -1 otherwise. */
+  public final int[] extLen;
+  /** Per append mop: its position in its key's version order, or -1 if no read observed it. */
+  public final int[] pos;
+  /** Per key: the read fixing its version order (the longest), or -1. */
+  public final int[] longest;
+  /** Per read mop: true when it is not a prefix of its key's version order. */
+  public final boolean[] incompatible;
+  /** Per key: committed txns with appends no read observed (null when none). Their mutual order is unknown. */
+  public final int[][] unread;
+  /** Per append mop: the last append to its key within its txn. */
+  public final boolean[] finalAppend;
+  public final AnomalySet anomalies;
+  /** WW, WR and RW edges between committed txns. */
+  public final EdgeList edges = new EdgeList();
+
+  private final int nKeys;
+
+  public ListAppendAnalysis(History h, int cap) {
+    if (h.workload != History.Workload.APPEND) throw new IllegalArgumentException("not a list-append history");
+    this.h = h;
+    this.anomalies = new AnomalySet(cap);
+    int nm = h.mopCount();
+    nKeys = h.keyCount();
+    committed = new boolean[h.nTxns];
+    extLen = new int[nm];
+    Arrays.fill(extLen, -1);
+    pos = new int[nm];
+    Arrays.fill(pos, -1);
+    longest = new int[nKeys];
+    Arrays.fill(longest, -1);
+    incompatible = new boolean[nm];
+    unread = new int[nKeys][];
+    finalAppend = new boolean[nm];
+    for (int t = 0; t < h.nTxns; t++) if (h.isOk(t)) committed[t] = true;
+    markFinalAppends();
+    internal();
+    orders();
+    intermediateReads();
+    unreadAppends();
+    edgesAndLostUpdates();
+  }
+
+  private String name(int t) { return h.name(t); }
+
+  // ------------------------------------------------------------------ per transaction
+
+  private void markFinalAppends() {
+    int[] stamp = new int[nKeys];
+    for (int t = 0; t < h.nTxns; t++) {
+      for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
+        if (h.mopKind(m) != OpRecord.APPEND) continue;
+        int k = h.mopKey(m);
+        finalAppend[m] = stamp[k] != t + 1;
+        stamp[k] = t + 1;
+      }
+    }
+  }
+
+  /** Internal consistency, future reads, duplicates; fixes each ok txn's external observation per key. */
+  private void internal() {
+    int[] slotStamp = new int[nKeys];
+    int[] slotOf = new int[nKeys];
+    int[] dupStamp = new int[Math.max(1, h.valueCount())];
+    int readId = 0;
+    ArrayList<IntList> own = new ArrayList<>(), exp = new ArrayList<>();
+    boolean[] known = new boolean[16];
+    int[] reads = new int[16];
+    int[] pool = h.listPool();
+    for (int t = 0; t < h.nTxns; t++) {
+      if (!h.isOk(t)) continue;
+      int slots = 0;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        int k = h.mopKey(m);
+        int s;
+        if (slotStamp[k] != t + 1) {
+          slotStamp[k] = t + 1;
+          s = slots++;
+          slotOf[k] = s;
+          if (s == own.size()) {
+            own.add(new IntList(4));
+            exp.add(new IntList(16));
+          }
+          if (s == known.length) {
+            known = Arrays.copyOf(known, s * 2);
+            reads = Arrays.copyOf(reads, s * 2);
+          }
+          own.get(s).clear();
+          exp.get(s).clear();
+          known[s] = false;
+          reads[s] = 0;
+        } else s = slotOf[k];
+        IntList ow = own.get(s), ex = exp.get(s);
+        if (h.mopKind(m) == OpRecord.APPEND) {
+          ow.add(h.mopVal(m));
+          if (known[s]) ex.add(h.mopVal(m));
+          continue;
+        }
+        int off = h.mopVal(m), len = h.mopLen(m);
+        // Duplicates within this read.
+        readId++;
+        LinkedHashMap<Object, Object> dups = null;
+        for (int j = 0; j < len; j++) {
+          int v = pool[off + j];
+          if (dupStamp[v] == readId) {
+            if (dups == null) dups = new LinkedHashMap<>();
+            Object vo = h.value(v);
+            Object c = dups.get(vo);
+            dups.put(vo, c == null ? 2L : (Long) c + 1);
+          } else dupStamp[v] = readId;
+        }
+        if (dups != null) {
+          anomalies.add(new Anomaly("duplicate-elements", new int[] {t},
+              Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "duplicates", dups),
+              name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which holds "
+                  + (dups.size() == 1 ? "the element " + isocheck.history.Edn.str(dups.keySet().iterator().next())
+                  : "the elements " + isocheck.history.Edn.str(new ArrayList<>(dups.keySet())))
+                  + " more than once, yet every value is appended only once.", null));
+        }
+        // Internal consistency.
+        boolean endsWithOwn = endsWith(pool, off, len, ow);
+        if (known[s]) {
+          if (!equalsList(pool, off, len, ex)) {
+            anomalies.add(internalAnomaly(t, m, listOf(ex), false));
+          }
+        } else if (ow.size() > 0 && !endsWithOwn) {
+          anomalies.add(internalAnomaly(t, m, listOf(ow), true));
+        }
+        if (reads[s] == 0) extLen[m] = endsWithOwn ? len - ow.size() : len;
+        reads[s]++;
+        known[s] = true;
+        ex.clear();
+        for (int j = 0; j < len; j++) ex.add(pool[off + j]);
+      }
+      futureReads(t, pool);
+    }
+  }
+
+  private static List<Object> listOf(IntList l) {
+    ArrayList<Object> r = new ArrayList<>(l.size());
+    for (int i = 0; i < l.size(); i++) r.add(l.get(i));
+    return r;
+  }
+
+  private Anomaly internalAnomaly(int t, int m, List<Object> ids, boolean suffixOnly) {
+    ArrayList<Object> expected = new ArrayList<>();
+    if (suffixOnly) expected.add(new isocheck.history.Sym("..."));
+    for (Object id : ids) expected.add(h.value((Integer) id));
+    String exp = isocheck.history.Edn.str(expected);
+    String why = suffixOnly
+        ? "it had appended " + isocheck.history.Edn.str(expected.subList(1, expected.size()))
+            + " to that key, so the read should end with " + (ids.size() == 1 ? "it" : "them")
+        : "its own earlier reads and appends of that key say it should be " + exp;
+    return new Anomaly("internal", new int[] {t},
+        Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "expected", expected),
+        name(t) + " read key " + h.keyStr(h.mopKey(m)) + " as " + h.listStr(m) + ", but " + why + ".", null);
+  }
+
+  private static boolean endsWith(int[] pool, int off, int len, IntList suffix) {
+    int s = suffix.size();
+    if (s > len) return false;
+    for (int i = 0; i < s; i++) if (pool[off + len - s + i] != suffix.get(i)) return false;
+    return true;
+  }
+
+  private static boolean equalsList(int[] pool, int off, int len, IntList l) {
+    if (l.size() != len) return false;
+    for (int i = 0; i < len; i++) if (pool[off + i] != l.get(i)) return false;
+    return true;
+  }
+
+  private void futureReads(int t, int[] pool) {
+    for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+      if (h.mopKind(m) != OpRecord.READ) continue;
+      int k = h.mopKey(m), off = h.mopVal(m), len = h.mopLen(m);
+      for (int a = m + 1; a < h.mopEnd(t); a++) {
+        if (h.mopKind(a) != OpRecord.APPEND || h.mopKey(a) != k) continue;
+        int v = h.mopVal(a);
+        for (int j = 0; j < len; j++) {
+          if (pool[off + j] == v) {
+            anomalies.add(new Anomaly("future-read", new int[] {t},
+                Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "element", h.value(v)),
+                name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which includes "
+                    + h.valueStr(v) + ", an element " + name(t) + " itself appended only later, in "
+                    + h.mopStr(a) + ".", null));
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ version orders
+
+  private void orders() {
+    int[] pool = h.listPool();
+    // Longest read per key.
+    for (int t = 0; t < h.nTxns; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int k = h.mopKey(m);
+        if (longest[k] < 0 || h.mopLen(m) > h.mopLen(longest[k])) longest[k] = m;
+      }
+    }
+    // Every read must be a prefix of the longest.
+    boolean[] reported = new boolean[nKeys];
+    for (int t = 0; t < h.nTxns; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int k = h.mopKey(m), l = longest[k];
+        if (m == l) continue;
+        int off = h.mopVal(m), len = h.mopLen(m), loff = h.mopVal(l);
+        boolean prefix = true;
+        for (int j = 0; j < len; j++) if (pool[off + j] != pool[loff + j]) { prefix = false; break; }
+        if (prefix) continue;
+        incompatible[m] = true;
+        if (!reported[k]) {
+          reported[k] = true;
+          int lt = h.mopTxn(l);
+          anomalies.add(new Anomaly("incompatible-order", new int[] {t, lt},
+              Anomaly.map("key", h.key(k), "values", List.of(Data.list(h, m, len), Data.list(h, l, h.mopLen(l))),
+                  "ops", Data.ops(h, t, lt)),
+              name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + " and " + name(lt) + " read it as "
+                  + h.listStr(l) + ": neither is a prefix of the other, so no single order of appends explains both.",
+              null));
+        }
+        // Elements only this read saw still tell us who committed, and may be aborted or garbage.
+        scanElements(k, m, off, len);
+      }
+    }
+    // Positions, aborted and garbage elements, dirty updates along each order.
+    for (int k = 0; k < nKeys; k++) {
+      int l = longest[k];
+      if (l < 0) continue;
+      int off = h.mopVal(l), len = h.mopLen(l);
+      scanElements(k, l, off, len);
+      int abortedAt = -1;
+      for (int p = 0; p < len; p++) {
+        int w = h.writerMop(k, pool[off + p]);
+        if (w < 0) continue;
+        if (pos[w] < 0) pos[w] = p;
+        int wt = h.mopTxn(w);
+        if (h.status(wt) == OpType.FAIL) {
+          if (abortedAt < 0) abortedAt = p;
+        } else if (abortedAt >= 0) {
+          int at = h.mopTxn(h.writerMop(k, pool[off + abortedAt]));
+          ArrayList<Object> vs = new ArrayList<>();
+          for (int j = abortedAt; j <= p; j++) vs.add(h.value(pool[off + j]));
+          anomalies.add(new Anomaly("dirty-update", new int[] {at, wt},
+              Anomaly.map("key", h.key(k), "values", vs, "ops", Data.ops(h, at, wt)),
+              name(wt) + " appended " + h.valueStr(pool[off + p]) + " to key " + h.keyStr(k) + " on top of "
+                  + h.valueStr(pool[off + abortedAt]) + ", which " + name(at)
+                  + " appended and which was aborted (its op failed): a committed write built on an aborted one.",
+              null));
+          abortedAt = -1;
+        }
+      }
+    }
+  }
+
+  /** Marks info writers of observed elements committed, and reports aborted and garbage elements once per (key, value). */
+  private void scanElements(int k, int m, int off, int len) {
+    int[] pool = h.listPool();
+    int reader = h.mopTxn(m);
+    for (int p = 0; p < len; p++) {
+      int v = pool[off + p];
+      int w = h.writerMop(k, v);
+      if (w >= 0) {
+        int wt = h.mopTxn(w);
+        int st = h.status(wt);
+        if (st == OpType.INFO) committed[wt] = true;
+        if (st == OpType.FAIL && wt != reader) {
+          if (seenBad(k, v)) continue;
+          anomalies.add(new Anomaly("G1a", new int[] {reader, wt},
+              Anomaly.map("op", Data.op(h, reader), "mop", Data.mop(h, m), "writer", Data.op(h, wt),
+                  "element", h.value(v)),
+              name(reader) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which includes "
+                  + h.valueStr(v) + ", appended by " + name(wt) + ", whose op failed: an aborted read.", null));
+        }
+      } else {
+        if (seenBad(k, v)) continue;
+        anomalies.add(new Anomaly("garbage-read", new int[] {reader},
+            Anomaly.map("op", Data.op(h, reader), "mop", Data.mop(h, m), "key", h.key(k), "element", h.value(v)),
+            name(reader) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which includes "
+                + h.valueStr(v) + ", yet no transaction ever appended " + h.valueStr(v) + " to key "
+                + h.keyStr(k) + ": a value out of thin air.", null));
+      }
+    }
+  }
+
+  private isocheck.util.LongIntMap badSeen;
+
+  private boolean seenBad(int k, int v) {
+    if (badSeen == null) badSeen = new isocheck.util.LongIntMap();
+    long key = ((long) k << 32) | (v & 0xffffffffL);
+    if (badSeen.get(key) >= 0) return true;
+    badSeen.put(key, 1);
+    return false;
+  }
+
+  private void intermediateReads() {
+    int[] pool = h.listPool();
+    for (int m = 0; m < h.mopCount(); m++) {
+      int e = extLen[m];
+      if (e <= 0 || incompatible[m]) continue;
+      int k = h.mopKey(m), r = h.mopTxn(m);
+      int v = pool[h.mopVal(m) + e - 1];
+      int w = h.writerMop(k, v);
+      if (w < 0 || finalAppend[w]) continue;
+      int wt = h.mopTxn(w);
+      if (wt == r) continue;
+      int later = -1;
+      for (int a = w + 1; a < h.mopEnd(wt); a++) {
+        if (h.mopKind(a) == OpRecord.APPEND && h.mopKey(a) == k) { later = a; break; }
+      }
+      anomalies.add(new Anomaly("G1b", new int[] {r, wt},
+          Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
+          name(r) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", ending with " + h.valueStr(v)
+              + ", but " + name(wt) + " appended " + h.valueStr(v) + " and then "
+              + h.valueStr(h.mopVal(later)) + " to that key: " + name(r)
+              + " saw an intermediate state of " + name(wt) + ".", null));
+    }
+  }
+
+  private void unreadAppends() {
+    IntList[] lists = new IntList[nKeys];
+    int[] lastAdded = new int[nKeys];
+    Arrays.fill(lastAdded, -1);
+    for (int m = 0; m < h.mopCount(); m++) {
+      if (h.mopKind(m) != OpRecord.APPEND || pos[m] >= 0) continue;
+      int t = h.mopTxn(m);
+      if (!committed[t]) continue;
+      int k = h.mopKey(m);
+      if (lastAdded[k] == t) continue;
+      lastAdded[k] = t;
+      if (lists[k] == null) lists[k] = new IntList(2);
+      lists[k].add(t);
+    }
+    for (int k = 0; k < nKeys; k++) if (lists[k] != null) unread[k] = lists[k].toArray();
+  }
+
+  // ------------------------------------------------------------------ edges
+
+  private void edgesAndLostUpdates() {
+    int[] pool = h.listPool();
+    // Bucket the external reads of ok txns by key.
+    int nm = h.mopCount();
+    int[] cnt = new int[nKeys + 1];
+    for (int m = 0; m < nm; m++) if (extLen[m] >= 0) cnt[h.mopKey(m) + 1]++;
+    for (int k = 0; k < nKeys; k++) cnt[k + 1] += cnt[k];
+    int[] at = Arrays.copyOf(cnt, nKeys);
+    int[] byKey = new int[cnt[nKeys]];
+    for (int m = 0; m < nm; m++) if (extLen[m] >= 0) byKey[at[h.mopKey(m)]++] = m;
+
+    int[] wt = new int[16], prevW = new int[16], nextW = new int[17];
+    long[] rmw = new long[16];
+    for (int k = 0; k < nKeys; k++) {
+      int l = longest[k];
+      int n = l < 0 ? 0 : h.mopLen(l);
+      if (wt.length < n + 1) {
+        wt = new int[n + 1];
+        prevW = new int[n + 1];
+        nextW = new int[n + 2];
+      }
+      int off = l < 0 ? 0 : h.mopVal(l);
+      int lastC = -1;
+      for (int p = 0; p < n; p++) {
+        int w = h.writerMop(k, pool[off + p]);
+        int t = w < 0 ? -1 : h.mopTxn(w);
+        wt[p] = t >= 0 && committed[t] ? t : -1;
+        if (wt[p] >= 0) {
+          if (lastC >= 0 && lastC != wt[p]) edges.add(lastC, wt[p], Edge.WW);
+          lastC = wt[p];
+        }
+        prevW[p] = lastC;
+      }
+      nextW[n] = -1;
+      for (int p = n - 1; p >= 0; p--) nextW[p] = wt[p] >= 0 ? wt[p] : nextW[p + 1];
+      int[] un = unread[k];
+      if (un != null && lastC >= 0) for (int u : un) if (u != lastC) edges.add(lastC, u, Edge.WW);
+
+      int nr = 0;
+      for (int i = cnt[k]; i < cnt[k + 1]; i++) {
+        int m = byKey[i];
+        int r = h.mopTxn(m);
+        int e = extLen[m];
+        if (incompatible[m]) {
+          if (e > 0) {
+            int w = h.writerMop(k, pool[h.mopVal(m) + e - 1]);
+            int t = w < 0 ? -1 : h.mopTxn(w);
+            if (t >= 0 && t != r && committed[t]) edges.add(t, r, Edge.WR);
+          }
+          continue;
+        }
+        if (e > 0) {
+          int w = prevW[e - 1];
+          if (w >= 0 && w != r) edges.add(w, r, Edge.WR);
+        }
+        int next = e < n ? nextW[e] : -1;
+        if (next >= 0) {
+          if (next != r) edges.add(r, next, Edge.RW);
+        } else if (un != null) {
+          for (int u : un) if (u != r) edges.add(r, u, Edge.RW);
+        }
+        if (appendsTo(r, k)) {
+          if (nr == rmw.length) rmw = Arrays.copyOf(rmw, nr * 2);
+          rmw[nr++] = ((long) e << 32) | r;
+        }
+      }
+      if (nr > 1) lostUpdates(k, rmw, nr);
+    }
+  }
+
+  private boolean appendsTo(int t, int k) {
+    for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+      if (h.mopKind(m) == OpRecord.APPEND && h.mopKey(m) == k) return true;
+    }
+    return false;
+  }
+
+  /** Two committed txns that read the same version of k and both appended to k: under SI one must have aborted. */
+  private void lostUpdates(int k, long[] rmw, int nr) {
+    Arrays.sort(rmw, 0, nr);
+    for (int i = 0; i < nr; ) {
+      int j = i + 1;
+      while (j < nr && (rmw[j] >>> 32) == (rmw[i] >>> 32)) j++;
+      if (j - i >= 2) {
+        int e = (int) (rmw[i] >>> 32);
+        int[] ts = new int[j - i];
+        for (int x = i; x < j; x++) ts[x - i] = (int) rmw[x];
+        int l = longest[k];
+        List<Object> version = l < 0 ? List.of() : Data.list(h, l, e);
+        StringBuilder names = new StringBuilder();
+        for (int x = 0; x < ts.length; x++) {
+          if (x > 0) names.append(x == ts.length - 1 ? " and " : ", ");
+          names.append(name(ts[x]));
+        }
+        anomalies.add(new Anomaly("lost-update", ts,
+            Anomaly.map("key", h.key(k), "value", version, "ops", Data.ops(h, ts)),
+            names + " all read key " + h.keyStr(k) + " as " + isocheck.history.Edn.str(version)
+                + " and then appended to it, and all committed: each update was made without seeing the others,"
+                + " so under snapshot isolation (first committer wins) all but one should have aborted.", null));
+      }
+      i = j;
+    }
+  }
+}

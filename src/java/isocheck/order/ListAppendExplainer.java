@@ -1,0 +1,127 @@
+package isocheck.order;
+
+import isocheck.graph.Edge;
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.history.OpRecord;
+import isocheck.report.Anomaly;
+import isocheck.report.Data;
+import isocheck.report.Steps;
+
+/** Explains WW, WR and RW steps of a list-append history from its version orders. */
+public final class ListAppendExplainer implements Steps.DataExplainer {
+  private final ListAppendAnalysis la;
+  private final History h;
+
+  public ListAppendExplainer(ListAppendAnalysis la) {
+    this.la = la;
+    this.h = la.h;
+  }
+
+  @Override
+  public Steps.Step explain(int a, int b, int type) {
+    switch (type) {
+      case Edge.WW: return ww(a, b);
+      case Edge.WR: return wr(a, b);
+      case Edge.RW: return rw(a, b);
+      default: return null;
+    }
+  }
+
+  private boolean isUnread(int k, int t) {
+    int[] u = la.unread[k];
+    if (u == null) return false;
+    for (int x : u) if (x == t) return true;
+    return false;
+  }
+
+  private String orderEvidence(int k) {
+    int l = la.longest[k];
+    if (l < 0) return "";
+    int t = h.mopTxn(l);
+    return h.mopLen(l) <= 12 ? " (" + h.name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(l) + ")" : "";
+  }
+
+  private Steps.Step ww(int a, int b) {
+    // Prefer an observed pair with the smallest gap; else an unread append of b after a's last observed one.
+    int bestX = -1, bestY = -1, bestGap = Integer.MAX_VALUE;
+    int unreadX = -1, unreadY = -1;
+    for (int y = h.mopStart(b); y < h.mopEnd(b); y++) {
+      if (h.mopKind(y) != OpRecord.APPEND) continue;
+      int k = h.mopKey(y);
+      for (int x = h.mopStart(a); x < h.mopEnd(a); x++) {
+        if (h.mopKind(x) != OpRecord.APPEND || h.mopKey(x) != k || la.pos[x] < 0) continue;
+        if (la.pos[y] > la.pos[x]) {
+          int gap = la.pos[y] - la.pos[x];
+          if (gap < bestGap) { bestGap = gap; bestX = x; bestY = y; }
+        } else if (la.pos[y] < 0 && isUnread(k, b)) {
+          if (unreadX < 0 || la.pos[x] > la.pos[unreadX]) { unreadX = x; unreadY = y; }
+        }
+      }
+    }
+    if (bestX >= 0) {
+      int k = h.mopKey(bestX);
+      return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(bestX)),
+          "value'", h.value(h.mopVal(bestY))),
+          h.name(a) + " appended " + h.valueStr(h.mopVal(bestX)) + " to key " + h.keyStr(k) + " before " + h.name(b)
+              + " appended " + h.valueStr(h.mopVal(bestY)) + orderEvidence(k));
+    }
+    if (unreadX >= 0) {
+      int k = h.mopKey(unreadX);
+      return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(unreadX)),
+          "value'", h.value(h.mopVal(unreadY)), "unread", true),
+          h.name(b) + "'s append of " + h.valueStr(h.mopVal(unreadY)) + " to key " + h.keyStr(k)
+              + " was never read, so it came after every observed append to that key, including " + h.name(a)
+              + "'s " + h.valueStr(h.mopVal(unreadX)));
+    }
+    return null;
+  }
+
+  private Steps.Step wr(int a, int b) {
+    int[] pool = h.listPool();
+    for (int m = h.mopStart(b); m < h.mopEnd(b); m++) {
+      int e = la.extLen[m];
+      if (e <= 0) continue;
+      int k = h.mopKey(m);
+      // The last of a's appends among the first e elements.
+      for (int j = e - 1; j >= 0; j--) {
+        int v = pool[h.mopVal(m) + j];
+        int w = h.writerMop(k, v);
+        if (w >= 0 && h.mopTxn(w) == a) {
+          return new Steps.Step(Anomaly.map("type", new Kw("wr"), "key", h.key(k), "value", h.value(v)),
+              h.name(b) + " read key " + h.keyStr(k) + " as " + listOf(m, e) + ", observing " + h.name(a)
+                  + "'s append of " + h.valueStr(v));
+        }
+      }
+    }
+    return null;
+  }
+
+  private Steps.Step rw(int a, int b) {
+    for (int m = h.mopStart(a); m < h.mopEnd(a); m++) {
+      int e = la.extLen[m];
+      if (e < 0 || la.incompatible[m]) continue;
+      int k = h.mopKey(m);
+      for (int y = h.mopStart(b); y < h.mopEnd(b); y++) {
+        if (h.mopKind(y) != OpRecord.APPEND || h.mopKey(y) != k) continue;
+        if (la.pos[y] >= e) {
+          return new Steps.Step(Anomaly.map("type", new Kw("rw"), "key", h.key(k), "value", Data.list(h, m, e),
+              "value'", h.value(h.mopVal(y))),
+              h.name(a) + " read key " + h.keyStr(k) + " as " + listOf(m, e) + ", which does not include " + h.name(b)
+                  + "'s append of " + h.valueStr(h.mopVal(y)));
+        }
+        if (la.pos[y] < 0 && isUnread(k, b)) {
+          return new Steps.Step(Anomaly.map("type", new Kw("rw"), "key", h.key(k), "value", Data.list(h, m, e),
+              "value'", h.value(h.mopVal(y)), "unread", true),
+              h.name(a) + " read key " + h.keyStr(k) + " as " + listOf(m, e) + "; " + h.name(b) + "'s append of "
+                  + h.valueStr(h.mopVal(y)) + " was never read, so it came after that state");
+        }
+      }
+    }
+    return null;
+  }
+
+  private String listOf(int m, int e) {
+    return isocheck.history.Edn.str(Data.list(h, m, e));
+  }
+}

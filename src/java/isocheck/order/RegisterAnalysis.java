@@ -1,0 +1,143 @@
+package isocheck.order;
+
+import isocheck.graph.Edge;
+import isocheck.graph.EdgeList;
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.history.OpRecord;
+import isocheck.history.OpType;
+import isocheck.report.Anomaly;
+import isocheck.report.AnomalySet;
+import isocheck.report.Data;
+import isocheck.report.Steps;
+import java.util.Arrays;
+
+/**
+ * Pre-checks and the known dependencies of an rw-register history ([:w k v], [:r k v], nil the
+ * initial value). Values are unique per key, so every read names its writer and write-read edges
+ * are facts; the version order (hence WW and RW) is not observable and is left to a solver.
+ *
+ * <p>Pre-checks (each a named anomaly): internal (a read that disagrees with the txn's own
+ * earlier write or read of the key), future-read (reading a value the txn writes later),
+ * garbage-read (a value nobody wrote), G1a (a value only a failed txn wrote), G1b (a value its
+ * writer overwrote within the same txn).
+ */
+public final class RegisterAnalysis implements Steps.DataExplainer {
+  public final History h;
+  public final boolean[] committed;
+  /** Per read mop: true when it is the txn's first access of the key (an external read). */
+  public final boolean[] external;
+  public final AnomalySet anomalies;
+  public final EdgeList edges = new EdgeList();
+  private final boolean[] finalWrite;
+
+  public RegisterAnalysis(History h, int cap) {
+    if (h.workload != History.Workload.REGISTER) throw new IllegalArgumentException("not an rw-register history");
+    this.h = h;
+    anomalies = new AnomalySet(cap);
+    int nm = h.mopCount(), nk = h.keyCount();
+    committed = new boolean[h.nTxns];
+    external = new boolean[nm];
+    finalWrite = new boolean[nm];
+    for (int t = 0; t < h.nTxns; t++) if (h.isOk(t)) committed[t] = true;
+    int[] stamp = new int[nk];
+    for (int t = 0; t < h.nTxns; t++) {
+      for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
+        if (h.mopKind(m) != OpRecord.WRITE) continue;
+        finalWrite[m] = stamp[h.mopKey(m)] != t + 1;
+        stamp[h.mopKey(m)] = t + 1;
+      }
+    }
+    internal(nk);
+    reads();
+  }
+
+  private void internal(int nk) {
+    int[] seen = new int[nk];
+    int[] state = new int[nk]; // last value written or read by this txn
+    boolean[] wrote = new boolean[nk];
+    for (int t = 0; t < h.nTxns; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        int k = h.mopKey(m), v = h.mopVal(m);
+        boolean first = seen[k] != t + 1;
+        if (first) {
+          seen[k] = t + 1;
+          wrote[k] = false;
+        }
+        if (h.mopKind(m) == OpRecord.WRITE) {
+          state[k] = v;
+          wrote[k] = true;
+          continue;
+        }
+        if (first) {
+          external[m] = true;
+          for (int a = m + 1; a < h.mopEnd(t); a++) {
+            if (h.mopKind(a) == OpRecord.WRITE && h.mopKey(a) == k && h.mopVal(a) == v && v != History.NIL) {
+              anomalies.add(new Anomaly("future-read", new int[] {t},
+                  Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "element", h.value(v)),
+                  h.name(t) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", a value " + h.name(t)
+                      + " itself wrote only later, in " + h.mopStr(a) + ".", null));
+              break;
+            }
+          }
+        } else if (state[k] != v) {
+          anomalies.add(new Anomaly("internal", new int[] {t},
+              Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "expected", h.value(state[k])),
+              h.name(t) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", but its own earlier "
+                  + (wrote[k] ? "write" : "read") + " of that key says it should be " + h.valueStr(state[k]) + ".", null));
+        }
+        state[k] = v;
+      }
+    }
+  }
+
+  private void reads() {
+    for (int m = 0; m < h.mopCount(); m++) {
+      if (!external[m]) continue;
+      int v = h.mopVal(m);
+      if (v == History.NIL) continue;
+      int k = h.mopKey(m), r = h.mopTxn(m);
+      int w = h.writerMop(k, v);
+      if (w < 0) {
+        anomalies.add(new Anomaly("garbage-read", new int[] {r},
+            Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "key", h.key(k), "element", h.value(v)),
+            h.name(r) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", yet no transaction ever wrote "
+                + h.valueStr(v) + " to that key: a value out of thin air.", null));
+        continue;
+      }
+      int wt = h.mopTxn(w);
+      if (wt == r) continue; // future read, reported above
+      int st = h.status(wt);
+      if (st == OpType.FAIL) {
+        anomalies.add(new Anomaly("G1a", new int[] {r, wt},
+            Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
+            h.name(r) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", written by " + h.name(wt)
+                + ", whose op failed: an aborted read.", null));
+        continue;
+      }
+      if (!finalWrite[w]) {
+        anomalies.add(new Anomaly("G1b", new int[] {r, wt},
+            Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
+            h.name(r) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", but " + h.name(wt)
+                + " overwrote that value within the same transaction: an intermediate read.", null));
+      }
+      if (st == OpType.INFO) committed[wt] = true;
+      edges.add(wt, r, Edge.WR);
+    }
+  }
+
+  @Override
+  public Steps.Step explain(int a, int b, int type) {
+    if (type != Edge.WR) return null;
+    for (int m = h.mopStart(b); m < h.mopEnd(b); m++) {
+      if (!external[m] || h.mopVal(m) == History.NIL) continue;
+      int w = h.writerMop(h.mopKey(m), h.mopVal(m));
+      if (w >= 0 && h.mopTxn(w) == a) {
+        return new Steps.Step(Anomaly.map("type", new Kw("wr"), "key", h.key(h.mopKey(m)), "value", h.value(h.mopVal(m))),
+            h.name(b) + " read key " + h.keyStr(h.mopKey(m)) + " = " + h.valueStr(h.mopVal(m)) + ", written by " + h.name(a));
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,56 @@
+package isocheck.report;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Anomalies by type, keeping at most {@code cap} instances per type (the smallest ones) while
+ * counting all of them, so that a result can say "12,408 G1a, 32 shown" instead of silently
+ * truncating.
+ */
+public final class AnomalySet {
+  private final int cap;
+  private final LinkedHashMap<String, List<Anomaly>> byType = new LinkedHashMap<>();
+  private final LinkedHashMap<String, Long> counts = new LinkedHashMap<>();
+
+  public AnomalySet(int cap) { this.cap = Math.max(1, cap); }
+
+  public void add(Anomaly a) {
+    counts.merge(a.type, 1L, Long::sum);
+    List<Anomaly> l = byType.computeIfAbsent(a.type, t -> new ArrayList<>());
+    if (l.size() < cap) {
+      l.add(a);
+      return;
+    }
+    // Keep the smallest: replace the largest kept instance if this one is smaller.
+    int worst = 0;
+    for (int i = 1; i < l.size(); i++) if (l.get(i).size() > l.get(worst).size()) worst = i;
+    if (a.size() < l.get(worst).size()) l.set(worst, a);
+  }
+
+  public void addAll(AnomalySet o) {
+    for (List<Anomaly> l : o.byType.values()) for (Anomaly a : l) add(a);
+    // Counts of instances o did not keep.
+    for (Map.Entry<String, Long> e : o.counts.entrySet()) {
+      long kept = o.byType.getOrDefault(e.getKey(), List.of()).size();
+      if (e.getValue() > kept) counts.merge(e.getKey(), e.getValue() - kept, Long::sum);
+    }
+  }
+
+  public boolean has(String type) { return counts.containsKey(type); }
+  public boolean isEmpty() { return counts.isEmpty(); }
+  public long count(String type) { return counts.getOrDefault(type, 0L); }
+  public Map<String, Long> counts() { return counts; }
+
+  /** Instances of a type, smallest first. */
+  public List<Anomaly> get(String type) {
+    List<Anomaly> l = new ArrayList<>(byType.getOrDefault(type, List.of()));
+    l.sort(Comparator.comparingLong(Anomaly::size));
+    return l;
+  }
+
+  public List<String> types() { return new ArrayList<>(counts.keySet()); }
+}

@@ -1,0 +1,74 @@
+package isocheck.report;
+
+import isocheck.graph.Cycle;
+import isocheck.graph.Edge;
+import isocheck.history.History;
+import isocheck.history.Kw;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Turns a dependency cycle into an {@link Anomaly}: data (Elle's :cycle and :steps) and an explanation. */
+public final class CycleReport {
+  private CycleReport() {}
+
+  public static String describe(String type) {
+    String base = type.replace("-process", "").replace("-realtime", "");
+    String d;
+    switch (base) {
+      case "G0": d = "a cycle of write dependencies only (write cycle)"; break;
+      case "G1c": d = "a cycle of write and read dependencies (circular information flow)"; break;
+      case "G-single-item": d = "a cycle with exactly one anti-dependency (read skew)"; break;
+      case "G-nonadjacent-item": d = "a cycle with several anti-dependencies, no two adjacent (as in a long fork)"; break;
+      case "G2-item": d = "a cycle with adjacent anti-dependencies (write skew): serializability forbids it, snapshot isolation allows it"; break;
+      default: d = "a dependency cycle";
+    }
+    if (type.endsWith("-process")) d += ", which needs process (session) order";
+    if (type.endsWith("-realtime")) d += ", which needs realtime order";
+    return d;
+  }
+
+  /**
+   * @param c           a cycle over transactions (relays already folded)
+   * @param hypothetical index of a step that is not an observed edge but one of two possible
+   *                    orders (-1 when every step is observed)
+   * @param note        a sentence to prepend (may be null)
+   */
+  public static Anomaly of(History h, Steps steps, Cycle c, int hypothetical, String note, Map<String, Object> extra) {
+    String type = c.anomalyType();
+    int k = c.length();
+    List<Object> ops = new ArrayList<>();
+    List<Object> stepData = new ArrayList<>();
+    StringBuilder sb = new StringBuilder();
+    if (note != null) sb.append(note).append('\n');
+    String names = names(h, c.nodes);
+    sb.append(names).append(k == 1 ? " forms " : " form ").append(type).append(": ").append(describe(type)).append(".\n");
+    for (int i = 0; i < k; i++) {
+      int a = c.nodes[i], b = c.nodes[(i + 1) % k];
+      Steps.Step s = steps.explain(a, b, c.labels[i]);
+      Map<String, Object> d = new java.util.LinkedHashMap<>(s.data());
+      if (i == hypothetical) d.put("hypothetical", true);
+      stepData.add(d);
+      ops.add(Data.op(h, a));
+      sb.append("  ").append(h.name(a)).append(" < ").append(h.name(b)).append(" (").append(Edge.name(c.labels[i]))
+          .append(i == hypothetical ? ", if that order is chosen" : "").append("): ").append(s.text()).append(".\n");
+    }
+    ops.add(Data.op(h, c.nodes[0]));
+    StringBuilder chain = new StringBuilder();
+    for (int i = 0; i <= k; i++) chain.append(i > 0 ? " < " : "").append(h.name(c.nodes[i % k]));
+    sb.append("So ").append(chain).append(": no order of these transactions explains what they observed.");
+    Map<String, Object> data = Anomaly.map("type", new Kw(type), "cycle", ops, "steps", stepData);
+    if (extra != null) data.putAll(extra);
+    int[] txns = c.nodes.clone();
+    return new Anomaly(type, txns, data, sb.toString(), c);
+  }
+
+  static String names(History h, int[] ts) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < ts.length; i++) {
+      if (i > 0) sb.append(i == ts.length - 1 ? " and " : ", ");
+      sb.append(h.name(ts[i]));
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,66 @@
+package isocheck.report;
+
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.history.OpRecord;
+import isocheck.history.OpType;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns parts of a history back into plain data for result maps: ops as Jepsen-shaped maps
+ * ({:index :type :process :f :value :time}), micro-ops as [f k v] vectors. Keywords are
+ * {@link Kw}; the Clojure layer converts them.
+ */
+public final class Data {
+  private Data() {}
+
+  /** Transaction t as the op a user would find in the history (its completion, else its invocation). */
+  public static Map<String, Object> op(History h, int t) {
+    LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+    boolean completed = h.completeOrdinal(t) >= 0;
+    long idx = completed ? h.completeIndex(t) : h.invokeIndex(t);
+    m.put("index", idx != OpRecord.ABSENT ? idx : h.displayIndex(t));
+    long time = completed ? h.completeTime(t) : h.invokeTime(t);
+    if (time != OpRecord.ABSENT) m.put("time", time);
+    m.put("type", new Kw(completed ? OpType.name(h.status(t)) : "invoke"));
+    m.put("process", h.process(t));
+    m.put("f", Kw.TXN);
+    m.put("value", txn(h, t));
+    return m;
+  }
+
+  public static List<Object> txn(History h, int t) {
+    ArrayList<Object> l = new ArrayList<>();
+    for (int m = h.mopStart(t); m < h.mopEnd(t); m++) l.add(mop(h, m));
+    return l;
+  }
+
+  public static List<Object> mop(History h, int m) {
+    ArrayList<Object> l = new ArrayList<>(3);
+    byte k = h.mopKind(m);
+    l.add(k == OpRecord.APPEND ? Kw.APPEND : k == OpRecord.WRITE ? Kw.W : Kw.R);
+    l.add(h.key(h.mopKey(m)));
+    if (k == OpRecord.READ && h.workload == History.Workload.APPEND) {
+      l.add(h.isOk(h.mopTxn(m)) ? list(h, m, h.mopLen(m)) : null);
+    } else {
+      l.add(h.value(h.mopVal(m)));
+    }
+    return l;
+  }
+
+  /** The first len elements of list read m, as values. */
+  public static List<Object> list(History h, int m, int len) {
+    ArrayList<Object> l = new ArrayList<>(len);
+    for (int j = 0; j < len; j++) l.add(h.value(h.listElem(m, j)));
+    return l;
+  }
+
+  public static List<Object> ops(History h, int... ts) {
+    ArrayList<Object> l = new ArrayList<>();
+    for (int t : ts) l.add(op(h, t));
+    return l;
+  }
+}
