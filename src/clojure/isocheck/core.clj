@@ -132,10 +132,14 @@
     (str dir)))
 
 (defn check-history
-  "Checks an isocheck.history.History; returns [Result result-map]."
-  [opts ^History h]
-  (let [r (Checker/check h (options opts))]
-    [r (j/->clj (.toData r))]))
+  "Checks an isocheck.history.History; returns [Result result-map]. load-ms,
+  when given, is reported as [:stats :ms :load]."
+  ([opts h] (check-history opts h nil))
+  ([opts ^History h load-ms]
+   (let [r (Checker/check h (options opts))]
+     (when load-ms
+       (.put ^java.util.Map (.get (.-stats r) "ms") "load" (long load-ms)))
+     [r (j/->clj (.toData r))])))
 
 (defn check
   "Checks a history with a checker; returns the result map. The 4-arity form

@@ -1,0 +1,86 @@
+(ns isocheck.jepsen-test
+  "The Jepsen path: isocheck's checker extends jepsen.checker/Checker softly at
+  load time. Here jepsen.checker is the test-only namespace in
+  test/jepsen/checker.clj, which declares the same protocol. Histories come as
+  a vector of maps and as an indexed, reducible collection of records (the
+  shape of jepsen.history)."
+  (:require [clojure.test :refer [deftest is testing]]
+            [clojure.java.io :as io]
+            [jepsen.checker :as checker]
+            [isocheck.core :as isocheck]
+            [isocheck.test-util :refer [h ok invoke]]))
+
+(defrecord Op [index time type process f value])
+
+(defn- history-coll
+  "An indexed, counted, reducible collection of Op records, like
+  jepsen.history's dense histories: reducible without being a vector."
+  [ops]
+  (let [v (mapv map->Op ops)]
+    (reify
+      clojure.lang.Counted
+      (count [_] (count v))
+      clojure.lang.Indexed
+      (nth [_ i] (nth v i))
+      (nth [_ i nf] (nth v i nf))
+      clojure.lang.IReduceInit
+      (reduce [_ f init] (reduce f init v))
+      clojure.lang.Seqable
+      (seq [_] (seq v)))))
+
+(def long-fork
+  (h (ok 0 [[:append :x 1]])
+     (ok 1 [[:append :y 1]])
+     (ok 2 [[:r :x [1]] [:r :y []]])
+     (ok 3 [[:r :x []] [:r :y [1]]])))
+
+(def write-skew
+  (h (ok 0 [[:r :x []] [:append :y 1]])
+     (ok 1 [[:r :y []] [:append :x 1]])))
+
+(deftest checker-satisfies-the-protocol
+  (is (satisfies? checker/Checker (isocheck/si)))
+  (is (satisfies? checker/Checker (isocheck/checker {:levels [:serializable]}))))
+
+(deftest vector-history
+  (let [r (checker/check (isocheck/si) {:name "t"} long-fork {})]
+    (is (= false (:valid? r)))
+    (is (= [:G-nonadjacent-item] (:anomaly-types r)))
+    (is (= #{:snapshot-isolation} (:not r))))
+  (let [r (checker/check (isocheck/si) {} write-skew {})]
+    (is (= true (:valid? r)))
+    (is (= {:snapshot-isolation {:valid? true}} (:levels r)))))
+
+(deftest record-collection-history
+  (let [coll (history-coll long-fork)]
+    (is (not (vector? coll)))
+    (let [r (checker/check (isocheck/ser) {} coll {})]
+      (is (= false (:valid? r)))
+      (is (= {:serializable {:valid? false, :anomaly-types [:G-nonadjacent-item]}}
+             (:levels r)))))
+  (let [r (checker/check (isocheck/ser) {} (history-coll write-skew) {})]
+    (is (= [:G2-item] (:anomaly-types r)))))
+
+(deftest elle-shaped-result
+  (let [r (checker/check (isocheck/checker {:levels [:serializable :snapshot-isolation]})
+                         {} write-skew {})]
+    (is (= #{:valid? :anomaly-types :anomalies :not :also-not :levels :counterexamples
+             :anomaly-counts :stats}
+           (set (keys r))))
+    (is (= false (:valid? r)))
+    (is (= #{:serializable} (:not r)))
+    (is (contains? (:also-not r) :strict-serializable))
+    (let [a (first (get-in r [:anomalies :G2-item]))]
+      (is (= 3 (count (:cycle a))))
+      (is (= [:rw :rw] (map :type (:steps a))))
+      (is (string? (:explanation a))))
+    (is (re-find #"digraph" (get-in r [:counterexamples :G2-item :dot])))))
+
+(deftest writes-report-files-when-given-a-directory
+  (let [dir (str (System/getProperty "java.io.tmpdir") "/isocheck-test-" (System/nanoTime))
+        r   (checker/check (isocheck/checker {:directory dir}) {} long-fork {})]
+    (is (= dir (:report-dir r)))
+    (doseq [f ["report.html" "report.txt" "result.edn" "result.json" "G-nonadjacent-item.dot"]]
+      (is (.exists (io/file dir f)) f))
+    (is (= (dissoc r :report-dir)
+           (read-string (slurp (io/file dir "result.edn")))))))
