@@ -482,9 +482,11 @@ public final class ListAppendAnalysis {
         }
         anomalies.add(new Anomaly("lost-update", ts,
             Anomaly.map("key", h.key(k), "value", version, "ops", Data.ops(h, ts)),
-            names + " all read key " + h.keyStr(k) + " as " + isocheck.history.Edn.str(version)
-                + " and then appended to it, and all committed: each update was made without seeing the others,"
-                + " so under snapshot isolation (first committer wins) all but one should have aborted.", null));
+            names + (ts.length == 2 ? " both" : " all") + " read key " + h.keyStr(k) + " as "
+                + isocheck.history.Edn.str(version) + " and then appended to it, and "
+                + (ts.length == 2 ? "both" : "all") + " committed: each update was made without seeing the other"
+                + (ts.length == 2 ? "" : "s") + ", so under snapshot isolation (first committer wins) "
+                + (ts.length == 2 ? "one" : "all but one") + " should have aborted (a lost update).", null));
       }
       i = j;
     }

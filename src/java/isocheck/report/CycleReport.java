@@ -34,9 +34,18 @@ public final class CycleReport {
    *                    orders (-1 when every step is observed)
    * @param note        a sentence to prepend (may be null)
    */
-  public static Anomaly of(History h, Steps steps, Cycle c, int hypothetical, String note, Map<String, Object> extra) {
+  public static Anomaly of(History h, Steps steps, Cycle c0, int hypothetical, String note, Map<String, Object> extra) {
+    // Start at the lowest-numbered transaction, so the same cycle always reads the same way.
+    int k = c0.length(), r = 0;
+    for (int i = 1; i < k; i++) if (h.displayIndex(c0.nodes[i]) < h.displayIndex(c0.nodes[r])) r = i;
+    int[] ns = new int[k], ls = new int[k];
+    for (int i = 0; i < k; i++) {
+      ns[i] = c0.nodes[(i + r) % k];
+      ls[i] = c0.labels[(i + r) % k];
+    }
+    Cycle c = new Cycle(ns, ls);
+    if (hypothetical >= 0) hypothetical = ((hypothetical - r) % k + k) % k;
     String type = c.anomalyType();
-    int k = c.length();
     List<Object> ops = new ArrayList<>();
     List<Object> stepData = new ArrayList<>();
     StringBuilder sb = new StringBuilder();
