@@ -33,11 +33,13 @@ import java.util.regex.Pattern;
  *
  * <p>Only {@code :type :f :process :value :index :time} are kept; other keys are skipped
  * without materialising their values (but still checked for syntax). A vector or list
- * {@code :value} becomes micro-ops ({@link OpRecord#VALUE_TXN}): each 3-element vector
- * {@code [f k v]} one micro-op, integers on the primitive paths, a vector or list {@code v}
- * a list read; any other element is kept whole as a malformed micro-op for the consumer to
- * reject. Any other {@code :value} is {@link OpRecord#VALUE_OTHER} with the value itself as
- * {@code valueRaw} ({@code nil} included); a missing one is {@link OpRecord#VALUE_ABSENT}.
+ * {@code :value} with a vector or list among its elements (or none at all) becomes micro-ops
+ * ({@link OpRecord#VALUE_TXN}): each 3-element vector {@code [f k v]} one micro-op, integers on
+ * the primitive paths, a vector or list {@code v} a list read; any other element is kept whole
+ * as a malformed micro-op for the consumer to reject. Any other {@code :value}, such as a
+ * nemesis's {@code :primaries} or {@code [:isolated {"n2" #{"n1"}}]}, is
+ * {@link OpRecord#VALUE_OTHER} with the value itself as {@code valueRaw} ({@code nil}
+ * included); a missing one is {@link OpRecord#VALUE_ABSENT}.
  *
  * <p>Values are read as: nil {@code null}; booleans {@link Boolean}; integers {@code long}
  * (boxed only where an Object is needed), beyond a long a {@link BigInteger}; the {@code N}
@@ -257,10 +259,18 @@ public final class EdnReader extends TextSource {
     r.valueRaw = item(c);
   }
 
-  /** At '[' or '(' of a :value: its elements become micro-ops. */
+  /**
+   * At '[' or '(' of a :value. When its first element is a vector or list (the usual case),
+   * streams its elements into micro-ops; otherwise reads it whole and lets {@link #settle} decide.
+   */
   private void readTxn() throws IOException {
     long ol = line, oc = col(pos);
     int closer = buf[pos] == '[' ? ']' : ')';
+    int first = peekAfter(pos + 1);
+    if (first != '[' && first != '(' && first != closer) {
+      settle(r, readList(), false);
+      return;
+    }
     pos++;
     r.valueShape = OpRecord.VALUE_TXN;
     for (;;) {
@@ -272,25 +282,57 @@ public final class EdnReader extends TextSource {
     }
   }
 
+  /** The first significant byte at or after buf[i] without consuming anything but whitespace. */
+  private int peekAfter(int i) throws IOException {
+    for (;;) {
+      i = need(i);
+      if (i < 0) return -1;
+      byte b = buf[i];
+      if (b == ' ' || b == ',' || b == '\t' || b == '\r' || b == '\n') i++;
+      else return b;
+    }
+  }
+
+  /**
+   * A vector :value read whole: micro-ops if any element is a vector or list (the others then
+   * malformed micro-ops), otherwise an ordinary value such as a nemesis's [:isolated {...}].
+   * With {@code stringKinds} (JSON), a micro-op kind given as a string becomes a keyword.
+   */
+  static void settle(OpRecord r, List<Object> value, boolean stringKinds) {
+    boolean txn = value.isEmpty();
+    for (Object e : value) if (e instanceof List) { txn = true; break; }
+    if (!txn) {
+      r.valueShape = OpRecord.VALUE_OTHER;
+      r.valueRaw = value;
+      return;
+    }
+    r.valueShape = OpRecord.VALUE_TXN;
+    for (Object e : value) {
+      if (e instanceof List<?> m && m.size() == 3) {
+        Object f = m.get(0);
+        if (stringKinds && f instanceof String k) f = new Kw(k.startsWith(":") ? k.substring(1) : k);
+        r.addMop(f, m.get(1), m.get(2));
+      }
+      else r.addMalformed(e);
+    }
+  }
+
   /** At '[' or '(' of one micro-op. */
   private void readMop() throws IOException {
     long ol = line, oc = col(pos);
     int closer = buf[pos] == '[' ? ']' : ')';
     pos++;
-    ArrayList<Object> got = new ArrayList<>(0);
     int c = skipWs();
-    if (c == closer || c < 0 || isCloser(c)) { malformed(c, got, closer, ol, oc); return; }
+    if (c == closer || c < 0 || isCloser(c)) { malformed(c, closer, ol, oc); return; }
     Object f = item(c);
     c = skipWs();
-    if (c == closer || c < 0 || isCloser(c)) { got.add(f); malformed(c, got, closer, ol, oc); return; }
+    if (c == closer || c < 0 || isCloser(c)) { malformed(c, closer, ol, oc, f); return; }
     int kt = readItem(c);
     long kl = lv;
     Object ko = ov;
     c = skipWs();
     if (c == closer || c < 0 || isCloser(c)) {
-      got.add(f);
-      got.add(kt == LONG ? (Object) kl : ko);
-      malformed(c, got, closer, ol, oc);
+      malformed(c, closer, ol, oc, f, kt == LONG ? (Object) kl : ko);
       return;
     }
     byte vt;
@@ -308,10 +350,8 @@ public final class EdnReader extends TextSource {
     }
     c = skipWs();
     if (c != closer) {
-      got.add(f);
-      got.add(kt == LONG ? (Object) kl : ko);
-      got.add(vt == OpRecord.V_LONG ? (Object) vl : vt == OpRecord.V_LIST ? elems() : vo);
-      malformed(c, got, closer, ol, oc);
+      malformed(c, closer, ol, oc, f, kt == LONG ? (Object) kl : ko,
+          vt == OpRecord.V_LONG ? (Object) vl : vt == OpRecord.V_LIST ? elems() : vo);
       return;
     }
     pos++;
@@ -337,7 +377,8 @@ public final class EdnReader extends TextSource {
   }
 
   /** Finishes a micro-op that is not a triple: reads the rest and keeps it whole. */
-  private void malformed(int c, ArrayList<Object> got, int closer, long ol, long oc) throws IOException {
+  private void malformed(int c, int closer, long ol, long oc, Object... soFar) throws IOException {
+    ArrayList<Object> got = new ArrayList<>(Arrays.asList(soFar));
     for (;;) {
       if (c == closer) { pos++; break; }
       if (c < 0 || isCloser(c)) throw unclosed(c, closer, ol, oc, "the micro-op");

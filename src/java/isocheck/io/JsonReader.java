@@ -31,8 +31,9 @@ import java.util.regex.Pattern;
  * {@code "append"} are both {@code :append}). Every other string stays a {@link String}.
  * Integers are {@code long}s on the primitive paths ({@link BigInteger} beyond a long), other
  * numbers {@link Double}; arrays are {@link List}s, objects {@link Map}s. The {@code "value"}
- * is read as in {@link EdnReader}: an array becomes micro-ops, each 3-element array one
- * micro-op and anything else a malformed one; any other value is kept as {@code valueRaw}.
+ * is read as in {@link EdnReader}: an array with an array among its elements (or none at all)
+ * becomes micro-ops, each 3-element array one micro-op and anything else a malformed one; any
+ * other value is kept as {@code valueRaw}.
  *
  * <p>The grammar is strict RFC 8259 (no comments, no trailing commas, no raw control
  * characters in strings). Errors are {@link HistoryException}s naming the op, line and
@@ -206,9 +207,14 @@ public final class JsonReader extends TextSource {
     throw errAt(l, cc, "expected an integer for " + FIELD[field] + ", found " + shorten(ov));
   }
 
-  /** At the '[' of a "value": its elements become micro-ops. */
+  /** At the '[' of a "value": micro-ops, or an ordinary value when no element is an array (see EdnReader). */
   private void readTxn() throws IOException {
     long ol = line, oc = col(pos);
+    int firstByte = peekAfter(pos + 1);
+    if (firstByte != '[' && firstByte != ']') {
+      EdnReader.settle(r, readArray(), true);
+      return;
+    }
     pos++;
     r.valueShape = OpRecord.VALUE_TXN;
     for (int c = first(ol, oc, "the \"value\""); c != CLOSED; c = next(ol, oc, "the \"value\"")) {
@@ -217,24 +223,31 @@ public final class JsonReader extends TextSource {
     }
   }
 
+  private int peekAfter(int i) throws IOException {
+    for (;;) {
+      i = need(i);
+      if (i < 0) return -1;
+      byte b = buf[i];
+      if (b == ' ' || b == '\t' || b == '\r' || b == '\n') i++;
+      else return b;
+    }
+  }
+
   private void readMop() throws IOException {
     long ol = line, oc = col(pos);
     pos++;
-    ArrayList<Object> got = new ArrayList<>(0);
     String what = "the micro-op";
     int c = first(ol, oc, what);
-    if (c == CLOSED) { r.addMalformed(got); return; }
+    if (c == CLOSED) { r.addMalformed(new ArrayList<>()); return; }
     Object f = c == '"' ? readKw() : item(c);
     c = next(ol, oc, what);
-    if (c == CLOSED) { got.add(f); r.addMalformed(got); return; }
+    if (c == CLOSED) { r.addMalformed(new ArrayList<>(Arrays.asList(f))); return; }
     int kt = readItem(c);
     long kl = lv;
     Object ko = ov;
     c = next(ol, oc, what);
     if (c == CLOSED) {
-      got.add(f);
-      got.add(kt == LONG ? (Object) kl : ko);
-      r.addMalformed(got);
+      r.addMalformed(new ArrayList<>(Arrays.asList(f, kt == LONG ? (Object) kl : ko)));
       return;
     }
     byte vt;
@@ -252,9 +265,8 @@ public final class JsonReader extends TextSource {
     }
     c = next(ol, oc, what);
     if (c != CLOSED) {
-      got.add(f);
-      got.add(kt == LONG ? (Object) kl : ko);
-      got.add(vt == OpRecord.V_LONG ? (Object) vl : vt == OpRecord.V_LIST ? elems() : vo);
+      ArrayList<Object> got = new ArrayList<>(Arrays.asList(f, kt == LONG ? (Object) kl : ko,
+          vt == OpRecord.V_LONG ? (Object) vl : vt == OpRecord.V_LIST ? elems() : vo));
       for (; c != CLOSED; c = next(ol, oc, what)) got.add(item(c));
       r.addMalformed(got);
       return;
