@@ -16,6 +16,8 @@
 
 (defn- kw ^Kw [s] (Kw. s))
 
+(declare op->json)
+
 (defn- mop-snapshot [^OpRecord r i]
   (let [k (.kind r i)]
     (if (= k OpRecord/MALFORMED)
@@ -117,7 +119,12 @@
 (deftest ordinals-and-lines
   (let [ops (edn-ops "\n{:type :invoke, :f :txn, :process 0, :value []}\n\n  {:type :ok, :f :txn, :process 0,\n :value []}{:type :info :f :x :process :nemesis}")]
     (is (= [0 1 2] (map :ordinal ops)))
-    (is (= [2 4 5] (map :line ops)) "an op's line is where its map starts")))
+    (is (= [2 4 5] (map :line ops)) "an op's line is where its map starts"))
+  (testing "line breaks inside strings, comments and skipped values count too"
+    (is (= [1 5 8] (map :line (edn-ops (str "{:type :ok, :note \"two\nlines\n\", :value [[:w 1 \"a\nb\"]]}\n"
+                                            "{:type :ok ; comment\n :x [1\n 2]}\n"
+                                            "{:type :ok}")))))
+    (is (= [1 3] (map :line (json-ops "{\"type\":\"ok\",\n\"x\":[1,\n2]}{\"type\":\"ok\"}"))))))
 
 (deftest maps-with-nothing-or-commas-between
   (let [one "{:index 0, :type :ok, :process 1, :f :txn, :value [[:r 1 [1]]]}"]
@@ -225,6 +232,13 @@
     (is (= [[1 2] 3] (map :value (:mops as-list))))
     (is (= OpRecord/UNKNOWN (:kind (first (:mops unknown)))) "unknown micro-op kinds are left to the builder")))
 
+(deftest byte-order-mark-and-crlf
+  (let [ops (edn-ops (str "\uFEFF{:type :invoke, :f :txn, :process 0, :value [[:r 1 nil]]}\r\n"
+                          "{:type :ok, :f :txn, :process 0, :value [[:r 1 [1]]]}\r\n"))]
+    (is (= [1 2] (map :line ops)))
+    (is (= [nil [1]] (map #(:value (first (:mops %))) ops))))
+  (is (= [1 2] (map :line (json-ops "\uFEFF{\"type\":\"ok\"}\r\n{\"type\":\"ok\"}\r\n")))))
+
 (deftest other-keys-are-skipped
   (let [[o] (edn-ops "{:type :ok, :node \"n1\", :error [:timeout {:msg \"x\"}], :f :txn, :process 0, \"type\" 7, :value []}")]
     (is (= Kw/OK (:type-raw o)))
@@ -236,9 +250,15 @@
   (let [f (io/file corpus "jepsen-mongodb/aborted-read.edn")
         bs (Files/readAllBytes (.toPath ^File f))
         whole (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. bs))]
-    (doseq [n [1 3 7]]
+    (doseq [n [1 7]]
       (is (= whole (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2) (trickle bs n)))
-          (str n " bytes at a time"))))
+          (str n " bytes at a time")))
+    (let [json (bytes-of (str/join "\n" (map op->json whole)))
+          jwhole (read-with #(JsonReader/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. json))]
+      (is (= (count whole) (count jwhole)))
+      (doseq [n [3]]
+        (is (= jwhole (read-with #(JsonReader/read ^InputStream %1 ^OpSink %2) (trickle json n)))
+            (str "JSON, " n " bytes at a time")))))
   (testing "strings longer than the reader's 1 MiB window, in both formats"
     (let [big (apply str (repeat 300000 "abcé"))
           [o] (edn-ops (str "{:type :ok, :f :txn, :process 0, :value [[:w 1 \"" big "\"]]}"))
@@ -370,18 +390,36 @@
 
 ;; ---------------------------------------------------------------- JSON
 
-(defn- json-str [^String s]
-  (str "\"" (-> s (str/replace "\\" "\\\\") (str/replace "\"" "\\\"") (str/replace "\n" "\\n")) "\""))
+(defn- json-str [^StringBuilder sb ^String s]
+  (.append sb \")
+  (doseq [c s]
+    (case c
+      \" (.append sb "\\\"")
+      \\ (.append sb "\\\\")
+      \newline (.append sb "\\n")
+      (.append sb (char c))))
+  (.append sb \"))
 
-(defn- ->json [x]
-  (cond (nil? x) "null"
-        (instance? Kw x) (json-str (.name ^Kw x))
-        (string? x) (json-str x)
-        (or (instance? Boolean x) (number? x)) (str x)
-        (map? x) (str "{" (str/join "," (map (fn [[k v]] (str (->json k) ":" (->json v))) x)) "}")
-        (instance? java.util.Map x) (->json (into {} x))
-        (instance? java.util.Collection x) (str "[" (str/join "," (map ->json x)) "]")
-        :else (json-str (str x))))
+(defn- json-into [^StringBuilder sb x]
+  (cond (nil? x) (.append sb "null")
+        (instance? Kw x) (json-str sb (.name ^Kw x))
+        (string? x) (json-str sb x)
+        (or (instance? Boolean x) (number? x)) (.append sb (str x))
+        (instance? java.util.Map x) (do (.append sb \{)
+                                        (doseq [[i [k v]] (map-indexed vector x)]
+                                          (when (pos? i) (.append sb \,))
+                                          (json-into sb k)
+                                          (.append sb \:)
+                                          (json-into sb v))
+                                        (.append sb \}))
+        (instance? java.util.Collection x) (do (.append sb \[)
+                                               (doseq [[i v] (map-indexed vector x)]
+                                                 (when (pos? i) (.append sb \,))
+                                                 (json-into sb v))
+                                               (.append sb \]))
+        :else (json-str sb (str x))))
+
+(defn- ->json [x] (str (json-into (StringBuilder.) x)))
 
 (defn- op->json
   "The JSON twin of an op snapshot."
@@ -503,6 +541,9 @@
     "{:type :ok, :index \"x\"}"
     "op 0 (line 1, column 20): expected an integer for :index, found \"x\""
 
+    "{:type :ok, :time 99999999999999999999}"
+    "op 0 (line 1, column 19): expected an integer that fits in 64 bits for :time, found 99999999999999999999"
+
     "{:type :ok, :type :ok}"
     "op 0 (line 1, column 13): duplicate key :type in the op map"
 
@@ -573,4 +614,5 @@
     "{:type :ok, :f :txn, :process 0, :value [[:frob 1 2]]}" #"op 0 \(line 1\): micro-op 0 \[:frob 1 2\] is neither"
     "{:type :ok, :f :txn, :process 0, :value [[:r 1]]}" #"op 0 \(line 1\): micro-op 0 \[:r 1\] is not a \[f k v\] triple"
     "{:type :ok, :f :txn, :process 0, :value nil}" #"op 0 \(line 1\): :value is nil; expected a vector of micro-ops"
+    "{:type :ok, :f :txn, :process 0, :value [1 2]}" #"op 0 \(line 1\): :value is \[1 2\]; expected a vector of micro-ops"
     "{:type :ok, :f :txn, :process 0}" #":value is missing"))

@@ -56,6 +56,8 @@ import java.util.regex.Pattern;
  * <p>Syntax errors are {@link HistoryException}s whose message is one line:
  * {@code op 12 (line 13, column 40): unterminated string}. The op's ordinal is its position
  * among all ops in the file (0-based); {@code line} on the record is the line its map starts on.
+ * Lines are 1-based; columns are 1-based and count bytes (characters, for ASCII text). A
+ * UTF-8 byte order mark and CRLF line ends are accepted.
  */
 public final class EdnReader extends TextSource {
   /** An EDN symbol, such as {@code foo} or {@code jepsen.history/op}; prints as itself. */
@@ -233,7 +235,8 @@ public final class EdnReader extends TextSource {
     long l = line, cc = col(pos);
     if (readItem(c) == LONG) return lv;
     if (ov == null) return OpRecord.ABSENT;
-    throw errAt(l, cc, "expected an integer for " + FIELD[field] + ", found " + shorten(ov));
+    String want = ov instanceof BigInteger ? "an integer that fits in 64 bits" : "an integer";
+    throw errAt(l, cc, "expected " + want + " for " + FIELD[field] + ", found " + shorten(ov));
   }
 
   private void readValueField(int c) throws IOException {
@@ -426,7 +429,13 @@ public final class EdnReader extends TextSource {
   private int skipWs() throws IOException {
     for (;;) {
       while (pos >= lim) if (fill() < 0) return -1;
-      int c = buf[pos] & 0xff;
+      byte b = buf[pos];
+      if (b == ' ' || b == ',') {
+        pos++;
+        continue;
+      }
+      if (b > ' ' && b != ';' && b != '#' && b != '^') return b;
+      int c = b & 0xff;
       switch (c) {
         case ' ': case ',': case '\t': case '\r': case '\f': case 0x0B: case 0x1C: case 0x1D: case 0x1E: case 0x1F:
           pos++;

@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
  *
  * <p>The grammar is strict RFC 8259 (no comments, no trailing commas, no raw control
  * characters in strings). Errors are {@link HistoryException}s naming the op, line and
- * column and what was expected.
+ * column (1-based, counting bytes) and what was expected, as {@link EdnReader}'s do.
  */
 public final class JsonReader extends TextSource {
   private static final boolean[] DELIM = new boolean[256];
@@ -204,7 +204,8 @@ public final class JsonReader extends TextSource {
     long l = line, cc = col(pos);
     if (readItem(c) == LONG) return lv;
     if (ov == null) return OpRecord.ABSENT;
-    throw errAt(l, cc, "expected an integer for " + FIELD[field] + ", found " + shorten(ov));
+    String want = ov instanceof BigInteger ? "an integer that fits in 64 bits" : "an integer";
+    throw errAt(l, cc, "expected " + want + " for " + FIELD[field] + ", found " + shorten(ov));
   }
 
   /** At the '[' of a "value": micro-ops, or an ordinary value when no element is an array (see EdnReader). */

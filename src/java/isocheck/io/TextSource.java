@@ -214,6 +214,8 @@ abstract class TextSource {
   /** The keyword spelled by buf[from..to), shared for names seen before (no allocation). */
   final Kw keyword(int from, int to) {
     int len = to - from;
+    Kw common = common(from, len);
+    if (common != null) return common;
     if (len > 48) return new Kw(utf8(from, to, from - 1));
     int slot = kwSlot(buf, from, to);
     if (kwKey[slot] != null) return kwVal[slot];
@@ -226,6 +228,26 @@ abstract class TextSource {
     return kw;
   }
 
+  /** The keywords every history is full of, recognised without hashing. */
+  private Kw common(int s, int len) {
+    byte[] b = buf;
+    switch (len) {
+      case 1: return b[s] == 'r' ? Kw.R : b[s] == 'w' ? Kw.W : null;
+      case 2: return b[s] == 'o' && b[s + 1] == 'k' ? Kw.OK : null;
+      case 3: return b[s] == 't' && b[s + 1] == 'x' && b[s + 2] == 'n' ? Kw.TXN : null;
+      case 4:
+        if (b[s] == 'f' && b[s + 1] == 'a' && b[s + 2] == 'i' && b[s + 3] == 'l') return Kw.FAIL;
+        return b[s] == 'i' && b[s + 1] == 'n' && b[s + 2] == 'f' && b[s + 3] == 'o' ? Kw.INFO : null;
+      case 6:
+        if (b[s] == 'a' && b[s + 1] == 'p' && b[s + 2] == 'p' && b[s + 3] == 'e' && b[s + 4] == 'n' && b[s + 5] == 'd') {
+          return Kw.APPEND;
+        }
+        return b[s] == 'i' && b[s + 1] == 'n' && b[s + 2] == 'v' && b[s + 3] == 'o' && b[s + 4] == 'k'
+            && b[s + 5] == 'e' ? Kw.INVOKE : null;
+      default: return null;
+    }
+  }
+
   /** The slot holding a[from..to) in the keyword table, or the empty slot where it belongs. */
   private int kwSlot(byte[] a, int from, int to) {
     int h = 0;
@@ -234,7 +256,13 @@ abstract class TextSource {
     int len = to - from;
     for (int slot = h & (KW_SLOTS - 1);; slot = (slot + 1) & (KW_SLOTS - 1)) {
       byte[] k = kwKey[slot];
-      if (k == null || (k.length == len && Arrays.equals(k, 0, len, a, from, to))) return slot;
+      if (k == null) return slot;
+      if (k.length == len) {
+        // A plain loop: names are short, and Arrays.equals' setup costs more than the compare.
+        int j = 0;
+        while (j < len && k[j] == a[from + j]) j++;
+        if (j == len) return slot;
+      }
     }
   }
 
