@@ -464,10 +464,10 @@
 
 ;; ---------------------------------------------------------------- formats
 
-(defn- temp-file ^Path [suffix ^String content]
-  (let [p (Files/createTempFile "isocheck-io" suffix (make-array java.nio.file.attribute.FileAttribute 0))]
+(defn- temp-file ^Path [^String suffix ^String content]
+  (let [p (Files/createTempFile "isocheck-io" (str/replace suffix "+gzip" "") (make-array java.nio.file.attribute.FileAttribute 0))]
     (.deleteOnExit (.toFile p))
-    (if (str/ends-with? suffix ".gz")
+    (if (or (str/ends-with? suffix ".gz") (str/ends-with? suffix "+gzip"))
       (with-open [o (GZIPOutputStream. (Files/newOutputStream p (make-array java.nio.file.OpenOption 0)))]
         (.write o (bytes-of content)))
       (spit (.toFile p) content))
@@ -494,7 +494,8 @@
       (is (= want (mops (sniffed s))) s)
       (is (= want (mops (gz s))) (str "gzip: " s)))
     (testing "files, by extension, with transparent gzip"
-      (doseq [[suffix content] [[".edn" edn] [".edn.gz" edn] [".json" json] [".jsonl.gz" json] [".txt" json] [".txt" edn]]]
+      (doseq [[suffix content] [[".edn" edn] [".edn.gz" edn] [".json" json] [".jsonl.gz" json] [".txt" json] [".txt" edn]
+                               [".edn+gzip" edn] [".txt+gzip" json]]]
         (let [p (temp-file suffix content)
               h (Formats/readHistory (str p) nil)]
           (is (= ["[[:append 1 2]]"] (mapv #(.txnStr h %) (range (.nTxns h)))) suffix))))

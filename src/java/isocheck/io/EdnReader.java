@@ -96,7 +96,7 @@ public final class EdnReader extends TextSource {
 
   // ------------------------------------------------------------------ entry points
 
-  /** Reads the EDN history at {@code path} (gzip-compressed if it ends in .gz) into {@code sink}. */
+  /** Reads the EDN history at {@code path} (decompressed if gzipped) into {@code sink}. */
   public static void read(Path path, OpSink sink) throws IOException {
     try (InputStream in = Formats.open(path)) {
       read(in, sink);

@@ -6,6 +6,7 @@ import isocheck.history.OpSink;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.io.SequenceInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,17 +16,20 @@ import java.util.zip.GZIPInputStream;
 /**
  * The history file formats we read, and how we tell them apart.
  *
- * <p>By name: a trailing {@code .gz} means gzip and is set aside; then {@code .edn} is EDN
+ * <p>Compression: any input starting with gzip's magic bytes is decompressed first, whatever
+ * its name (so {@code history.edn.gz} and a gzipped {@code history.edn} both work).
+ *
+ * <p>By name: a trailing {@code .gz} is set aside; then {@code .edn} is EDN
  * ({@link EdnReader}), and {@code .json}, {@code .jsonl} and {@code .ndjson} are JSON
  * ({@link JsonReader}, either an array of ops or one op per line). {@code -} is standard input.
  *
- * <p>By content, for standard input and for names that say neither: a stream starting with the
- * gzip magic bytes is decompressed first. Then whitespace (and a UTF-8 byte order mark) is
- * skipped and the first bytes (of the first 4 KiB) decide: {@code {"} (an object whose first key is a string) is
- * JSON; {@code [{"} likewise, and so is {@code []}; everything else is EDN, including
- * {@code {:} and {@code [{:} (keyword keys), {@code #} (a tagged record such as
- * {@code #jepsen.history.Op{...}}), {@code (} and {@code ;} (a comment). Input that fits
- * neither is left to the EDN reader, whose error then says what it found.
+ * <p>By content, for standard input and for names that say neither: whitespace (and a UTF-8
+ * byte order mark) is skipped and the first bytes (of the first 4 KiB) decide. An object whose
+ * first key is a string, <code>{"</code>, is JSON; so is an array of such objects,
+ * <code>[{"</code>, and an empty array. Everything else is EDN: keyword keys <code>{:</code>
+ * and <code>[{:</code>, a tagged record <code>#jepsen.history.Op{...}</code>, a list
+ * <code>(</code>, a comment <code>;</code>. Input that fits neither is left to the EDN reader,
+ * whose error then says what it found.
  */
 public final class Formats {
   private Formats() {}
@@ -115,18 +119,18 @@ public final class Formats {
     return n;
   }
 
-  /** Opens a file for reading, decompressing it when its name ends in .gz. */
+  /** Opens a file for reading, decompressing it when it starts with gzip's magic bytes. */
   static InputStream open(Path path) throws IOException {
-    InputStream raw = Files.newInputStream(path);
-    String name = path.getFileName() == null ? "" : path.getFileName().toString().toLowerCase(Locale.ROOT);
-    if (name.endsWith(".gz")) {
-      try {
-        return new GZIPInputStream(raw, 1 << 16);
-      } catch (IOException e) {
-        raw.close();
-        throw e;
-      }
+    PushbackInputStream in = new PushbackInputStream(Files.newInputStream(path), 2);
+    try {
+      byte[] magic = new byte[2];
+      int n = in.readNBytes(magic, 0, 2);
+      in.unread(magic, 0, n);
+      if (n == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) return new GZIPInputStream(in, 1 << 16);
+      return in;
+    } catch (IOException e) {
+      in.close();
+      throw e;
     }
-    return raw;
   }
 }
