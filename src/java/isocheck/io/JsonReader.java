@@ -191,10 +191,13 @@ public final class JsonReader extends TextSource {
       return -1;
     }
     if (s < end && buf[s] == ':') s++;
-    int len = end - s, f = -1;
-    for (int k = 0; k < NAMES.length; k++) {
-      byte[] n = NAMES[k];
-      if (n.length == len && Arrays.equals(n, 0, len, buf, s, end)) { f = k; break; }
+    int f;
+    switch (end - s) {
+      case 1: f = buf[s] == 'f' ? F_F : -1; break;
+      case 4: f = eq(s, NAMES[F_TYPE]) ? F_TYPE : eq(s, NAMES[F_TIME]) ? F_TIME : -1; break;
+      case 5: f = eq(s, NAMES[F_VALUE]) ? F_VALUE : eq(s, NAMES[F_INDEX]) ? F_INDEX : -1; break;
+      case 7: f = eq(s, NAMES[F_PROCESS]) ? F_PROCESS : -1; break;
+      default: f = -1;
     }
     pos = end + 1;
     return f;
@@ -323,6 +326,7 @@ public final class JsonReader extends TextSource {
     for (;;) {
       while (pos >= lim) if (fill() < 0) return -1;
       int c = buf[pos];
+      if (c > ' ') return c;
       switch (c) {
         case ' ': case '\t': case '\r': pos++; break;
         case '\n': newline(pos); pos++; break;
@@ -606,6 +610,11 @@ public final class JsonReader extends TextSource {
       throw errAt(l, cc, "invalid UTF-8 in the string starting here");
     }
     return out.toString();
+  }
+
+  private boolean eq(int from, byte[] lit) {
+    for (int k = 0; k < lit.length; k++) if (buf[from + k] != lit[k]) return false;
+    return true;
   }
 
   private static byte[] b(String s) { return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII); }

@@ -26,8 +26,10 @@ import java.util.SplittableRandom;
  * over a pool of 200 keys; a key is retired once it holds 40 elements, so completed reads
  * return lists of 0-40 (mostly 10-30) elements, as in Jepsen's append workload.
  *
- * <p>Usage: {@code java -cp target/classes isocheck.io.ReaderBench [ops] [runs] [dir]}
+ * <p>Usage: {@code lein with-profile +bench run -m isocheck.io.ReaderBench [ops] [runs] [dir]},
+ * or {@code java -Xmx6g -cp target/classes isocheck.io.ReaderBench ...} after {@code lein javac}
  * (defaults: 2000000 ops, 5 runs, the system temp directory; the files are deleted afterwards).
+ * The first run of each kind includes JIT warm-up; on a shared machine, take the best.
  */
 public final class ReaderBench {
   private ReaderBench() {}
