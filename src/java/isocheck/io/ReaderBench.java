@@ -19,8 +19,8 @@ import java.util.SplittableRandom;
 /**
  * Throughput of the history readers, as a program (not a test): writes a synthetic Jepsen
  * list-append history with {@link EdnWriter} (and its JSON Lines twin), then times
- * {@link EdnReader} alone, {@link EdnReader} feeding {@link HistoryBuilder}, and
- * {@link JsonReader} alone, printing ops/s and MB/s for each run.
+ * {@link EdnWriter} without I/O, {@link EdnReader} alone, {@link EdnReader} feeding
+ * {@link HistoryBuilder}, and {@link JsonReader} alone, printing ops/s and MB/s for each run.
  *
  * <p>The history: 10 processes, each transaction 4 micro-ops, half reads and half appends
  * over a pool of 200 keys; a key is retired once it holds 40 elements, so completed reads
@@ -49,6 +49,12 @@ public final class ReaderBench {
       long ednBytes = Files.size(edn);
       System.out.printf("wrote %,d ops, %.1f MB of EDN in %.2f s: %,.0f ops/s, %.0f MB/s (EdnWriter)%n",
           ops, ednBytes / 1e6, wsec, ops / wsec, ednBytes / 1e6 / wsec);
+      for (int i = 0; i < runs; i++) {
+        long s = System.nanoTime();
+        EdnWriter w = new EdnWriter(OutputStream.nullOutputStream());
+        generate(ops, w);
+        report("EdnWriter (generator included, no I/O)", ops, ednBytes, System.nanoTime() - s);
+      }
       try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(json), 1 << 16)) {
         generate(ops, new JsonLines(o));
       }
@@ -79,7 +85,7 @@ public final class ReaderBench {
 
   private static void report(String what, long ops, long bytes, long nanos) {
     double sec = nanos / 1e9;
-    System.out.printf("%-45s %,10d ops in %.3f s: %,12.0f ops/s %7.1f MB/s%n", what, ops, sec, ops / sec,
+    System.out.printf("%-42s %,10d ops in %.3f s: %,12.0f ops/s %7.1f MB/s%n", what, ops, sec, ops / sec,
         bytes / 1e6 / sec);
   }
 
