@@ -634,7 +634,7 @@ public final class EdnReader extends TextSource {
       if (den.signum() == 0) throw errAt(l, cc, "invalid number " + tok + ": zero denominator");
       BigInteger[] qr = num.divideAndRemainder(den);
       if (qr[1].signum() == 0) return integer(qr[0]);
-      ov = new BigDecimal(num).divide(new BigDecimal(den), MathContext.DECIMAL64).doubleValue();
+      ov = new BigDecimal(num).divide(new BigDecimal(den), MathContext.DECIMAL128).doubleValue();
       return OBJ;
     }
     throw errAt(l, cc, "invalid number " + tok);
