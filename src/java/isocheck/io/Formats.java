@@ -1,0 +1,136 @@
+package isocheck.io;
+
+import isocheck.history.History;
+import isocheck.history.HistoryBuilder;
+import isocheck.history.OpSink;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PushbackInputStream;
+import java.io.SequenceInputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * The history file formats we read, and how we tell them apart.
+ *
+ * <p>Compression: any input starting with gzip's magic bytes is decompressed first, whatever
+ * its name (so {@code history.edn.gz} and a gzipped {@code history.edn} both work).
+ *
+ * <p>By name: a trailing {@code .gz} is set aside; then {@code .edn} is EDN
+ * ({@link EdnReader}), and {@code .json}, {@code .jsonl} and {@code .ndjson} are JSON
+ * ({@link JsonReader}, either an array of ops or one op per line). {@code -} is standard input.
+ *
+ * <p>By content, for standard input and for names that say neither: whitespace (and a UTF-8
+ * byte order mark) is skipped and the first bytes (of the first 4 KiB) decide. An object whose
+ * first key is a string, <code>{"</code>, is JSON; so is an array of such objects,
+ * <code>[{"</code>, and an empty array. Everything else is EDN: keyword keys <code>{:</code>
+ * and <code>[{:</code>, a tagged record <code>#jepsen.history.Op{...}</code>, a list
+ * <code>(</code>, a comment <code>;</code>. Input that fits neither is left to the EDN reader,
+ * whose error then says what it found.
+ */
+public final class Formats {
+  private Formats() {}
+
+  public enum Format { EDN, JSON }
+
+  private static final int SNIFF = 1 << 12;
+
+  /** The format a file name announces, or null when it announces none. */
+  public static Format byName(String name) {
+    String n = name.toLowerCase(Locale.ROOT);
+    if (n.endsWith(".gz")) n = n.substring(0, n.length() - 3);
+    if (n.endsWith(".edn")) return Format.EDN;
+    if (n.endsWith(".json") || n.endsWith(".jsonl") || n.endsWith(".ndjson")) return Format.JSON;
+    return null;
+  }
+
+  /** Reads the history at {@code path} ({@code -} for standard input) into {@code sink}. */
+  public static void read(String path, OpSink sink) throws IOException {
+    if (path.equals("-")) {
+      read(System.in, sink);
+      return;
+    }
+    Path p = Path.of(path);
+    Format f = byName(p.getFileName() == null ? path : p.getFileName().toString());
+    try (InputStream in = open(p)) {
+      if (f == null) read(in, sink);
+      else read(in, f, sink);
+    }
+  }
+
+  /** Reads a history in either format, gzip-compressed or not, from {@code in} (not closed). */
+  public static void read(InputStream in, OpSink sink) throws IOException {
+    byte[] head = new byte[SNIFF];
+    int n = fillPrefix(in, head);
+    InputStream all = new SequenceInputStream(new ByteArrayInputStream(head, 0, n), in);
+    if (n >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b) {
+      read(new GZIPInputStream(all, 1 << 16), sink);
+      return;
+    }
+    read(all, sniff(head, n), sink);
+  }
+
+  /** Builds the history at {@code path} ({@code -} for standard input); {@code workload} null detects it. */
+  public static History readHistory(String path, History.Workload workload) throws IOException {
+    HistoryBuilder b = new HistoryBuilder(workload);
+    read(path, b);
+    return b.build();
+  }
+
+  private static void read(InputStream in, Format f, OpSink sink) throws IOException {
+    if (f == Format.JSON) JsonReader.read(in, sink);
+    else EdnReader.read(in, sink);
+  }
+
+  /** The format of a history starting with {@code head[0..n)}, by the rules above. */
+  static Format sniff(byte[] head, int n) {
+    int i = skip(head, n, 0);
+    if (i + 2 < n && (head[i] & 0xff) == 0xEF && (head[i + 1] & 0xff) == 0xBB && (head[i + 2] & 0xff) == 0xBF) {
+      i = skip(head, n, i + 3);
+    }
+    if (i >= n) return Format.EDN;
+    if (head[i] == '[') {
+      i = skip(head, n, i + 1);
+      if (i < n && head[i] == ']') return Format.JSON;
+      if (i >= n || head[i] != '{') return Format.EDN;
+    }
+    if (head[i] == '{') {
+      i = skip(head, n, i + 1);
+      return i < n && head[i] == '"' ? Format.JSON : Format.EDN;
+    }
+    return Format.EDN;
+  }
+
+  private static int skip(byte[] b, int n, int i) {
+    while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) i++;
+    return i;
+  }
+
+  private static int fillPrefix(InputStream in, byte[] head) throws IOException {
+    int n = 0;
+    while (n < head.length) {
+      int k = in.read(head, n, head.length - n);
+      if (k < 0) break;
+      n += k;
+    }
+    return n;
+  }
+
+  /** Opens a file for reading, decompressing it when it starts with gzip's magic bytes. */
+  static InputStream open(Path path) throws IOException {
+    PushbackInputStream in = new PushbackInputStream(Files.newInputStream(path), 2);
+    try {
+      byte[] magic = new byte[2];
+      int n = in.readNBytes(magic, 0, 2);
+      in.unread(magic, 0, n);
+      if (n == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) return new GZIPInputStream(in, 1 << 16);
+      return in;
+    } catch (IOException e) {
+      in.close();
+      throw e;
+    }
+  }
+}

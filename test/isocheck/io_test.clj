@@ -1,0 +1,619 @@
+(ns isocheck.io-test
+  "The history readers and writer (isocheck.io): what they read, what they write back, and
+  what they say about bad input."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing are]])
+  (:import (isocheck.history HistoryBuilder History HistoryException Kw OpRecord OpSink)
+           (isocheck.io EdnReader EdnReader$Symbol EdnWriter Formats Formats$Format JsonReader)
+           (java.io ByteArrayInputStream ByteArrayOutputStream File InputStream)
+           (java.nio.charset StandardCharsets)
+           (java.nio.file Files Path)
+           (java.util ArrayList LinkedHashMap LinkedHashSet List UUID)
+           (java.util.zip GZIPOutputStream)))
+
+;; ---------------------------------------------------------------- helpers
+
+(defn- kw ^Kw [s] (Kw. s))
+
+(declare op->json)
+
+(defn- mop-snapshot [^OpRecord r i]
+  (let [k (.kind r i)]
+    (if (= k OpRecord/MALFORMED)
+      {:malformed (.valueObj r i)}
+      {:kind k
+       :f (.fRaw r i)
+       :key (.key r i)
+       :key-long? (.keyIsLong r i)
+       :tag (.valueTag r i)
+       :value (.value r i)
+       :elems-long? (when (= (.valueTag r i) OpRecord/V_LIST)
+                      (mapv #(.elemIsLong r i %) (range (.listLen r i))))})))
+
+(defn- snapshot
+  "Everything a producer put into the record, as Clojure data."
+  [^OpRecord r]
+  {:ordinal (.ordinal r) :line (.line r) :index (.index r) :time (.time r)
+   :type (.type r) :type-raw (.typeRaw r)
+   :process (.process r) :has-process (.hasProcess r) :f (.f r)
+   :shape (.valueShape r) :value-raw (.valueRaw r)
+   :mops (mapv #(mop-snapshot r %) (range (.mopCount r)))})
+
+(defn- collector
+  "An OpSink that snapshots each op into the atom; (:ended @a) once end() ran."
+  [a]
+  (reify OpSink
+    (op [_ r] (swap! a update :ops conj (snapshot r)))
+    (end [_] (swap! a assoc :ended true))))
+
+(defn- bytes-of ^bytes [^String s] (.getBytes s StandardCharsets/UTF_8))
+
+(defn- trickle
+  "An InputStream over bs that hands out at most n bytes per read, so that every token of the
+  input straddles a refill of the reader's window."
+  ^InputStream [^bytes bs n]
+  (let [in (ByteArrayInputStream. bs)]
+    (proxy [InputStream] []
+      (read
+        ([] (.read in))
+        ([b] (.read in ^bytes b 0 (min (int n) (alength ^bytes b))))
+        ([b off len] (.read in ^bytes b (int off) (int (min (int n) (int len)))))))))
+
+(defn- read-with [f ^InputStream in]
+  (let [a (atom {:ops []})]
+    (f in (collector a))
+    (assert (:ended @a))
+    (:ops @a)))
+
+(defn- edn-ops [s] (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. (bytes-of s))))
+(defn- json-ops [s] (read-with #(JsonReader/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. (bytes-of s))))
+
+(defn- error-of
+  "The HistoryException message reading s with reader-fn gives, or nil."
+  [ops-fn s]
+  (try (ops-fn s) nil
+       (catch HistoryException e (.getMessage e))))
+
+(defn- build ^History [ops-fn s]
+  (let [b (HistoryBuilder.)]
+    (ops-fn s) ; syntax first
+    (let [src (bytes-of s)]
+      (if (= ops-fn json-ops)
+        (JsonReader/read (ByteArrayInputStream. src) b)
+        (EdnReader/read (ByteArrayInputStream. src) b)))
+    (.build b)))
+
+(defn- history-view [^History h]
+  {:txns (.nTxns h)
+   :statuses (vec (.statusCounts h))
+   :skipped (.opsSkipped h)
+   :txn-strs (mapv #(.txnStr h %) (range (.nTxns h)))
+   :status (mapv #(.status h %) (range (.nTxns h)))
+   :process (mapv #(.process h %) (range (.nTxns h)))})
+
+(def corpus (io/file "/work/shared/corpus"))
+
+(defn- corpus-files []
+  (->> (file-seq corpus) (filter #(str/ends-with? (.getName ^File %) ".edn")) (sort-by #(.getPath ^File %))))
+
+;; ---------------------------------------------------------------- EDN: reading ops
+
+(deftest reads-a-list-append-op
+  (let [[o] (edn-ops "{:type :ok, :f :txn, :value [[:append 1 2] [:r 3 [1 2 3]] [:r 4 nil]], :time 12, :process 7, :index 3}")]
+    (is (= 0 (:ordinal o)))
+    (is (= 1 (:line o)))
+    (is (= [3 12 OpRecord/ABSENT] [(:index o) (:time o) OpRecord/ABSENT]))
+    (is (= isocheck.history.OpType/OK (:type o)))
+    (is (identical? Kw/OK (:type-raw o)) "keywords are shared, not allocated per op")
+    (is (= 7 (:process o)))
+    (is (instance? Long (:process o)))
+    (is (identical? Kw/TXN (:f o)))
+    (is (= OpRecord/VALUE_TXN (:shape o)))
+    (is (= [{:kind OpRecord/APPEND :f Kw/APPEND :key 1 :key-long? true :tag OpRecord/V_LONG :value 2 :elems-long? nil}
+            {:kind OpRecord/READ :f Kw/R :key 3 :key-long? true :tag OpRecord/V_LIST :value [1 2 3]
+             :elems-long? [true true true]}
+            {:kind OpRecord/READ :f Kw/R :key 4 :key-long? true :tag OpRecord/V_NIL :value nil :elems-long? nil}]
+           (:mops o)))))
+
+(deftest ordinals-and-lines
+  (let [ops (edn-ops "\n{:type :invoke, :f :txn, :process 0, :value []}\n\n  {:type :ok, :f :txn, :process 0,\n :value []}{:type :info :f :x :process :nemesis}")]
+    (is (= [0 1 2] (map :ordinal ops)))
+    (is (= [2 4 5] (map :line ops)) "an op's line is where its map starts"))
+  (testing "line breaks inside strings, comments and skipped values count too"
+    (is (= [1 5 8] (map :line (edn-ops (str "{:type :ok, :note \"two\nlines\n\", :value [[:w 1 \"a\nb\"]]}\n"
+                                            "{:type :ok ; comment\n :x [1\n 2]}\n"
+                                            "{:type :ok}")))))
+    (is (= [1 3] (map :line (json-ops "{\"type\":\"ok\",\n\"x\":[1,\n2]}{\"type\":\"ok\"}"))))))
+
+(deftest maps-with-nothing-or-commas-between
+  (let [one "{:index 0, :type :ok, :process 1, :f :txn, :value [[:r 1 [1]]]}"]
+    (is (= 3 (count (edn-ops (str one one one)))))
+    (is (= 3 (count (edn-ops (str one ",," one " , " one ",")))))
+    (is (= [1 1 1] (map :line (edn-ops (str one one one)))))))
+
+(deftest vector-and-list-forms
+  (let [a "{:type :invoke, :f :txn, :process 0, :value [[:append 1 1]]}"
+        b "{:type :ok, :f :txn, :process 0, :value [[:append 1 1]]}"
+        stream (edn-ops (str a "\n" b))]
+    (is (= 2 (count stream)))
+    (is (= (map #(dissoc % :line) stream) (map #(dissoc % :line) (edn-ops (str "[" a "\n" b "]")))))
+    (is (= (map #(dissoc % :line) stream) (map #(dissoc % :line) (edn-ops (str "(" a " " b ")")))))
+    (is (= [] (edn-ops "[]")))
+    (is (= [] (edn-ops "")))
+    (is (= [] (edn-ops " ; nothing but a comment\n")))))
+
+(deftest tagged-records
+  (testing "jepsen.history.Op records, alone and in the vector form"
+    (let [rec "#jepsen.history.Op{:index 5, :time 9, :type :ok, :process 2, :f :txn, :value [[:r 1 [1]]], :extra #{1}}"
+          ops (edn-ops (str rec "\n" rec))]
+      (is (= [5 5] (map :index ops)))
+      (is (= [[1]] (map :value (:mops (first ops)))))
+      (is (= 2 (count (edn-ops (str "[" rec " #jepsen.history.Op {:index 6 :type :ok :f :txn :process 3 :value []}]")))))))
+  (testing "#inst and #uuid become Instant and UUID; other tags keep their inner value"
+    (let [[o] (edn-ops (str "{:type :ok, :f :txn, :process 0, :value [[:w 1 #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\"]"
+                            " [:w 2 #inst \"1985-04-12T23:20:50.52Z\"] [:w 3 #my/tag [1 2]] [:w 4 #my.Rec{:a 1}]]}"))]
+      (is (= [(UUID/fromString "f81d4fae-7dec-11d0-a765-00a0c91e6bf6")
+              (java.time.Instant/parse "1985-04-12T23:20:50.520Z")
+              [1 2]
+              {(kw "a") 1}]
+             (map :value (:mops o))))
+      (is (= 1 (count (edn-ops "{:type :ok, :f :txn, :process 0, :value #my/wrapped [[:r 1 nil]]}")))))))
+
+(deftest comments-discards-and-metadata
+  (let [s (str "; a Jepsen history\n"
+               "{:type :invoke, #_ :ignored #_ [1 2 {:a \"}\"}] :f :txn ; comment with } and ]\n"
+               " :process 0, :extra {:a [1 2 #{3} \"str]\" \\] #inst \"2020-01-01T00:00:00Z\" (4 5)]}, "
+               " :value ^{:doc \"meta\"} [#_[:r 9 nil] [:append 1 2] ^:tagged [:r 1 nil]]}\n"
+               "#_{:type :ok, :f :txn, :process 0, :value [[:append 1 2]]}\n")
+        [o & more] (edn-ops s)]
+    (is (nil? more) "the discarded map is not an op")
+    (is (= 2 (:line o)))
+    (is (= [[1 2] [1 nil]] (map (juxt :key :value) (:mops o))))))
+
+(deftest strings-and-characters
+  (let [[o] (edn-ops (str "{:type :ok, :f :txn, :process \"p-é\", :value [[:w \"k\\\"ey\" \"a\\\"b\\\\c\\n\\t\\u00e9\\u20AC\\uD83D\\uDE00\"]"
+                          " [:w \"raw\" \"é€😀 ok\"] [:w \"multi\nline\" \"\"] [:w \\a \\newline] [:w \\u0041 \\space] [:w \\é \\(]]}"))]
+    (is (= "p-é" (:process o)))
+    (is (= [["k\"ey" "a\"b\\c\n\té€😀"]
+            ["raw" "é€😀 ok"]
+            ["multi\nline" ""]
+            [\a \newline]
+            [\A \space]
+            [\é \(]]
+           (map (juxt :key :value) (:mops o))))
+    (is (= [false false false false false false] (map :key-long? (:mops o))))))
+
+(deftest numbers
+  (let [[o] (edn-ops (str "{:type :ok, :f :txn, :process 0, :value [[:w 1 12345678901234567890] [:w 2 5N]"
+                          " [:w -9223372036854775808 9223372036854775807] [:w 3 9223372036854775808] [:w 4 -1.5]"
+                          " [:w 5 1e3] [:w 6 1.5M] [:w 7 1/2] [:w 8 4/2] [:w 9 0x1F] [:w 10 017] [:w 11 2r101]"
+                          " [:w 12 ##Inf] [:w +13 -0] [:r 14 [1 2N 300000000000000000000 -4]]]}"))
+        mops (:mops o)]
+    (is (= [12345678901234567890N 5 9223372036854775807 9223372036854775808N -1.5 1000.0 1.5M 0.5 2 31 15 5
+            ##Inf 0 [1 2 300000000000000000000N -4]]
+           (map :value mops)))
+    (is (instance? java.math.BigInteger (:value (first mops))) "beyond a long: a BigInteger, not a Clojure BigInt")
+    (is (= OpRecord/V_LONG (:tag (nth mops 1))) "5N fits a long and takes the primitive path")
+    (is (= Long/MIN_VALUE (:key (nth mops 2))))
+    (is (:key-long? (nth mops 13)) "+13 is an integer key")
+    (is (instance? java.math.BigDecimal (:value (nth mops 6))))
+    (is (= [true true false true] (:elems-long? (last mops))))))
+
+(deftest keywords-symbols-and-literals
+  (let [[o] (edn-ops "{:type :ok, :f :txn, :process 0, :value [[:w :a/b foo] [:w my.ns/sym nil] [:w true false] [:w - +]]}")]
+    (is (= [[(kw "a/b") (EdnReader$Symbol. "foo")]
+            [(EdnReader$Symbol. "my.ns/sym") nil]
+            [true false]
+            [(EdnReader$Symbol. "-") (EdnReader$Symbol. "+")]]
+           (map (juxt :key :value) (:mops o))))
+    (is (= OpRecord/V_NIL (:tag (second (:mops o)))))))
+
+(deftest value-shapes
+  (let [[absent nil-value kw-value nemesis short long as-list unknown]
+        (edn-ops (str "{:type :info, :f :x, :process :nemesis}\n"
+                      "{:type :info, :f :x, :process :nemesis, :value nil}\n"
+                      "{:type :info, :f :start-partition, :process :nemesis, :value :primaries}\n"
+                      "{:type :info, :f :start-partition, :process :nemesis, :value [:isolated {\"n2\" #{\"n1\"}, \"n1\" #{\"n2\" \"n3\"}}]}\n"
+                      "{:type :ok, :f :txn, :process 0, :value [[:r 1] []]}\n"
+                      "{:type :ok, :f :txn, :process 0, :value [[:r 1 nil 4] [:append 1 [2]]]}\n"
+                      "{:type :ok, :f :txn, :process 0, :value ((:r 1 (1 2)) (:append 1 3))}\n"
+                      "{:type :ok, :f :txn, :process 0, :value [[:frob 1 2]]}\n"))]
+    (is (= OpRecord/VALUE_ABSENT (:shape absent)))
+    (is (= [OpRecord/VALUE_OTHER nil] ((juxt :shape :value-raw) nil-value)) "an explicit nil is a value, not a missing one")
+    (is (= [OpRecord/VALUE_OTHER (kw "primaries")] ((juxt :shape :value-raw) kw-value)))
+    (is (= (kw "nemesis") (:process nemesis)))
+    (is (= [OpRecord/VALUE_OTHER [(kw "isolated") {"n2" #{"n1"} "n1" #{"n2" "n3"}}] []]
+           ((juxt :shape :value-raw :mops) nemesis))
+        "a vector :value without vectors in it is an ordinary value, not micro-ops")
+    (is (= [{:malformed [Kw/R 1]} {:malformed []}] (:mops short)))
+    (is (= {:malformed [Kw/R 1 nil 4]} (first (:mops long))))
+    (is (= [2] (:value (second (:mops long)))) "a list append is read as such; the builder rejects it")
+    (is (= [[1 2] 3] (map :value (:mops as-list))))
+    (is (= OpRecord/UNKNOWN (:kind (first (:mops unknown)))) "unknown micro-op kinds are left to the builder")))
+
+(deftest byte-order-mark-and-crlf
+  (let [ops (edn-ops (str "\uFEFF{:type :invoke, :f :txn, :process 0, :value [[:r 1 nil]]}\r\n"
+                          "{:type :ok, :f :txn, :process 0, :value [[:r 1 [1]]]}\r\n"))]
+    (is (= [1 2] (map :line ops)))
+    (is (= [nil [1]] (map #(:value (first (:mops %))) ops))))
+  (is (= [1 2] (map :line (json-ops "\uFEFF{\"type\":\"ok\"}\r\n{\"type\":\"ok\"}\r\n")))))
+
+(deftest other-keys-are-skipped
+  (let [[o] (edn-ops "{:type :ok, :node \"n1\", :error [:timeout {:msg \"x\"}], :f :txn, :process 0, \"type\" 7, :value []}")]
+    (is (= Kw/OK (:type-raw o)))
+    (is (= [] (:mops o)))))
+
+;; ---------------------------------------------------------------- refills
+
+(deftest every-token-straddling-a-refill
+  (let [f (io/file corpus "jepsen-mongodb/aborted-read.edn")
+        bs (Files/readAllBytes (.toPath ^File f))
+        whole (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. bs))]
+    (doseq [n [1 7]]
+      (is (= whole (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2) (trickle bs n)))
+          (str n " bytes at a time")))
+    (let [json (bytes-of (str/join "\n" (map op->json whole)))
+          jwhole (read-with #(JsonReader/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. json))]
+      (is (= (count whole) (count jwhole)))
+      (doseq [n [3]]
+        (is (= jwhole (read-with #(JsonReader/read ^InputStream %1 ^OpSink %2) (trickle json n)))
+            (str "JSON, " n " bytes at a time")))))
+  (testing "strings longer than the reader's 1 MiB window, in both formats"
+    (let [big (apply str (repeat 300000 "abcé"))
+          [o] (edn-ops (str "{:type :ok, :f :txn, :process 0, :value [[:w 1 \"" big "\"]]}"))
+          [j] (json-ops (str "{\"type\": \"ok\", \"f\": \"txn\", \"process\": 0, \"value\": [[\"w\", 1, \"" big "\"]]}"))]
+      (is (= big (:value (first (:mops o)))))
+      (is (= big (:value (first (:mops j))))))))
+
+;; ---------------------------------------------------------------- corpus
+
+(deftest every-corpus-file-parses
+  (let [files (corpus-files)]
+    (is (= 19 (count files)))
+    (doseq [^File f files]
+      (let [text (slurp f)
+            ops (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2) (io/input-stream f))
+            h (EdnReader/readHistory (.toPath f) nil)
+            nemesis (count (filter #(= (kw "nemesis") (:process %)) ops))]
+        (testing (.getName f)
+          (is (= (count (re-seq #"\{:" text)) (count ops)) "one op per op map")
+          (is (= (range (count ops)) (map :ordinal ops)))
+          (is (= (.opsSeen h) (count ops)))
+          (is (= nemesis (.opsSkipped h)) "nemesis ops are read, then skipped by the builder")
+          (is (= (count (filter #(= Kw/TXN (:f %)) ops)) (- (count ops) nemesis)))
+          (is (pos? (.nTxns h))))))))
+
+(deftest corpus-counts
+  (are [file ops nemesis txns]
+       (let [f (io/file corpus file)
+             h (EdnReader/readHistory (.toPath f) nil)]
+         (= [ops nemesis txns] [(.opsSeen h) (.opsSkipped h) (.nTxns h)]))
+    "jepsen-mongodb/aborted-read.edn" 4704 174 2265
+    "jepsen-mongodb/cyclic-information-flow.edn" 3868 642 1613
+    "jepsen-mongodb/read-your-future-writes.edn" 10738 690 5024
+    "postgres-list-append/sess2-history0.edn" 400 0 200
+    "postgres-list-append/sess5-history0.edn" 1000 0 500))
+
+(deftest plume-files
+  (let [expected {"tap-a" 1 "tap-b" 2 "tap-c" 1 "tap-d" 2 "tap-e" 1 "tap-f" 2 "tap-g" 3
+                  "tap-h" 4 "tap-i" 3 "tap-j" 2 "tap-k" 4 "tap-l" 3 "tap-m" 5 "tap-n" 6}
+        files (sort (map #(io/file corpus "plume-taps" (str % ".edn")) (keys expected)))]
+    (doseq [^File f files]
+      (is (= (expected (str/replace (.getName f) ".edn" "")) (count (edn-ops (slurp f)))) (.getName f)))
+    (testing "the files glued together: no newline at their ends, so maps share lines"
+      (let [glued (apply str (map slurp files))
+            ops (edn-ops glued)]
+        (is (< (count (str/split-lines glued)) (count ops)))
+        (is (= (reduce + (vals expected)) (count ops)))
+        (is (= (range (count ops)) (map :ordinal ops)))))))
+
+;; ---------------------------------------------------------------- writer
+
+(defn- jlist ^ArrayList [& xs] (ArrayList. ^java.util.Collection (vec xs)))
+
+(defn- fill-op!
+  "Sets up r from a description {:index .. :mops [[f k v] ...] ...}; :malformed mops are raw."
+  [^OpRecord r ord {:keys [index time type-raw process f shape value-raw mops] :as d}]
+  (.reset r ord)
+  (when index (set! (.index r) (long index)))
+  (when time (set! (.time r) (long time)))
+  (when type-raw
+    (set! (.typeRaw r) type-raw)
+    (set! (.type r) (int (isocheck.history.OpType/parse type-raw))))
+  (when (contains? d :process)
+    (set! (.process r) process)
+    (set! (.hasProcess r) true))
+  (when f (set! (.f r) f))
+  (set! (.valueShape r) (int (or shape (if mops OpRecord/VALUE_TXN OpRecord/VALUE_ABSENT))))
+  (set! (.valueRaw r) value-raw)
+  (doseq [m mops]
+    (if (= :malformed (first m))
+      (.addMalformed r (second m))
+      (let [[mf k v] m]
+        (.beginMop r (OpRecord/kindOf mf) mf)
+        (if (integer? k) (.setKey r (long k)) (.setKey r ^Object k))
+        (cond (nil? v) (.setValueNil r)
+              (instance? Long v) (.setValue r (long v))
+              (vector? v) (do (.beginList r)
+                              (doseq [e v] (if (instance? Long e) (.addElem r (long e)) (.addElem r ^Object e))))
+              :else (.setValueObj r v)))))
+  r)
+
+(def ^:private sample-ops
+  [{:index 0 :time 123 :type-raw Kw/INVOKE :process 0 :f Kw/TXN :mops [[Kw/APPEND 1 2] [Kw/R 3 nil]]}
+   {:index 1 :time 456 :type-raw Kw/OK :process 0 :f Kw/TXN
+    :mops [[Kw/APPEND 1 2] [Kw/R 3 [1 2 3]] [Kw/R (kw "x") [nil (kw "y") "z" -7]]]}
+   {:index 2 :type-raw Kw/INFO :process (kw "nemesis") :f (kw "start-partition") :shape OpRecord/VALUE_OTHER
+    :value-raw (jlist (kw "isolated") (doto (LinkedHashMap.) (.put "n2" (LinkedHashSet. ["n1"]))))}
+   {:index 3 :type-raw Kw/INFO :process (kw "nemesis") :f (kw "stop-partition") :shape OpRecord/VALUE_OTHER}
+   {:type-raw Kw/FAIL :process "proc\"1" :f Kw/TXN
+    :mops [[Kw/W "k\"ey\n" "é€😀\u0001\\"] [Kw/W Long/MIN_VALUE Long/MAX_VALUE]
+           [Kw/W 2 (biginteger 123456789012345678901234567890)] [Kw/W 3 1.5] [Kw/W 4 (bigdec "2.50")]
+           [Kw/W 5 true] [Kw/W 6 \newline] [Kw/W 7 (UUID/fromString "f81d4fae-7dec-11d0-a765-00a0c91e6bf6")]
+           [Kw/W 8 (java.time.Instant/parse "2020-01-01T00:00:00.123Z")] [Kw/W 9 ##-Inf]
+           [(kw "frob") 10 11]
+           [:malformed (jlist Kw/R 1)] [:malformed 42]]}
+   {:time 5 :type-raw (kw "weird") :process 3 :f Kw/TXN :mops []}
+   {:index 7}])
+
+(deftest writer-round-trip
+  (let [out (ByteArrayOutputStream.)
+        w (EdnWriter. out)
+        r (OpRecord.)
+        written (vec (map-indexed (fn [i d] (let [r (fill-op! r i d)]
+                                              (.op w r)
+                                              (assoc (snapshot r) :line (inc i))))
+                                  sample-ops))
+        _ (.end w)
+        text (.toString out "UTF-8")]
+    (is (= (count sample-ops) (count (str/split-lines text))) "one map per line")
+    (is (= written (edn-ops text)))
+    (testing "and back again: writing what was read gives the same bytes"
+      (let [out2 (ByteArrayOutputStream.)
+            w2 (EdnWriter. out2)]
+        (EdnReader/read (ByteArrayInputStream. (.toByteArray out)) w2)
+        (is (= text (.toString out2 "UTF-8")))))))
+
+(deftest writer-format
+  (let [out (ByteArrayOutputStream.)
+        w (EdnWriter. out)
+        r (OpRecord.)]
+    (.op w (fill-op! r 0 (first sample-ops)))
+    (.op w (fill-op! r 1 (nth sample-ops 2)))
+    (.op w (fill-op! r 2 {:index 9 :type-raw "ok" :process 1 :f "txn" :mops [["append" 1 2]]}))
+    (.end w)
+    (is (= (str "{:index 0, :time 123, :type :invoke, :process 0, :f :txn, :value [[:append 1 2] [:r 3 nil]]}\n"
+                "{:index 2, :type :info, :process :nemesis, :f :start-partition, :value [:isolated {\"n2\" #{\"n1\"}}]}\n"
+                "{:index 9, :type :ok, :process 1, :f :txn, :value [[:append 1 2]]}\n")
+           (.toString out "UTF-8")))))
+
+;; ---------------------------------------------------------------- JSON
+
+(defn- json-str [^StringBuilder sb ^String s]
+  (.append sb \")
+  (doseq [c s]
+    (case c
+      \" (.append sb "\\\"")
+      \\ (.append sb "\\\\")
+      \newline (.append sb "\\n")
+      (.append sb (char c))))
+  (.append sb \"))
+
+(defn- json-into [^StringBuilder sb x]
+  (cond (nil? x) (.append sb "null")
+        (instance? Kw x) (json-str sb (.name ^Kw x))
+        (string? x) (json-str sb x)
+        (or (instance? Boolean x) (number? x)) (.append sb (str x))
+        (instance? java.util.Map x) (do (.append sb \{)
+                                        (doseq [[i [k v]] (map-indexed vector x)]
+                                          (when (pos? i) (.append sb \,))
+                                          (json-into sb k)
+                                          (.append sb \:)
+                                          (json-into sb v))
+                                        (.append sb \}))
+        (instance? java.util.Collection x) (do (.append sb \[)
+                                               (doseq [[i v] (map-indexed vector x)]
+                                                 (when (pos? i) (.append sb \,))
+                                                 (json-into sb v))
+                                               (.append sb \]))
+        :else (json-str sb (str x))))
+
+(defn- ->json [x] (str (json-into (StringBuilder.) x)))
+
+(defn- op->json
+  "The JSON twin of an op snapshot."
+  [{:keys [index time type-raw process has-process f shape value-raw mops]}]
+  (->json (cond-> {}
+            (not= index OpRecord/ABSENT) (assoc "index" index)
+            (not= time OpRecord/ABSENT) (assoc "time" time)
+            type-raw (assoc "type" type-raw)
+            has-process (assoc "process" process)
+            f (assoc "f" f)
+            (= shape OpRecord/VALUE_OTHER) (assoc "value" value-raw)
+            (= shape OpRecord/VALUE_TXN) (assoc "value" (mapv #(if (contains? % :malformed)
+                                                                  (:malformed %)
+                                                                  [(:f %) (:key %) (:value %)])
+                                                               mops)))))
+
+(deftest json-twins-of-corpus-histories
+  (doseq [file ["jepsen-mongodb/aborted-read.edn" "postgres-list-append/sess5-history0.edn" "plume-taps/tap-n.edn"]]
+    (let [edn (slurp (io/file corpus file))
+          ops (edn-ops edn)
+          jsonl (str/join "\n" (map op->json ops))
+          array (str "[\n" (str/join ",\n" (map op->json ops)) "\n]")
+          view (history-view (build edn-ops edn))]
+      (testing file
+        (is (= (count ops) (count (json-ops jsonl))))
+        (is (= (map :line ops) (map :line (json-ops jsonl))))
+        (is (= view (history-view (build json-ops jsonl))) "JSON Lines")
+        (is (= view (history-view (build json-ops array))) "one JSON array")))))
+
+(deftest json-reading
+  (let [[a b c] (json-ops (str "{\"type\":\"invoke\",\"f\":\"txn\",\"process\":0,\"value\":[[\"append\",1,2],[\"r\",1,null]],\"index\":0,\"time\":5}\n"
+                               "{\":type\": \":ok\", \":f\": \":txn\", \"process\": 0, \"value\": [[\":append\", 1, 2], [\"r\", 1, [1, 2]]], \"node\": {\"a\": [1, {}]}}"
+                               "{\"type\":\"info\",\"f\":\"start\",\"process\":\"nemesis\",\"value\":{\"n1\":[\"n2\"]}}"))]
+    (is (= [0 5 Kw/INVOKE 0 Kw/TXN] ((juxt :index :time :type-raw :process :f) a)))
+    (is (= [[Kw/APPEND 1 2] [Kw/R 1 nil]] (map (juxt :f :key :value) (:mops a))))
+    (is (= [Kw/OK Kw/TXN] ((juxt :type-raw :f) b)) "keyword-ish strings with a leading colon")
+    (is (= [[Kw/APPEND 1 2] [Kw/R 1 [1 2]]] (map (juxt :f :key :value) (:mops b))))
+    (is (= [true true] (:elems-long? (second (:mops b)))))
+    (is (= ["nemesis" OpRecord/VALUE_OTHER {"n1" ["n2"]}] ((juxt :process :shape :value-raw) c)))
+    (is (= "ä€😀\"\\/\n" (:value (first (:mops (first (json-ops "{\"type\":\"ok\",\"f\":\"txn\",\"process\":0,\"value\":[[\"w\",1,\"\\u00e4€\\ud83d\\ude00\\\"\\\\\\/\\n\"]]}")))))))
+    (is (= [12345678901234567890N -2.5E-3 true] (map :value (:mops (first (json-ops "{\"value\":[[\"w\",1,12345678901234567890],[\"w\",2,-2.5e-3],[\"w\",3,true]]}"))))))))
+
+;; ---------------------------------------------------------------- formats
+
+(defn- temp-file ^Path [^String suffix ^String content]
+  (let [p (Files/createTempFile "isocheck-io" (str/replace suffix "+gzip" "") (make-array java.nio.file.attribute.FileAttribute 0))]
+    (.deleteOnExit (.toFile p))
+    (if (or (str/ends-with? suffix ".gz") (str/ends-with? suffix "+gzip"))
+      (with-open [o (GZIPOutputStream. (Files/newOutputStream p (make-array java.nio.file.OpenOption 0)))]
+        (.write o (bytes-of content)))
+      (spit (.toFile p) content))
+    p))
+
+(deftest format-by-name-and-by-content
+  (are [name fmt] (= fmt (Formats/byName name))
+    "history.edn" Formats$Format/EDN
+    "h.EDN.gz" Formats$Format/EDN
+    "h.json" Formats$Format/JSON
+    "h.jsonl" Formats$Format/JSON
+    "h.ndjson.gz" Formats$Format/JSON
+    "history" nil)
+  (let [edn "{:type :ok, :f :txn, :process 0, :value [[:append 1 2]]}"
+        json "{\"type\":\"ok\",\"f\":\"txn\",\"process\":0,\"value\":[[\"append\",1,2]]}"
+        sniffed (fn [s] (read-with #(Formats/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. (bytes-of s))))
+        gz (fn [s] (let [o (ByteArrayOutputStream.)]
+                     (with-open [g (GZIPOutputStream. o)] (.write g (bytes-of s)))
+                     (read-with #(Formats/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. (.toByteArray o)))))
+        want [[Kw/APPEND 1 2]]
+        mops #(map (juxt :f :key :value) (:mops (first %)))]
+    (doseq [s [edn (str "  \n" edn) (str "[" edn "]") (str "[ \n " json " ]") json (str "\n\n" json) (str "#jepsen.history.Op" edn)
+               (str "; comment\n" edn)]]
+      (is (= want (mops (sniffed s))) s)
+      (is (= want (mops (gz s))) (str "gzip: " s)))
+    (testing "files, by extension, with transparent gzip"
+      (doseq [[suffix content] [[".edn" edn] [".edn.gz" edn] [".json" json] [".jsonl.gz" json] [".txt" json] [".txt" edn]
+                               [".edn+gzip" edn] [".txt+gzip" json]]]
+        (let [p (temp-file suffix content)
+              h (Formats/readHistory (str p) nil)]
+          (is (= ["[[:append 1 2]]"] (mapv #(.txnStr h %) (range (.nTxns h)))) suffix))))
+    (testing "EdnWriter.open compresses .gz files and EdnReader reads them back"
+      (let [p (temp-file ".edn.gz" "")
+            w (EdnWriter/open p)]
+        (.op w (fill-op! (OpRecord.) 0 (first sample-ops)))
+        (.end w)
+        (is (= [[Kw/APPEND 1 2] [Kw/R 3 nil]] (map (juxt :f :key :value) (:mops (first (read-with (fn [_ sink] (EdnReader/read p ^OpSink sink)) nil))))))))))
+
+;; ---------------------------------------------------------------- bad input
+
+(def ^:private good "{:type :ok, :f :txn, :process 0, :value [[:r 1 [1 2]]]}")
+
+(deftest edn-syntax-errors
+  (are [input msg] (= msg (error-of edn-ops input))
+    "{:type :ok, :f :txn, :process 0, :value [[:w 1 \"abc]]}\n"
+    "op 0 (line 1, column 48): unterminated string; expected a closing \" before the end of the input"
+
+    (str good "\n" good "\n{:type :ok, :value [[:r 1 [1 2]}]}")
+    "op 2 (line 3, column 32): expected ] to close the micro-op opened by [ at column 21, found }"
+
+    (str good "}")
+    "line 1, column 56: expected an op map such as {:type :invoke, :f :txn, ...}, found an unmatched }"
+
+    (str good "\n" good "\n42\n")
+    "line 3, column 1: expected an op map such as {:type :invoke, :f :txn, ...}, found 42"
+
+    (str "[" good "\n  :ok]")
+    "line 2, column 3: expected an op map such as {:type :invoke, :f :txn, ...}, found :ok"
+
+    (str "[" good "] " good)
+    "line 1, column 59: expected the end of the input after the history's closing ], found {:type :ok, :f :txn, :process 0, :value [[:r 1 [1 2]]]}"
+
+    (str good "\n{:type :ok, :f :txn, :value [[:r 1 [1 2")
+    "op 1 (line 2, column 40): unexpected end of input; expected ] to close the list opened by [ at column 36"
+
+    (str good "\n{:type :ok, :f :txn")
+    "op 1 (line 2, column 20): unexpected end of input; expected } to close the op map opened by { at column 1"
+
+    "{:type :ok, :f :txn, :process 0, :value [[:w 1 \"a\\qb\"]]}"
+    "op 0 (line 1, column 48): invalid escape \\q in the string starting here; expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX"
+
+    "{:type :ok, :index \"x\"}"
+    "op 0 (line 1, column 20): expected an integer for :index, found \"x\""
+
+    "{:type :ok, :time 99999999999999999999}"
+    "op 0 (line 1, column 19): expected an integer that fits in 64 bits for :time, found 99999999999999999999"
+
+    "{:type :ok, :type :ok}"
+    "op 0 (line 1, column 13): duplicate key :type in the op map"
+
+    "{:type :ok, :value [[:w 1 1.2.3]]}"
+    "op 0 (line 1, column 27): invalid number 1.2.3"
+
+    "{:type :ok, :f}"
+    "op 0 (line 1, column 15): expected a value for :f, found the end of the op map"
+
+    "{:type :ok, :value [[:w 1 {:a}]]}"
+    "op 0 (line 1, column 30): expected a value for the key :a of the map at column 27, found the end of the map"
+
+    "{:type :ok, :f :txn #_}"
+    "op 0 (line 1, column 21): expected a form to discard after #_, found an unmatched }"
+
+    "{:type :ok, :value [[:w 1 \\bogus]]}"
+    "op 0 (line 1, column 27): unsupported character \\bogus; expected a single character, \\newline, \\space, \\tab, \\return, \\uXXXX or the like"
+
+    (str "[" good)
+    "line 1, column 57: unexpected end of input; expected ] to close the history opened by [ at column 1"))
+
+(deftest edn-errors-are-one-line-history-exceptions
+  (let [e (try (edn-ops (str good "\n" good "\n{:type :ok, :value [\"unterminated\n\n")) nil
+               (catch HistoryException e e))]
+    (is (some? e))
+    (is (= 2 (.ordinal ^HistoryException e)))
+    (is (not (str/includes? (.getMessage ^HistoryException e) "\n")))
+    (is (str/starts-with? (.getMessage ^HistoryException e) "op 2 (line 3, column 21): unterminated string")))
+  (is (re-find #"line 1, column \d+: values nested too deeply" (error-of edn-ops (apply str (repeat 100000 "[")))))
+  (is (= "op 0 (line 1, column 27): invalid UTF-8 in the string starting here"
+         (try (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2)
+                         (ByteArrayInputStream. (byte-array (concat (bytes-of "{:type :ok, :value [[:w 1 \"")
+                                                                    [(unchecked-byte 0xC3) (unchecked-byte 0x28)]
+                                                                    (bytes-of "\"]]}")))))
+              nil
+              (catch HistoryException e (.getMessage e))))))
+
+(deftest json-syntax-errors
+  (let [good "{\"type\":\"ok\",\"f\":\"txn\",\"process\":0,\"value\":[[\"r\",1,[1,2]]]}"]
+    (are [input msg] (= msg (error-of json-ops input))
+      "{\"type\":\"ok\",\"value\":[[\"w\",1,\"abc]]}\n"
+      "op 0 (line 1, column 30): unterminated string; expected a closing \" before the end of the line"
+
+      (str good "\n42")
+      "line 2, column 1: expected an op object such as {\"type\": \"invoke\", \"f\": \"txn\", ...}, found 42"
+
+      (str "[" good ",\n" good ",]")
+      "line 2, column 61: expected a value after ',' in the history, found ]"
+
+      (str good "\n{\"type\":\"ok\",\"value\":[[\"r\",1,[1,2")
+      "op 1 (line 2, column 34): unexpected end of input; expected ] to close the list opened by [ at column 30"
+
+      "{\"type\":\"ok\",\"value\":[[\"r\",1,[1,2]}"
+      "op 0 (line 1, column 35): expected ',' or ] in the micro-op opened by [ at column 23, found '}'"
+
+      "{\"type\":\"ok\" \"f\":\"txn\"}"
+      "op 0 (line 1, column 14): expected ',' or '}' in the op object at column 1, found \"f\""
+
+      "{\"index\":1.5}"
+      "op 0 (line 1, column 10): expected an integer for \"index\", found 1.5"
+
+      "{:type :ok}"
+      "op 0 (line 1, column 2): expected a string key in the op object at column 1, found ':'")))
+
+(deftest builder-judges-what-the-reader-passes-on
+  (are [input re] (re-find re (try (build edn-ops input) ""
+                                   (catch HistoryException e (.getMessage e))))
+    "{:type :ok, :f :txn, :process 0, :value [[:frob 1 2]]}" #"op 0 \(line 1\): micro-op 0 \[:frob 1 2\] is neither"
+    "{:type :ok, :f :txn, :process 0, :value [[:r 1]]}" #"op 0 \(line 1\): micro-op 0 \[:r 1\] is not a \[f k v\] triple"
+    "{:type :ok, :f :txn, :process 0, :value nil}" #"op 0 \(line 1\): :value is nil; expected a vector of micro-ops"
+    "{:type :ok, :f :txn, :process 0, :value [1 2]}" #"op 0 \(line 1\): :value is \[1 2\]; expected a vector of micro-ops"
+    "{:type :ok, :f :txn, :process 0}" #":value is missing"))
