@@ -66,12 +66,22 @@ public final class HistoryBuilder implements OpSink {
 
   /** An invocation waiting for its completion: its micro-ops, already interned. */
   private static final class Pending {
-    long ordinal, index, time;
-    String where;
+    long ordinal, index, time, line;
     Object f;
     byte[] kind;
     int[] key, val, len;
-    int[][] list;
+
+    /** Like {@link OpRecord#where()}, built only when a message needs it. */
+    String where() {
+      StringBuilder sb = new StringBuilder("op ").append(ordinal);
+      if (line >= 0 || index != OpRecord.ABSENT) {
+        sb.append(" (");
+        if (line >= 0) sb.append("line ").append(line);
+        if (index != OpRecord.ABSENT) sb.append(line >= 0 ? ", " : "").append(":index ").append(index);
+        sb.append(')');
+      }
+      return sb.toString();
+    }
   }
 
   @Override
@@ -104,7 +114,7 @@ public final class HistoryBuilder implements OpSink {
       Pending old = pending.get(proc);
       if (old != null) {
         throw new HistoryException(r.ordinal, r.where() + ": process " + Edn.str(proc)
-            + " invoked a new op while its " + old.where
+            + " invoked a new op while its " + old.where()
             + " had not completed; a Jepsen process runs one op at a time");
       }
       pending.put(proc, capture(r));
@@ -112,7 +122,7 @@ public final class HistoryBuilder implements OpSink {
     }
     Pending inv = pending.remove(proc);
     if (inv != null && !Kw.nameOf(inv.f).equals(Kw.nameOf(r.f))) {
-      throw new HistoryException(r.ordinal, r.where() + ": completes " + inv.where + " of process "
+      throw new HistoryException(r.ordinal, r.where() + ": completes " + inv.where() + " of process "
           + Edn.str(proc) + ", but its :f differs");
     }
     int t = status.size();
@@ -251,7 +261,7 @@ public final class HistoryBuilder implements OpSink {
     }
     if (!same) {
       throw new HistoryException(r.ordinal, r.where() + ": its micro-ops differ from those of its invocation, "
-          + inv.where + "; a completion must repeat its invocation's micro-ops, with read values filled in");
+          + inv.where() + "; a completion must repeat its invocation's micro-ops, with read values filled in");
     }
   }
 
@@ -281,7 +291,26 @@ public final class HistoryBuilder implements OpSink {
     return r.valueTag(i) == OpRecord.V_LONG ? internLong(r.valueLong(i)) : internObj(valObj, values, r.valueObj(i));
   }
 
+  /** Value ids of small non-negative longs (Jepsen's per-key counters), by direct lookup; -1 unset. */
+  private int[] smallVal = new int[0];
+  private static final int SMALL = 1 << 22;
+
   private int internLong(long v) {
+    if (v >= 0 && v < SMALL) {
+      int iv = (int) v;
+      if (iv < smallVal.length) {
+        int id = smallVal[iv];
+        if (id >= 0) return id;
+      } else {
+        int old = smallVal.length;
+        smallVal = java.util.Arrays.copyOf(smallVal, Math.min(SMALL, Math.max(iv + 1, old * 2 + 1024)));
+        java.util.Arrays.fill(smallVal, old, smallVal.length, -1);
+      }
+      int id = values.size();
+      values.add(v);
+      smallVal[iv] = id;
+      return id;
+    }
     int id = valLong.putIfAbsent(v, values.size());
     if (id == values.size()) values.add(v);
     return id;
@@ -306,14 +335,13 @@ public final class HistoryBuilder implements OpSink {
     p.ordinal = r.ordinal;
     p.index = r.index;
     p.time = r.time;
-    p.where = r.where();
+    p.line = r.line;
     p.f = r.f;
     int n = r.mopCount();
     p.kind = new byte[n];
     p.key = new int[n];
     p.val = new int[n];
     p.len = new int[n];
-    p.list = new int[n][];
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       p.kind[i] = k;
@@ -357,7 +385,7 @@ public final class HistoryBuilder implements OpSink {
         int v = internValue(r, i);
         mopVal.add(v);
         mopLen.add(-1);
-        registerWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
+        if (!registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
       }
     }
     mopStart.add(mopKind.size());
@@ -371,8 +399,8 @@ public final class HistoryBuilder implements OpSink {
       mopTxn.add(t);
       mopVal.add(p.val[i]);
       mopLen.add(p.len[i]);
-      if (p.kind[i] != OpRecord.READ) {
-        registerWrite(m, p.key[i], p.val[i], p.where,
+      if (p.kind[i] != OpRecord.READ && !registerWrite(m, p.key[i], p.val[i])) {
+        duplicateWrite(m, p.key[i], p.val[i], p.where(),
             (p.kind[i] == OpRecord.APPEND ? "[:append " : "[:w ") + Edn.str(keys.get(p.key[i])) + " "
                 + Edn.str(values.get(p.val[i])) + "]", p.ordinal);
       }
@@ -380,9 +408,14 @@ public final class HistoryBuilder implements OpSink {
     mopStart.add(mopKind.size());
   }
 
-  private void registerWrite(int m, int key, int v, String where, String mop, long ordinal) {
-    int prev = writerIndex.putIfAbsent(((long) key << 32) | (v & 0xffffffffL), m);
-    if (prev != m) {
+  /** Indexes the write; false if (key, value) was written before. */
+  private boolean registerWrite(int m, int key, int v) {
+    return writerIndex.putIfAbsent(((long) key << 32) | (v & 0xffffffffL), m) == m;
+  }
+
+  private void duplicateWrite(int m, int key, int v, String where, String mop, long ordinal) {
+    int prev = writerIndex.get(((long) key << 32) | (v & 0xffffffffL));
+    {
       int pt = mopTxn.get(prev);
       long po = completeOrd.get(pt) >= 0 ? completeOrd.get(pt) : invokeOrd.get(pt);
       boolean app = mopKind.get(m) == OpRecord.APPEND;

@@ -78,8 +78,10 @@ public final class ReaderBench {
         report("JsonReader", c.n, jsonBytes, System.nanoTime() - s);
       }
     } finally {
-      Files.deleteIfExists(edn);
-      Files.deleteIfExists(json);
+      if (System.getProperty("keep") == null) {
+        Files.deleteIfExists(edn);
+        Files.deleteIfExists(json);
+      } else System.out.println("kept " + edn + " and " + json);
     }
   }
 
