@@ -397,9 +397,10 @@ abstract class BugScenario {
    * Long fork (Cerone et al. Fig. 2e; Biswas–Enea Fig. 3f): c1 commits a write to x at seq a
    * while c2, whose snapshot predates a and whose writes avoid c1's keys, is in flight. Two idle
    * sessions whose pasts predate a are held. When c2 commits at b, writing y (whose previous
-   * version predates a), one reader reads x and y at b-1 (sees c1, not c2) and the other reads y
-   * at b and x at a-1 (sees c2, not c1). Each reader's view is causally closed, so TCC, RA, RC and
-   * CI hold; together they admit no single commit order: breaks SI and everything stronger.
+   * version predates a), one reader reads x and y at b-1 (sees c1, not c2) and the other reads x
+   * at a-1, then y at b (sees c2, not c1). Each reader's view is causally closed and its reads go
+   * forward in commit order, so TCC, RA, RC and CI hold; together they admit no single commit
+   * order: breaks SI and everything stronger.
    */
   static final class LongFork extends BugScenario {
     private final Session r1, r2;
@@ -456,7 +457,7 @@ abstract class BugScenario {
         }
         enqueue(e, r1, new Shape(2).readFixed(0, x, x.prefixLen(b - 1)).readFixed(1, y, y.prefixLen(b - 1))
             .view(b - 1), ROLE_MAIN);
-        enqueue(e, r2, new Shape(2).readFixed(0, y, y.prefixLen(b)).readFixed(1, x, x.prefixLen(a - 1))
+        enqueue(e, r2, new Shape(2).readFixed(0, x, x.prefixLen(a - 1)).readFixed(1, y, y.prefixLen(b))
             .view(b), ROLE_MAIN);
         return;
       }
