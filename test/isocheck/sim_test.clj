@@ -433,13 +433,13 @@
 
 (deftest histories-build
   (doseq [[store bug] (all-combos), workload [:append :register]]
-    (let [c (config {:seed 3 :store store :bug bug :workload workload :txns 1500})
+    (let [c (config {:seed 3 :store store :bug bug :workload workload :txns 800})
           ^SimHistory sh (Simulator/history c)
           ^History h (.history sh)
           ^SimResult r (.result sh)
           [ok fail info] (seq (.statusCounts h))]
       (testing (str store " " bug " " workload)
-        (is (= (.txns r) (.nTxns h) 1500))
+        (is (= (.txns r) (.nTxns h) 800))
         (is (= [(.ok r) (.fail r) (+ (.info r) (.pending r))] [ok fail info]))
         (is (= (.opsSeen h) (.ops r)))
         (is (zero? (.opsSkipped h)) "every op is a txn op")
@@ -501,7 +501,7 @@
 (def ^:private workloads [:append :register])
 
 (defn- clean [store seed workload & {:as more}]
-  (replay (run-sim (merge {:seed seed :store store :workload workload :txns 2000 :info 0.03} more))))
+  (replay (run-sim (merge {:seed seed :store store :workload workload :txns 1500 :info 0.03} more))))
 
 (deftest strict-serializable-store
   (doseq [w workloads, seed [1 2]]

@@ -92,6 +92,4 @@ final class Txn {
     for (int j = 0; j < i; j++) if (key[j] == key[i] && kind[j] != OpRecord.READ) return false;
     return kind[i] != OpRecord.READ;
   }
-
-  boolean writes(KeyState k) { return firstWriteOn(k) >= 0; }
 }
