@@ -144,7 +144,7 @@ abstract class BugScenario {
       reserve(e, reader);
     }
 
-    /** Chooses the reader session; null when none can be held. */
+    /** Holds a reader session: another idle one if there is one, else the writer's own. */
     static AbortedRead start(Engine e, Session writer) {
       Session r = e.idleSession(Integer.MAX_VALUE, writer, null);
       return new AbortedRead(e, r != null ? r : writer);
