@@ -189,6 +189,7 @@ public final class Checker {
           boolean wanted = false;
           for (Level l : req) if (l.implemented() && l.kind == Level.Kind.SI && l.family.ordinal() >= fi) wanted = true;
           if (!wanted || !siAcyclic[fi]) continue;
+          if (serAcyclic[fi]) continue; // a topological order of the acyclic SER graph orders them
           if (prev != null && prev.status == UnreadOrder.Status.VIOLATED) {
             uo[fi] = prev;
             continue;
