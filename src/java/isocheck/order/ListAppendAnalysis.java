@@ -55,7 +55,7 @@ public final class ListAppendAnalysis {
   public final boolean[] finalAppend;
   public final AnomalySet anomalies;
   /** WW, WR and RW edges between committed txns. */
-  public final EdgeList edges = new EdgeList();
+  public final EdgeList edges;
 
   private final int nKeys;
 
@@ -64,6 +64,8 @@ public final class ListAppendAnalysis {
     this.h = h;
     this.anomalies = new AnomalySet(cap);
     int nm = h.mopCount();
+    // Roughly one edge per micro-op, plus session order and realtime relays added later.
+    edges = new EdgeList(2 * nm + 4 * h.nTxns);
     nKeys = h.keyCount();
     committed = new boolean[h.nTxns];
     extLen = new int[nm];
@@ -79,10 +81,19 @@ public final class ListAppendAnalysis {
     markFinalAppends();
     internal();
     orders();
-    intermediateReads();
+    futureReads();
+    duplicates();
     unreadAppends();
     edgesAndLostUpdates();
   }
+
+  /** Per key: where its order's writer mops start in {@link #orderMop}. */
+  private int[] orderStart;
+  /** The mop that appended each element of each key's version order (-1: nobody appended it). */
+  private int[] orderMop;
+
+  /** The mop that appended the element at position p of key k's order (-1 if none). */
+  public int orderWriter(int k, int p) { return orderMop[orderStart[k] + p]; }
 
   private String name(int t) { return h.name(t); }
 
@@ -100,15 +111,16 @@ public final class ListAppendAnalysis {
     }
   }
 
-  /** Internal consistency, future reads, duplicates; fixes each ok txn's external observation per key. */
+  /**
+   * Internal consistency (Cerone et al.'s INT, as Elle adapts it to lists): a read of k must equal
+   * the txn's previous read of k followed by its own appends since then, or, if it has not read k
+   * yet, end with all its own appends to k. Also fixes each ok txn's external observation per key.
+   */
   private void internal() {
     int[] slotStamp = new int[nKeys];
     int[] slotOf = new int[nKeys];
-    int[] dupStamp = new int[Math.max(1, h.valueCount())];
-    int readId = 0;
-    ArrayList<IntList> own = new ArrayList<>(), exp = new ArrayList<>();
-    boolean[] known = new boolean[16];
-    int[] reads = new int[16];
+    ArrayList<IntList> ownAll = new ArrayList<>(), ownSince = new ArrayList<>();
+    int[] lastRead = new int[16];
     int[] pool = h.listPool();
     for (int t = 0; t < h.nTxns; t++) {
       if (!h.isOk(t)) continue;
@@ -120,62 +132,42 @@ public final class ListAppendAnalysis {
           slotStamp[k] = t + 1;
           s = slots++;
           slotOf[k] = s;
-          if (s == own.size()) {
-            own.add(new IntList(4));
-            exp.add(new IntList(16));
+          if (s == ownAll.size()) {
+            ownAll.add(new IntList(4));
+            ownSince.add(new IntList(4));
           }
-          if (s == known.length) {
-            known = Arrays.copyOf(known, s * 2);
-            reads = Arrays.copyOf(reads, s * 2);
-          }
-          own.get(s).clear();
-          exp.get(s).clear();
-          known[s] = false;
-          reads[s] = 0;
+          if (s == lastRead.length) lastRead = Arrays.copyOf(lastRead, s * 2);
+          ownAll.get(s).clear();
+          ownSince.get(s).clear();
+          lastRead[s] = -1;
         } else s = slotOf[k];
-        IntList ow = own.get(s), ex = exp.get(s);
+        IntList all = ownAll.get(s), since = ownSince.get(s);
         if (h.mopKind(m) == OpRecord.APPEND) {
-          ow.add(h.mopVal(m));
-          if (known[s]) ex.add(h.mopVal(m));
+          all.add(h.mopVal(m));
+          since.add(h.mopVal(m));
           continue;
         }
         int off = h.mopVal(m), len = h.mopLen(m);
-        // Duplicates within this read.
-        readId++;
-        LinkedHashMap<Object, Object> dups = null;
-        for (int j = 0; j < len; j++) {
-          int v = pool[off + j];
-          if (dupStamp[v] == readId) {
-            if (dups == null) dups = new LinkedHashMap<>();
-            Object vo = h.value(v);
-            Object c = dups.get(vo);
-            dups.put(vo, c == null ? 2L : (Long) c + 1);
-          } else dupStamp[v] = readId;
-        }
-        if (dups != null) {
-          anomalies.add(new Anomaly("duplicate-elements", new int[] {t},
-              Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "duplicates", dups),
-              name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which holds "
-                  + (dups.size() == 1 ? "the element " + isocheck.history.Edn.str(dups.keySet().iterator().next())
-                  : "the elements " + isocheck.history.Edn.str(new ArrayList<>(dups.keySet())))
-                  + " more than once, yet every value is appended only once.", null));
-        }
-        // Internal consistency.
-        boolean endsWithOwn = endsWith(pool, off, len, ow);
-        if (known[s]) {
-          if (!equalsList(pool, off, len, ex)) {
-            anomalies.add(internalAnomaly(t, m, listOf(ex), false));
+        int prev = lastRead[s];
+        if (prev >= 0) {
+          int poff = h.mopVal(prev), plen = h.mopLen(prev);
+          boolean same = len == plen + since.size()
+              && Arrays.mismatch(pool, off, off + plen, pool, poff, poff + plen) < 0
+              && endsWith(pool, off, len, since);
+          if (!same) {
+            ArrayList<Object> ids = new ArrayList<>();
+            for (int j = 0; j < plen; j++) ids.add(pool[poff + j]);
+            for (int i = 0; i < since.size(); i++) ids.add(since.get(i));
+            anomalies.add(internalAnomaly(t, m, ids, false));
           }
-        } else if (ow.size() > 0 && !endsWithOwn) {
-          anomalies.add(internalAnomaly(t, m, listOf(ow), true));
+        } else {
+          boolean endsWithOwn = endsWith(pool, off, len, all);
+          if (all.size() > 0 && !endsWithOwn) anomalies.add(internalAnomaly(t, m, listOf(all), true));
+          extLen[m] = endsWithOwn ? len - all.size() : len;
         }
-        if (reads[s] == 0) extLen[m] = endsWithOwn ? len - ow.size() : len;
-        reads[s]++;
-        known[s] = true;
-        ex.clear();
-        for (int j = 0; j < len; j++) ex.add(pool[off + j]);
+        lastRead[s] = m;
+        since.clear();
       }
-      futureReads(t, pool);
     }
   }
 
@@ -206,30 +198,83 @@ public final class ListAppendAnalysis {
     return true;
   }
 
-  private static boolean equalsList(int[] pool, int off, int len, IntList l) {
-    if (l.size() != len) return false;
-    for (int i = 0; i < len; i++) if (pool[off + i] != l.get(i)) return false;
-    return true;
-  }
-
-  private void futureReads(int t, int[] pool) {
-    for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-      if (h.mopKind(m) != OpRecord.READ) continue;
-      int k = h.mopKey(m), off = h.mopVal(m), len = h.mopLen(m);
-      for (int a = m + 1; a < h.mopEnd(t); a++) {
-        if (h.mopKind(a) != OpRecord.APPEND || h.mopKey(a) != k) continue;
-        int v = h.mopVal(a);
-        for (int j = 0; j < len; j++) {
-          if (pool[off + j] == v) {
+  /** A read that includes an element its own txn appends only later (positions answer it without scanning). */
+  private void futureReads() {
+    int[] pool = h.listPool();
+    for (int t = 0; t < h.nTxns; t++) {
+      if (!h.isOk(t)) continue;
+      txn:
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int k = h.mopKey(m), off = h.mopVal(m), len = h.mopLen(m);
+        for (int a = m + 1; a < h.mopEnd(t); a++) {
+          if (h.mopKind(a) != OpRecord.APPEND || h.mopKey(a) != k) continue;
+          int v = h.mopVal(a);
+          boolean seen;
+          if (!incompatible[m]) seen = pos[a] >= 0 && pos[a] < len;
+          else {
+            seen = false;
+            for (int j = 0; j < len && !seen; j++) seen = pool[off + j] == v;
+          }
+          if (seen) {
             anomalies.add(new Anomaly("future-read", new int[] {t},
                 Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "element", h.value(v)),
                 name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which includes "
                     + h.valueStr(v) + ", an element " + name(t) + " itself appended only later, in "
                     + h.mopStr(a) + ".", null));
-            return;
+            break txn;
           }
         }
       }
+    }
+  }
+
+  /**
+   * Reads holding an element twice. A read that is a prefix of its key's order holds a duplicate
+   * exactly when it reaches the order's first repeated element, so one pass per key suffices; the
+   * reads that are not prefixes are checked one by one.
+   */
+  private void duplicates() {
+    int[] pool = h.listPool();
+    int[] dupStamp = new int[Math.max(1, h.valueCount())];
+    int stamp = 0;
+    int[] dupAt = new int[nKeys]; // length at which the order first repeats an element; MAX if never
+    Arrays.fill(dupAt, Integer.MAX_VALUE);
+    for (int k = 0; k < nKeys; k++) {
+      int l = longest[k];
+      if (l < 0) continue;
+      stamp++;
+      int off = h.mopVal(l), len = h.mopLen(l);
+      for (int j = 0; j < len; j++) {
+        int v = pool[off + j];
+        if (dupStamp[v] == stamp) { dupAt[k] = j + 1; break; }
+        dupStamp[v] = stamp;
+      }
+    }
+    for (int m = 0; m < h.mopCount(); m++) {
+      if (h.mopKind(m) != OpRecord.READ || !h.isOk(h.mopTxn(m))) continue;
+      int len = h.mopLen(m);
+      if (!incompatible[m] && len < dupAt[h.mopKey(m)]) continue;
+      int off = h.mopVal(m);
+      stamp++;
+      LinkedHashMap<Object, Object> dups = null;
+      for (int j = 0; j < len; j++) {
+        int v = pool[off + j];
+        if (dupStamp[v] == stamp) {
+          if (dups == null) dups = new LinkedHashMap<>();
+          Object vo = h.value(v);
+          Object c = dups.get(vo);
+          dups.put(vo, c == null ? 2L : (Long) c + 1);
+        } else dupStamp[v] = stamp;
+      }
+      if (dups == null) continue;
+      int t = h.mopTxn(m), k = h.mopKey(m);
+      anomalies.add(new Anomaly("duplicate-elements", new int[] {t},
+          Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "duplicates", dups),
+          name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which holds "
+              + (dups.size() == 1 ? "the element " + isocheck.history.Edn.str(dups.keySet().iterator().next())
+              : "the elements " + isocheck.history.Edn.str(new ArrayList<>(dups.keySet())))
+              + " more than once, yet every value is appended only once.", null));
     }
   }
 
@@ -255,9 +300,7 @@ public final class ListAppendAnalysis {
         int k = h.mopKey(m), l = longest[k];
         if (m == l) continue;
         int off = h.mopVal(m), len = h.mopLen(m), loff = h.mopVal(l);
-        boolean prefix = true;
-        for (int j = 0; j < len; j++) if (pool[off + j] != pool[loff + j]) { prefix = false; break; }
-        if (prefix) continue;
+        if (Arrays.mismatch(pool, off, off + len, pool, loff, loff + len) < 0) continue;
         incompatible[m] = true;
         if (!reported[k]) {
           reported[k] = true;
@@ -273,22 +316,32 @@ public final class ListAppendAnalysis {
         scanElements(k, m, off, len);
       }
     }
-    // Positions, aborted and garbage elements, dirty updates along each order.
+    // Writers, positions, aborted and garbage elements, dirty updates along each order.
+    orderStart = new int[nKeys + 1];
+    for (int k = 0; k < nKeys; k++) orderStart[k + 1] = orderStart[k] + (longest[k] < 0 ? 0 : h.mopLen(longest[k]));
+    orderMop = new int[orderStart[nKeys]];
     for (int k = 0; k < nKeys; k++) {
       int l = longest[k];
       if (l < 0) continue;
-      int off = h.mopVal(l), len = h.mopLen(l);
-      scanElements(k, l, off, len);
-      int abortedAt = -1;
+      int off = h.mopVal(l), len = h.mopLen(l), base = orderStart[k];
+      for (int p = 0; p < len; p++) orderMop[base + p] = h.writerMop(k, pool[off + p]);
+      scanOrder(k, l, base, len);
+      // An element read twice (duplicate-elements) is one version: keep its first position.
       for (int p = 0; p < len; p++) {
-        int w = h.writerMop(k, pool[off + p]);
+        int w = orderMop[base + p];
         if (w < 0) continue;
         if (pos[w] < 0) pos[w] = p;
+        else if (pos[w] != p) orderMop[base + p] = -1;
+      }
+      int abortedAt = -1;
+      for (int p = 0; p < len; p++) {
+        int w = orderMop[base + p];
+        if (w < 0) continue;
         int wt = h.mopTxn(w);
         if (h.status(wt) == OpType.FAIL) {
           if (abortedAt < 0) abortedAt = p;
         } else if (abortedAt >= 0) {
-          int at = h.mopTxn(h.writerMop(k, pool[off + abortedAt]));
+          int at = h.mopTxn(orderMop[base + abortedAt]);
           ArrayList<Object> vs = new ArrayList<>();
           for (int j = abortedAt; j <= p; j++) vs.add(h.value(pool[off + j]));
           anomalies.add(new Anomaly("dirty-update", new int[] {at, wt},
@@ -303,6 +356,23 @@ public final class ListAppendAnalysis {
     }
   }
 
+  /** {@link #scanElements} for a key's order, whose writers are already known. */
+  private void scanOrder(int k, int m, int base, int len) {
+    int[] pool = h.listPool();
+    int reader = h.mopTxn(m), off = h.mopVal(m);
+    for (int p = 0; p < len; p++) {
+      int w = orderMop[base + p];
+      if (w >= 0) {
+        int wt = h.mopTxn(w), st = h.status(wt);
+        if (st == OpType.INFO) committed[wt] = true;
+        else if (st == OpType.FAIL && wt != reader) scanElements(k, m, off + p, 1);
+      } else scanElements(k, m, off + p, 1);
+    }
+  }
+
+  /** Appends observed only by reads that contradict their key's order: observed, yet without a position. */
+  private boolean[] observedElsewhere;
+
   /** Marks info writers of observed elements committed, and reports aborted and garbage elements once per (key, value). */
   private void scanElements(int k, int m, int off, int len) {
     int[] pool = h.listPool();
@@ -310,6 +380,10 @@ public final class ListAppendAnalysis {
     for (int p = 0; p < len; p++) {
       int v = pool[off + p];
       int w = h.writerMop(k, v);
+      if (w >= 0 && incompatible[m]) {
+        if (observedElsewhere == null) observedElsewhere = new boolean[h.mopCount()];
+        observedElsewhere[w] = true;
+      }
       if (w >= 0) {
         int wt = h.mopTxn(w);
         int st = h.status(wt);
@@ -343,28 +417,22 @@ public final class ListAppendAnalysis {
     return false;
   }
 
-  private void intermediateReads() {
-    int[] pool = h.listPool();
-    for (int m = 0; m < h.mopCount(); m++) {
-      int e = extLen[m];
-      if (e <= 0 || incompatible[m]) continue;
-      int k = h.mopKey(m), r = h.mopTxn(m);
-      int v = pool[h.mopVal(m) + e - 1];
-      int w = h.writerMop(k, v);
-      if (w < 0 || finalAppend[w]) continue;
-      int wt = h.mopTxn(w);
-      if (wt == r) continue;
-      int later = -1;
-      for (int a = w + 1; a < h.mopEnd(wt); a++) {
-        if (h.mopKind(a) == OpRecord.APPEND && h.mopKey(a) == k) { later = a; break; }
-      }
-      anomalies.add(new Anomaly("G1b", new int[] {r, wt},
-          Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
-          name(r) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", ending with " + h.valueStr(v)
-              + ", but " + name(wt) + " appended " + h.valueStr(v) + " and then "
-              + h.valueStr(h.mopVal(later)) + " to that key: " + name(r)
-              + " saw an intermediate state of " + name(wt) + ".", null));
+  /** G1b: the last element a read observed was not its writer's final append to that key. */
+  private void intermediateRead(int m, int e, int w) {
+    if (w < 0 || finalAppend[w]) return;
+    int k = h.mopKey(m), r = h.mopTxn(m), wt = h.mopTxn(w);
+    if (wt == r) return;
+    int later = -1;
+    for (int a = w + 1; a < h.mopEnd(wt); a++) {
+      if (h.mopKind(a) == OpRecord.APPEND && h.mopKey(a) == k) { later = a; break; }
     }
+    int v = h.mopVal(w);
+    anomalies.add(new Anomaly("G1b", new int[] {r, wt},
+        Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
+        name(r) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", ending with " + h.valueStr(v)
+            + ", but " + name(wt) + " appended " + h.valueStr(v) + " and then "
+            + h.valueStr(h.mopVal(later)) + " to that key: " + name(r)
+            + " saw an intermediate state of " + name(wt) + ".", null));
   }
 
   private void unreadAppends() {
@@ -373,6 +441,8 @@ public final class ListAppendAnalysis {
     Arrays.fill(lastAdded, -1);
     for (int m = 0; m < h.mopCount(); m++) {
       if (h.mopKind(m) != OpRecord.APPEND || pos[m] >= 0) continue;
+      // Read, but only by a read that contradicts the key's order: not unread, and of unknown position.
+      if (observedElsewhere != null && observedElsewhere[m]) continue;
       int t = h.mopTxn(m);
       if (!committed[t]) continue;
       int k = h.mopKey(m);
@@ -407,10 +477,10 @@ public final class ListAppendAnalysis {
         prevW = new int[n + 1];
         nextW = new int[n + 2];
       }
-      int off = l < 0 ? 0 : h.mopVal(l);
+      int base = orderStart[k];
       int lastC = -1;
       for (int p = 0; p < n; p++) {
-        int w = h.writerMop(k, pool[off + p]);
+        int w = orderMop[base + p];
         int t = w < 0 ? -1 : h.mopTxn(w);
         wt[p] = t >= 0 && committed[t] ? t : -1;
         if (wt[p] >= 0) {
@@ -432,12 +502,14 @@ public final class ListAppendAnalysis {
         if (incompatible[m]) {
           if (e > 0) {
             int w = h.writerMop(k, pool[h.mopVal(m) + e - 1]);
+            intermediateRead(m, e, w);
             int t = w < 0 ? -1 : h.mopTxn(w);
             if (t >= 0 && t != r && committed[t]) edges.add(t, r, Edge.WR);
           }
           continue;
         }
         if (e > 0) {
+          intermediateRead(m, e, orderMop[base + e - 1]);
           int w = prevW[e - 1];
           if (w >= 0 && w != r) edges.add(w, r, Edge.WR);
         }

@@ -43,36 +43,35 @@ public final class ListAppendExplainer implements Steps.DataExplainer {
   }
 
   private Steps.Step ww(int a, int b) {
-    // Prefer an observed pair with the smallest gap; else an unread append of b after a's last observed one.
-    int bestX = -1, bestY = -1, bestGap = Integer.MAX_VALUE;
-    int unreadX = -1, unreadY = -1;
+    // An observed pair: in the order of a key b appended to, a's element is the last committed one before b's.
     for (int y = h.mopStart(b); y < h.mopEnd(b); y++) {
-      if (h.mopKind(y) != OpRecord.APPEND) continue;
+      if (h.mopKind(y) != OpRecord.APPEND || la.pos[y] <= 0) continue;
       int k = h.mopKey(y);
-      for (int x = h.mopStart(a); x < h.mopEnd(a); x++) {
-        if (h.mopKind(x) != OpRecord.APPEND || h.mopKey(x) != k || la.pos[x] < 0) continue;
-        if (la.pos[y] > la.pos[x]) {
-          int gap = la.pos[y] - la.pos[x];
-          if (gap < bestGap) { bestGap = gap; bestX = x; bestY = y; }
-        } else if (la.pos[y] < 0 && isUnread(k, b)) {
-          if (unreadX < 0 || la.pos[x] > la.pos[unreadX]) { unreadX = x; unreadY = y; }
-        }
+      for (int p = la.pos[y] - 1; p >= 0; p--) {
+        int x = la.orderWriter(k, p);
+        if (x < 0 || !la.committed[h.mopTxn(x)]) continue;
+        if (h.mopTxn(x) != a) break;
+        return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(x)),
+            "value'", h.value(h.mopVal(y))),
+            h.name(a) + " appended " + h.valueStr(h.mopVal(x)) + " to key " + h.keyStr(k) + " before " + h.name(b)
+                + " appended " + h.valueStr(h.mopVal(y)) + orderEvidence(k));
       }
     }
-    if (bestX >= 0) {
-      int k = h.mopKey(bestX);
-      return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(bestX)),
-          "value'", h.value(h.mopVal(bestY))),
-          h.name(a) + " appended " + h.valueStr(h.mopVal(bestX)) + " to key " + h.keyStr(k) + " before " + h.name(b)
-              + " appended " + h.valueStr(h.mopVal(bestY)) + orderEvidence(k));
-    }
-    if (unreadX >= 0) {
-      int k = h.mopKey(unreadX);
-      return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(unreadX)),
-          "value'", h.value(h.mopVal(unreadY)), "unread", true),
-          h.name(b) + "'s append of " + h.valueStr(h.mopVal(unreadY)) + " to key " + h.keyStr(k)
+    // A never-read append of b: it follows every observed append of its key, a's last one included.
+    for (int y = h.mopStart(b); y < h.mopEnd(b); y++) {
+      if (h.mopKind(y) != OpRecord.APPEND || la.pos[y] >= 0) continue;
+      int k = h.mopKey(y);
+      if (!isUnread(k, b)) continue;
+      int x = -1;
+      for (int m = h.mopStart(a); m < h.mopEnd(a); m++) {
+        if (h.mopKind(m) == OpRecord.APPEND && h.mopKey(m) == k && la.pos[m] >= 0 && (x < 0 || la.pos[m] > la.pos[x])) x = m;
+      }
+      if (x < 0) continue;
+      return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(x)),
+          "value'", h.value(h.mopVal(y)), "unread", true),
+          h.name(b) + "'s append of " + h.valueStr(h.mopVal(y)) + " to key " + h.keyStr(k)
               + " was never read, so it came after every observed append to that key, including " + h.name(a)
-              + "'s " + h.valueStr(h.mopVal(unreadX)));
+              + "'s " + h.valueStr(h.mopVal(x)));
     }
     return null;
   }
