@@ -4,9 +4,19 @@ import java.util.Arrays;
 
 /** Edges as they are discovered (duplicates allowed), before they are packed into a {@link Digraph}. */
 public final class EdgeList {
-  int[] src = new int[1024], dst = new int[1024];
-  byte[] type = new byte[1024];
+  int[] src, dst;
+  byte[] type;
   int n;
+
+  public EdgeList() { this(1024); }
+
+  /** An edge list with room for about {@code capacity} edges before it grows. */
+  public EdgeList(int capacity) {
+    int c = Math.max(16, capacity);
+    src = new int[c];
+    dst = new int[c];
+    type = new byte[c];
+  }
 
   public void add(int from, int to, int t) {
     if (n == src.length) {

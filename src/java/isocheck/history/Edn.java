@@ -25,7 +25,9 @@ public final class Edn {
       for (Map.Entry<?, ?> e : m.entrySet()) {
         if (!first) sb.append(", ");
         first = false;
-        render(sb, e.getKey());
+        // Result data uses String keys for what the Clojure layer turns into keywords.
+        if (e.getKey() instanceof String k && !k.isEmpty() && k.indexOf(' ') < 0) sb.append(':').append(k);
+        else render(sb, e.getKey());
         sb.append(' ');
         render(sb, e.getValue());
       }

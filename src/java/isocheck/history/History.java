@@ -42,8 +42,8 @@ public final class History {
   final byte[] mopKind;
   final int[] mopKey, mopVal, mopLen, mopTxn;
   final int[] listPool;
-  /** (key id << 32 | value id) -> mop that appended/wrote it. */
-  final LongIntMap writerIndex;
+  /** (key id, value id) -> mop that appended/wrote it. */
+  final isocheck.util.PairIntMap writerIndex;
   /** Whether every op carried an :index and the indices strictly increase (then names use them). */
   public final boolean indexUsable;
   /** Ops seen in all; ops skipped because their :f was not :txn (nemesis and the like). */
@@ -52,7 +52,7 @@ public final class History {
   History(Workload workload, Object[] keys, Object[] values, int nTxns, byte[] status, int[] session,
           Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, long[] invokeIndex,
           long[] completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
-          int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, LongIntMap writerIndex,
+          int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, isocheck.util.PairIntMap writerIndex,
           boolean indexUsable, long opsSeen, long opsSkipped) {
     this.workload = workload;
     this.keys = keys;
@@ -121,7 +121,7 @@ public final class History {
   public int[] listPool() { return listPool; }
 
   /** The mop that appended (or wrote) value v to key k, or -1 if none did. */
-  public int writerMop(int k, int v) { return writerIndex.get(((long) k << 32) | (v & 0xffffffffL)); }
+  public int writerMop(int k, int v) { return writerIndex.get(k, v); }
 
   // ------------------------------------------------------------------ keys and values
 

@@ -34,7 +34,9 @@ public final class HistoryBuilder implements OpSink {
 
   private final HashMap<Object, Integer> sessionIds = new HashMap<>();
   private final ArrayList<Object> sessionProcs = new ArrayList<>();
-  private final HashMap<Object, Pending> pending = new HashMap<>();
+  /** The pending invocation of each session (indexed by session id), or null. */
+  private final ArrayList<Pending> pending = new ArrayList<>();
+  private final LongIntMap sessionLong = new LongIntMap(64);
 
   private final ByteList status = new ByteList();
   private final IntList session = new IntList(1024);
@@ -46,13 +48,38 @@ public final class HistoryBuilder implements OpSink {
   private final ByteList mopKind = new ByteList();
   private final IntList mopKey = new IntList(4096), mopVal = new IntList(4096),
       mopLen = new IntList(4096), mopTxn = new IntList(4096), listPool = new IntList(1 << 14);
-  private final LongIntMap writerIndex = new LongIntMap(1 << 14);
+  private final isocheck.util.PairIntMap writerIndex = new isocheck.util.PairIntMap(1 << 14);
 
   private long lastIndex = OpRecord.ABSENT;
   private boolean indexUsable = true;
   private long opsSeen, opsSkipped;
   private String firstScalarRead, firstListRead;
   private History built;
+
+  /**
+   * Presizes the builder for a history of about this many ops and list elements (e.g. from a
+   * file's size), so that loading a large file does not keep doubling and copying its arrays.
+   * Underestimates are harmless; overestimates cost memory.
+   */
+  public HistoryBuilder expect(long ops, long listElements) {
+    int txns = (int) Math.min(Integer.MAX_VALUE / 4, ops / 2 + 16);
+    int mops = (int) Math.min(Integer.MAX_VALUE / 4, 4L * txns);
+    session.ensureCapacity(txns);
+    invokeOrd.ensureCapacity(txns);
+    completeOrd.ensureCapacity(txns);
+    invokeIndex.ensureCapacity(txns);
+    completeIndex.ensureCapacity(txns);
+    invokeTime.ensureCapacity(txns);
+    completeTime.ensureCapacity(txns);
+    mopStart.ensureCapacity(txns + 1);
+    mopKey.ensureCapacity(mops);
+    mopVal.ensureCapacity(mops);
+    mopLen.ensureCapacity(mops);
+    mopTxn.ensureCapacity(mops);
+    listPool.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 2, listElements));
+    writerIndex.ensureCapacity(mops / 2);
+    return this;
+  }
 
   /** @param workload the workload to insist on, or null to detect it from the micro-ops. */
   public HistoryBuilder(History.Workload workload) {
@@ -110,24 +137,25 @@ public final class HistoryBuilder implements OpSink {
     }
     validateMops(r);
     Object proc = r.process;
+    int sid = sessionId(proc);
     if (r.type == OpType.INVOKE) {
-      Pending old = pending.get(proc);
+      Pending old = pending.get(sid);
       if (old != null) {
         throw new HistoryException(r.ordinal, r.where() + ": process " + Edn.str(proc)
             + " invoked a new op while its " + old.where()
             + " had not completed; a Jepsen process runs one op at a time");
       }
-      pending.put(proc, capture(r));
+      pending.set(sid, capture(r));
       return;
     }
-    Pending inv = pending.remove(proc);
+    Pending inv = pending.set(sid, null);
     if (inv != null && !Kw.nameOf(inv.f).equals(Kw.nameOf(r.f))) {
       throw new HistoryException(r.ordinal, r.where() + ": completes " + inv.where() + " of process "
           + Edn.str(proc) + ", but its :f differs");
     }
     int t = status.size();
     status.add((byte) r.type);
-    session.add(sessionId(proc));
+    session.add(sid);
     invokeOrd.add(inv == null ? -1 : inv.ordinal);
     invokeIndex.add(inv == null ? OpRecord.ABSENT : inv.index);
     invokeTime.add(inv == null ? OpRecord.ABSENT : inv.time);
@@ -148,13 +176,14 @@ public final class HistoryBuilder implements OpSink {
   /** Finishes the history: invocations never completed become indeterminate (:info) transactions. */
   public History build() {
     if (built != null) return built;
-    ArrayList<Map.Entry<Object, Pending>> rest = new ArrayList<>(pending.entrySet());
-    rest.sort((a, b) -> Long.compare(a.getValue().ordinal, b.getValue().ordinal));
-    for (Map.Entry<Object, Pending> e : rest) {
-      Pending p = e.getValue();
+    ArrayList<Integer> rest = new ArrayList<>();
+    for (int sid = 0; sid < pending.size(); sid++) if (pending.get(sid) != null) rest.add(sid);
+    rest.sort((a, b) -> Long.compare(pending.get(a).ordinal, pending.get(b).ordinal));
+    for (int sid : rest) {
+      Pending p = pending.get(sid);
       int t = status.size();
       status.add((byte) OpType.INFO);
-      session.add(sessionId(e.getKey()));
+      session.add(sid);
       invokeOrd.add(p.ordinal);
       invokeIndex.add(p.index);
       invokeTime.add(p.time);
@@ -175,8 +204,10 @@ public final class HistoryBuilder implements OpSink {
           + (workloadWhere == null ? "" : " (rw-register was chosen by " + workloadWhere + ")"));
     }
     int nm = mopKind.size();
-    int[] len = mopLen.toArray();
-    int[] val = mopVal.toArray();
+    // Mop arrays are handed over as they are (possibly with spare room at the end: the mop count
+    // is mopKind's length), to avoid copying hundreds of megabytes on a large history.
+    int[] len = mopLen.raw();
+    int[] val = mopVal.raw();
     byte[] kinds = mopKind.toArray();
     for (int m = 0; m < nm; m++) {
       if (kinds[m] != OpRecord.READ) { len[m] = -1; continue; }
@@ -192,7 +223,7 @@ public final class HistoryBuilder implements OpSink {
     built = new History(workload, keys.toArray(), values.toArray(), n, status.toArray(),
         session.toArray(), procs, invokeOrd.toArray(), completeOrd.toArray(), invokeIndex.toArray(),
         completeIndex.toArray(), invokeTime.toArray(), completeTime.toArray(), mopStart.toArray(),
-        kinds, mopKey.toArray(), val, len, mopTxn.toArray(), listPool.toArray(), writerIndex,
+        kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.trimmed(), writerIndex,
         indexUsable, opsSeen, opsSkipped);
     return built;
   }
@@ -268,18 +299,46 @@ public final class HistoryBuilder implements OpSink {
   // ------------------------------------------------------------------ storage
 
   private int sessionId(Object proc) {
+    if (proc instanceof Long l) {
+      int s = sessionLong.get(l);
+      if (s >= 0) return s;
+      s = sessionProcs.size();
+      sessionLong.put(l, s);
+      sessionProcs.add(proc);
+      pending.add(null);
+      return s;
+    }
     Integer s = sessionIds.get(proc);
     if (s == null) {
       s = sessionProcs.size();
       sessionIds.put(proc, s);
       sessionProcs.add(proc);
+      pending.add(null);
     }
     return s;
   }
 
+  /** Key ids of small non-negative integer keys, by direct lookup; -1 unset. */
+  private int[] smallKey = new int[0];
+
   private int internKey(OpRecord r, int i) {
     if (r.keyIsLong(i)) {
       long k = r.keyLong(i);
+      if (k >= 0 && k < SMALL) {
+        int ik = (int) k;
+        if (ik < smallKey.length) {
+          int id = smallKey[ik];
+          if (id >= 0) return id;
+        } else {
+          int old = smallKey.length;
+          smallKey = java.util.Arrays.copyOf(smallKey, Math.min(SMALL, Math.max(ik + 1, old * 2 + 1024)));
+          java.util.Arrays.fill(smallKey, old, smallKey.length, -1);
+        }
+        int id = keys.size();
+        keys.add(k);
+        smallKey[ik] = id;
+        return id;
+      }
       int id = keyLong.putIfAbsent(k, keys.size());
       if (id == keys.size()) keys.add(k);
       return id;
@@ -410,11 +469,11 @@ public final class HistoryBuilder implements OpSink {
 
   /** Indexes the write; false if (key, value) was written before. */
   private boolean registerWrite(int m, int key, int v) {
-    return writerIndex.putIfAbsent(((long) key << 32) | (v & 0xffffffffL), m) == m;
+    return writerIndex.putIfAbsent(key, v, m) == m;
   }
 
   private void duplicateWrite(int m, int key, int v, String where, String mop, long ordinal) {
-    int prev = writerIndex.get(((long) key << 32) | (v & 0xffffffffL));
+    int prev = writerIndex.get(key, v);
     {
       int pt = mopTxn.get(prev);
       long po = completeOrd.get(pt) >= 0 ? completeOrd.get(pt) : invokeOrd.get(pt);

@@ -198,6 +198,41 @@ public final class OpRecord {
     elemO = Arrays.copyOf(elemO, elemO.length * 2);
   }
 
+  /** Makes this record a copy of {@code o} (for handing records between threads). */
+  public void copyFrom(OpRecord o) {
+    reset(o.ordinal);
+    line = o.line;
+    index = o.index;
+    time = o.time;
+    type = o.type;
+    typeRaw = o.typeRaw;
+    process = o.process;
+    hasProcess = o.hasProcess;
+    f = o.f;
+    valueShape = o.valueShape;
+    valueRaw = o.valueRaw;
+    int m = o.n;
+    while (kind.length < m) grow();
+    System.arraycopy(o.kind, 0, kind, 0, m);
+    System.arraycopy(o.fRaw, 0, fRaw, 0, m);
+    System.arraycopy(o.keyL, 0, keyL, 0, m);
+    System.arraycopy(o.keyO, 0, keyO, 0, m);
+    System.arraycopy(o.vtag, 0, vtag, 0, m);
+    System.arraycopy(o.valL, 0, valL, 0, m);
+    System.arraycopy(o.valO, 0, valO, 0, m);
+    System.arraycopy(o.listStart, 0, listStart, 0, m);
+    System.arraycopy(o.listLen, 0, listLen, 0, m);
+    n = m;
+    int e = o.nElems;
+    while (elemL.length < e) growElems();
+    System.arraycopy(o.elemL, 0, elemL, 0, e);
+    if (o.anyElemObj) {
+      System.arraycopy(o.elemO, 0, elemO, 0, e);
+      anyElemObj = true;
+    }
+    nElems = e;
+  }
+
   // ---------------------------------------------------------------- consuming
 
   public int mopCount() { return n; }

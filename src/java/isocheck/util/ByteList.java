@@ -16,4 +16,12 @@ public final class ByteList {
   public void set(int i, byte x) { a[i] = x; }
   public int size() { return n; }
   public byte[] toArray() { return Arrays.copyOf(a, n); }
+
+  /** Grows the backing array to hold at least {@code cap} elements. */
+  public void ensureCapacity(int cap) {
+    if (cap > a.length) a = Arrays.copyOf(a, cap);
+  }
+
+  /** The elements, without copying when the backing array is exactly full. */
+  public byte[] trimmed() { return n == a.length ? a : Arrays.copyOf(a, n); }
 }

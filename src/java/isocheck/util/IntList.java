@@ -26,4 +26,12 @@ public final class IntList {
   public int[] toArray() { return Arrays.copyOf(a, n); }
   /** The backing array; valid up to {@link #size()}. */
   public int[] raw() { return a; }
+
+  /** Grows the backing array to hold at least {@code cap} elements. */
+  public void ensureCapacity(int cap) {
+    if (cap > a.length) a = Arrays.copyOf(a, cap);
+  }
+
+  /** The elements, without copying when the backing array is exactly full. */
+  public int[] trimmed() { return n == a.length ? a : Arrays.copyOf(a, n); }
 }

@@ -76,6 +76,11 @@ public final class LongIntMap {
     }
   }
 
+  /** Makes room for {@code n} entries without rehashing on the way. */
+  public void ensureCapacity(int n) {
+    while ((long) n * 2 > mask) grow();
+  }
+
   private void grow() {
     long[] ok = keys;
     int[] ov = vals;

@@ -20,4 +20,12 @@ public final class LongList {
   public int size() { return n; }
   public void clear() { n = 0; }
   public long[] toArray() { return Arrays.copyOf(a, n); }
+
+  /** Grows the backing array to hold at least {@code cap} elements. */
+  public void ensureCapacity(int cap) {
+    if (cap > a.length) a = Arrays.copyOf(a, cap);
+  }
+
+  /** The elements, without copying when the backing array is exactly full. */
+  public long[] trimmed() { return n == a.length ? a : Arrays.copyOf(a, n); }
 }
