@@ -18,4 +18,4 @@
              :base {}
              :test {:jvm-opts ["-Xmx2g"]}
              :bench {:jvm-opts ["-Xmx6g" "-XX:+UseParallelGC"]}
-             :uberjar {:aot [isocheck.cli]}})
+             :uberjar {:aot [isocheck.cli], :target-path "target/uberjar"}})

@@ -1,0 +1,132 @@
+(ns isocheck.bench
+  "`lein bench [SIZES...]`: throughput and peak memory, scaling from 10^4 to
+  10^6 transactions (defaults: 10000 100000 1000000).
+
+  For each size it generates a list-append history with the simulated store
+  (4 micro-ops per transaction, half reads, 10 concurrent sessions, 1000 active
+  keys, zipf; Jepsen-style key rotation after 32 appends per key; 5% :fail,
+  1% :info), writes it as Jepsen history.edn, then measures, as medians of
+  several runs: loading the file (EDN reader + history builder), and checking
+  strict-serializable + serializable + snapshot-isolation. Peak heap is the
+  largest heap in use seen by a 2 ms sampler during the phase (the loaded
+  history included while checking); 'history heap' is what the loaded history
+  retains after a full GC.
+
+  Two stores: a strictly serializable one (every level holds: the common case)
+  and a snapshot-isolation one (write skew makes the serializable levels fail,
+  so counterexamples are searched and explained too)."
+  (:require [clojure.string :as str])
+  (:import (isocheck.check Checker CheckOptions Level Result)
+           (isocheck.history History History$Workload)
+           (isocheck.io EdnWriter Formats)
+           (isocheck.sim SimConfig SimConfig$KeyDist Simulator Store)
+           (java.lang.management ManagementFactory MemoryMXBean)
+           (java.nio.file Files Path)))
+
+(set! *warn-on-reflection* true)
+
+(def ^MemoryMXBean mem (ManagementFactory/getMemoryMXBean))
+
+(defn- used [] (.getUsed (.getHeapMemoryUsage mem)))
+
+(defn- gc! [] (System/gc) (Thread/sleep 100) (System/gc) (Thread/sleep 50))
+
+(defn- measure
+  "Runs f, returning [result seconds peak-heap-bytes]."
+  [f]
+  (gc!)
+  (let [peak (atom (used))
+        stop (atom false)
+        t    (Thread. ^Runnable (fn [] (while (not @stop)
+                                         (swap! peak max (used))
+                                         (Thread/sleep 2))))]
+    (.setDaemon t true)
+    (.start t)
+    (let [t0 (System/nanoTime)
+          r  (f)
+          s  (/ (- (System/nanoTime) t0) 1e9)]
+      (reset! stop true)
+      (.join t)
+      (swap! peak max (used))
+      [r s @peak])))
+
+(defn- median [xs] (let [v (vec (sort xs))] (nth v (quot (count v) 2))))
+
+(defn- config ^SimConfig [store txns]
+  (-> (SimConfig/builder)
+      (.seed 1)
+      (.store store)
+      (.workload History$Workload/APPEND)
+      (.txns (int txns))
+      (.sessions 10)
+      (.keys 1000)
+      (.keyDist SimConfig$KeyDist/ZIPF)
+      (.opsPerTxn 4 4)
+      (.readFraction 0.5)
+      .build))
+
+(def levels (mapv #(Level/parse %) ["strict-serializable" "serializable" "snapshot-isolation"]))
+
+(defn- mb [b] (format "%.0f MB" (/ b 1e6)))
+
+(defn run-size [store txns dir]
+  (let [^Path file (.resolve ^Path dir (str (str/lower-case (str store)) "-" txns ".edn"))
+        [res gen-s] (let [t0 (System/nanoTime)
+                          w (EdnWriter/open file)
+                          r (try (Simulator/run (config store txns) w) (finally (.close w)))]
+                      [r (/ (- (System/nanoTime) t0) 1e9)])
+        bytes (Files/size file)
+        runs  (if (>= txns 1000000) 3 5)
+        ;; Keep one loaded history only, so measurements see one history in memory.
+        keep  (atom nil)
+        loads (vec (for [_ (range runs)]
+                     (let [[h s p] (measure #(Formats/readHistory (str file) nil))]
+                       (compare-and-set! keep nil h)
+                       [nil s p])))
+        ^History h @keep
+        _ (gc!)
+        hist-heap (used)
+        last-result (atom nil)
+        checks (vec (for [_ (range runs)]
+                      (let [[r s p] (measure #(Checker/check h (.levels (CheckOptions.) levels)))]
+                        (reset! last-result r)
+                        [nil s p])))
+        ^Result r @last-result
+        load-s (median (map second loads))
+        check-s (median (map second checks))]
+    (Files/deleteIfExists file)
+    {:store store, :txns txns, :ops (.opsSeen h), :bytes bytes, :gen-s gen-s
+     :load-s load-s, :load-peak (median (map #(nth % 2) loads))
+     :check-s check-s, :check-peak (median (map #(nth % 2) checks))
+     :hist-heap hist-heap
+     :verdicts (str/join " " (for [l levels]
+                               (str (.id ^Level l) "="
+                                    (str/lower-case (str (.value ^isocheck.check.Verdict (get (.levels r) l)))))))
+     :anomalies (reduce + (vals (.counts (.anomalies r))))
+     :ms (get (.stats r) "ms")}))
+
+(defn- row [{:keys [txns ops bytes load-s load-peak check-s check-peak hist-heap]}]
+  (format "%,10d %,10d %8s %7.2f s %,11.0f %8s %7.2f s %,11.0f %9s %9s"
+          txns ops (mb bytes) load-s (/ ops load-s) (mb load-peak) check-s (/ txns check-s)
+          (mb check-peak) (mb hist-heap)))
+
+(defn -main [& args]
+  (let [sizes (if (seq args) (mapv #(Long/parseLong %) args) [10000 100000 1000000])
+        dir   (Files/createTempDirectory "isocheck-bench" (make-array java.nio.file.attribute.FileAttribute 0))
+        rt    (Runtime/getRuntime)]
+    (println (format "isocheck bench: %d cores, max heap %s, %s %s"
+                     (.availableProcessors rt) (mb (.maxMemory rt))
+                     (System/getProperty "java.vm.name") (System/getProperty "java.version")))
+    (println "list-append, 4 micro-ops/txn, 10 sessions, 1000 keys zipf; check = strict-serializable + serializable + snapshot-isolation; medians")
+    (doseq [store [Store/STRICT_SERIALIZABLE Store/SNAPSHOT_ISOLATION]]
+      (println (str "\nstore: " store))
+      (println (format "%10s %10s %8s %9s %11s %8s %9s %11s %9s %9s"
+                       "txns" "ops" "file" "load" "ops/s" "peak" "check" "txns/s" "peak" "history"))
+      (doseq [n sizes]
+        (let [r (run-size store n dir)]
+          (println (row r))
+          (println (format "%10s verdicts: %s; %d anomalies; check ms %s" "" (:verdicts r) (:anomalies r) (:ms r)))
+          (flush))))
+    (Files/deleteIfExists dir)
+    (shutdown-agents)
+    (System/exit 0)))
