@@ -16,6 +16,6 @@
             "bench" ["with-profile" "+bench" "run" "-m" "isocheck.bench"]}
   :profiles {;; lein's own :base profile pulls nREPL from Clojars; replace it.
              :base {}
-             :test {:jvm-opts ["-Xmx2g"]}
+             :test {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}
              :bench {:jvm-opts ["-Xmx6g" "-XX:+UseParallelGC"]}
              :uberjar {:aot [isocheck.cli], :target-path "target/uberjar"}})
