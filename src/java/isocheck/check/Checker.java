@@ -341,8 +341,11 @@ public final class Checker {
       for (CycleFinder.Spec spec : specs(f, g2)) {
         Cycle c = cf.find(spec);
         if (c == null) continue;
-        Cycle tc = c.withoutRelays(n);
-        if (found.add(tc.anomalyType())) addCycle(tc, -1, null, null);
+        // A breadth-first search over (node, state) may close a walk that repeats a node: report
+        // its simple cycles instead, each under its own name.
+        for (Cycle sc : c.withoutRelays(n).simpleCycles()) {
+          if (found.add(sc.anomalyType())) addCycle(sc, -1, null, null);
+        }
       }
       return !found.isEmpty();
     }
@@ -408,37 +411,59 @@ public final class Checker {
     }
 
     void reportUnread(UnreadOrder.Outcome u, ListAppendAnalysis la) {
+      if (u.a < 0) {
+        // The forced orders of never-read appends close a cycle by themselves.
+        Cycle c = BcGraph.toTxnCycle(u.forcedCycle, n).withoutRelays(n);
+        String note = "Appends no read observed have an unknown order, but here every order is forced: for each step "
+            + "marked as an order of never-read appends, the opposite order closes a cycle of its own. Together they "
+            + "close this one:";
+        anomalies.add(CycleReport.of(h, steps, c, hypothetical(c), note, Anomaly.map("forced-orders", (long) u.forced)));
+        return;
+      }
       Cycle c1 = BcGraph.toTxnCycle(u.first, n).withoutRelays(n);
       Cycle c2 = BcGraph.toTxnCycle(u.second, n).withoutRelays(n);
+      int a = u.a, b = u.b;
+      // The violation needs both cycles, so it counts only for levels whose graphs hold both:
+      // name it after the one that needs the stronger orders.
+      if (Level.violatedBy(c2.anomalyType()).size() < Level.violatedBy(c1.anomalyType()).size()) {
+        Cycle t = c1;
+        c1 = c2;
+        c2 = t;
+        int x = a;
+        a = b;
+        b = x;
+      }
       int key = -1;
       for (int k = 0; k < la.unread.length && key < 0; k++) {
         int[] us = la.unread[k];
         if (us == null) continue;
         boolean ha = false, hb = false;
         for (int x : us) {
-          ha |= x == u.a;
-          hb |= x == u.b;
+          ha |= x == a;
+          hb |= x == b;
         }
         if (ha && hb) key = k;
       }
-      int hyp1 = stepIndex(c1, u.a, u.b), hyp2 = stepIndex(c2, u.b, u.a);
-      Anomaly second = CycleReport.of(h, steps, c2, hyp2, null, null);
-      String note = h.name(u.a) + " and " + h.name(u.b) + " both appended to key " + (key >= 0 ? h.keyStr(key) : "?")
+      Anomaly second = CycleReport.of(h, steps, c2, hypothetical(c2), null, null);
+      String note = h.name(a) + " and " + h.name(b) + " both appended to key " + (key >= 0 ? h.keyStr(key) : "?")
           + " and both committed, but no read observed either append, so which came first is unknown. Snapshot "
           + "isolation lets one writer of a key commit only before the other begins, and either order closes a cycle."
-          + " If " + h.name(u.a) + "'s append came first:";
+          + " If " + h.name(a) + "'s append came first:";
       java.util.Map<String, Object> extra = Anomaly.map("key", key >= 0 ? h.key(key) : null,
-          "unordered", isocheck.report.Data.ops(h, u.a, u.b), "alternative", second.data);
-      Anomaly first = CycleReport.of(h, steps, c1, hyp1, note, extra);
+          "unordered", isocheck.report.Data.ops(h, a, b), "alternative", second.data);
+      Anomaly first = CycleReport.of(h, steps, c1, hypothetical(c1), note, extra);
       anomalies.add(new Anomaly(first.type, first.txns, first.data,
-          first.explanation + "\nIf " + h.name(u.b) + "'s came first instead:\n" + second.explanation, first.cycle));
+          first.explanation + "\nIf " + h.name(b) + "'s came first instead:\n" + second.explanation, first.cycle));
     }
 
-    private static int stepIndex(Cycle c, int a, int b) {
+    /** The steps of a cycle that are orders of never-read appends rather than observed dependencies. */
+    private boolean[] hypothetical(Cycle c) {
+      boolean[] hyp = new boolean[c.length()];
       for (int i = 0; i < c.length(); i++) {
-        if (c.nodes[i] == a && c.nodes[(i + 1) % c.length()] == b && c.labels[i] == Edge.WW) return i;
+        int a = c.nodes[i], b = c.nodes[(i + 1) % c.length()];
+        hyp[i] = c.labels[i] == Edge.WW && (g.maskOf(a, b) & Edge.WW) == 0;
       }
-      return -1;
+      return hyp;
     }
   }
 

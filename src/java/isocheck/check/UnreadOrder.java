@@ -23,8 +23,10 @@ import java.util.Arrays;
  * <li>Otherwise, for each chain edge on a cycle, test both orders of that pair against the known
  *     graph (PolySI's pruning rule, §4.1): if an order closes a cycle, the other is forced; if both
  *     do, SI is violated, and the two cycles are the counterexample. Repeat with forced edges.
- * <li>If no pair is forced, branch on one (a bounded backtracking search); if the bound is
- *     reached, the answer is unknown (with the reason), never a guess.
+ * <li>If no pair is forced, branch on one (a backtracking search). A branch is refuted when a
+ *     pair in it has both orders cyclic or its forced orders close a cycle; when every branch is
+ *     refuted, no order exists and SI is violated. If the search reaches its limit first, the
+ *     answer is unknown (with the reason), never a guess.
  * </ol>
  * The caller skips all this when serializability holds with the same orders: a topological
  * order of the serializability graph then orders the appends for snapshot isolation too.
@@ -38,6 +40,8 @@ final class UnreadOrder {
     int a = -1, b = -1, key = -1;
     /** BC cycles: with a before b, and with b before a (each ends with the hypothetical edge). */
     Cycle first, second;
+    /** When the forced orders alone close a cycle (no single pair to blame): that cycle. */
+    Cycle forcedCycle;
     int forced;
   }
 
@@ -58,30 +62,68 @@ final class UnreadOrder {
     }
     long[] left = {budget};
     int[] nodes = {0};
-    search(bc, filter, nTxns, unread, isUnread, new EdgeList(), left, nodes, out, 0);
-    if (out.status == null) {
-      out.status = Status.UNKNOWN;
-      out.reason = left[0] <= 0 ? "the search for an order of never-read appends ran out of budget"
-          : "no order of the never-read appends was found within the search limit";
+    Branch root = search(bc, filter, nTxns, unread, isUnread, new EdgeList(), left, nodes, 0);
+    out.forced = root.forced;
+    switch (root.status) {
+      case HOLDS:
+        out.status = Status.HOLDS;
+        break;
+      case VIOLATED:
+        out.status = Status.VIOLATED;
+        out.a = root.a;
+        out.b = root.b;
+        out.first = root.first;
+        out.second = root.second;
+        if (root.first == null) out.forcedCycle = root.cycle;
+        break;
+      default:
+        out.status = Status.UNKNOWN;
+        out.reason = left[0] <= 0 ? "the search for an order of never-read appends ran out of budget"
+            : "the search for an order of never-read appends reached its limit of " + MAX_NODES + " branches";
     }
     return out;
   }
 
-  private static final int MAX_NODES = 64, MAX_DEPTH = 16;
+  private static final int MAX_NODES = 4096, MAX_DEPTH = 256;
+
+  /** What one branch of the search found: HOLDS, VIOLATED (every order here closes a cycle), or UNKNOWN (limit). */
+  private static final class Branch {
+    Status status;
+    /** VIOLATED: a cycle that refutes this branch (BC nodes; the orders assumed or forced here included). */
+    Cycle cycle;
+    /** VIOLATED on a pair (both orders cyclic, directly or after branching): the pair and its two cycles. */
+    int a = -1, b = -1;
+    Cycle first, second;
+    int forced;
+
+    static Branch of(Status s) {
+      Branch r = new Branch();
+      r.status = s;
+      return r;
+    }
+  }
 
   /**
-   * One node of the search: with the forced orders so far, try the greedy order; on a cycle, force
-   * what pairs imply; if nothing is implied, branch on one pair. Sets out.status when decided.
+   * One node of the search: with the orders assumed so far, try the greedy order; on a cycle,
+   * force what single pairs imply (PolySI's pruning); a pair with both orders cyclic, or forced
+   * orders that close a cycle, refute the branch; if nothing is implied, branch on a pair.
    */
-  private static void search(Digraph bc, int filter, int nTxns, int[][] unread, boolean[] isUnread, EdgeList forced,
-                             long[] left, int[] nodes, Outcome out, int depth) {
-    if (++nodes[0] > MAX_NODES || depth > MAX_DEPTH) return;
-    forced = copy(forced);
+  private static Branch search(Digraph bc, int filter, int nTxns, int[][] unread, boolean[] isUnread,
+                               EdgeList assumed, long[] left, int[] nodes, int depth) {
+    if (++nodes[0] > MAX_NODES || depth > MAX_DEPTH) return Branch.of(Status.UNKNOWN);
+    EdgeList forced = copy(assumed);
+    java.util.HashSet<Long> decided = new java.util.HashSet<>();
+    for (int i = 0; i < forced.size(); i++) decided.add(pairKey(forced.src(i) >> 1, forced.dst(i) >> 1));
     while (true) {
-      if (left[0] <= 0) return;
+      if (left[0] <= 0) return Branch.of(Status.UNKNOWN);
       Digraph base = forced.size() == 0 ? bc : union(bc, forced, null);
       int[] posC = topo(base, filter, nTxns, isUnread);
-      if (posC == null) return; // these forced orders close a cycle: this branch is dead
+      if (posC == null) {
+        Branch r = Branch.of(Status.VIOLATED);
+        r.cycle = someCycle(base, filter);
+        r.forced = forced.size();
+        return r;
+      }
       EdgeList chain = new EdgeList();
       for (int[] u : unread) {
         if (u == null || u.length < 2) continue;
@@ -94,9 +136,9 @@ final class UnreadOrder {
       Scc scc = Scc.of(aug, filter);
       left[0] -= aug.n;
       if (!scc.hasCycle()) {
-        out.status = Status.HOLDS;
-        out.forced = forced.size();
-        return;
+        Branch r = Branch.of(Status.HOLDS);
+        r.forced = forced.size();
+        return r;
       }
       boolean progress = false;
       int branchA = -1, branchB = -1;
@@ -104,25 +146,28 @@ final class UnreadOrder {
         int ca = chain.src(i), bb = chain.dst(i);
         if (scc.comp[ca] != scc.comp[bb] || !scc.cyclic[scc.comp[ca]]) continue;
         int a = ca >> 1, b = bb >> 1;
+        if (decided.contains(pairKey(a, b)) || decided.contains(pairKey(b, a))) continue;
         int[] pAB = path(base, filter, BcGraph.begin(b), BcGraph.commit(a), left); // a first closes a cycle
-        if (left[0] <= 0) return;
+        if (left[0] <= 0) return Branch.of(Status.UNKNOWN);
         int[] pBA = path(base, filter, BcGraph.begin(a), BcGraph.commit(b), left); // b first closes a cycle
-        if (left[0] <= 0) return;
+        if (left[0] <= 0) return Branch.of(Status.UNKNOWN);
         if (pAB != null && pBA != null) {
-          if (depth == 0) {
-            out.status = Status.VIOLATED;
-            out.a = a;
-            out.b = b;
-            out.first = closed(base, pAB, filter);
-            out.second = closed(base, pBA, filter);
-          }
-          return; // deeper, this only kills the branch
+          Branch r = Branch.of(Status.VIOLATED);
+          r.a = a;
+          r.b = b;
+          r.first = closed(base, pAB, filter);
+          r.second = closed(base, pBA, filter);
+          r.cycle = r.first;
+          r.forced = forced.size();
+          return r;
         }
         if (pAB != null) {
           forced.add(BcGraph.commit(b), BcGraph.begin(a), Edge.WW);
+          decided.add(pairKey(b, a));
           progress = true;
         } else if (pBA != null) {
           forced.add(BcGraph.commit(a), BcGraph.begin(b), Edge.WW);
+          decided.add(pairKey(a, b));
           progress = true;
         } else if (branchA < 0) {
           branchA = a;
@@ -130,18 +175,39 @@ final class UnreadOrder {
         }
       }
       if (progress) continue;
-      if (branchA < 0) return;
-      // Branch on the first undecided pair on a cycle: a before b, then b before a.
+      if (branchA < 0) return Branch.of(Status.UNKNOWN); // every pair on the cycle decided: not expected
       EdgeList f1 = copy(forced);
       f1.add(BcGraph.commit(branchA), BcGraph.begin(branchB), Edge.WW);
-      search(bc, filter, nTxns, unread, isUnread, f1, left, nodes, out, depth + 1);
-      if (out.status != null) return;
+      Branch r1 = search(bc, filter, nTxns, unread, isUnread, f1, left, nodes, depth + 1);
+      if (r1.status != Status.VIOLATED) return r1;
       EdgeList f2 = copy(forced);
       f2.add(BcGraph.commit(branchB), BcGraph.begin(branchA), Edge.WW);
-      search(bc, filter, nTxns, unread, isUnread, f2, left, nodes, out, depth + 1);
-      return;
+      Branch r2 = search(bc, filter, nTxns, unread, isUnread, f2, left, nodes, depth + 1);
+      if (r2.status != Status.VIOLATED) return r2;
+      Branch r = Branch.of(Status.VIOLATED);
+      r.a = branchA;
+      r.b = branchB;
+      r.first = r1.cycle;
+      r.second = r2.cycle;
+      r.cycle = r1.cycle;
+      r.forced = forced.size();
+      return r;
     }
   }
+
+  private static Cycle someCycle(Digraph g, int filter) {
+    Scc scc = Scc.of(g, filter);
+    for (int c = 0; c < scc.count; c++) {
+      if (!scc.cyclic[c]) continue;
+      int[] mem = new int[g.n];
+      int from = -1;
+      for (int v = 0; v < g.n; v++) if (scc.comp[v] == c) { mem[v] = 1; if (from < 0) from = v; }
+      return isocheck.graph.CycleFinder.anyCycle(g, mem, 1, from, filter);
+    }
+    return null;
+  }
+
+  private static long pairKey(int a, int b) { return ((long) a << 32) | (b & 0xffffffffL); }
 
   private static EdgeList copy(EdgeList e) {
     EdgeList c = new EdgeList();

@@ -35,6 +35,44 @@ public final class Cycle {
     return new Cycle(java.util.Arrays.copyOf(ns, m), java.util.Arrays.copyOf(ls, m));
   }
 
+  /** Whether no node repeats. */
+  public boolean simple() {
+    java.util.HashSet<Integer> seen = new java.util.HashSet<>();
+    for (int v : nodes) if (!seen.add(v)) return false;
+    return true;
+  }
+
+  /** Splits a closed walk into simple cycles (a simple cycle is returned as itself). */
+  public java.util.List<Cycle> simpleCycles() {
+    java.util.List<Cycle> out = new java.util.ArrayList<>();
+    if (simple()) {
+      out.add(this);
+      return out;
+    }
+    int k = nodes.length;
+    int[] sn = new int[k], sl = new int[k];
+    int top = 0;
+    java.util.HashMap<Integer, Integer> at = new java.util.HashMap<>();
+    for (int i = 0; i <= k; i++) {
+      int v = nodes[i % k];
+      Integer j = at.get(v);
+      if (j != null) {
+        // nodes sn[j..top) with labels sl[j..top) close a cycle back to v.
+        int len = top - j;
+        out.add(new Cycle(java.util.Arrays.copyOfRange(sn, j, top), java.util.Arrays.copyOfRange(sl, j, top)));
+        for (int x = j; x < top; x++) at.remove(sn[x]);
+        top = j;
+        if (len == 0) continue;
+      }
+      if (i == k) break;
+      at.put(v, top);
+      sn[top] = v;
+      sl[top] = labels[i];
+      top++;
+    }
+    return out;
+  }
+
   public int count(int type) {
     int c = 0;
     for (int l : labels) if (l == type) c++;

@@ -468,6 +468,7 @@ public final class ListAppendAnalysis {
     for (int m = 0; m < nm; m++) if (extLen[m] >= 0) byKey[at[h.mopKey(m)]++] = m;
 
     int[] wt = new int[16], prevW = new int[16], nextW = new int[17];
+    int[] seenOnKey = new int[h.nTxns], lastMopOnKey = new int[h.nTxns];
     long[] rmw = new long[16];
     for (int k = 0; k < nKeys; k++) {
       int l = longest[k];
@@ -486,6 +487,13 @@ public final class ListAppendAnalysis {
         if (wt[p] >= 0) {
           if (lastC >= 0 && lastC != wt[p]) edges.add(lastC, wt[p], Edge.WW);
           lastC = wt[p];
+          // A txn's appends must take effect in program order: a later append placed before an
+          // earlier one is a write cycle within the txn (T -ww-> T).
+          if (seenOnKey[t] != k + 1) {
+            seenOnKey[t] = k + 1;
+            lastMopOnKey[t] = w;
+          } else if (w < lastMopOnKey[t]) edges.add(t, t, Edge.WW);
+          else lastMopOnKey[t] = w;
         }
         prevW[p] = lastC;
       }

@@ -51,6 +51,14 @@ public final class ListAppendExplainer implements Steps.DataExplainer {
         int x = la.orderWriter(k, p);
         if (x < 0 || !la.committed[h.mopTxn(x)]) continue;
         if (h.mopTxn(x) != a) break;
+        if (a == b) {
+          if (x < y) continue; // in program order: look further back
+          return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(x)),
+              "value'", h.value(h.mopVal(y))),
+              h.name(a) + " appended " + h.valueStr(h.mopVal(y)) + " and later " + h.valueStr(h.mopVal(x)) + " to key "
+                  + h.keyStr(k) + ", yet the order of that key puts " + h.valueStr(h.mopVal(x)) + " first"
+                  + orderEvidence(k) + ": its appends took effect out of program order");
+        }
         return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(x)),
             "value'", h.value(h.mopVal(y))),
             h.name(a) + " appended " + h.valueStr(h.mopVal(x)) + " to key " + h.keyStr(k) + " before " + h.name(b)

@@ -28,13 +28,20 @@ public final class CycleReport {
     return d;
   }
 
+  /** As {@link #of(History, Steps, Cycle, boolean[], String, Map)} with at most one hypothetical step (-1: none). */
+  public static Anomaly of(History h, Steps steps, Cycle c0, int hypothetical, String note, Map<String, Object> extra) {
+    boolean[] hyp = new boolean[c0.length()];
+    if (hypothetical >= 0) hyp[hypothetical] = true;
+    return of(h, steps, c0, hyp, note, extra);
+  }
+
   /**
-   * @param c           a cycle over transactions (relays already folded)
-   * @param hypothetical index of a step that is not an observed edge but one of two possible
-   *                    orders (-1 when every step is observed)
+   * @param c0          a cycle over transactions (relays already folded)
+   * @param hyp         per step: true when it is not an observed dependency but an order of
+   *                    never-read appends under consideration
    * @param note        a sentence to prepend (may be null)
    */
-  public static Anomaly of(History h, Steps steps, Cycle c0, int hypothetical, String note, Map<String, Object> extra) {
+  public static Anomaly of(History h, Steps steps, Cycle c0, boolean[] hyp0, String note, Map<String, Object> extra) {
     // Start at the lowest-numbered transaction, so the same cycle always reads the same way.
     int k = c0.length(), r = 0;
     for (int i = 1; i < k; i++) if (h.displayIndex(c0.nodes[i]) < h.displayIndex(c0.nodes[r])) r = i;
@@ -44,7 +51,8 @@ public final class CycleReport {
       ls[i] = c0.labels[(i + r) % k];
     }
     Cycle c = new Cycle(ns, ls);
-    if (hypothetical >= 0) hypothetical = ((hypothetical - r) % k + k) % k;
+    boolean[] hyp = new boolean[k];
+    for (int i = 0; i < k; i++) hyp[i] = hyp0[(i + r) % k];
     String type = c.anomalyType();
     List<Object> ops = new ArrayList<>();
     List<Object> stepData = new ArrayList<>();
@@ -56,11 +64,13 @@ public final class CycleReport {
       int a = c.nodes[i], b = c.nodes[(i + 1) % k];
       Steps.Step s = steps.explain(a, b, c.labels[i]);
       Map<String, Object> d = new java.util.LinkedHashMap<>(s.data());
-      if (i == hypothetical) d.put("hypothetical", true);
+      if (hyp[i]) d.put("hypothetical", true);
       stepData.add(d);
       ops.add(Data.op(h, a));
       sb.append("  ").append(h.name(a)).append(" < ").append(h.name(b)).append(" (").append(Edge.name(c.labels[i]))
-          .append(i == hypothetical ? ", if that order is chosen" : "").append("): ").append(s.text()).append(".\n");
+          .append(hyp[i] ? ", an order of never-read appends, not observed" : "").append("): ")
+          .append(hyp[i] ? h.name(a) + "'s append comes before " + h.name(b) + "'s in the order considered" : s.text())
+          .append(".\n");
     }
     ops.add(Data.op(h, c.nodes[0]));
     StringBuilder chain = new StringBuilder();
