@@ -124,6 +124,14 @@ public final class Checker {
     int stamp;
     Digraph bc;
     boolean truncated;
+    long sccNs, searchNs, unreadNs;
+
+    Scc scc(Digraph gr, int filter) {
+      long t = System.nanoTime();
+      Scc s = Scc.of(gr, filter);
+      sccNs += System.nanoTime() - t;
+      return s;
+    }
 
     Run(History h, Digraph g, CheckOptions o, AnomalySet anomalies, Steps steps, LinkedHashMap<String, Object> stats) {
       this.h = h;
@@ -154,18 +162,19 @@ public final class Checker {
         Level.Family f = Level.Family.values()[fi];
         if (fi < top && serAcyclic[fi + 1]) serAcyclic[fi] = true;
         else {
-          ser[fi] = Scc.of(g, serFilter(f));
+          ser[fi] = scc(g, serFilter(f));
           serAcyclic[fi] = !ser[fi].hasCycle();
         }
         if (anySi) {
           if (serAcyclic[fi] || (fi < top && siAcyclic[fi + 1])) siAcyclic[fi] = true;
           else {
-            si[fi] = Scc.of(bc(), siFilter(f));
+            si[fi] = scc(bc(), siFilter(f));
             siAcyclic[fi] = !si[fi].hasCycle();
           }
         }
       }
       // Counterexamples, weakest family first, so each cycle gets its weakest name.
+      long ts = System.nanoTime();
       for (int fi = 0; fi <= top; fi++) {
         Level.Family f = Level.Family.values()[fi];
         if (anySer && !serAcyclic[fi]) {
@@ -176,7 +185,9 @@ public final class Checker {
           reportSi(si[fi], f);
         }
       }
+      searchNs += System.nanoTime() - ts;
       // Snapshot isolation: the order of appends no read observed.
+      long tu0 = System.nanoTime();
       UnreadOrder.Outcome[] uo = new UnreadOrder.Outcome[3];
       if (anySi) {
         int multi = 0;
@@ -194,13 +205,13 @@ public final class Checker {
             uo[fi] = prev;
             continue;
           }
-          long tu = System.nanoTime();
-          uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget);
-          stats.put("unread-order-ms-" + fname(f), (System.nanoTime() - tu) / 1_000_000L);
+          uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget, completionHint());
+
           if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la);
           prev = uo[fi];
         }
       }
+      unreadNs += System.nanoTime() - tu0;
       // Make sure every violated level has a counterexample of a type that rules it out.
       for (Level l : req) {
         if (!l.implemented()) continue;
@@ -212,6 +223,7 @@ public final class Checker {
         }
       }
       if (truncated) stats.put("cycle-search-truncated", true);
+      phaseStats();
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
         if (!l.implemented()) {
@@ -274,6 +286,24 @@ public final class Checker {
         if (Level.violatedBy(t).size() == 6 && !t.startsWith("G0") && !t.startsWith("G1c") && !t.startsWith("G-")) return true;
       }
       return false;
+    }
+
+    /** Completion position per txn (txns never completed last, by invocation): the order to try first. */
+    long[] completionHint() {
+      long[] hint = new long[n];
+      for (int t = 0; t < n; t++) {
+        long c = h.completeOrdinal(t);
+        hint[t] = c >= 0 ? c : Long.MAX_VALUE / 2 + Math.max(0, h.invokeOrdinal(t));
+      }
+      return hint;
+    }
+
+    void phaseStats() {
+      LinkedHashMap<String, Object> ph = new LinkedHashMap<>();
+      ph.put("scc", sccNs / 1_000_000L);
+      ph.put("counterexamples", searchNs / 1_000_000L);
+      ph.put("unread-order", unreadNs / 1_000_000L);
+      stats.put("levels-ms", ph);
     }
 
     static String fname(Level.Family f) { return f.name().toLowerCase(java.util.Locale.ROOT); }

@@ -48,6 +48,15 @@ final class UnreadOrder {
   private UnreadOrder() {}
 
   static Outcome resolve(Digraph bc, int filter, int nTxns, int[][] unread, long budget) {
+    return resolve(bc, filter, nTxns, unread, budget, null);
+  }
+
+  /**
+   * @param hint per txn, a position to try first as the order of each key's never-read appends
+   *             (completion order: writers of a key under SI usually commit in the order they
+   *             complete); null to skip the hint
+   */
+  static Outcome resolve(Digraph bc, int filter, int nTxns, int[][] unread, long budget, long[] hint) {
     Outcome out = new Outcome();
     boolean[] isUnread = new boolean[nTxns];
     int multi = 0;
@@ -59,6 +68,20 @@ final class UnreadOrder {
     if (multi == 0) {
       out.status = Status.HOLDS;
       return out;
+    }
+    if (hint != null) {
+      EdgeList chain = new EdgeList();
+      for (int[] u : unread) {
+        if (u == null || u.length < 2) continue;
+        Integer[] us = new Integer[u.length];
+        for (int i = 0; i < u.length; i++) us[i] = u[i];
+        Arrays.sort(us, (x, y) -> Long.compare(hint[x], hint[y]));
+        for (int i = 0; i + 1 < us.length; i++) chain.add(BcGraph.commit(us[i]), BcGraph.begin(us[i + 1]), Edge.WW);
+      }
+      if (!Scc.of(union(bc, chain, null), filter).hasCycle()) {
+        out.status = Status.HOLDS;
+        return out;
+      }
     }
     long[] left = {budget};
     int[] nodes = {0};

@@ -34,8 +34,13 @@ public final class HistoryBuilder implements OpSink {
 
   private final HashMap<Object, Integer> sessionIds = new HashMap<>();
   private final ArrayList<Object> sessionProcs = new ArrayList<>();
-  /** The pending invocation of each session (indexed by session id), or null. */
-  private final ArrayList<Pending> pending = new ArrayList<>();
+  /**
+   * The pending invocation of each session (indexed by session id): a raw copy of its record,
+   * compared with the completion without interning; interned only when its micro-ops are the ones
+   * kept (the op failed, is indeterminate, or never completed).
+   */
+  private final ArrayList<OpRecord> pendingRec = new ArrayList<>();
+  private boolean[] pendingOn = new boolean[16];
   private final LongIntMap sessionLong = new LongIntMap(64);
 
   private final ByteList status = new ByteList();
@@ -91,26 +96,6 @@ public final class HistoryBuilder implements OpSink {
 
   public HistoryBuilder() { this(null); }
 
-  /** An invocation waiting for its completion: its micro-ops, already interned. */
-  private static final class Pending {
-    long ordinal, index, time, line;
-    Object f;
-    byte[] kind;
-    int[] key, val, len;
-
-    /** Like {@link OpRecord#where()}, built only when a message needs it. */
-    String where() {
-      StringBuilder sb = new StringBuilder("op ").append(ordinal);
-      if (line >= 0 || index != OpRecord.ABSENT) {
-        sb.append(" (");
-        if (line >= 0) sb.append("line ").append(line);
-        if (index != OpRecord.ABSENT) sb.append(line >= 0 ? ", " : "").append(":index ").append(index);
-        sb.append(')');
-      }
-      return sb.toString();
-    }
-  }
-
   @Override
   public void op(OpRecord r) {
     if (built != null) throw new IllegalStateException("history already built");
@@ -139,16 +124,17 @@ public final class HistoryBuilder implements OpSink {
     Object proc = r.process;
     int sid = sessionId(proc);
     if (r.type == OpType.INVOKE) {
-      Pending old = pending.get(sid);
-      if (old != null) {
+      if (pendingOn[sid]) {
         throw new HistoryException(r.ordinal, r.where() + ": process " + Edn.str(proc)
-            + " invoked a new op while its " + old.where()
+            + " invoked a new op while its " + pendingRec.get(sid).where()
             + " had not completed; a Jepsen process runs one op at a time");
       }
-      pending.set(sid, capture(r));
+      pendingRec.get(sid).copyFrom(r);
+      pendingOn[sid] = true;
       return;
     }
-    Pending inv = pending.set(sid, null);
+    OpRecord inv = pendingOn[sid] ? pendingRec.get(sid) : null;
+    pendingOn[sid] = false;
     if (inv != null && !Kw.nameOf(inv.f).equals(Kw.nameOf(r.f))) {
       throw new HistoryException(r.ordinal, r.where() + ": completes " + inv.where() + " of process "
           + Edn.str(proc) + ", but its :f differs");
@@ -164,9 +150,9 @@ public final class HistoryBuilder implements OpSink {
     completeTime.add(r.time);
     if (r.type == OpType.OK || inv == null) {
       if (inv != null) sameShape(inv, r);
-      addMops(t, r);
+      addMops(t, r, r.type != OpType.OK);
     } else {
-      addMops(t, inv);
+      addMops(t, inv, true);
     }
   }
 
@@ -177,10 +163,10 @@ public final class HistoryBuilder implements OpSink {
   public History build() {
     if (built != null) return built;
     ArrayList<Integer> rest = new ArrayList<>();
-    for (int sid = 0; sid < pending.size(); sid++) if (pending.get(sid) != null) rest.add(sid);
-    rest.sort((a, b) -> Long.compare(pending.get(a).ordinal, pending.get(b).ordinal));
+    for (int sid = 0; sid < pendingRec.size(); sid++) if (pendingOn[sid]) rest.add(sid);
+    rest.sort((a, b) -> Long.compare(pendingRec.get(a).ordinal, pendingRec.get(b).ordinal));
     for (int sid : rest) {
-      Pending p = pending.get(sid);
+      OpRecord p = pendingRec.get(sid);
       int t = status.size();
       status.add((byte) OpType.INFO);
       session.add(sid);
@@ -190,9 +176,9 @@ public final class HistoryBuilder implements OpSink {
       completeOrd.add(-1);
       completeIndex.add(OpRecord.ABSENT);
       completeTime.add(OpRecord.ABSENT);
-      addMops(t, p);
+      addMops(t, p, true);
+      pendingOn[sid] = false;
     }
-    pending.clear();
     if (workload == null) workload = firstListRead != null || firstScalarRead == null
         ? History.Workload.APPEND : History.Workload.REGISTER;
     if (workload == History.Workload.APPEND && firstScalarRead != null) {
@@ -220,10 +206,12 @@ public final class HistoryBuilder implements OpSink {
     }
     int n = status.size();
     Object[] procs = sessionProcs.toArray();
+    // Per-txn arrays may keep spare room at the end (nTxns is the count); copying hundreds of
+    // megabytes to trim them costs more than the spare room.
     built = new History(workload, keys.toArray(), values.toArray(), n, status.toArray(),
-        session.toArray(), procs, invokeOrd.toArray(), completeOrd.toArray(), invokeIndex.toArray(),
-        completeIndex.toArray(), invokeTime.toArray(), completeTime.toArray(), mopStart.toArray(),
-        kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.trimmed(), writerIndex,
+        session.compact(), procs, invokeOrd.compact(), completeOrd.compact(), invokeIndex.compact(),
+        completeIndex.compact(), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
+        kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.compact(), writerIndex,
         indexUsable, opsSeen, opsSkipped);
     return built;
   }
@@ -282,18 +270,29 @@ public final class HistoryBuilder implements OpSink {
     }
   }
 
-  private void sameShape(Pending inv, OpRecord r) {
+  private void sameShape(OpRecord inv, OpRecord r) {
     int n = r.mopCount();
-    boolean same = n == inv.kind.length;
+    boolean same = n == inv.mopCount();
     for (int i = 0; same && i < n; i++) {
       byte k = r.kind(i);
-      if (k != inv.kind[i] || internKey(r, i) != inv.key[i]) same = false;
-      else if (k != OpRecord.READ && internValue(r, i) != inv.val[i]) same = false;
+      if (k != inv.kind(i) || !sameKey(inv, r, i)) same = false;
+      else if (k != OpRecord.READ && !sameValue(inv, r, i)) same = false;
     }
     if (!same) {
       throw new HistoryException(r.ordinal, r.where() + ": its micro-ops differ from those of its invocation, "
           + inv.where() + "; a completion must repeat its invocation's micro-ops, with read values filled in");
     }
+  }
+
+  private static boolean sameKey(OpRecord a, OpRecord b, int i) {
+    if (a.keyIsLong(i) != b.keyIsLong(i)) return false;
+    return a.keyIsLong(i) ? a.keyLong(i) == b.keyLong(i) : java.util.Objects.equals(a.key(i), b.key(i));
+  }
+
+  private static boolean sameValue(OpRecord a, OpRecord b, int i) {
+    byte t = a.valueTag(i);
+    if (t != b.valueTag(i)) return false;
+    return t == OpRecord.V_LONG ? a.valueLong(i) == b.valueLong(i) : java.util.Objects.equals(a.value(i), b.value(i));
   }
 
   // ------------------------------------------------------------------ storage
@@ -305,7 +304,7 @@ public final class HistoryBuilder implements OpSink {
       s = sessionProcs.size();
       sessionLong.put(l, s);
       sessionProcs.add(proc);
-      pending.add(null);
+      newSession();
       return s;
     }
     Integer s = sessionIds.get(proc);
@@ -313,9 +312,14 @@ public final class HistoryBuilder implements OpSink {
       s = sessionProcs.size();
       sessionIds.put(proc, s);
       sessionProcs.add(proc);
-      pending.add(null);
+      newSession();
     }
     return s;
+  }
+
+  private void newSession() {
+    pendingRec.add(new OpRecord());
+    if (pendingOn.length < pendingRec.size()) pendingOn = java.util.Arrays.copyOf(pendingOn, pendingOn.length * 2);
   }
 
   /** Key ids of small non-negative integer keys, by direct lookup; -1 unset. */
@@ -389,35 +393,8 @@ public final class HistoryBuilder implements OpSink {
     return r.elemIsLong(i, j) ? internLong(r.elemLong(i, j)) : internObj(valObj, values, r.elem(i, j));
   }
 
-  private Pending capture(OpRecord r) {
-    Pending p = new Pending();
-    p.ordinal = r.ordinal;
-    p.index = r.index;
-    p.time = r.time;
-    p.line = r.line;
-    p.f = r.f;
-    int n = r.mopCount();
-    p.kind = new byte[n];
-    p.key = new int[n];
-    p.val = new int[n];
-    p.len = new int[n];
-    for (int i = 0; i < n; i++) {
-      byte k = r.kind(i);
-      p.kind[i] = k;
-      p.key[i] = internKey(r, i);
-      if (k != OpRecord.READ) {
-        p.val[i] = internValue(r, i);
-        p.len[i] = -1;
-      } else {
-        // Reads of an invocation are unknown; keep them as nil reads.
-        p.val[i] = -1;
-        p.len[i] = -1;
-      }
-    }
-    return p;
-  }
-
-  private void addMops(int t, OpRecord r) {
+  /** Adds txn t's micro-ops from r; with readsUnknown, reads are kept as nil (what a failed or indeterminate op read is unknown). */
+  private void addMops(int t, OpRecord r, boolean readsUnknown) {
     int n = r.mopCount();
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
@@ -427,7 +404,7 @@ public final class HistoryBuilder implements OpSink {
       mopKey.add(key);
       mopTxn.add(t);
       if (k == OpRecord.READ) {
-        byte tag = r.valueTag(i);
+        byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
         if (tag == OpRecord.V_LIST) {
           int len = r.listLen(i);
           mopVal.add(listPool.size());
@@ -445,23 +422,6 @@ public final class HistoryBuilder implements OpSink {
         mopVal.add(v);
         mopLen.add(-1);
         if (!registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
-      }
-    }
-    mopStart.add(mopKind.size());
-  }
-
-  private void addMops(int t, Pending p) {
-    for (int i = 0; i < p.kind.length; i++) {
-      int m = mopKind.size();
-      mopKind.add(p.kind[i]);
-      mopKey.add(p.key[i]);
-      mopTxn.add(t);
-      mopVal.add(p.val[i]);
-      mopLen.add(p.len[i]);
-      if (p.kind[i] != OpRecord.READ && !registerWrite(m, p.key[i], p.val[i])) {
-        duplicateWrite(m, p.key[i], p.val[i], p.where(),
-            (p.kind[i] == OpRecord.APPEND ? "[:append " : "[:w ") + Edn.str(keys.get(p.key[i])) + " "
-                + Edn.str(values.get(p.val[i])) + "]", p.ordinal);
       }
     }
     mopStart.add(mopKind.size());

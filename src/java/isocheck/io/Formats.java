@@ -76,16 +76,12 @@ public final class Formats {
   /** Builds the history at {@code path} ({@code -} for standard input); {@code workload} null detects it. */
   public static History readHistory(String path, History.Workload workload) throws IOException {
     HistoryBuilder b = new HistoryBuilder(workload);
-    long size = -1;
     if (!path.equals("-") && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) {
       // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
-      size = Files.size(Path.of(path));
+      long size = Files.size(Path.of(path));
       b.expect(size / 160, size / 10);
     }
-    // Parse on this thread and build on another when there are cores to spare and work to share.
-    boolean pipeline = Runtime.getRuntime().availableProcessors() > 1 && (size < 0 || size > (1 << 20));
-    OpSink sink = pipeline ? new isocheck.history.PipelinedSink(b) : b;
-    read(path, sink); // the readers end the sink
+    read(path, b);
     return b.build();
   }
 

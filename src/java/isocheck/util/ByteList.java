@@ -24,4 +24,7 @@ public final class ByteList {
 
   /** The elements, without copying when the backing array is exactly full. */
   public byte[] trimmed() { return n == a.length ? a : Arrays.copyOf(a, n); }
+
+  /** The backing array when at most a quarter of it is spare (the caller tracks the size), else a trimmed copy. */
+  public byte[] compact() { return (long) a.length * 4 <= (long) n * 5 ? a : Arrays.copyOf(a, n); }
 }

@@ -34,4 +34,7 @@ public final class IntList {
 
   /** The elements, without copying when the backing array is exactly full. */
   public int[] trimmed() { return n == a.length ? a : Arrays.copyOf(a, n); }
+
+  /** The backing array when at most a quarter of it is spare (the caller tracks the size), else a trimmed copy. */
+  public int[] compact() { return (long) a.length * 4 <= (long) n * 5 ? a : Arrays.copyOf(a, n); }
 }

@@ -28,4 +28,7 @@ public final class LongList {
 
   /** The elements, without copying when the backing array is exactly full. */
   public long[] trimmed() { return n == a.length ? a : Arrays.copyOf(a, n); }
+
+  /** The backing array when at most a quarter of it is spare (the caller tracks the size), else a trimmed copy. */
+  public long[] compact() { return (long) a.length * 4 <= (long) n * 5 ? a : Arrays.copyOf(a, n); }
 }
