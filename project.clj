@@ -17,5 +17,5 @@
   :profiles {;; lein's own :base profile pulls nREPL from Clojars; replace it.
              :base {}
              :test {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}
-             :bench {:jvm-opts ["-Xmx6g" "-XX:+UseParallelGC"]}
+             :bench {:jvm-opts ["-Xmx2g"]}
              :uberjar {:aot [isocheck.cli], :target-path "target/uberjar"}})
