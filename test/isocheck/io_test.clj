@@ -274,7 +274,7 @@
     (doseq [^File f files]
       (let [text (slurp f)
             ops (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2) (io/input-stream f))
-            h (EdnReader/readHistory (.toPath f) nil)
+            h (Formats/readHistory (.getPath f) nil)
             nemesis (count (filter #(= (kw "nemesis") (:process %)) ops))]
         (testing (.getName f)
           (is (= (count (re-seq #"\{:" text)) (count ops)) "one op per op map")
@@ -287,7 +287,7 @@
 (deftest corpus-counts
   (are [file ops nemesis txns]
        (let [f (io/file corpus file)
-             h (EdnReader/readHistory (.toPath f) nil)]
+             h (Formats/readHistory (.getPath f) nil)]
          (= [ops nemesis txns] [(.opsSeen h) (.opsSkipped h) (.nTxns h)]))
     "jepsen-mongodb/aborted-read.edn" 4704 174 2265
     "jepsen-mongodb/cyclic-information-flow.edn" 3868 642 1613

@@ -322,27 +322,17 @@ public final class Checker {
     }
 
     /** Typed cycles in each cyclic component of a graph over transactions (and relays). */
-    void reportSer(Scc scc, Level.Family f, boolean g2) {
-      List<int[]> comps = components(scc, null);
-      int searched = 0;
-      for (int[] nodes : comps) {
-        if (searched++ >= o.maxComponents) {
-          truncated = true;
-          break;
-        }
-        stamp++;
-        for (int v : nodes) member[v] = stamp;
-        boolean found = searchComponent(nodes, f, g2);
-        if (!found) {
-          Cycle c = CycleFinder.anyCycle(g, member, stamp, firstTxn(nodes), serFilter(f) & (g2 ? ~0 : ~Edge.RW));
-          if (c != null) addCycle(c.withoutRelays(n), -1, null, null);
-        }
-      }
-    }
+    void reportSer(Scc scc, Level.Family f, boolean g2) { report(scc, f, g2, false); }
 
     /** Typed cycles in each cyclic component of the begin/commit graph (snapshot isolation only). */
-    void reportSi(Scc scc, Level.Family f) {
-      List<int[]> comps = components(scc, bc());
+    void reportSi(Scc scc, Level.Family f) { report(scc, f, false, true); }
+
+    /**
+     * For each cyclic component (the smallest first, up to maxComponents): a cycle of each anomaly
+     * type; if the typed searches find none within their budget, some cycle of the component.
+     */
+    private void report(Scc scc, Level.Family f, boolean g2, boolean isBc) {
+      List<int[]> comps = components(scc, isBc ? bc() : null);
       int searched = 0;
       for (int[] nodes : comps) {
         if (searched++ >= o.maxComponents) {
@@ -351,11 +341,14 @@ public final class Checker {
         }
         stamp++;
         for (int v : nodes) member[v] = stamp;
-        boolean found = searchComponent(nodes, f, false);
-        if (!found) {
-          int t = firstTxn(nodes);
+        if (searchComponent(nodes, f, g2)) continue;
+        int t = firstTxn(nodes);
+        if (isBc) {
           int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
           witnessIn(scc, bc(), siFilter(f), scc.cyclic[cb] ? cb : cc, true);
+        } else {
+          Cycle c = CycleFinder.anyCycle(g, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
+          if (c != null) addCycle(c.withoutRelays(n), -1, null, null);
         }
       }
     }

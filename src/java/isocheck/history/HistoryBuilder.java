@@ -25,10 +25,8 @@ public final class HistoryBuilder implements OpSink {
   private History.Workload workload;
   private String workloadWhere;
 
-  private final LongIntMap keyLong = new LongIntMap(1024);
   private final HashMap<Object, Integer> keyObj = new HashMap<>();
   private final ArrayList<Object> keys = new ArrayList<>();
-  private final LongIntMap valLong = new LongIntMap(1 << 14);
   private final HashMap<Object, Integer> valObj = new HashMap<>();
   private final ArrayList<Object> values = new ArrayList<>();
 
@@ -322,62 +320,43 @@ public final class HistoryBuilder implements OpSink {
     if (pendingOn.length < pendingRec.size()) pendingOn = java.util.Arrays.copyOf(pendingOn, pendingOn.length * 2);
   }
 
-  /** Key ids of small non-negative integer keys, by direct lookup; -1 unset. */
-  private int[] smallKey = new int[0];
+  /**
+   * Interns longs into a table of ids shared with other objects: small non-negative longs (Jepsen's
+   * keys and per-key counters) by direct lookup, others through a hash map.
+   */
+  private static final class LongIds {
+    private static final int SMALL = 1 << 22;
+    private int[] small = new int[0]; // id + 1; 0 = unset
+    private final LongIntMap big = new LongIntMap(1024);
 
-  private int internKey(OpRecord r, int i) {
-    if (r.keyIsLong(i)) {
-      long k = r.keyLong(i);
-      if (k >= 0 && k < SMALL) {
-        int ik = (int) k;
-        if (ik < smallKey.length) {
-          int id = smallKey[ik];
-          if (id >= 0) return id;
-        } else {
-          int old = smallKey.length;
-          smallKey = java.util.Arrays.copyOf(smallKey, Math.min(SMALL, Math.max(ik + 1, old * 2 + 1024)));
-          java.util.Arrays.fill(smallKey, old, smallKey.length, -1);
-        }
-        int id = keys.size();
-        keys.add(k);
-        smallKey[ik] = id;
+    int id(long v, ArrayList<Object> table) {
+      if (v >= 0 && v < SMALL) {
+        int iv = (int) v;
+        if (iv >= small.length) small = java.util.Arrays.copyOf(small, Math.min(SMALL, Math.max(iv + 1, small.length * 2 + 1024)));
+        int id = small[iv] - 1;
+        if (id >= 0) return id;
+        id = table.size();
+        table.add(v);
+        small[iv] = id + 1;
         return id;
       }
-      int id = keyLong.putIfAbsent(k, keys.size());
-      if (id == keys.size()) keys.add(k);
+      int id = big.putIfAbsent(v, table.size());
+      if (id == table.size()) table.add(v);
       return id;
     }
-    return internObj(keyObj, keys, r.key(i));
+  }
+
+  private final LongIds keyIds = new LongIds(), valueIds = new LongIds();
+
+  private int internKey(OpRecord r, int i) {
+    return r.keyIsLong(i) ? keyIds.id(r.keyLong(i), keys) : internObj(keyObj, keys, r.key(i));
   }
 
   private int internValue(OpRecord r, int i) {
     return r.valueTag(i) == OpRecord.V_LONG ? internLong(r.valueLong(i)) : internObj(valObj, values, r.valueObj(i));
   }
 
-  /** Value ids of small non-negative longs (Jepsen's per-key counters), by direct lookup; -1 unset. */
-  private int[] smallVal = new int[0];
-  private static final int SMALL = 1 << 22;
-
-  private int internLong(long v) {
-    if (v >= 0 && v < SMALL) {
-      int iv = (int) v;
-      if (iv < smallVal.length) {
-        int id = smallVal[iv];
-        if (id >= 0) return id;
-      } else {
-        int old = smallVal.length;
-        smallVal = java.util.Arrays.copyOf(smallVal, Math.min(SMALL, Math.max(iv + 1, old * 2 + 1024)));
-        java.util.Arrays.fill(smallVal, old, smallVal.length, -1);
-      }
-      int id = values.size();
-      values.add(v);
-      smallVal[iv] = id;
-      return id;
-    }
-    int id = valLong.putIfAbsent(v, values.size());
-    if (id == values.size()) values.add(v);
-    return id;
-  }
+  private int internLong(long v) { return valueIds.id(v, values); }
 
   private static int internObj(HashMap<Object, Integer> map, ArrayList<Object> table, Object o) {
     Integer id = map.get(o);

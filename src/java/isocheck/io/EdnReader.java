@@ -1,7 +1,5 @@
 package isocheck.io;
 
-import isocheck.history.History;
-import isocheck.history.HistoryBuilder;
 import isocheck.history.HistoryException;
 import isocheck.history.Kw;
 import isocheck.history.OpRecord;
@@ -106,13 +104,6 @@ public final class EdnReader extends TextSource {
   /** Reads an EDN history from {@code in} (not closed) into {@code sink}, then calls {@code sink.end()}. */
   public static void read(InputStream in, OpSink sink) throws IOException {
     new EdnReader(in, sink).run();
-  }
-
-  /** Reads and builds the history at {@code path}; {@code workload} null detects it. */
-  public static History readHistory(Path path, History.Workload workload) throws IOException {
-    HistoryBuilder b = new HistoryBuilder(workload);
-    read(path, b);
-    return b.build();
   }
 
   private void run() throws IOException {

@@ -68,7 +68,7 @@ public final class ReaderBench {
       }
       for (int i = 0; i < runs; i++) {
         long s = System.nanoTime();
-        History h = EdnReader.readHistory(edn, null);
+        History h = Formats.readHistory(edn.toString(), null);
         report("EdnReader+HistoryBuilder (" + h.nTxns + " txns)", h.opsSeen, ednBytes, System.nanoTime() - s);
       }
       for (int i = 0; i < runs; i++) {
