@@ -92,7 +92,7 @@
    :status (mapv #(.status h %) (range (.nTxns h)))
    :process (mapv #(.process h %) (range (.nTxns h)))})
 
-(def corpus (io/file "/work/shared/corpus"))
+(def corpus (io/file "test/resources/corpus"))
 
 (defn- corpus-files []
   (->> (file-seq corpus) (filter #(str/ends-with? (.getName ^File %) ".edn")) (sort-by #(.getPath ^File %))))
