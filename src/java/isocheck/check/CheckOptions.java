@@ -13,8 +13,8 @@ public final class CheckOptions {
   public long searchBudget = 4_000_000;
   /** Components searched for typed cycles per family; beyond that, one cycle each is still reported. */
   public int maxComponents = 2_000;
-  /** Search budget for ordering never-read appends under snapshot isolation (BFS node visits). */
-  public long unreadBudget = 50_000_000;
+  /** Work allowed for ordering never-read appends under snapshot isolation (nodes and edges visited); beyond it the SI verdict is :unknown with the reason. */
+  public long unreadBudget = 200_000_000;
 
   public CheckOptions levels(List<Level> ls) {
     levels = new ArrayList<>(ls);

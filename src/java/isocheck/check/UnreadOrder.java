@@ -157,7 +157,7 @@ final class UnreadOrder {
       }
       Digraph aug = union(base, chain, null);
       Scc scc = Scc.of(aug, filter);
-      left[0] -= aug.n;
+      left[0] -= aug.n + (long) aug.edgeCount(); // one graph build and SCC pass
       if (!scc.hasCycle()) {
         Branch r = Branch.of(Status.HOLDS);
         r.forced = forced.size();
