@@ -552,14 +552,6 @@ public final class JsonReader extends TextSource {
     return k;
   }
 
-  private String utf8Str(int from, int to, long l, long cc) {
-    try {
-      return utf8(from, to, from);
-    } catch (HistoryException e) {
-      throw errAt(l, cc, "invalid UTF-8 in the string starting here");
-    }
-  }
-
   private String unescape(int from, int to, long l, long cc) {
     StringBuilder out = scratch();
     int run = from;

@@ -133,6 +133,15 @@ abstract class TextSource {
   // ------------------------------------------------------------------ decoding
 
   /** Decodes buf[from..to) as strict UTF-8. */
+  /** The string content buf[from..to) of a string literal that starts at line l, column cc. */
+  final String utf8Str(int from, int to, long l, long cc) {
+    try {
+      return utf8(from, to, from);
+    } catch (HistoryException e) {
+      throw errAt(l, cc, "invalid UTF-8 in the string starting here");
+    }
+  }
+
   final String utf8(int from, int to, int errAt) {
     boolean ascii = true;
     for (int i = from; i < to; i++) if (buf[i] < 0) { ascii = false; break; }
