@@ -19,6 +19,23 @@ import isocheck.history.OpSink;
  * {@code :time} increasing fake nanoseconds. The stores are described in {@link Store}, the
  * interleaving in {@link Engine}, the bugs in {@link Bug} and {@link BugScenario}. The run is a
  * pure function of the configuration.
+ *
+ * <p>Conventions the level claims rely on, all shared with the checkers (DESIGN.md):
+ * <ul>
+ * <li>{@code :fail} never committed, {@code :info} and pending maybe committed; an {@code :info}
+ *     process is retired. A transaction commits, if at all, between its invocation and its
+ *     completion.
+ * <li>A list read returns the whole list at one version; its reads-from is the writer of its last
+ *     element; a read after the reader's own appends shows the state they are installed on.
+ * <li>Level names carry their orders (see {@link isocheck.sim.Levels}). An aborted or
+ *     intermediate read is taken to violate every level, cut isolation included (a history with
+ *     G1a or G1b is rejected before any level is checked). In Plume's axioms alone CI only
+ *     forbids non-repeatable reads; a checker that follows them literally would accept such
+ *     histories at CI.
+ * <li>A firing counts only when the history alone proves the violation: for rw-register, where
+ *     the version order is hidden, the scenarios use writers that read the previous version
+ *     (reads-from then orders the two) or keys with no earlier version.
+ * </ul>
  */
 public final class Simulator {
   private Simulator() {}
