@@ -3,7 +3,7 @@
   :url "https://example.invalid/isocheck"
   :license {:name "Eclipse Public License 2.0"
             :url "https://www.eclipse.org/legal/epl-2.0/"}
-  ;; Maven Central only: Clojars is unreachable from our machines (DESIGN.md).
+  ;; Maven Central only (DESIGN.md, decision 1): no other repository is reachable from our machines.
   :repositories ^:replace [["central" {:url "https://repo1.maven.org/maven2/"}]]
   :dependencies [[org.clojure/clojure "1.11.1"]]
   :source-paths ["src/clojure"]
