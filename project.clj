@@ -17,7 +17,7 @@
   :jvm-opts ["-XX:+UseParallelGC"]
   :aliases {"tests" ["with-profile" "+test" "run" "-m" "isocheck.test-runner"]
             "bench" ["with-profile" "+bench" "run" "-m" "isocheck.bench"]}
-  :profiles {;; lein's own :base profile pulls nREPL from Clojars; replace it.
+  :profiles {;; lein's own :base profile pulls nREPL from an unreachable repository; replace it.
              :base {}
              :test {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}
              :bench {:jvm-opts ["-Xmx2g" "-XX:+UseParallelGC"]}
