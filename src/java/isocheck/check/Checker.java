@@ -419,15 +419,7 @@ public final class Checker {
     }
 
     void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc) {
-      int[] mem = new int[gr.n];
-      int from = -1;
-      for (int v = 0; v < gr.n; v++) {
-        if (scc.comp[v] == c) {
-          mem[v] = 1;
-          if (from < 0) from = v;
-        }
-      }
-      Cycle cy = CycleFinder.anyCycle(gr, mem, 1, from, filter);
+      Cycle cy = CycleFinder.anyCycleIn(gr, scc, c, filter);
       if (cy == null) return;
       Cycle tc = isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n);
       addCycle(tc, -1, null, null);

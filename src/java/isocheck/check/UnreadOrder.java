@@ -70,15 +70,7 @@ final class UnreadOrder {
       return out;
     }
     if (hint != null) {
-      EdgeList chain = new EdgeList();
-      for (int[] u : unread) {
-        if (u == null || u.length < 2) continue;
-        Integer[] us = new Integer[u.length];
-        for (int i = 0; i < u.length; i++) us[i] = u[i];
-        Arrays.sort(us, (x, y) -> Long.compare(hint[x], hint[y]));
-        for (int i = 0; i + 1 < us.length; i++) chain.add(BcGraph.commit(us[i]), BcGraph.begin(us[i + 1]), Edge.WW);
-      }
-      if (!Scc.of(union(bc, chain, null), filter).hasCycle()) {
+      if (!Scc.of(union(bc, chain(unread, t -> hint[t])), filter).hasCycle()) {
         out.status = Status.HOLDS;
         return out;
       }
@@ -139,7 +131,7 @@ final class UnreadOrder {
     for (int i = 0; i < forced.size(); i++) decided.add(pairKey(forced.src(i) >> 1, forced.dst(i) >> 1));
     while (true) {
       if (left[0] <= 0) return Branch.of(Status.UNKNOWN);
-      Digraph base = forced.size() == 0 ? bc : union(bc, forced, null);
+      Digraph base = forced.size() == 0 ? bc : union(bc, forced);
       int[] posC = topo(base, filter, nTxns, isUnread);
       if (posC == null) {
         Branch r = Branch.of(Status.VIOLATED);
@@ -147,15 +139,8 @@ final class UnreadOrder {
         r.forced = forced.size();
         return r;
       }
-      EdgeList chain = new EdgeList();
-      for (int[] u : unread) {
-        if (u == null || u.length < 2) continue;
-        Integer[] us = new Integer[u.length];
-        for (int i = 0; i < u.length; i++) us[i] = u[i];
-        Arrays.sort(us, (x, y) -> Integer.compare(posC[x], posC[y]));
-        for (int i = 0; i + 1 < us.length; i++) chain.add(BcGraph.commit(us[i]), BcGraph.begin(us[i + 1]), Edge.WW);
-      }
-      Digraph aug = union(base, chain, null);
+      EdgeList chain = chain(unread, t -> posC[t]);
+      Digraph aug = union(base, chain);
       Scc scc = Scc.of(aug, filter);
       left[0] -= aug.n + (long) aug.edgeCount(); // one graph build and SCC pass
       if (!scc.hasCycle()) {
@@ -220,15 +205,10 @@ final class UnreadOrder {
 
   private static Cycle someCycle(Digraph g, int filter) {
     Scc scc = Scc.of(g, filter);
-    for (int c = 0; c < scc.count; c++) {
-      if (!scc.cyclic[c]) continue;
-      int[] mem = new int[g.n];
-      int from = -1;
-      for (int v = 0; v < g.n; v++) if (scc.comp[v] == c) { mem[v] = 1; if (from < 0) from = v; }
-      return isocheck.graph.CycleFinder.anyCycle(g, mem, 1, from, filter);
-    }
+    for (int c = 0; c < scc.count; c++) if (scc.cyclic[c]) return isocheck.graph.CycleFinder.anyCycleIn(g, scc, c, filter);
     return null;
   }
+
 
   private static long pairKey(int a, int b) { return ((long) a << 32) | (b & 0xffffffffL); }
 
@@ -247,7 +227,23 @@ final class UnreadOrder {
     return new Cycle(p, labels);
   }
 
-  static Digraph union(Digraph g, EdgeList extra, int[] unused) {
+  /**
+   * Each key's never-read writers in the order of {@code rank}, as chain edges C(u1) → B(u2),
+   * C(u2) → B(u3), …: one commits before the next begins.
+   */
+  private static EdgeList chain(int[][] unread, java.util.function.IntToLongFunction rank) {
+    EdgeList chain = new EdgeList();
+    for (int[] u : unread) {
+      if (u == null || u.length < 2) continue;
+      Integer[] us = new Integer[u.length];
+      for (int i = 0; i < u.length; i++) us[i] = u[i];
+      Arrays.sort(us, (x, y) -> Long.compare(rank.applyAsLong(x), rank.applyAsLong(y)));
+      for (int i = 0; i + 1 < us.length; i++) chain.add(BcGraph.commit(us[i]), BcGraph.begin(us[i + 1]), Edge.WW);
+    }
+    return chain;
+  }
+
+  static Digraph union(Digraph g, EdgeList extra) {
     EdgeList es = new EdgeList();
     for (int v = 0; v < g.n; v++) for (int e = g.start(v); e < g.end(v); e++) es.add(v, g.target(e), g.mask(e));
     for (int i = 0; i < extra.size(); i++) es.add(extra.src(i), extra.dst(i), extra.type(i));

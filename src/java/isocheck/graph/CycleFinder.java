@@ -228,6 +228,19 @@ public final class CycleFinder {
     return new Cycle(ns, ls);
   }
 
+  /** Some cycle of component c of scc (computed over the same filter), or null if it has none. */
+  public static Cycle anyCycleIn(Digraph g, Scc scc, int c, int filter) {
+    int[] mem = new int[g.n];
+    int from = -1;
+    for (int v = 0; v < g.n; v++) {
+      if (scc.comp[v] == c) {
+        mem[v] = 1;
+        if (from < 0) from = v;
+      }
+    }
+    return from < 0 ? null : anyCycle(g, mem, 1, from, filter);
+  }
+
   /**
    * Some cycle through the component over edges in filter, found by a breadth-first search from
    * one of its nodes back to itself: always succeeds on a nontrivial component of that filter.

@@ -57,7 +57,7 @@ import java.util.regex.Pattern;
  * Lines are 1-based; columns are 1-based and count bytes (characters, for ASCII text). A
  * UTF-8 byte order mark and CRLF line ends are accepted.
  */
-public final class EdnReader extends TextSource {
+public final class EdnReader extends OpReader {
   /** An EDN symbol, such as {@code foo} or {@code jepsen.history/op}; prints as itself. */
   public record Symbol(String name) {
     @Override public String toString() { return name; }
@@ -70,27 +70,19 @@ public final class EdnReader extends TextSource {
     for (int c = 0x1C; c <= 0x1F; c++) DELIM[c] = true;
   }
 
-  private static final int LONG = 0, OBJ = 1;
   private static final int F_TYPE = 0, F_F = 1, F_PROCESS = 2, F_VALUE = 3, F_INDEX = 4, F_TIME = 5;
   private static final String[] FIELD = {":type", ":f", ":process", ":value", ":index", ":time"};
   private static final byte[] TYPE = b("type"), TIME = b("time"), VALUE = b("value"), INDEX = b("index"),
       PROCESS = b("process");
 
-  private final OpSink sink;
-  private final OpRecord r = new OpRecord();
-  /** Result of {@link #readItem}: an integer in lv (LONG) or any other value in ov (OBJ). */
-  private long lv;
-  private Object ov;
 
-  /** Scratch for a list value of the micro-op being read (committed once the triple is complete). */
-  private long[] el = new long[64];
-  private Object[] eo = new Object[64];
-  private int ne;
 
   private EdnReader(InputStream in, OpSink sink) {
-    super(in);
-    this.sink = sink;
+    super(in, sink);
   }
+
+  @Override
+  String fieldName(int f) { return FIELD[f]; }
 
   // ------------------------------------------------------------------ entry points
 
@@ -222,14 +214,6 @@ public final class EdnReader extends TextSource {
     return f;
   }
 
-  private long readLongField(int c, int field) throws IOException {
-    long l = line, cc = col(pos);
-    if (readItem(c) == LONG) return lv;
-    if (ov == null) return OpRecord.ABSENT;
-    String want = ov instanceof BigInteger ? "an integer that fits in 64 bits" : "an integer";
-    throw errAt(l, cc, "expected " + want + " for " + FIELD[field] + ", found " + shorten(ov));
-  }
-
   private void readValueField(int c) throws IOException {
     while (c == '#') {
       int i = need(pos + 1);
@@ -349,25 +333,7 @@ public final class EdnReader extends TextSource {
       return;
     }
     pos++;
-    byte kind = f == Kw.R ? OpRecord.READ : f == Kw.APPEND ? OpRecord.APPEND : f == Kw.W ? OpRecord.WRITE
-        : OpRecord.kindOf(f);
-    r.beginMop(kind, f);
-    if (kt == LONG) r.setKey(kl);
-    else r.setKey(ko);
-    switch (vt) {
-      case OpRecord.V_LONG: r.setValue(vl); break;
-      case OpRecord.V_OBJ: r.setValueObj(vo); break;
-      case OpRecord.V_LIST: {
-        r.beginList();
-        for (int j = 0; j < ne; j++) {
-          Object o = eo[j];
-          if (o == null) r.addElem(el[j]);
-          else r.addElem(o == OpRecord.NIL_KEY ? null : o);
-        }
-        break;
-      }
-      default: r.setValueNil();
-    }
+    addMop(f, kt, kl, ko, vt, vl, vo);
   }
 
   /** Finishes a micro-op that is not a triple: reads the rest and keeps it whole. */
@@ -387,28 +353,13 @@ public final class EdnReader extends TextSource {
     long ol = line, oc = col(pos);
     int closer = buf[pos] == '[' ? ']' : ')';
     pos++;
-    ne = 0;
+    clearElems();
     for (;;) {
       int c = skipWs();
       if (c == closer) { pos++; return; }
       if (c < 0 || isCloser(c)) throw unclosed(c, closer, ol, oc, "the list");
-      if (ne == el.length) {
-        el = Arrays.copyOf(el, ne * 2);
-        eo = Arrays.copyOf(eo, ne * 2);
-      }
-      if (readItem(c) == LONG) {
-        el[ne] = lv;
-        eo[ne++] = null;
-      } else {
-        eo[ne++] = ov == null ? OpRecord.NIL_KEY : ov;
-      }
+      pushElem(c);
     }
-  }
-
-  private List<Object> elems() {
-    ArrayList<Object> l = new ArrayList<>(ne);
-    for (int j = 0; j < ne; j++) l.add(eo[j] == null ? (Object) el[j] : eo[j] == OpRecord.NIL_KEY ? null : eo[j]);
-    return l;
   }
 
   // ------------------------------------------------------------------ whitespace
@@ -490,13 +441,9 @@ public final class EdnReader extends TextSource {
 
   // ------------------------------------------------------------------ values
 
-  /** The value starting at pos (first byte c), boxed. */
-  private Object item(int c) throws IOException {
-    return readItem(c) == LONG ? (Object) lv : ov;
-  }
-
   /** Reads the value starting at pos (first byte c): LONG with lv, or OBJ with ov. */
-  private int readItem(int c) throws IOException {
+  @Override
+  int readItem(int c) throws IOException {
     if (c >= '0' && c <= '9') return readNumber();
     switch (c) {
       case ':': ov = readKeyword(); return OBJ;

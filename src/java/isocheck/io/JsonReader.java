@@ -37,30 +37,24 @@ import java.util.regex.Pattern;
  * characters in strings). Errors are {@link HistoryException}s naming the op, line and
  * column (1-based, counting bytes) and what was expected, as {@link EdnReader}'s do.
  */
-public final class JsonReader extends TextSource {
+public final class JsonReader extends OpReader {
   private static final boolean[] DELIM = new boolean[256];
   static {
     for (char c : " \t\n\r,:[]{}\"".toCharArray()) DELIM[c] = true;
   }
-  private static final int LONG = 0, OBJ = 1;
   /** Returned by {@link #first}/{@link #next} when the array closed. */
   private static final int CLOSED = -2;
   private static final int F_TYPE = 0, F_F = 1, F_PROCESS = 2, F_VALUE = 3, F_INDEX = 4, F_TIME = 5;
   private static final String[] FIELD = {"\"type\"", "\"f\"", "\"process\"", "\"value\"", "\"index\"", "\"time\""};
   private static final byte[][] NAMES = {b("type"), b("f"), b("process"), b("value"), b("index"), b("time")};
 
-  private final OpSink sink;
-  private final OpRecord r = new OpRecord();
-  private long lv;
-  private Object ov;
-  private long[] el = new long[64];
-  private Object[] eo = new Object[64];
-  private int ne;
   private boolean strEscaped;
 
+  @Override
+  String fieldName(int f) { return FIELD[f]; }
+
   private JsonReader(InputStream in, OpSink sink) {
-    super(in);
-    this.sink = sink;
+    super(in, sink);
   }
 
   /** Reads the JSON history at {@code path} (decompressed if gzipped) into {@code sink}. */
@@ -194,14 +188,6 @@ public final class JsonReader extends TextSource {
     return f;
   }
 
-  private long readLongField(int c, int field) throws IOException {
-    long l = line, cc = col(pos);
-    if (readItem(c) == LONG) return lv;
-    if (ov == null) return OpRecord.ABSENT;
-    String want = ov instanceof BigInteger ? "an integer that fits in 64 bits" : "an integer";
-    throw errAt(l, cc, "expected " + want + " for " + FIELD[field] + ", found " + shorten(ov));
-  }
-
   /** At the '[' of a "value": micro-ops, or an ordinary value when no element is an array (see EdnReader). */
   private void readTxn() throws IOException {
     long ol = line, oc = col(pos);
@@ -266,49 +252,16 @@ public final class JsonReader extends TextSource {
       r.addMalformed(got);
       return;
     }
-    byte kind = f == Kw.R ? OpRecord.READ : f == Kw.APPEND ? OpRecord.APPEND : f == Kw.W ? OpRecord.WRITE
-        : OpRecord.kindOf(f);
-    r.beginMop(kind, f);
-    if (kt == LONG) r.setKey(kl);
-    else r.setKey(ko);
-    switch (vt) {
-      case OpRecord.V_LONG: r.setValue(vl); break;
-      case OpRecord.V_OBJ: r.setValueObj(vo); break;
-      case OpRecord.V_LIST: {
-        r.beginList();
-        for (int j = 0; j < ne; j++) {
-          Object o = eo[j];
-          if (o == null) r.addElem(el[j]);
-          else r.addElem(o == OpRecord.NIL_KEY ? null : o);
-        }
-        break;
-      }
-      default: r.setValueNil();
-    }
+    addMop(f, kt, kl, ko, vt, vl, vo);
   }
 
   private void readElems() throws IOException {
     long ol = line, oc = col(pos);
     pos++;
-    ne = 0;
+    clearElems();
     for (int c = first(ol, oc, "the list"); c != CLOSED; c = next(ol, oc, "the list")) {
-      if (ne == el.length) {
-        el = Arrays.copyOf(el, ne * 2);
-        eo = Arrays.copyOf(eo, ne * 2);
-      }
-      if (readItem(c) == LONG) {
-        el[ne] = lv;
-        eo[ne++] = null;
-      } else {
-        eo[ne++] = ov == null ? OpRecord.NIL_KEY : ov;
-      }
+      pushElem(c);
     }
-  }
-
-  private List<Object> elems() {
-    ArrayList<Object> l = new ArrayList<>(ne);
-    for (int j = 0; j < ne; j++) l.add(eo[j] == null ? (Object) el[j] : eo[j] == OpRecord.NIL_KEY ? null : eo[j]);
-    return l;
   }
 
   // ------------------------------------------------------------------ structure
@@ -356,11 +309,8 @@ public final class JsonReader extends TextSource {
 
   // ------------------------------------------------------------------ values
 
-  private Object item(int c) throws IOException {
-    return readItem(c) == LONG ? (Object) lv : ov;
-  }
-
-  private int readItem(int c) throws IOException {
+  @Override
+  int readItem(int c) throws IOException {
     if ((c >= '0' && c <= '9') || c == '-') return readNumber();
     switch (c) {
       case '"': ov = readString(); return OBJ;
