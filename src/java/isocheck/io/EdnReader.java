@@ -798,55 +798,22 @@ public final class EdnReader extends OpReader {
     pos = end + 1;
   }
 
-  private String unescape(int from, int to, long l, long cc) {
-    StringBuilder out = scratch();
-    int run = from;
-    for (int i = from; i < to; i++) {
-      if (buf[i] != '\\') continue;
-      try {
-        appendUtf8(out, run, i, i);
-      } catch (HistoryException e) {
-        throw errAt(l, cc, "invalid UTF-8 in the string starting here");
-      }
-      byte e = buf[++i];
-      switch (e) {
-        case 'n': out.append('\n'); break;
-        case 't': out.append('\t'); break;
-        case 'r': out.append('\r'); break;
-        case 'b': out.append('\b'); break;
-        case 'f': out.append('\f'); break;
-        case '"': out.append('"'); break;
-        case '\\': out.append('\\'); break;
-        case 'u': {
-          int v = hex4(i + 1, to);
-          if (v < 0) throw errAt(l, cc, "invalid \\u escape in the string starting here; expected 4 hex digits");
-          out.append((char) v);
-          i += 4;
-          break;
-        }
-        default: {
-          if (e >= '0' && e <= '7') {
-            int v = 0, k = 0;
-            while (k < 3 && i + k < to && buf[i + k] >= '0' && buf[i + k] <= '7') v = v * 8 + (buf[i + k++] - '0');
-            if (v > 0377) throw errAt(l, cc, "octal escape out of range in the string starting here");
-            out.append((char) v);
-            i += k - 1;
-            break;
-          }
-          String shown = e >= 0x21 && e < 0x7f ? String.valueOf((char) e) : String.format("(byte 0x%02x)", e & 0xff);
-          throw errAt(l, cc, "invalid escape \\" + shown + " in the string starting here; expected one of "
-              + "\\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX");
-        }
-      }
-      run = i + 1;
+  @Override
+  int formatEscape(byte e, int i, int to, StringBuilder out, long l, long cc) {
+    if (e >= '0' && e <= '7') {
+      int v = 0, k = 0;
+      while (k < 3 && i + k < to && buf[i + k] >= '0' && buf[i + k] <= '7') v = v * 8 + (buf[i + k++] - '0');
+      if (v > 0377) throw errAt(l, cc, "octal escape out of range in the string starting here");
+      out.append((char) v);
+      i += k - 1;
+      return i;
     }
-    try {
-      appendUtf8(out, run, to, to);
-    } catch (HistoryException e) {
-      throw errAt(l, cc, "invalid UTF-8 in the string starting here");
-    }
-    return out.toString();
+    return -1;
   }
+
+  @Override
+  String escapes() { return "\\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX"; }
+
 
   // ------------------------------------------------------------------ helpers
 

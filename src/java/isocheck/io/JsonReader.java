@@ -502,48 +502,16 @@ public final class JsonReader extends OpReader {
     return k;
   }
 
-  private String unescape(int from, int to, long l, long cc) {
-    StringBuilder out = scratch();
-    int run = from;
-    for (int i = from; i < to; i++) {
-      if (buf[i] != '\\') continue;
-      try {
-        appendUtf8(out, run, i, i);
-      } catch (HistoryException e) {
-        throw errAt(l, cc, "invalid UTF-8 in the string starting here");
-      }
-      byte e = buf[++i];
-      switch (e) {
-        case 'n': out.append('\n'); break;
-        case 't': out.append('\t'); break;
-        case 'r': out.append('\r'); break;
-        case 'b': out.append('\b'); break;
-        case 'f': out.append('\f'); break;
-        case '"': out.append('"'); break;
-        case '\\': out.append('\\'); break;
-        case '/': out.append('/'); break;
-        case 'u': {
-          int v = hex4(i + 1, to);
-          if (v < 0) throw errAt(l, cc, "invalid \\u escape in the string starting here; expected 4 hex digits");
-          out.append((char) v);
-          i += 4;
-          break;
-        }
-        default: {
-          String shown = e >= 0x21 && e < 0x7f ? String.valueOf((char) e) : String.format("(byte 0x%02x)", e & 0xff);
-          throw errAt(l, cc, "invalid escape \\" + shown + " in the string starting here; expected one of "
-              + "\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
-        }
-      }
-      run = i + 1;
-    }
-    try {
-      appendUtf8(out, run, to, to);
-    } catch (HistoryException e) {
-      throw errAt(l, cc, "invalid UTF-8 in the string starting here");
-    }
-    return out.toString();
+  @Override
+  int formatEscape(byte e, int i, int to, StringBuilder out, long l, long cc) {
+    if (e != '/') return -1;
+    out.append('/');
+    return i;
   }
+
+  @Override
+  String escapes() { return "\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"; }
+
 
   private boolean eq(int from, byte[] lit) {
     for (int k = 0; k < lit.length; k++) if (buf[from + k] != lit[k]) return false;

@@ -1,5 +1,6 @@
 package isocheck.io;
 
+import isocheck.history.HistoryException;
 import isocheck.history.Kw;
 import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
@@ -102,4 +103,60 @@ abstract class OpReader extends TextSource {
     String want = ov instanceof BigInteger ? "an integer that fits in 64 bits" : "an integer";
     throw errAt(l, cc, "expected " + want + " for " + fieldName(field) + ", found " + shorten(ov));
   }
+
+  /** The content of a string literal with escapes, buf[from..to), that starts at line l, column cc. */
+  final String unescape(int from, int to, long l, long cc) {
+    StringBuilder out = scratch();
+    int run = from;
+    for (int i = from; i < to; i++) {
+      if (buf[i] != '\\') continue;
+      try {
+        appendUtf8(out, run, i, i);
+      } catch (HistoryException e) {
+        throw errAt(l, cc, "invalid UTF-8 in the string starting here");
+      }
+      byte e = buf[++i];
+      switch (e) {
+        case 'n': out.append('\n'); break;
+        case 't': out.append('\t'); break;
+        case 'r': out.append('\r'); break;
+        case 'b': out.append('\b'); break;
+        case 'f': out.append('\f'); break;
+        case '"': out.append('"'); break;
+        case '\\': out.append('\\'); break;
+        case 'u': {
+          int v = hex4(i + 1, to);
+          if (v < 0) throw errAt(l, cc, "invalid \\u escape in the string starting here; expected 4 hex digits");
+          out.append((char) v);
+          i += 4;
+          break;
+        }
+        default: {
+          int next = formatEscape(e, i, to, out, l, cc);
+          if (next >= 0) {
+            i = next;
+            break;
+          }
+          String shown = e >= 0x21 && e < 0x7f ? String.valueOf((char) e) : String.format("(byte 0x%02x)", e & 0xff);
+          throw errAt(l, cc, "invalid escape \\" + shown + " in the string starting here; expected one of "
+              + escapes());
+        }
+      }
+      run = i + 1;
+    }
+    try {
+      appendUtf8(out, run, to, to);
+    } catch (HistoryException e) {
+      throw errAt(l, cc, "invalid UTF-8 in the string starting here");
+    }
+    return out.toString();
+  }
+  /**
+   * An escape only this format has, the byte after the backslash being e at i: appends it and
+   * returns the index of its last byte, or -1 when e is no escape here.
+   */
+  abstract int formatEscape(byte e, int i, int to, StringBuilder out, long l, long cc);
+
+  /** The escapes this format allows, for messages. */
+  abstract String escapes();
 }
