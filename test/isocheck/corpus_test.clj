@@ -37,7 +37,7 @@
     (let [r (check-file "postgres-list-append/sess5-history0.edn" iso/implemented-levels)]
       (is (= {:strict-serializable false, :strong-session-serializable false, :serializable true,
               :strong-snapshot-isolation true, :strong-session-snapshot-isolation true,
-              :snapshot-isolation true}
+              :snapshot-isolation true, :tcc true, :ra true, :rc true, :ci true}
              (into {} (map (fn [[l v]] [l (:valid? v)])) (:levels r))))
       (is (= #{:strong-session-serializable} (:not r)))
       (is (= #{287 291 293} (set (map :index (get-in r [:counterexamples :G2-item-process :cycle]))))))))

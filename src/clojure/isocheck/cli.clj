@@ -27,12 +27,15 @@
 
 (def usage
   "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]
-                      [--max-anomalies N] [--out DIR] FILE...
+                      [--max-anomalies N] [--clocks vector|tree] [--first] [--out DIR] FILE...
        isocheck demo [--seed N] [--txns N]
 
 Levels (default: all implemented): strict-serializable, strong-session-serializable,
 serializable, strong-snapshot-isolation, strong-session-snapshot-isolation,
-snapshot-isolation (aliases: sser, ser, si, strong-session-si, strong-si).
+snapshot-isolation (aliases: sser, ser, si, strong-session-si, strong-si);
+weak levels (Plume): tcc, ra, rc, ci (aliases: causal, read-atomic, cut-isolation).
+--clocks picks vector (default) or tree clocks for the weak levels' causal order;
+--first stops at the first weak anomaly per level instead of finding them all.
 FILE: Jepsen history.edn or JSON (optionally .gz); - reads standard input.
 Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none
 violated, 3 bad usage or unreadable input.")
@@ -59,6 +62,11 @@ violated, 3 bad usage or unreadable input.")
                                 (fail-usage (str "--format must be text, edn or json, not " f)))
                               (recur (next more) (assoc opts :format f)))
           "--out" (recur (next more) (assoc opts :out (need)))
+          "--clocks" (let [c (need)]
+                       (when-not (#{"vector" "tree"} c)
+                         (fail-usage (str "--clocks must be vector or tree, not " c)))
+                       (recur (next more) (assoc opts :clocks (keyword c))))
+          "--first" (recur more (assoc opts :stop-at-first? true))
           "--max-anomalies" (recur (next more)
                                    (assoc opts :max-anomalies
                                           (try (Long/parseLong (need))
@@ -105,7 +113,7 @@ violated, 3 bad usage or unreadable input.")
   (let [opts (parse-args args)]
     (when (:help opts) (println usage) (throw (ex-info "" {:type ::exit, :status 0})))
     (when (empty? (:files opts)) (fail-usage "check needs at least one FILE (or - for standard input)"))
-    (let [checker (try (iso/checker (select-keys opts [:levels :workload :max-anomalies]))
+    (let [checker (try (iso/checker (select-keys opts [:levels :workload :max-anomalies :clocks :stop-at-first?]))
                        (catch IllegalArgumentException e (fail-usage (.getMessage e))))
           opts    (merge opts (:opts checker) {:many? (< 1 (count (:files opts)))})
           results (doall

@@ -10,6 +10,10 @@
       {:checker (isocheck/si)}                      ; snapshot isolation
       {:checker (isocheck/ser)}                     ; serializability
       {:checker (isocheck/sser)}                    ; strict serializability
+      {:checker (isocheck/tcc)}                     ; transactional causal consistency
+      {:checker (isocheck/ra)}                      ; read atomic
+      {:checker (isocheck/rc)}                      ; read committed (Plume's)
+      {:checker (isocheck/ci)}                      ; cut isolation
       {:checker (isocheck/checker
                   {:levels [:serializable :snapshot-isolation]})}
 
@@ -31,10 +35,16 @@
                       :strong-session-serializable :snapshot-isolation
                       :strong-session-snapshot-isolation
                       :strong-snapshot-isolation; aliases :sser :ser :si
-                      :strong-session-si :strong-si.
+                      :strong-session-si :strong-si. Weak levels (Plume):
+                      :tcc :ra :rc :ci (aliases :causal :read-atomic
+                      :cut-isolation).
       :workload       :append or :wr (default: detected from the micro-ops)
       :max-anomalies  instances kept per anomaly type (default 16; all are
                       counted in :anomaly-counts)
+      :clocks         weak levels: :vector (default) or :tree clocks for
+                      causal order
+      :stop-at-first? weak levels: stop at the first anomaly per level
+                      instead of finding them all (default false)
       :directory      where to write the report files (default: the Jepsen
                       store directory when checking inside Jepsen, else none)"
   (:require [clojure.java.io :as io]
@@ -50,7 +60,7 @@
   "The levels isocheck decides, strongest first."
   [:strict-serializable :strong-session-serializable :serializable
    :strong-snapshot-isolation :strong-session-snapshot-isolation
-   :snapshot-isolation])
+   :snapshot-isolation :tcc :ra :rc :ci])
 
 (defn- parse-level
   ^Level [l]
@@ -58,6 +68,20 @@
       (throw (IllegalArgumentException.
                (str "Unknown isolation level " (pr-str l) "; known: "
                     (Level/knownNames))))))
+
+(defn- options ^CheckOptions [opts]
+  (let [o (CheckOptions.)]
+    (when-let [c (:clocks opts)]
+      (let [c (name c)]
+        (when-not (#{"vector" "tree"} c)
+          (throw (IllegalArgumentException.
+                   (str ":clocks must be :vector or :tree, not " (pr-str (:clocks opts))))))
+        (set! (.clocks (.weak o)) c)))
+    (when (:stop-at-first? opts) (set! (.stopAtFirst (.weak o)) true))
+    (.levels o (mapv parse-level (:levels opts)))
+    (when-let [m (:max-anomalies opts)] (set! (.maxAnomaliesPerType o) (int m)))
+    (when-let [b (:search-budget opts)] (set! (.searchBudget o) (long b)))
+    o))
 
 (defrecord IsoChecker [opts])
 
@@ -71,6 +95,7 @@
        (throw (IllegalArgumentException. ":levels must name at least one level")))
      (run! parse-level levels)
      (j/workload (:workload opts))
+     (options (assoc opts :levels levels))
      (->IsoChecker (assoc opts :levels levels)))))
 
 (defn si
@@ -104,12 +129,32 @@
   ([] (sser {}))
   ([opts] (checker (assoc opts :levels [:strict-serializable]))))
 
-(defn- options ^CheckOptions [opts]
-  (let [o (CheckOptions.)]
-    (.levels o (mapv parse-level (:levels opts)))
-    (when-let [m (:max-anomalies opts)] (set! (.maxAnomaliesPerType o) (int m)))
-    (when-let [b (:search-budget opts)] (set! (.searchBudget o) (long b)))
-    o))
+(defn tcc
+  "Transactional causal consistency (Plume Def. 6): causal order (session
+  order and reads-from, transitively) is respected, reads are atomic, and one
+  commit order explains every read. Forbids all 14 TAPs a-n."
+  ([] (tcc {}))
+  ([opts] (checker (assoc opts :levels [:tcc]))))
+
+(defn ra
+  "Read atomic (Plume Def. 5): a transaction that sees one of another's writes
+  (or follows it in its session) sees all of them. Forbids TAPs a-l."
+  ([] (ra {}))
+  ([opts] (checker (assoc opts :levels [:ra]))))
+
+(defn rc
+  "Read committed, as Plume defines it (Def. 4): no aborted, intermediate or
+  thin-air reads, acyclic causal order, and monotonic atomic view within a
+  transaction. Forbids TAPs a-i. Stronger than Elle's :read-committed (PL-2),
+  which allows non-monotonic reads (h, i)."
+  ([] (rc {}))
+  ([opts] (checker (assoc opts :levels [:rc]))))
+
+(defn ci
+  "Cut isolation (Plume Def. 3): a transaction that reads a key more than once
+  from other transactions reads the same value. Forbids TAP j only."
+  ([] (ci {}))
+  ([opts] (checker (assoc opts :levels [:ci]))))
 
 (defn- bad-input
   "The result map for a history we cannot check."

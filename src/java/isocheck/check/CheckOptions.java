@@ -16,6 +16,9 @@ public final class CheckOptions {
   /** Work allowed for ordering never-read appends under snapshot isolation (nodes and edges visited); beyond it the SI verdict is :unknown with the reason. */
   public long unreadBudget = 200_000_000;
 
+  /** Weak levels (TCC, RA, RC, CI): clocks ("vector" or "tree") and whether to stop at the first anomaly. */
+  public isocheck.check.weak.WeakCheck.Options weak = new isocheck.check.weak.WeakCheck.Options();
+
   public CheckOptions levels(List<Level> ls) {
     levels = new ArrayList<>(ls);
     return this;

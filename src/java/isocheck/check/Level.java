@@ -27,11 +27,12 @@ public enum Level {
   STRONG_SNAPSHOT_ISOLATION("strong-snapshot-isolation", Kind.SI, Family.REALTIME),
   STRONG_SESSION_SNAPSHOT_ISOLATION("strong-session-snapshot-isolation", Kind.SI, Family.PROCESS),
   SNAPSHOT_ISOLATION("snapshot-isolation", Kind.SI, Family.PLAIN),
-  // Known, not implemented yet: answer :unknown.
+  // Weak levels (Plume): decided by isocheck.check.weak.
   TCC("tcc", Kind.WEAK, Family.PROCESS),
   RA("ra", Kind.WEAK, Family.PROCESS),
   RC("rc", Kind.WEAK, Family.PROCESS),
   CI("ci", Kind.WEAK, Family.PROCESS),
+  // Known, not implemented yet: answer :unknown.
   READ_COMMITTED("read-committed", Kind.WEAK, Family.PLAIN),
   GSI("gsi", Kind.WEAK, Family.REALTIME);
 
@@ -57,7 +58,7 @@ public enum Level {
     this.family = family;
   }
 
-  public boolean implemented() { return kind != Kind.WEAK; }
+  public boolean implemented() { return this != READ_COMMITTED && this != GSI; }
 
   private static final Map<String, Level> NAMES = new LinkedHashMap<>();
 
@@ -85,12 +86,21 @@ public enum Level {
 
   /** Whether this level implies another (a history satisfying this one satisfies that one). */
   public boolean implies(Level o) {
-    if (!implemented() || !o.implemented()) return this == o;
+    if (this == o) return true;
+    if (!implemented() || !o.implemented()) return false;
+    if (o.kind == Kind.WEAK) {
+      // TCC ⟹ RA ⟹ RC, RA ⟹ CI (Plume Thm 1, Fig. 1). The SI and serializable levels imply CI;
+      // with session order they imply TCC (CM ⊇ SO ∪ WR, and a snapshot is causally closed).
+      if (kind == Kind.WEAK) return ordinal() < o.ordinal() && !(this == RC && o == CI);
+      return o == CI || family != Family.PLAIN;
+    }
+    if (kind == Kind.WEAK) return false;
     if (family.ordinal() < o.family.ordinal()) return false; // a level carries every order a weaker one does
     return kind == Kind.SER || o.kind == Kind.SI;
   }
 
   private static final EnumSet<Level> STRONG = EnumSet.range(STRICT_SERIALIZABLE, SNAPSHOT_ISOLATION);
+  private static final EnumSet<Level> WEAK_CM = EnumSet.of(RC, RA, TCC);
 
   /**
    * The implemented levels an anomaly type rules out. Pre-check anomalies (aborted, intermediate,
@@ -99,6 +109,8 @@ public enum Level {
    * (adjacent anti-dependencies), only the serializable kinds.
    */
   public static EnumSet<Level> violatedBy(String type) {
+    EnumSet<Level> weak = isocheck.check.weak.WeakCheck.violatedBy(type);
+    if (weak != null) return weak;
     EnumSet<Level> r = EnumSet.noneOf(Level.class);
     Family f = Family.PLAIN;
     String base = type;
@@ -106,7 +118,16 @@ public enum Level {
     else if (type.endsWith("-process")) { f = Family.PROCESS; base = type.substring(0, type.length() - 8); }
     boolean cycle = base.equals("G0") || base.equals("G1c") || base.startsWith("G-single") || base.startsWith("G-nonadjacent")
         || base.equals("G2-item");
-    if (!cycle) return EnumSet.copyOf(STRONG);
+    if (!cycle) {
+      // Pre-checks: every level forbids them (RC-(1)-(3) and a valid reads-from), except that a
+      // lost update is allowed below snapshot isolation.
+      r.addAll(STRONG);
+      if (!type.equals("lost-update")) r.addAll(WEAK_CM);
+      return r;
+    }
+    // A cycle of version order, reads-from and session order (G0, G1c, plain or -process) is a
+    // commit-order cycle at every weak level (CM ⊇ CO ∪ version order).
+    if ((base.equals("G0") || base.equals("G1c")) && f != Family.REALTIME) r.addAll(WEAK_CM);
     for (Level l : STRONG) {
       if (l.family.ordinal() < f.ordinal()) continue; // the cycle needs orders this level lacks
       if (base.equals("G2-item") && l.kind != Kind.SER) continue;

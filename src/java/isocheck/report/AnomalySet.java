@@ -40,6 +40,14 @@ public final class AnomalySet {
     }
   }
 
+  /** Counts one more instance of a type without keeping it (its cap is reached). */
+  public void tally(String type) { counts.merge(type, 1L, Long::sum); }
+
+  /** Instances of a type kept so far. */
+  public int kept(String type) { return byType.getOrDefault(type, List.of()).size(); }
+
+  public int cap() { return cap; }
+
   public boolean has(String type) { return counts.containsKey(type); }
   public boolean isEmpty() { return counts.isEmpty(); }
   public long count(String type) { return counts.getOrDefault(type, 0L); }

@@ -41,6 +41,17 @@ public final class Dot {
             .append("\", color=\"").append(color(l)).append("\"")
             .append(hyp ? ", style=dotted" : l == Edge.RW ? ", style=dashed" : "").append("];\n");
       }
+    } else if (a.data.get("arrows") instanceof List) {
+      // Weak-isolation patterns (Plume Fig. 3): reads-from, session and causal steps solid, forced commit order dashed.
+      for (Object o : (List<?>) a.data.get("arrows")) {
+        Map<?, ?> ar = (Map<?, ?>) o;
+        String lab = String.valueOf(ar.get("label"));
+        boolean cm = lab.startsWith("cm");
+        sb.append("  \"").append(esc(String.valueOf(ar.get("from")))).append("\" -> \"").append(esc(String.valueOf(ar.get("to"))))
+            .append("\" [label=\"").append(esc(lab)).append("\", color=\"")
+            .append(cm ? "#c62828" : lab.startsWith("so") ? color(Edge.SO) : lab.startsWith("ww") ? color(Edge.WW) : color(Edge.WR))
+            .append("\"").append(cm ? ", style=dashed" : "").append("];\n");
+      }
     } else if (a.txns.length == 2 && a.data.containsKey("writer")) {
       sb.append("  ").append(h.name(a.txns[1])).append(" -> ").append(h.name(a.txns[0]))
           .append(" [label=\"read by\", color=\"#cc0000\"];\n");

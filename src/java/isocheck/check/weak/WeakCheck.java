@@ -1,0 +1,302 @@
+package isocheck.check.weak;
+
+import isocheck.check.Level;
+import isocheck.check.Verdict;
+import isocheck.graph.Digraph;
+import isocheck.graph.Edge;
+import isocheck.graph.Scc;
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.report.AnomalySet;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides the weak levels CI, RC, RA and TCC (Plume, OOPSLA'24: Defs 3–6, Thms 2–5) on
+ * rw-register and list-append histories, soundly and completely, and explains every violation as
+ * one of Plume's fourteen TAPs.
+ *
+ * <p>Pipeline: {@link WeakHistory} (committed set, reads-from, the intra-transaction TAPs a–f and
+ * j, the list version order) → {@link CausalOrder} (CO with vector or tree clocks; TAP g) →
+ * {@link CommitOrder} (per level, the commit-order edges its axiom forces, and one
+ * strongly-connected-components pass over CO ∪ version order ∪ those edges) → classification of
+ * each forced edge that lies on a cycle into the most specific TAP (h, i, k–n), which runs only
+ * once a violation is known, so valid histories pay nothing for it.
+ *
+ * <p>Verdicts: CI = no j; RC = none of a–i; RA = none of a–l; TCC = none of a–n (Plume Table 2);
+ * the list-append patterns (incompatible order, duplicates, a cycle of version and causal order)
+ * rule out RC, RA and TCC. A level's verdict comes from its own graph, never from another
+ * level's edges filtered by label (pitfall 1).
+ */
+public final class WeakCheck {
+  private WeakCheck() {}
+
+  public static final class Options {
+    /** "vector" or "tree". */
+    public String clocks = "vector";
+    /** Find every anomaly (default, as in Plume's completeness experiment) or stop at the first per level. */
+    public boolean stopAtFirst = false;
+  }
+
+  private static Tap.WeakLevel weak(Level l) {
+    switch (l) {
+      case CI: return Tap.WeakLevel.CI;
+      case RC: return Tap.WeakLevel.RC;
+      case RA: return Tap.WeakLevel.RA;
+      case TCC: return Tap.WeakLevel.TCC;
+      default: return null;
+    }
+  }
+
+  /**
+   * The levels a weak anomaly type rules out, or null if the type is not one of ours. Patterns
+   * within one transaction or key (a–f, j, the list patterns) rule out every strong level too;
+   * the causal and commit-order patterns rule out the strong levels that carry session order
+   * (they imply TCC), not plain serializability or SI.
+   */
+  public static EnumSet<Level> violatedBy(String type) {
+    Tap tap = Tap.byId(type);
+    if (tap == null) return null;
+    EnumSet<Level> r = EnumSet.noneOf(Level.class);
+    for (Tap.WeakLevel w : tap.violates()) r.add(Level.valueOf(w.name()));
+    boolean local = tap.ordinal() <= Tap.INTERMEDIATE_READ.ordinal() || tap == Tap.NON_REPEATABLE_READ
+        || tap == Tap.INCOMPATIBLE_ORDER || tap == Tap.DUPLICATE_ELEMENTS;
+    for (Level l : EnumSet.range(Level.STRICT_SERIALIZABLE, Level.SNAPSHOT_ISOLATION)) {
+      if (local || l.family != Level.Family.PLAIN) r.add(l);
+    }
+    return r;
+  }
+
+  /** Whether the checker decides this level here. */
+  public static boolean handles(Level l) { return weak(l) != null; }
+
+  /** Decides the requested weak levels, adding anomalies and statistics. */
+  public static LinkedHashMap<Level, Verdict> check(History h, Collection<Level> levels, Options o, AnomalySet anomalies,
+                                                    Map<String, Object> stats) {
+    return new Run(h, levels, o, anomalies, stats).run();
+  }
+
+  private static final class Run {
+    final History h;
+    final List<Level> levels = new ArrayList<>();
+    final EnumSet<Tap.WeakLevel> want = EnumSet.noneOf(Tap.WeakLevel.class);
+    final Options o;
+    final AnomalySet anomalies;
+    final Map<String, Object> stats;
+    final EnumSet<Tap> found = EnumSet.noneOf(Tap.class);
+    final EnumMap<Tap.WeakLevel, Boolean> cyclic = new EnumMap<>(Tap.WeakLevel.class);
+    final HashSet<Long> reported = new HashSet<>();
+    final LinkedHashMap<String, Object> ws = new LinkedHashMap<>();
+    WeakHistory wh;
+    CausalOrder co;
+    CommitOrder cm;
+    TapReport rep;
+
+    Run(History h, Collection<Level> ls, Options o, AnomalySet anomalies, Map<String, Object> stats) {
+      this.h = h;
+      for (Level l : ls) {
+        if (weak(l) == null) continue;
+        levels.add(l);
+        want.add(weak(l));
+      }
+      this.o = o;
+      this.anomalies = anomalies;
+      this.stats = stats;
+    }
+
+    /** Counts an instance, and explains it while fewer than the cap of its type are kept. */
+    void emit(Tap tap, java.util.function.Supplier<isocheck.report.Anomaly> make) {
+      found.add(tap);
+      if (anomalies.kept(tap.id) < anomalies.cap()) anomalies.add(make.get());
+      else anomalies.tally(tap.id);
+    }
+
+    LinkedHashMap<Level, Verdict> run() {
+      long t0 = System.nanoTime();
+      wh = new WeakHistory(h);
+      for (Tap.Instance in : wh.intra) {
+        if (rep == null) rep = new TapReport(wh, null);
+        final Tap.Instance i = in;
+        emit(in.tap, () -> rep.intra(i));
+      }
+      long t1 = System.nanoTime();
+      EnumSet<Tap.WeakLevel> graphLevels = EnumSet.copyOf(want);
+      graphLevels.remove(Tap.WeakLevel.CI);
+      if (o.stopAtFirst) graphLevels.removeIf(this::violatedByFound);
+      long t2 = t1, t3 = t1;
+      if (!graphLevels.isEmpty()) {
+        co = new CausalOrder(wh, o.clocks);
+        rep = new TapReport(wh, co);
+        t2 = System.nanoTime();
+        ws.put("clocks", new Kw(co.clocks.name()));
+        if (co.fellBack) ws.put("clocks-note", "causal order has a cycle: vector clocks used");
+        ws.put("clock-bytes", co.clocks.bytes());
+        ws.put("co-edges", (long) co.succ.edgeCount());
+        if (wh.list) ws.put("ww-edges", (long) wh.wwSrc.size());
+        cyclicCo();
+        cm = new CommitOrder(wh, co);
+        rep.observations(cm);
+        levelsByGraph(graphLevels);
+        t3 = System.nanoTime();
+      }
+      LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
+      for (Level l : levels) {
+        Tap.WeakLevel wl = weak(l);
+        List<String> types = new ArrayList<>();
+        for (Tap tap : found) if (tap.violates().contains(wl)) types.add(tap.id);
+        boolean bad = !types.isEmpty() || Boolean.TRUE.equals(cyclic.get(wl));
+        if (bad && types.isEmpty()) types.add("unclassified-cycle"); // never accept a cycle silently (pitfall 12)
+        out.put(l, bad ? new Verdict(Verdict.Value.FALSE, null, types) : new Verdict(Verdict.Value.TRUE, null, List.of()));
+      }
+      LinkedHashMap<String, Object> ms = new LinkedHashMap<>();
+      ms.put("history", (t1 - t0) / 1_000_000L);
+      ms.put("causal", (t2 - t1) / 1_000_000L);
+      ms.put("commit-order", (t3 - t2) / 1_000_000L);
+      ws.put("ms", ms);
+      stats.put("weak", ws);
+      return out;
+    }
+
+    boolean violatedByFound(Tap.WeakLevel l) {
+      for (Tap t : found) if (t.violates().contains(l)) return true;
+      return false;
+    }
+
+    /** TAP g: one instance per cyclic component of CO. */
+    void cyclicCo() {
+      Scc s = co.scc;
+      if (!s.hasCycle()) return;
+      boolean[] done = new boolean[s.count];
+      for (int t = 0; t < wh.n; t++) {
+        int c = s.comp[t];
+        if (!s.cyclic[c] || done[c]) continue;
+        done[c] = true;
+        final int start = t;
+        emit(Tap.CYCLIC_CO, () -> rep.cycle(Tap.CYCLIC_CO, co.succ, Edge.SO | Edge.WR, s.comp, c, start));
+      }
+    }
+
+    /**
+     * The levels needing a commit-order graph, strongest first: when one is acyclic with no
+     * contradicted initial read, every weaker one is too (its forced edges are implied by the
+     * stronger level's). When one is violated, the weaker ones are built as well (unless stopping
+     * at the first anomaly), so that each cycle gets its most specific TAP.
+     */
+    void levelsByGraph(EnumSet<Tap.WeakLevel> graphLevels) {
+      Tap.WeakLevel[] order = {Tap.WeakLevel.TCC, Tap.WeakLevel.RA, Tap.WeakLevel.RC};
+      EnumMap<Tap.WeakLevel, CommitOrder.Forced> forced = new EnumMap<>(Tap.WeakLevel.class);
+      boolean strongerViolated = false, started = false;
+      for (Tap.WeakLevel l : order) {
+        boolean need = graphLevels.contains(l) || (started && strongerViolated && !o.stopAtFirst);
+        if (!need) continue;
+        if (started && !strongerViolated) {
+          cyclic.put(l, false);
+          continue;
+        }
+        started = true;
+        long t = System.nanoTime();
+        CommitOrder.Forced f = l == Tap.WeakLevel.TCC ? cm.causal() : l == Tap.WeakLevel.RA ? cm.readAtomic() : cm.monoAtomicView();
+        forced.put(l, f);
+        Digraph g = cm.graph(f);
+        Scc s = CommitOrder.scc(g);
+        boolean bad = s.hasCycle() || f.botRf.size() > 0;
+        cyclic.put(l, bad);
+        levelStats(l, f, g, s, t);
+        strongerViolated = bad;
+      }
+      // Classification, weakest level first, so each instance gets its most specific name.
+      for (int i = order.length - 1; i >= 0; i--) {
+        Tap.WeakLevel l = order[i];
+        if (!Boolean.TRUE.equals(cyclic.get(l)) || !forced.containsKey(l)) continue;
+        classify(l, forced.get(l));
+      }
+    }
+
+    void levelStats(Tap.WeakLevel l, CommitOrder.Forced f, Digraph g, Scc s, long t) {
+      LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+      m.put("forced-edges", (long) f.size());
+      m.put("graph-edges", (long) g.edgeCount());
+      m.put("cyclic-components", (long) s.cyclicCount);
+      m.put("ms", (System.nanoTime() - t) / 1_000_000L);
+      ws.put(l.name().toLowerCase(java.util.Locale.ROOT), m);
+      graphs.put(l, g);
+      sccs.put(l, s);
+    }
+
+    final EnumMap<Tap.WeakLevel, Digraph> graphs = new EnumMap<>(Tap.WeakLevel.class);
+    final EnumMap<Tap.WeakLevel, Scc> sccs = new EnumMap<>(Tap.WeakLevel.class);
+
+    void classify(Tap.WeakLevel l, CommitOrder.Forced f) {
+      Digraph g = graphs.get(l);
+      Scc s = sccs.get(l);
+      String lid = l.name().toLowerCase(java.util.Locale.ROOT);
+      int limit = o.stopAtFirst ? 1 : Integer.MAX_VALUE, emitted = 0;
+      for (int i = 0; i < f.botRf.size() && emitted < limit; i++) {
+        int rfi = f.botRf.get(i), t2 = f.botT2.get(i), via = f.botVia.get(i);
+        if (!reported.add(((long) rfi << 32) | t2)) continue;
+        Tap tap = label(l, rfi, t2, true);
+        if (tap == null) continue;
+        emitted++;
+        emit(tap, () -> rep.triangle(tap, rfi, t2, via, true, g, s.comp, f, lid));
+      }
+      boolean[] hasForced = new boolean[s.count];
+      for (int i = 0; i < f.size(); i++) {
+        int t2 = f.src.get(i), t1 = f.dst.get(i);
+        int c = s.comp[t2];
+        if (c != s.comp[t1] || !s.cyclic[c]) continue;
+        hasForced[c] = true;
+        if (emitted >= limit) continue;
+        int rfi = f.rf.get(i), via = f.via.get(i);
+        if (!reported.add(((long) rfi << 32) | t2)) continue;
+        boolean chain = co.reaches(t1, t2);
+        Tap tap = label(l, rfi, t2, chain);
+        if (tap == null) continue;
+        emitted++;
+        emit(tap, () -> rep.triangle(tap, rfi, t2, via, chain, g, s.comp, f, lid));
+      }
+      // Cycles with no forced edge: version order against causal order (CO cycles are TAP g).
+      boolean[] done = new boolean[s.count];
+      for (int t = 0; t < wh.n && emitted < limit; t++) {
+        int c = s.comp[t];
+        if (!s.cyclic[c] || hasForced[c] || done[c]) continue;
+        done[c] = true;
+        if (co.scc.cyclic[co.scc.comp[t]]) continue;
+        final int start = t;
+        emitted++;
+        emit(Tap.CYCLIC_VERSION_ORDER, () -> rep.cycle(Tap.CYCLIC_VERSION_ORDER, g, Edge.SO | Edge.WR | Edge.WW, s.comp, c, start));
+      }
+    }
+
+    /**
+     * The most specific TAP for forced edge t2 → t1 (read fact rfi) on a cycle of level l's graph:
+     * a causal chain t1 →CO t2 gives h, k or m by how t2 precedes t3 (observed by an earlier read
+     * of another key, observed or in session, causally); otherwise the cycle runs through commit
+     * order and the level names it: i (RC), l (RA), n (TCC).
+     */
+    Tap label(Tap.WeakLevel l, int rfi, int t2, boolean chain) {
+      int t3 = h.mopTxn(wh.rfMop[rfi]), x = wh.rfKey[rfi], mx = wh.rfMop[rfi];
+      boolean otherKey = false, sameKey = false, before = false;
+      for (int j = cm.obsStart[t3]; j < cm.obsStart[t3 + 1]; j++) {
+        if (cm.obsWriter[j] != t2) continue;
+        if (cm.obsKey[j] == x) sameKey = true;
+        else {
+          otherKey = true;
+          if (cm.obsMop[j] < mx) before = true;
+        }
+      }
+      boolean so = wh.session(t2) == wh.session(t3) && wh.pos[t2] < wh.pos[t3];
+      // t3 read x from both t1 and t2 and from no other key of t2: that is TAP j, already reported.
+      if (sameKey && !otherKey && !so && l == Tap.WeakLevel.RA) return null;
+      if (!chain) return l == Tap.WeakLevel.RC ? Tap.NON_MONO_READ_CM : l == Tap.WeakLevel.RA ? Tap.FRACTURED_READ_CM : Tap.CONFLICT_CM;
+      if (before) return Tap.NON_MONO_READ_CO;
+      if (otherKey || so) return Tap.FRACTURED_READ_CO;
+      return Tap.CO_CONFLICT_CM;
+    }
+  }
+}

@@ -1,0 +1,516 @@
+package isocheck.check.weak;
+
+import isocheck.history.History;
+import isocheck.history.OpRecord;
+import isocheck.history.OpType;
+import isocheck.util.IntList;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A history as Plume sees it (Plume §2, Def. 2): committed transactions T in sessions, every
+ * cross-transaction read's writer (reads-from, lifted to WR between transactions), and the facts
+ * the intra-transaction TAPs a–f and j are made of.
+ *
+ * <p>Committed: {@code :ok}, and {@code :info} (or never completed) when some committed read
+ * observed one of its writes (pitfall 9: never treat them as aborted, never as thin air). Reads of
+ * transactions that are not {@code :ok} are unknown and ignored. The initial transaction t⊥ is
+ * {@link #BOT}: it wrote nil (the empty list) to every key and precedes everything.
+ *
+ * <p>List-append (Plume §5.5.2, pitfalls 11–14): each {@code [:append k v]} is a write of v. A read
+ * {@code [:r k [v1..vn]]} reads from writer(vn) (register view), makes writer(v1..vn-1) visible
+ * ({@link #visFrom}: causally before the reader, but not reads-from), and fixes the version
+ * order of its key. Under the commit-order semantics of lists (the value of a version is the
+ * concatenation of the appends of every writer committed up to it) the list must also be made of
+ * whole transactions: each writer's appends to the key, complete and in program order. The
+ * longest read of a key (own trailing appends aside) gives the key's version order
+ * ({@link #wwSrc}/{@link #wwDst}: between consecutive writers), every other read must be a prefix
+ * of it, and a committed append no read shows comes after its last writer.
+ */
+final class WeakHistory {
+  static final int BOT = -1;
+
+  final History h;
+  final boolean list;
+  final int n, k;
+  /** In T: :ok, or an :info whose write someone read. */
+  final boolean[] committed;
+  /** Session and 1-based position in it among committed transactions (0 if not committed). */
+  final int[] pos;
+  final int[][] sessionTxns;
+
+  /** Cross-transaction reads of each committed :ok reader, in program order: [rfStart[t], rfStart[t+1]). */
+  final int[] rfStart;
+  final int[] rfKey, rfFrom, rfMop;
+  /** Visible writers of list reads (earlier elements), per reader, deduplicated per read: [visStart[t], visStart[t+1]). */
+  final int[] visStart, visFrom, visKey, visMop;
+  /** Keys each committed transaction writes, sorted, with its last write mop: [wkStart[t], wkStart[t+1]). */
+  final int[] wkStart, wkKey, wkLast;
+  /** List version order: writer → next writer, with the key. */
+  final IntList wwSrc = new IntList(), wwDst = new IntList(), wwKey = new IntList();
+  /** Per version-order edge: its target's appends appear in no read (so they follow the last one read). */
+  final IntList wwUnread = new IntList();
+  /** Intra-transaction TAP instances found while reading the history. */
+  final List<Tap.Instance> intra = new ArrayList<>();
+
+  /** Per write/append mop: it is its transaction's last write to the key. */
+  private final boolean[] finalWrite;
+  /** Per append mop: its position among its transaction's appends to the key, and their count. */
+  private final int[] appendSeq, appendCount;
+
+  WeakHistory(History h) {
+    this.h = h;
+    this.list = h.workload == History.Workload.APPEND;
+    this.n = h.nTxns;
+    this.k = h.sessionCount();
+    int nm = h.mopCount();
+    committed = new boolean[n];
+    for (int t = 0; t < n; t++) if (h.isOk(t)) committed[t] = true;
+    // An indeterminate transaction committed iff a committed read observed one of its writes.
+    for (int t = 0; t < n; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int x = h.mopKey(m);
+        if (list) {
+          for (int j = 0; j < h.mopLen(m); j++) markObserved(x, h.listElem(m, j));
+        } else if (h.mopVal(m) != History.NIL) markObserved(x, h.mopVal(m));
+      }
+    }
+    // Sessions: committed transactions of each process, in order.
+    pos = new int[n];
+    int[] len = new int[k];
+    int[] bySession = sortedBySession();
+    for (int t : bySession) len[h.session(t)]++;
+    sessionTxns = new int[k][];
+    for (int s = 0; s < k; s++) sessionTxns[s] = new int[len[s]];
+    Arrays.fill(len, 0);
+    for (int t : bySession) {
+      int s = h.session(t);
+      sessionTxns[s][len[s]] = t;
+      pos[t] = ++len[s];
+    }
+    // Per-mop facts about writes.
+    finalWrite = new boolean[nm];
+    appendSeq = list ? new int[nm] : null;
+    appendCount = list ? new int[nm] : null;
+    int nKeys = h.keyCount();
+    int[] seen = new int[nKeys];
+    Arrays.fill(seen, -1);
+    IntList wk = new IntList(), wl = new IntList();
+    wkStart = new int[n + 1];
+    for (int t = 0; t < n; t++) {
+      wkStart[t] = wk.size();
+      int a = h.mopStart(t), b = h.mopEnd(t);
+      int first = wk.size();
+      for (int m = b - 1; m >= a; m--) {
+        byte kind = h.mopKind(m);
+        if (kind == OpRecord.READ) continue;
+        int x = h.mopKey(m);
+        if (seen[x] != t) {
+          seen[x] = t;
+          finalWrite[m] = true;
+          wk.add(x);
+          wl.add(m);
+        }
+      }
+      sortPairs(wk.raw(), wl.raw(), first, wk.size());
+      if (list) {
+        // Sequence numbers of each key's appends, in program order.
+        for (int i = first; i < wk.size(); i++) seen[wk.get(i)] = -2 - i; // reuse: slot → counter index
+        int[] cnt = new int[wk.size() - first];
+        for (int m = a; m < b; m++) {
+          if (h.mopKind(m) != OpRecord.APPEND) continue;
+          int i = -2 - seen[h.mopKey(m)] - first;
+          appendSeq[m] = cnt[i]++;
+        }
+        for (int m = a; m < b; m++) {
+          if (h.mopKind(m) != OpRecord.APPEND) continue;
+          appendCount[m] = cnt[-2 - seen[h.mopKey(m)] - first];
+        }
+        for (int i = first; i < wk.size(); i++) seen[wk.get(i)] = -1;
+      }
+      // `seen` holds t for its keys; the next transaction's ids differ, so no reset is needed,
+      // except after the list pass above, which reset them to -1.
+    }
+    wkStart[n] = wk.size();
+    wkKey = wk.trimmed();
+    wkLast = wl.trimmed();
+
+    rfStart = new int[n + 1];
+    visStart = new int[n + 1];
+    IntList rk = new IntList(Math.max(16, nm / 2)), rf = new IntList(Math.max(16, nm / 2)), rm = new IntList(Math.max(16, nm / 2));
+    IntList vf = new IntList(), vk = new IntList(), vm = new IntList();
+    if (list) readLists(rk, rf, rm, vf, vk, vm);
+    else readRegisters(rk, rf, rm);
+    rfKey = rk.trimmed();
+    rfFrom = rf.trimmed();
+    rfMop = rm.trimmed();
+    visFrom = vf.trimmed();
+    visKey = vk.trimmed();
+    visMop = vm.trimmed();
+    nonRepeatable();
+  }
+
+  private void markObserved(int x, int v) {
+    int w = h.writerMop(x, v);
+    if (w >= 0) {
+      int t = h.mopTxn(w);
+      if (h.status(t) == OpType.INFO) committed[t] = true;
+    }
+  }
+
+  /**
+   * Committed transactions grouped by session, each session in transaction-id order. Ids follow
+   * completion order and a process runs one transaction at a time (a never-completed one is its
+   * last), so this is program order.
+   */
+  private int[] sortedBySession() {
+    int[] start = new int[k + 1];
+    int c = 0;
+    for (int t = 0; t < n; t++) if (committed[t]) { start[h.session(t) + 1]++; c++; }
+    for (int s = 0; s < k; s++) start[s + 1] += start[s];
+    int[] out = new int[c];
+    for (int t = 0; t < n; t++) if (committed[t]) out[start[h.session(t)]++] = t;
+    return out;
+  }
+
+  private static void sortPairs(int[] a, int[] b, int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      int x = a[i], y = b[i], j = i - 1;
+      while (j >= from && a[j] > x) {
+        a[j + 1] = a[j];
+        b[j + 1] = b[j];
+        j--;
+      }
+      a[j + 1] = x;
+      b[j + 1] = y;
+    }
+  }
+
+  /** The mop of t's last write to key x, or -1 if t does not write x. */
+  int lastWrite(int t, int x) {
+    int lo = wkStart[t], hi = wkStart[t + 1] - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      int y = wkKey[mid];
+      if (y < x) lo = mid + 1;
+      else if (y > x) hi = mid - 1;
+      else return wkLast[mid];
+    }
+    return -1;
+  }
+
+  boolean writes(int t, int x) { return t == BOT || lastWrite(t, x) >= 0; }
+
+  int session(int t) { return h.session(t); }
+
+  int txnOf(int mop) { return h.mopTxn(mop); }
+
+  // ------------------------------------------------------------------ rw-register
+
+  private void readRegisters(IntList rk, IntList rf, IntList rm) {
+    int[] own = new int[h.keyCount()];
+    Arrays.fill(own, -1);
+    for (int t = 0; t < n; t++) {
+      rfStart[t] = rk.size();
+      visStart[t] = 0;
+      if (!committed[t] || !h.isOk(t)) continue;
+      int a = h.mopStart(t), b = h.mopEnd(t);
+      for (int m = a; m < b; m++) {
+        int x = h.mopKey(m);
+        if (h.mopKind(m) != OpRecord.READ) {
+          own[x] = m;
+          continue;
+        }
+        int v = h.mopVal(m);
+        int mine = own[x];
+        if (v == History.NIL) {
+          if (mine >= 0) intra.add(Tap.Instance.intra(Tap.NOT_MY_OWN_WRITE, t, m, mine, BOT));
+          rk.add(x);
+          rf.add(BOT);
+          rm.add(m);
+          continue;
+        }
+        int w = h.writerMop(x, v);
+        if (w < 0) {
+          intra.add(Tap.Instance.intra(Tap.THIN_AIR_READ, t, m, -1, BOT));
+          continue;
+        }
+        int tw = h.mopTxn(w);
+        if (h.status(tw) == OpType.FAIL) {
+          intra.add(Tap.Instance.intra(Tap.ABORTED_READ, t, m, w, tw));
+          continue;
+        }
+        if (tw == t) {
+          if (w > m) intra.add(Tap.Instance.intra(Tap.FUTURE_READ, t, m, w, t));
+          else if (w != mine) intra.add(Tap.Instance.intra(Tap.NOT_MY_LAST_WRITE, t, m, w, t));
+          continue;
+        }
+        if (mine >= 0) intra.add(Tap.Instance.intra(Tap.NOT_MY_OWN_WRITE, t, m, mine, tw));
+        if (!finalWrite[w]) intra.add(Tap.Instance.intra(Tap.INTERMEDIATE_READ, t, m, w, tw));
+        rk.add(x);
+        rf.add(tw);
+        rm.add(m);
+      }
+      for (int m = a; m < b; m++) own[h.mopKey(m)] = -1;
+    }
+    rfStart[n] = rk.size();
+    visStart[n] = 0;
+  }
+
+  // ------------------------------------------------------------------ list-append
+
+  /** Length of a list read's part written by others: the list minus the reader's own trailing appends, when they are exactly the reader's appends so far. */
+  private int[] foreignLen;
+
+  private void readLists(IntList rk, IntList rf, IntList rm, IntList vf, IntList vk, IntList vm) {
+    int nm = h.mopCount(), nKeys = h.keyCount();
+    foreignLen = new int[nm];
+    Arrays.fill(foreignLen, -1);
+    int[] ownCount = new int[nKeys];
+    int[] stamp = new int[nm];
+    int[] visStamp = new int[n];
+    int readId = 0;
+    boolean[] bad = new boolean[nm];
+    // Pass 1: per read, its validity and the length of its foreign part.
+    for (int t = 0; t < n; t++) {
+      rfStart[t] = rk.size();
+      visStart[t] = vf.size();
+      if (!committed[t] || !h.isOk(t)) continue;
+      int a = h.mopStart(t), b = h.mopEnd(t);
+      for (int m = a; m < b; m++) {
+        int x = h.mopKey(m);
+        if (h.mopKind(m) != OpRecord.READ) {
+          ownCount[x]++;
+          continue;
+        }
+        readId++;
+        int len = h.mopLen(m);
+        boolean broken = false;
+        // a, b, c and duplicates, element by element.
+        for (int j = 0; j < len; j++) {
+          int w = h.writerMop(x, h.listElem(m, j));
+          if (w < 0) {
+            intra.add(Tap.Instance.intraElem(Tap.THIN_AIR_READ, t, m, -1, BOT, j));
+            broken = true;
+            break;
+          }
+          if (stamp[w] == readId) {
+            intra.add(Tap.Instance.intraElem(Tap.DUPLICATE_ELEMENTS, t, m, w, h.mopTxn(w), j));
+            broken = true;
+            break;
+          }
+          stamp[w] = readId;
+          int tw = h.mopTxn(w);
+          if (h.status(tw) == OpType.FAIL) {
+            intra.add(Tap.Instance.intraElem(Tap.ABORTED_READ, t, m, w, tw, j));
+            broken = true;
+            break;
+          }
+          if (tw == t && w > m) {
+            intra.add(Tap.Instance.intraElem(Tap.FUTURE_READ, t, m, w, t, j));
+            broken = true;
+            break;
+          }
+        }
+        if (broken) {
+          bad[m] = true;
+          continue;
+        }
+        // d, e: the list must end with exactly t's appends to x so far, in program order.
+        int mine = ownCount[x];
+        int f = len - mine;
+        boolean ownOk = f >= 0;
+        for (int j = Math.max(f, 0); j < len && ownOk; j++) {
+          int w = h.writerMop(x, h.listElem(m, j));
+          if (h.mopTxn(w) != t || appendSeq[w] != j - f) ownOk = false;
+        }
+        if (!ownOk) {
+          int lastW = len == 0 ? -1 : h.writerMop(x, h.listElem(m, len - 1));
+          boolean lastOwn = lastW >= 0 && h.mopTxn(lastW) == t;
+          intra.add(Tap.Instance.intra(lastOwn ? Tap.NOT_MY_LAST_WRITE : Tap.NOT_MY_OWN_WRITE, t, m, lastOwnAppend(t, x, m),
+              lastW < 0 ? BOT : h.mopTxn(lastW)));
+          bad[m] = true;
+          continue;
+        }
+        // An own append inside the foreign part means t's appends are not contiguous at the end.
+        for (int j = 0; j < f; j++) {
+          int w = h.writerMop(x, h.listElem(m, j));
+          if (h.mopTxn(w) == t) {
+            intra.add(Tap.Instance.intra(Tap.NOT_MY_LAST_WRITE, t, m, w, t));
+            ownOk = false;
+            break;
+          }
+        }
+        if (!ownOk) {
+          bad[m] = true;
+          continue;
+        }
+        // f: every block of one writer's elements is that writer's whole appends to x, in order.
+        int j = 0;
+        while (j < f) {
+          int w0 = h.writerMop(x, h.listElem(m, j));
+          int tw = h.mopTxn(w0);
+          int e = j;
+          boolean whole = appendSeq[w0] == 0;
+          while (e < f) {
+            int w = h.writerMop(x, h.listElem(m, e));
+            if (h.mopTxn(w) != tw) break;
+            if (appendSeq[w] != e - j) whole = false;
+            e++;
+          }
+          if (whole && e - j != appendCount[w0]) whole = false;
+          if (!whole) {
+            int shown = h.writerMop(x, h.listElem(m, e - 1));
+            intra.add(Tap.Instance.intraElem(Tap.INTERMEDIATE_READ, t, m, shown, tw, e - 1));
+            broken = true;
+            break;
+          }
+          j = e;
+        }
+        if (broken) {
+          bad[m] = true;
+          continue;
+        }
+        foreignLen[m] = f;
+        // Reads-from: the writer of the last element when it is not t's own.
+        if (mine == 0) {
+          rk.add(x);
+          rf.add(len == 0 ? BOT : h.mopTxn(h.writerMop(x, h.listElem(m, len - 1))));
+          rm.add(m);
+        }
+        // Visibility: the other writers of the foreign part (one entry per writer and read).
+        int rfw = mine == 0 && len > 0 ? h.mopTxn(h.writerMop(x, h.listElem(m, len - 1))) : -2;
+        for (int i = 0; i < f; i++) {
+          int tw = h.mopTxn(h.writerMop(x, h.listElem(m, i)));
+          if (tw == rfw || visStamp[tw] == readId) continue;
+          visStamp[tw] = readId;
+          vf.add(tw);
+          vk.add(x);
+          vm.add(m);
+        }
+      }
+      for (int m = a; m < b; m++) ownCount[h.mopKey(m)] = 0;
+    }
+    rfStart[n] = rk.size();
+    visStart[n] = vf.size();
+    versionOrder(bad);
+  }
+
+  private int lastOwnAppend(int t, int x, int before) {
+    for (int m = before - 1; m >= h.mopStart(t); m--) if (h.mopKind(m) == OpRecord.APPEND && h.mopKey(m) == x) return m;
+    return -1;
+  }
+
+  /**
+   * Each key's version order: the longest valid foreign part of any read, every other read a
+   * prefix of it (else incompatible-order), and appends no read shows after its last writer.
+   */
+  private void versionOrder(boolean[] bad) {
+    int nKeys = h.keyCount();
+    int[] longest = new int[nKeys];
+    Arrays.fill(longest, -1);
+    for (int t = 0; t < n; t++) {
+      if (!committed[t] || !h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
+        int x = h.mopKey(m);
+        if (longest[x] < 0 || foreignLen[m] > foreignLen[longest[x]]) longest[x] = m;
+      }
+    }
+    for (int t = 0; t < n; t++) {
+      if (!committed[t] || !h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
+        int x = h.mopKey(m), l = longest[x];
+        if (l == m) continue;
+        for (int j = 0; j < foreignLen[m]; j++) {
+          if (h.listElem(m, j) != h.listElem(l, j)) {
+            intra.add(Tap.Instance.incompatible(t, m, l, j));
+            break;
+          }
+        }
+      }
+    }
+    boolean[] inOrder = new boolean[n];
+    int[] lastWriter = new int[nKeys];
+    Arrays.fill(lastWriter, -1);
+    for (int x = 0; x < nKeys; x++) {
+      int l = longest[x];
+      if (l < 0) continue;
+      int prev = -1;
+      for (int j = 0; j < foreignLen[l]; j++) {
+        int tw = h.mopTxn(h.writerMop(x, h.listElem(l, j)));
+        if (tw != prev && prev >= 0) {
+          wwSrc.add(prev);
+          wwDst.add(tw);
+          wwKey.add(x);
+          wwUnread.add(0);
+        }
+        prev = tw;
+      }
+      lastWriter[x] = prev;
+    }
+    // Committed appends no read shows: after the last writer of the key's order.
+    for (int t = 0; t < n; t++) {
+      if (!committed[t]) continue;
+      for (int i = wkStart[t]; i < wkStart[t + 1]; i++) {
+        int x = wkKey[i], l = longest[x];
+        if (l < 0 || lastWriter[x] < 0 || lastWriter[x] == t) continue;
+        if (!shows(l, x, t)) {
+          wwSrc.add(lastWriter[x]);
+          wwDst.add(t);
+          wwKey.add(x);
+          wwUnread.add(1);
+        }
+      }
+    }
+  }
+
+  /** Whether read l's foreign part contains an append of t (t's appends, when shown, are one block). */
+  private boolean shows(int l, int x, int t) {
+    int w = wkLast[indexOf(t, x)];
+    // t's last append to x is shown iff t's block is in the list; blocks are whole, so check the last one.
+    int v = h.mopVal(w);
+    int fl = foreignLen[l];
+    // Binary search is not possible (values are not ordered); use the writer index instead.
+    for (int j = fl - 1; j >= 0; j--) if (h.listElem(l, j) == v) return true;
+    return false;
+  }
+
+  private int indexOf(int t, int x) {
+    int lo = wkStart[t], hi = wkStart[t + 1] - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (wkKey[mid] < x) lo = mid + 1;
+      else if (wkKey[mid] > x) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  }
+
+  // ------------------------------------------------------------------ TAP j
+
+  /** NonRepeatableRead: a transaction read one key from two different other transactions (t⊥ included). */
+  private void nonRepeatable() {
+    int nKeys = h.keyCount();
+    int[] firstFrom = new int[nKeys], firstMop = new int[nKeys];
+    Arrays.fill(firstMop, -1);
+    for (int t = 0; t < n; t++) {
+      int a = rfStart[t], b = rfStart[t + 1];
+      for (int i = a; i < b; i++) {
+        int x = rfKey[i];
+        if (firstMop[x] < 0) {
+          firstMop[x] = rfMop[i];
+          firstFrom[x] = rfFrom[i];
+        } else if (firstFrom[x] != rfFrom[i] && firstFrom[x] != Integer.MIN_VALUE) {
+          intra.add(Tap.Instance.nonRepeatable(t, firstMop[x], firstFrom[x], rfMop[i], rfFrom[i]));
+          firstFrom[x] = Integer.MIN_VALUE; // one instance per key and reader
+        }
+      }
+      for (int i = a; i < b; i++) firstMop[rfKey[i]] = -1;
+    }
+  }
+}
