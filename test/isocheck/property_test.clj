@@ -11,7 +11,11 @@
 
 (def six (mapv #(Level/parse %) ["strict-serializable" "strong-session-serializable" "serializable"
                                  "strong-snapshot-isolation" "strong-session-snapshot-isolation"
-                                 "snapshot-isolation"]))
+                                 "snapshot-isolation" "tcc" "ra" "rc" "ci"]))
+
+(def weak?
+  "The weak levels are decided exactly on both workloads (no hidden version order)."
+  #{"tcc" "ra" "rc" "ci"})
 
 (defn- run-sim ^SimHistory [{:keys [seed store bug workload txns sessions keys ops bug-rate dist]}]
   (Simulator/history
@@ -48,8 +52,9 @@
             :when (= Verdict$Value/FALSE (vs l))]
         (str "rejected guaranteed " l ": " (describe cfg sh r)))
       ;; Completeness for list-append: accept every guaranteed level.
-      (when append?
+      (do
         (for [l (.mustSatisfy res)
+              :when (or append? (weak? l))
               :when (contains? vs l)
               :when (not= Verdict$Value/TRUE (vs l))]
           (str "did not accept guaranteed " l " (" (vs l) "): " (describe cfg sh r))))
@@ -57,7 +62,7 @@
       ;; only the pre-check bugs are decidable without the solver).
       (for [l (.mustViolate res)
             :when (contains? vs l)
-            :when (or append? (#{Bug/ABORTED_READ Bug/INTERMEDIATE_READ} (:bug cfg)))
+            :when (or append? (weak? l) (#{Bug/ABORTED_READ Bug/INTERMEDIATE_READ} (:bug cfg)))
             :when (not= Verdict$Value/FALSE (vs l))]
         (str "missed the bug at " l " (" (vs l) "): " (describe cfg sh r))))))
 

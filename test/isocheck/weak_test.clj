@@ -1,0 +1,300 @@
+(ns isocheck.weak-test
+  "Weak isolation (Plume, OOPSLA'24): one literal history per TAP (Fig. 3,
+  built from the definitions in seeds-weak §3.4/§5.4), asserting exactly which
+  TAP is reported and which of :rc :ra :tcc :ci fail; the paper's worked
+  examples; the pitfalls the papers and their tools fell into; and property
+  tests on the simulated stores."
+  (:require [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [isocheck.core :as iso]
+            [isocheck.test-util :refer [h ok fail info invoke]])
+  (:import (isocheck.check Checker CheckOptions Level Verdict$Value)
+           (isocheck.history History$Workload)
+           (isocheck.sim Bug SimConfig SimConfig$KeyDist Simulator Store)))
+
+(def weak [:rc :ra :tcc :ci])
+
+(defn check
+  ([hist] (check hist {}))
+  ([hist opts] (iso/check (iso/checker (merge {:levels weak} opts)) hist)))
+
+(defn verdicts [r] (into {} (map (fn [[l v]] [l (:valid? v)])) (:levels r)))
+
+(defn types [r] (set (:anomaly-types r)))
+
+(defn fails
+  "The levels that fail, as a set."
+  [r]
+  (set (keep (fn [[l v]] (when (false? v) l)) (verdicts r))))
+
+;; The same history in Plume's text notation: each txn is [process mops].
+(defn hist [& txns] (apply h (map (fn [[p mops]] (ok p mops)) txns)))
+
+(defmacro tap-case
+  "A literal history that must show exactly `tap` and fail exactly `failing`."
+  [name doc tap failing & txns]
+  `(deftest ~name
+     (let [r# (check (hist ~@txns))]
+       (is (= #{~tap} (types r#)) ~doc)
+       (is (= ~failing (fails r#)) ~doc)
+       (is (str/includes? (get-in r# [:counterexamples ~tap :dot]) "digraph"))
+       (is (not (str/blank? (get-in r# [:counterexamples ~tap :explanation])))))))
+
+;; ------------------------------------------------------------------ the 14 TAPs (Plume Fig. 3)
+
+(tap-case a-thin-air-read "r(1,1) with no writer" :ThinAirRead #{:rc :ra :tcc}
+  [0 [[:r 1 1] [:r 2 1]]])
+
+(deftest b-aborted-read
+  (let [r (check (h (fail 0 [[:w 1 1] [:w 2 1]]) (ok 1 [[:r 1 1]])))]
+    (is (= #{:AbortedRead} (types r)))
+    (is (= #{:rc :ra :tcc} (fails r)))))
+
+(tap-case c-future-read "reads its own later write" :FutureRead #{:rc :ra :tcc}
+  [0 [[:r 1 1] [:w 1 1]]])
+
+(tap-case d-not-my-own-write "own write, then another's value" :NotMyOwnWrite #{:rc :ra :tcc}
+  [0 [[:w 1 1]]] [1 [[:w 1 2] [:r 1 1]]])
+
+(tap-case e-not-my-last-write "reads its first own write after its second" :NotMyLastWrite #{:rc :ra :tcc}
+  [0 [[:w 1 1] [:w 1 2] [:r 1 1]]])
+
+(tap-case f-intermediate-read "reads a value its writer overwrote" :IntermediateRead #{:rc :ra :tcc}
+  [0 [[:w 1 1] [:w 1 2]]] [1 [[:r 1 1]]])
+
+(tap-case g-cyclic-co "session order and reads-from form a cycle" :CyclicCO #{:rc :ra :tcc}
+  [0 [[:r 1 1] [:w 2 1]]] [1 [[:r 2 1]]] [1 [[:w 1 1]]])
+
+(tap-case h-non-mono-read-co "reads y from t2, then x from t1, with t1 -so-> t2 both writing x"
+  :NonMonoReadCO #{:rc :ra :tcc}
+  [0 [[:w 1 1]]] [0 [[:w 1 2] [:w 2 1]]] [1 [[:r 2 1] [:r 1 1]]])
+
+(tap-case i-non-mono-read-cm "two readers force opposite commit orders, each by MonoAtomicView"
+  :NonMonoReadCM #{:rc :ra :tcc}
+  [0 [[:w :x 1] [:w :z 1]]] [1 [[:w :x 2] [:w :y 2]]] [2 [[:r :y 2] [:r :x 1]]] [3 [[:r :z 1] [:r :x 2]]])
+
+(deftest i-and-l-together
+  ;; When t1 and t2 both write both keys, each reader also forces a
+  ;; ReadAtomic-only edge (its later read's writer before its earlier one's),
+  ;; so FracturedReadCM is present too; finding all anomalies reports both.
+  (let [r (check (hist [0 [[:w 1 1] [:w 2 1]]] [1 [[:w 1 2] [:w 2 2]]] [2 [[:r 2 2] [:r 1 1]]] [3 [[:r 2 1] [:r 1 2]]]))]
+    (is (= #{:NonMonoReadCM :FracturedReadCM} (types r)))
+    (is (= #{:rc :ra :tcc} (fails r)))))
+
+(tap-case j-non-repeatable-read "one key read from two other transactions" :NonRepeatableRead #{:ra :tcc :ci}
+  [0 [[:w 1 1]]] [1 [[:w 1 2]]] [2 [[:r 1 1] [:r 1 2]]])
+
+(tap-case k-fractured-read-co "C4's h: reads x from t1 after t1 -co-> t2, having read y from t2 first"
+  :FracturedReadCO #{:ra :tcc}
+  [0 [[:w 1 2]]] [1 [[:r 1 2]]] [1 [[:w 1 1] [:w 2 1]]] [2 [[:r 1 2] [:r 2 1]]])
+
+(tap-case l-fractured-read-cm "C4's 'tap-i': RC-valid (its cycle needs a ReadAtomic edge), RA-invalid"
+  :FracturedReadCM #{:ra :tcc}
+  [0 [[:w 1 1] [:w 2 1]]] [1 [[:w 1 2] [:w 2 2]]] [2 [[:r 1 1] [:r 2 2]]])
+
+(tap-case m-co-conflict-cm "C4's k: t1 -co-> t2 -co-> t3, t3 reads x from t1" :COConflictCM #{:tcc}
+  [0 [[:w 1 2]]] [1 [[:r 1 2]]] [1 [[:w 1 1] [:w 2 1]]] [2 [[:r 2 1]]] [2 [[:r 1 2]]])
+
+(tap-case n-conflict-cm "t1 -cm-> t2 -co-> t3 without a causal chain" :ConflictCM #{:tcc}
+  [0 [[:w 1 1] [:w 2 1]]] [1 [[:r 2 1] [:r 1 2]]] [2 [[:w 1 2] [:w 3 1]]] [3 [[:r 3 1]]] [3 [[:r 1 1]]])
+
+;; ------------------------------------------------------------------ pitfalls and the paper's examples
+
+(deftest per-level-commit-order-c4-tap-i
+  ;; Pitfall 1: with TCC's forced edges filtered by label, this single reader
+  ;; is labelled NonMonoReadCM (an RC TAP) and RC is wrongly rejected. Its
+  ;; cycle needs one MonoAtomicView edge and one ReadAtomic-only edge.
+  (let [r (check (hist [0 [[:w 1 1] [:w 2 1]]] [1 [[:w 1 2] [:w 2 2]]] [2 [[:r 1 1] [:r 2 2]]]))]
+    (is (true? (get-in r [:levels :rc :valid?])))
+    (is (false? (get-in r [:levels :ra :valid?])))
+    (is (not (contains? (types r) :NonMonoReadCM)))))
+
+(deftest fractured-read-session-case-not-adjacent
+  ;; Pitfall 2: t2 is two transactions back in t3's session, not the adjacent
+  ;; one. Plume's artifact only follows a direct SO edge and misses RA here.
+  (let [r (check (hist [0 [[:w 1 1]]]
+                       [1 [[:r 1 1] [:w 1 2]]]
+                       [1 [[:w 9 9]]]
+                       [1 [[:r 1 1]]]))]
+    (is (= #{:ra :tcc} (fails r)))
+    (is (= #{:FracturedReadCO} (types r)))
+    (is (= [0 1 3] (sort (map :index (get-in r [:counterexamples :FracturedReadCO :ops]))))
+        "t1, t2 and t3; not the transaction between t2 and t3")))
+
+(deftest non-monotonic-read-of-a-non-initial-value
+  ;; Pitfall 3: Plume's RC mode skips the commit-order phase, so it only finds
+  ;; non-monotonic reads of initial values. Here t1 wrote x = 1, not ⊥.
+  (let [r (check (hist [0 [[:w :x 1]]]
+                       [1 [[:r :x 1] [:w :x 2] [:w :y 2]]]
+                       [2 [[:r :y 2] [:r :x 1]]]))]
+    (is (contains? (fails r) :rc))
+    (is (contains? (types r) :NonMonoReadCO))))
+
+(deftest non-monotonic-read-of-the-initial-value
+  (let [r (check (hist [0 [[:w :x 1] [:w :y 1]]] [1 [[:r :y 1] [:r :x nil]]]))]
+    (is (= #{:rc :ra :tcc} (fails r)))
+    (is (= #{:NonMonoReadCO} (types r)))
+    (is (str/includes? (get-in r [:counterexamples :NonMonoReadCO :explanation]) "initial state"))))
+
+(deftest causal-order-is-frozen-before-commit-order
+  ;; Pitfall 4: T2 and T3 are concurrent (no causal path), but forced edges
+  ;; put T2 before T3 in commit order. Deriving TCC's premise "t2 -co-> t3"
+  ;; from commit order instead of the frozen causal clocks would force T2
+  ;; before T1 here and report a cycle that does not exist.
+  (let [r (check (hist [0 [[:w :x 1]]]             ; T1
+                       [1 [[:w :x 2] [:w :y 2]]]   ; T2
+                       [2 [[:r :y 2] [:r :z nil]]] ; observes T2
+                       [3 [[:w :z 3]]]             ; T3, concurrent with T2
+                       [4 [[:r :x 1]]]))]          ; reads x from T1
+    (is (= #{} (fails r)) (str (:anomaly-types r)))))
+
+(deftest plume-figure-4-two-taps-in-one-history
+  ;; Fig. 4: t4 -wr(y)-> t3 and t2 -wr(x)-> t3 with t2, t4 both writing x
+  ;; (ReadAtomic: t4 before t2); t2 -so-> t3 -wr(z)-> t5 and t4 -wr(x)-> t5
+  ;; (Causal: t2 before t4): TAP-n; and t4 -wr(x)-> t1 -so-> t2, t2 -wr(y)-> t5
+  ;; gives TAP-k.
+  (let [r (check (hist [0 [[:r :x 4]]]                      ; t1
+                       [0 [[:w :x 2] [:w :y 2]]]            ; t2
+                       [0 [[:r :y 4] [:r :x 2] [:w :z 3]]]  ; t3
+                       [1 [[:w :x 4] [:w :y 4]]]            ; t4
+                       [2 [[:r :z 3] [:r :x 4] [:r :y 2]]]))] ; t5
+    (is (contains? (fails r) :tcc))
+    (is (contains? (fails r) :ra))))
+
+(deftest list-append-reads-from-last-element-and-sees-the-rest
+  ;; Pitfall 11: t3 sees t1's append to x only inside a longer list (its last
+  ;; element is t2's), and reads y without t1's write. Reading y first is a
+  ;; fractured read (RA fails, RC holds); reading y after x is a non-monotonic
+  ;; read (RC fails too). Last-element-only reads-from misses both.
+  (let [r (check (h (ok 0 [[:append :x 1] [:append :y 1]])
+                    (ok 1 [[:append :x 2]])
+                    (ok 2 [[:r :y nil] [:r :x [1 2]]])))]
+    (is (= #{:ra :tcc} (fails r)))
+    (is (= #{:FracturedReadCO} (types r))))
+  (let [r (check (h (ok 0 [[:append :x 1] [:append :y 1]])
+                    (ok 1 [[:append :x 2]])
+                    (ok 2 [[:r :x [1 2]] [:r :y nil]])))]
+    (is (= #{:rc :ra :tcc} (fails r)))
+    (is (= #{:NonMonoReadCO} (types r)))))
+
+(deftest list-version-order-against-causal-order
+  ;; Pitfall 12: a cycle made only of version order and causal order; the
+  ;; artifact labels nothing and accepts. T1 reads y from T0, so T0 -co-> T1;
+  ;; T2 reads x = [1]: T1's append, without T0's, which no read shows and so
+  ;; must come after T1's. No forced edge is involved.
+  (let [r (check (h (ok 0 [[:append :y 1] [:append :x 2]])   ; T0
+                    (ok 1 [[:r :y [1]] [:append :x 1]])       ; T1
+                    (ok 2 [[:r :x [1]]])))]                    ; T2
+    (is (= #{:rc :ra :tcc} (fails r)))
+    (is (= #{:CyclicVersionOrder} (types r)))))
+
+(deftest list-session-misses-its-own-earlier-append
+  ;; A committed append missing from a later read of the same session: under
+  ;; list semantics it must come after the version read, contradicting RA.
+  (let [r (check (h (ok 0 [[:append 1 1]]) (ok 1 [[:append 1 2]]) (ok 0 [[:r 1 [2]]]) (ok 1 [[:r 1 [2 1]]])))]
+    (is (= #{:ra :tcc} (fails r)))))
+
+(deftest list-intermediate-block
+  ;; pitfall 14: a middle element followed by its own transaction's next
+  ;; append is fine; a list ending in a non-final append is TAP f.
+  (is (= #{} (fails (check (h (ok 0 [[:append :x 1] [:append :x 2]]) (ok 1 [[:r :x [1 2]]]))))))
+  (let [r (check (h (ok 0 [[:append :x 1] [:append :x 2]]) (ok 1 [[:r :x [1]]])))]
+    (is (= #{:IntermediateRead} (types r)))))
+
+(deftest info-transaction-read-is-committed
+  ;; Pitfall 9: the artifact drops :info, so reading its write is thin air.
+  (let [r (check (h (invoke 0 [[:w :x 1]]) (info 0 [[:w :x 1]]) (ok 1 [[:r :x 1]])))]
+    (is (= #{} (fails r)))))
+
+(deftest tap-j-needs-two-other-transactions
+  ;; Pitfall 15: own write then a foreign read is d, not j.
+  (let [r (check (hist [0 [[:w 1 2]]] [1 [[:w 1 1] [:r 1 1] [:r 1 2]]]))]
+    (is (= #{:NotMyOwnWrite} (types r)))
+    (is (true? (get-in r [:levels :ci :valid?])))))
+
+(deftest plume-list-tap-corpus
+  ;; Plume's own 14 list-append TAP histories. Under list semantics two of
+  ;; them show a different (still correct) pattern: tap-j's second read comes
+  ;; after the reader's own append, so it is NotMyOwnWrite (pitfall 15); in
+  ;; tap-l, each list misses the other transaction's append, so each key's
+  ;; order contradicts the other's and RC already fails; tap-n's reads of key 1
+  ;; ([2] and [1]) are not prefixes of one order.
+  (let [expect {"a" :ThinAirRead "b" :AbortedRead "c" :FutureRead "d" :NotMyOwnWrite
+                "e" :NotMyLastWrite "f" :IntermediateRead "g" :CyclicCO "h" :NonMonoReadCO
+                "i" :NonMonoReadCM "j" :NotMyOwnWrite "k" :FracturedReadCO "l" :NonMonoReadCM
+                "m" :COConflictCM "n" :incompatible-order}]
+    (doseq [[t tap] expect]
+      (let [[_ m] (iso/check-history {:levels weak}
+                                     (isocheck.io.Formats/readHistory
+                                       (str "test/resources/corpus/plume-taps/tap-" t ".edn") nil))]
+        (is (contains? (set (:anomaly-types m)) tap) (str t " " (:anomaly-types m)))
+        (is (false? (get-in m [:levels :tcc :valid?])) t)))))
+
+;; ------------------------------------------------------------------ modes and clocks
+
+(deftest stop-at-first-reports-less-and-agrees
+  (let [hh (hist [0 [[:w 1 1] [:w 2 1]]] [1 [[:w 1 2] [:w 2 2]]] [2 [[:r 2 2] [:r 1 1]]] [3 [[:r 2 1] [:r 1 2]]])
+        all (check hh)
+        one (check hh {:stop-at-first? true})]
+    (is (= (verdicts all) (verdicts one)))
+    (is (<= (reduce + (vals (:anomaly-counts one))) (reduce + (vals (:anomaly-counts all)))))
+    (is (<= (reduce + (vals (:anomaly-counts one))) 3) "at most one instance per level with a graph")))
+
+(deftest tree-and-vector-clocks-agree
+  (doseq [seed (range 40)]
+    (let [sh (Simulator/history (-> (SimConfig/builder) (.seed (long seed)) (.store Store/SNAPSHOT_ISOLATION)
+                                    (.workload (if (even? seed) History$Workload/APPEND History$Workload/REGISTER))
+                                    (.txns 300) (.sessions (int (+ 2 (mod seed 9)))) (.keys 20) (.opsPerTxn 1 4)
+                                    (.bug Bug/CAUSALITY_VIOLATION) (.bugRate 0.05) .build))
+          run (fn [c] (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
+                        (set! (.clocks (.weak o)) c)
+                        (let [r (Checker/check (.history sh) o)]
+                          [(into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+                           (into {} (.counts (.anomalies r)))])))]
+      (is (= (run "vector") (run "tree")) (str "seed " seed)))))
+
+(deftest clocks-option-is-validated
+  (is (thrown? IllegalArgumentException (iso/checker {:levels [:tcc] :clocks :sundial}))))
+
+;; ------------------------------------------------------------------ simulated stores
+
+(defn- sim [store bug seed & {:keys [workload txns sessions keys] :or {workload History$Workload/REGISTER txns 400 sessions 5 keys 10}}]
+  (Simulator/history (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload workload)
+                                 (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 2 6))
+                       bug (-> (.bug bug) (.bugRate 0.1))
+                       true .build)))
+
+(defn- weak-verdicts [sh]
+  (let [r (Checker/check (.history sh) (.levels (CheckOptions.) (mapv #(Level/parse (name %)) weak)))]
+    [r (into {} (map (fn [[l v]] [(keyword (str l)) (.value ^isocheck.check.Verdict v)])) (.levels r))]))
+
+(deftest rc-store-passes-rc-and-its-fractured-reads-fail-ra
+  (let [runs (for [seed (range 30)
+                   wl [History$Workload/REGISTER History$Workload/APPEND]]
+               (weak-verdicts (sim Store/READ_COMMITTED nil seed :workload wl)))
+        ra-fails (filter (fn [[_ v]] (= Verdict$Value/FALSE (:ra v))) runs)]
+    (is (every? (fn [[_ v]] (= Verdict$Value/TRUE (:rc v))) runs))
+    (is (< 10 (count ra-fails)) "an RC store under concurrency produces fractured reads")
+    (doseq [[r _] ra-fails]
+      (is (every? #{"FracturedReadCO" "FracturedReadCM" "NonRepeatableRead" "COConflictCM" "ConflictCM"}
+                  (.types (.anomalies ^isocheck.check.Result r)))
+          "RA-only patterns, never an RC one"))))
+
+(deftest causality-violation-fails-tcc-passes-ra
+  (let [fired (atom 0)]
+    (doseq [seed (range 30)]
+      (let [sh (sim Store/SNAPSHOT_ISOLATION Bug/CAUSALITY_VIOLATION seed)
+            [_ v] (weak-verdicts sh)]
+        (is (= Verdict$Value/TRUE (:ra v)) (str seed))
+        (when (pos? (.bugFirings (.result sh)))
+          (swap! fired inc)
+          (is (= Verdict$Value/FALSE (:tcc v)) (str seed)))))
+    (is (< 5 @fired))))
+
+(deftest lost-update-and-long-fork-pass-tcc
+  (doseq [bug [Bug/LOST_UPDATE Bug/LONG_FORK]
+          seed (range 20)
+          wl [History$Workload/REGISTER History$Workload/APPEND]]
+    (let [sh (sim Store/SNAPSHOT_ISOLATION bug seed :workload wl)
+          [_ v] (weak-verdicts sh)]
+      (is (= Verdict$Value/TRUE (:tcc v)) (str bug " " seed)))))
