@@ -1,8 +1,6 @@
 package isocheck.oracle;
 
-import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
-import clojure.lang.PersistentArrayMap;
 import clojure.lang.PersistentVector;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,13 +43,7 @@ import java.util.Random;
 public final class HistoryGen {
   private HistoryGen() {}
 
-  private static final Keyword TYPE = Keyword.intern("type"), PROCESS = Keyword.intern("process"),
-      F = Keyword.intern("f"), VALUE = Keyword.intern("value"), INDEX = Keyword.intern("index"),
-      TXN = Keyword.intern("txn"), INVOKE = Keyword.intern("invoke"), OKK = Keyword.intern("ok"),
-      FAILK = Keyword.intern("fail"), INFOK = Keyword.intern("info"), R = Keyword.intern("r"),
-      APPEND = Keyword.intern("append");
-
-  private static final int OK = 1, FAIL = 2, INFO = 3;
+  private static final int OK = Jepsen.OK, FAIL = Jepsen.FAIL, INFO = Jepsen.INFO;
 
   /** One generated history: the ops and a short description of how it was made. */
   public static final class Gen {
@@ -355,7 +347,7 @@ public final class HistoryGen {
       int t = e / 2;
       boolean inv = e % 2 == 0;
       if (inv && dropInv[t]) continue;
-      Keyword type = inv ? INVOKE : status[t] == OK ? OKK : status[t] == FAIL ? FAILK : INFOK;
+      Keyword type = inv ? Jepsen.INVOKE : status[t] == OK ? Jepsen.OK_K : status[t] == FAIL ? Jepsen.FAIL_K : Jepsen.INFO_K;
       List<Object> mops = new ArrayList<>();
       for (int i = 0; i < app[t].length; i++) {
         Object v;
@@ -365,11 +357,9 @@ public final class HistoryGen {
           List<Long> l = (List<Long>) readVal[t][i];
           v = l.isEmpty() && r.nextBoolean() ? null : PersistentVector.create(l);
         } else v = null;
-        mops.add(PersistentVector.create(app[t][i] ? APPEND : R, (long) key[t][i], v));
+        mops.add(PersistentVector.create(app[t][i] ? Jepsen.APPEND : Jepsen.R, (long) key[t][i], v));
       }
-      IPersistentMap op = PersistentArrayMap.createAsIfByAssoc(new Object[] {
-          INDEX, index++, TYPE, type, PROCESS, process[t], F, TXN, VALUE, PersistentVector.create(mops)});
-      ops.add(op);
+      ops.add(Jepsen.op(index++, type, process[t], mops));
     }
     if (completionOnly) how.append(" completion-only");
     return new Gen(PersistentVector.create(ops), how.toString());

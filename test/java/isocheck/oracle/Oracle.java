@@ -1,7 +1,5 @@
 package isocheck.oracle;
 
-import clojure.lang.Keyword;
-import clojure.lang.Named;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -65,7 +63,7 @@ public final class Oracle {
     }
   }
 
-  public static final int OK = 1, FAIL = 2, INFO = 3;
+  public static final int OK = Jepsen.OK, FAIL = Jepsen.FAIL, INFO = Jepsen.INFO;
 
   /** One transaction of the history, in the oracle's own representation. */
   public static final class Txn {
@@ -102,19 +100,6 @@ public final class Oracle {
 
   // ------------------------------------------------------------------ parsing Jepsen ops
 
-  private static final Keyword TYPE = Keyword.intern("type"), PROCESS = Keyword.intern("process"),
-      F = Keyword.intern("f"), VALUE = Keyword.intern("value"), INDEX = Keyword.intern("index");
-
-  private static long nameOf(Map<?, ?> op, long ord) {
-    Object i = op.get(INDEX);
-    return i instanceof Number n ? n.longValue() : ord;
-  }
-
-  private static String name(Object o) {
-    if (o instanceof Named n) return n.getName();
-    return o == null ? null : o.toString();
-  }
-
   /**
    * Reads a Jepsen history: a list of op maps with :type, :process, :f :txn and :value (a list
    * of [f k v] micro-ops). Ops whose :f is not :txn are skipped. Invocations are paired with the
@@ -123,43 +108,17 @@ public final class Oracle {
    */
   public static Oracle fromJepsen(List<?> ops) {
     Oracle o = new Oracle();
-    HashMap<Object, Txn> pending = new HashMap<>();
-    List<Txn> inOrder = new ArrayList<>();
-    long ord = -1;
-    for (Object x : ops) {
-      ord++;
-      Map<?, ?> op = (Map<?, ?>) x;
-      if (!"txn".equals(name(op.get(F)))) continue;
-      String type = name(op.get(TYPE));
-      Object proc = op.get(PROCESS);
-      List<?> mops = (List<?>) op.get(VALUE);
-      if ("invoke".equals(type)) {
-        if (pending.containsKey(proc)) throw new IllegalArgumentException("op " + ord + ": process busy");
-        Txn t = new Txn();
-        t.process = proc;
-        t.inv = ord;
-        t.name = nameOf(op, ord);
-        t.status = INFO; // until completed
-        o.fill(t, mops, false);
-        pending.put(proc, t);
-        inOrder.add(t);
-        continue;
-      }
-      int st = "ok".equals(type) ? OK : "fail".equals(type) ? FAIL : "info".equals(type) ? INFO : -1;
-      if (st < 0) throw new IllegalArgumentException("op " + ord + ": bad :type " + type);
-      Txn t = pending.remove(proc);
-      if (t == null) {
-        t = new Txn();
-        t.process = proc;
-        inOrder.add(t);
-      }
-      t.comp = ord;
-      t.name = nameOf(op, ord);
-      t.status = st;
-      o.fill(t, mops, st == OK);
+    for (Jepsen.Pair p : Jepsen.transactions(ops)) {
+      Txn t = new Txn();
+      t.id = o.txns.size();
+      t.process = p.process;
+      t.status = p.status;
+      t.inv = p.inv;
+      t.comp = p.comp;
+      t.name = p.name;
+      o.fill(t, p.mops(), p.status == OK && p.comp >= 0);
+      o.txns.add(t);
     }
-    for (int i = 0; i < inOrder.size(); i++) inOrder.get(i).id = i;
-    o.txns.addAll(inOrder);
     return o;
   }
 
@@ -171,7 +130,7 @@ public final class Oracle {
     t.read.clear();
     for (Object m : mops) {
       List<?> mop = (List<?>) m;
-      String f = name(mop.get(0));
+      String f = Jepsen.name(mop.get(0));
       int k = keyId(mop.get(1));
       Object v = mop.get(2);
       t.key.add(k);
