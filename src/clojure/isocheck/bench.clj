@@ -120,7 +120,73 @@
           txns ops (mb bytes) (/ ops parse-s) load-s (/ ops load-s) (mb load-peak) check-s (/ txns check-s)
           (mb check-peak) (mb hist-heap)))
 
+(defn- weak-config ^SimConfig [workload txns sessions keys]
+  (-> (SimConfig/builder)
+      (.seed 7)
+      (.store Store/SNAPSHOT_ISOLATION)
+      (.workload workload)
+      (.txns (int txns))
+      (.sessions (int sessions))
+      (.keys (int keys))
+      (.keyDist SimConfig$KeyDist/UNIFORM)
+      (.opsPerTxn 20 20)
+      (.readFraction 0.5)
+      .build))
+
+(defn- weak-check
+  "Checks the given weak levels with the given clocks; [Result seconds peak]."
+  [^History h levels clocks]
+  (let [o (.levels (CheckOptions.) (mapv #(Level/parse (name %)) levels))]
+    (set! (.clocks (.weak o)) clocks)
+    (measure #(Checker/check h o))))
+
+(defn- weak-row [label ^History h levels clocks runs]
+  (let [rs (vec (for [_ (range runs)] (weak-check h levels clocks)))
+        ^Result r (first (first rs))
+        s (median (map second rs))
+        peak (median (map #(nth % 2) rs))
+        bad (for [[l v] (.levels r) :when (not= "TRUE" (str (.value ^isocheck.check.Verdict v)))] (str l))]
+    (println (format "  %-28s %-7s %8.3f s %,12.0f txns/s %9s   %s" label clocks s (/ (.nTxns h) s) (mb peak)
+                     (if (empty? bad) "all hold" (str "VIOLATED " (str/join "," bad)))))
+    (flush)
+    s))
+
+(defn weak-main
+  "Plume's workload (25 sessions, 20 ops/txn, 50% reads, uniform keys, 2 keys
+  per transaction: 10k keys at Plume's default 5,000 txns) on the
+  snapshot-isolation store (every weak level holds, as on Plume's PostgreSQL
+  histories), rw-register and list-append, generated in memory (times are
+  after loading). Each weak level alone, then all four with vector and with
+  tree clocks; then TCC at 10^5 txns with 10 to 200 sessions (the n·k term)."
+  [sizes]
+  (let [rt (Runtime/getRuntime)]
+    (println (format "isocheck weak bench: %d cores, max heap %s, %s %s"
+                     (.availableProcessors rt) (mb (.maxMemory rt))
+                     (System/getProperty "java.vm.name") (System/getProperty "java.version")))
+    (doseq [wl [History$Workload/REGISTER History$Workload/APPEND]
+            n sizes]
+      (let [[^History h gen-s] (let [t0 (System/nanoTime)
+                                     sh (Simulator/history (weak-config wl n 25 (* 2 n)))]
+                                 [(.history sh) (/ (- (System/nanoTime) t0) 1e9)])
+            _ (gc!)
+            heap (used)
+            runs (if (>= n 1000000) 1 (if (>= n 100000) 3 5))]
+        (println (format "\n%s, %,d txns, %,d micro-ops, %,d keys; generated in %.1f s; history heap %s"
+                         (.cliName wl) (.nTxns h) (long (.mopCount h)) (.keyCount h) gen-s (mb heap)))
+        (doseq [l [:rc :ra :tcc]] (weak-row (name l) h [l] "vector" runs))
+        (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "vector" runs)
+        (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "tree" runs)))
+    (println "\nTCC, rw-register, 100,000 txns, 200,000 keys: sessions k")
+    (doseq [k [10 25 50 100 200]]
+      (let [h (.history (Simulator/history (weak-config History$Workload/REGISTER 100000 k 200000)))]
+        (weak-row (str "tcc, k = " k) h [:tcc] "vector" 3)
+        (weak-row (str "tcc, k = " k) h [:tcc] "tree" 3)))))
+
 (defn -main [& args]
+  (when (= "weak" (first args))
+    (weak-main (if (next args) (mapv #(Long/parseLong %) (next args)) [5000 100000 1000000]))
+    (shutdown-agents)
+    (System/exit 0))
   (let [sizes (if (seq args) (mapv #(Long/parseLong %) args) [10000 100000 1000000])
         dir   (Files/createTempDirectory "isocheck-bench" (make-array java.nio.file.attribute.FileAttribute 0))
         rt    (Runtime/getRuntime)]

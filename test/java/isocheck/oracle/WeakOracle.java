@@ -120,6 +120,11 @@ public final class WeakOracle {
     int reader, at, key;
     Mop mop;
     int from = -1; // node of the writer of the value read (register) / last element (list); 0 = t⊥
+    /** The version the read shows of others' writes: the register read's writer; for a list, the
+     *  writer of the last element the reader did not append itself (0 = t⊥; -1 = no writer). The
+     *  axioms' "t3 reads x from t1" uses this, so a read after the reader's own appends still
+     *  shows which version of x it was built on. */
+    int view = -1;
     Write fromWrite; // that write, when it exists
   }
 
@@ -287,6 +292,14 @@ public final class WeakOracle {
         rd.mop = m;
         rd.fromWrite = writeOf(m.key, readValue(m));
         rd.from = nodeOf(m.key, readValue(m));
+        rd.view = rd.from;
+        if (m.list != null && rd.from == r) {
+          rd.view = 0;
+          for (int j = m.list.length - 1; j >= 0; j--) {
+            int w = nodeOf(m.key, m.list[j]);
+            if (w != r) { rd.view = w; break; }
+          }
+        }
         reads.add(rd);
         if (rd.from >= 0 && rd.from != r) wr[rd.from][r] = true;
         if (m.list != null)
@@ -396,7 +409,8 @@ public final class WeakOracle {
 
   /**
    * CutIsolation (Def. 3): if a transaction reads key x from other transactions more than once,
-   * every such read returns the same value (lists: the same last element). As in the formal
+   * every such read returns the same value (lists: the same version, the writer of the last
+   * element the reader did not append itself). As in the formal
    * axiom, the two reads must come from two different transactions t1 ≠ t2 of WT_x, where WT_x
    * is T's writers of x and t⊥; two different values of one transaction are an intermediate read
    * (TAP-f), and reads from no transaction of T (thin air, aborted) are not constrained here.
@@ -404,13 +418,13 @@ public final class WeakOracle {
   private Answer cutIsolation() {
     for (int i = 0; i < reads.size(); i++) {
       Read r1 = reads.get(i);
-      if (r1.from < 0 || r1.from == r1.reader) continue;
+      if (r1.view < 0 || r1.view == r1.reader) continue;
       for (int j = i + 1; j < reads.size(); j++) {
         Read r2 = reads.get(j);
-        if (r2.reader != r1.reader || r2.key != r1.key || r2.from < 0 || r2.from == r2.reader) continue;
-        if (r1.from != r2.from)
+        if (r2.reader != r1.reader || r2.key != r1.key || r2.view < 0 || r2.view == r2.reader) continue;
+        if (r1.view != r2.view)
           return new Answer(false, "CutIsolation: " + txnName(r1.reader) + " reads " + keyNames.get(r1.key) + " from "
-              + txnName(r1.from) + " " + r1.mop.shown + " and from " + txnName(r2.from) + " " + r2.mop.shown);
+              + txnName(r1.view) + " " + r1.mop.shown + " and from " + txnName(r2.view) + " " + r2.mop.shown);
       }
     }
     return new Answer(true, "no transaction reads a key from two other transactions");
@@ -522,6 +536,15 @@ public final class WeakOracle {
    */
   private boolean notBefore(int a, int b) { return pos[b] >= 0 && !(pos[a] >= 0 && pos[a] < pos[b]); }
 
+  /** Whether read ry shows a write of t2 ≠ its reader: reads from it, or (lists) holds its append. */
+  private boolean shows(Read ry, int t2) {
+    if (t2 == ry.reader) return false;
+    if (ry.from == t2 || ry.view == t2) return true;
+    if (ry.mop.list == null) return false;
+    for (int v : ry.mop.list) if (nodeOf(ry.key, v) == t2) return true;
+    return false;
+  }
+
   /** Whether node t writes key k (t⊥ writes every key). */
   private boolean writesKey(int t, int k) {
     if (t == 0) return true;
@@ -534,7 +557,7 @@ public final class WeakOracle {
     String v = listRule();
     if (v != null) return v;
     for (Read rx : reads) {
-      int t3 = rx.reader, t1 = rx.from, x = rx.key;
+      int t3 = rx.reader, t1 = rx.view, x = rx.key;
       if (t1 < 0 || t1 == t3) continue; // "t3 reads x from t1", t1 ≠ t3
       for (int t2 = 0; t2 < n; t2++) {
         if (t2 == t1 || t2 == t3 || !writesKey(t2, x)) continue; // t2 ≠ t1 writes x, t3 ∉ {t1, t2}
@@ -544,7 +567,7 @@ public final class WeakOracle {
             // RC-(4) MonoAtomicView: t3 reads y ≠ x from t2 (r_y) and later, in program order,
             // reads x from t1 (r_x) ⟹ t2 <CM t1.
             for (Read ry : reads)
-              if (ry.reader == t3 && ry.at < rx.at && ry.key != x && ry.from == t2) {
+              if (ry.reader == t3 && ry.at < rx.at && ry.key != x && shows(ry, t2)) {
                 why = "reads " + ry.mop.shown + " from " + txnName(t2) + " before " + rx.mop.shown;
                 break;
               }
@@ -555,7 +578,7 @@ public final class WeakOracle {
             // ReadAtomic: t2 SO-before t3 (any earlier transaction of the session) or t3 reads
             // something from t2 ⟹ t2 <CM t1.
             if (so[t2][t3]) why = "is SO-before";
-            else if (wr[t2][t3]) why = "is read by";
+            else if (wr[t2][t3] || vis[t2][t3]) why = "is read (or seen in a list) by";
             if (why != null && notBefore(t2, t1)) return "ReadAtomic: " + txnName(t3) + " reads " + rx.mop.shown + " from " + txnName(t1)
                 + ", and " + txnName(t2) + " writes " + keyNames.get(x) + " and " + why + " " + txnName(t3) + ", so "
                 + txnName(t2) + " <CM " + txnName(t1);

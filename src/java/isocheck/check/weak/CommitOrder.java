@@ -25,15 +25,14 @@ import java.util.Arrays;
  * <p>Costs, in the spirit of AWDIT (Møldrup &amp; Pavlogiannis, PLDI'25): an edge t2 → t1 is kept
  * only when CO does not already imply it (t2 →CO t1, an O(1) clock test). For TCC, only the last
  * writer of x in each session that t3 knows of matters (the earlier ones precede it in session
- * order): one pass per session walks t3's session in order while a table "last writer of x in
- * session s up to t3's clock entry" advances monotonically, so the work is O(n·k) plus O(k) per
- * read, for n transactions and k sessions. RA's session case uses the same table for t3's own
- * session only. RA's and RC's observed cases pair each read with the writers t3 observed.
+ * order), and only in sessions where t3's clock entry exceeds t1's: each read costs O(number of
+ * sessions writing x) plus a binary search per session that differs, so O(k log n) per read at
+ * worst for k sessions, and nearly O(1) when keys have few writers. RA's session case is the
+ * same search in t3's own session. RA's and RC's observed cases pair each read with the writers
+ * t3 observed.
  */
 final class CommitOrder {
   static final int SO_VIA = -2, CO_VIA = -1;
-  /** Table entries kept at once by the session pass (keys × sessions); more keys are done in chunks. */
-  static int tableLimit = 1 << 25;
 
   final WeakHistory wh;
   final CausalOrder co;
@@ -148,7 +147,7 @@ final class CommitOrder {
   /** ReadAtomic edges: session predecessors and observed writers. */
   Forced readAtomic() {
     Forced f = new Forced();
-    sessionPass(null, f);
+    lastWriters(null, f);
     observedAnywhere(f);
     return f;
   }
@@ -156,78 +155,91 @@ final class CommitOrder {
   /** Causal edges: every writer of x causally before t3 (the last one per session suffices). */
   Forced causal() {
     Forced f = new Forced();
-    sessionPass(f, null);
+    lastWriters(f, null);
     return f;
   }
 
-  // ------------------------------------------------------------------ the session pass
+  // ------------------------------------------------------------------ writers by key and session
 
   /**
-   * For each session s3, walks its transactions in order; lastW[x][s] is the last writer of x
-   * among the first c transactions of session s, where c is t3's clock entry for s (for s3:
-   * t3's position − 1). Clock entries only grow along a session, so each session's pointer only
-   * advances. {@code tcc} gets every session's last writer, {@code so} only s3's.
+   * Every committed writer, bucketed by key (a counting sort over the sessions in order, so each
+   * key's bucket is grouped by session and sorted by position), and cut into segments of one
+   * session: [segStart[x], segStart[x+1]) are key x's segments; segment j holds writers
+   * wTxn[segFrom[j] .. segFrom[j+1]) of session segSession[j].
    */
-  private void sessionPass(Forced tcc, Forced so) {
-    int k = Math.max(1, wh.k), nKeys = wh.h.keyCount();
-    if (nKeys == 0) return;
-    int chunk = (int) Math.max(1, Math.min(nKeys, tableLimit / k));
-    int[] table = new int[chunk * k];
-    Arrays.fill(table, -1);
-    int[] ptr = new int[k];
-    IntList touched = new IntList();
-    for (int x0 = 0; x0 < nKeys; x0 += chunk) {
-      int x1 = Math.min(nKeys, x0 + chunk);
-      for (int s3 = 0; s3 < wh.k; s3++) {
-        int[] txns = wh.sessionTxns[s3];
-        Arrays.fill(ptr, 0);
-        for (int t3 : txns) {
-          if (tcc != null) {
-            for (int s = 0; s < wh.k; s++) {
-              int c = s == s3 ? wh.pos[t3] - 1 : Math.min(co.clocks.get(t3, s), wh.sessionTxns[s].length);
-              if (ptr[s] < c) ptr[s] = absorb(s, ptr[s], c, table, x0, x1, k, touched);
-            }
-          } else if (ptr[s3] < wh.pos[t3] - 1) {
-            ptr[s3] = absorb(s3, ptr[s3], wh.pos[t3] - 1, table, x0, x1, k, touched);
-          }
-          for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
-            int x = wh.rfKey[i];
-            if (x < x0 || x >= x1) continue;
-            int t1 = wh.rfFrom[i], base = (x - x0) * k;
-            if (tcc != null) {
-              for (int s = 0; s < wh.k; s++) {
-                int w = table[base + s];
-                if (w < 0 || w == t1) continue;
-                if (t1 != WeakHistory.BOT && co.clocks.get(t1, s) >= wh.pos[w]) continue; // w →CO t1
-                tcc.add(w, t1, i, s == s3 ? SO_VIA : CO_VIA);
-              }
-            } else {
-              int w = table[base + s3];
-              if (w < 0 || w == t1) continue;
-              if (!implied(w, t1)) so.add(w, t1, i, SO_VIA);
-            }
-          }
+  private int[] segStart, segSession, segFrom, wTxn;
+
+  private void writersByKey() {
+    if (segStart != null) return;
+    int nKeys = wh.h.keyCount();
+    int[] count = new int[nKeys + 1];
+    for (int[] txns : wh.sessionTxns) for (int u : txns) for (int i = wh.wkStart[u]; i < wh.wkStart[u + 1]; i++) count[wh.wkKey[i] + 1]++;
+    for (int x = 0; x < nKeys; x++) count[x + 1] += count[x];
+    int[] fill = Arrays.copyOf(count, nKeys);
+    wTxn = new int[count[nKeys]];
+    for (int[] txns : wh.sessionTxns) for (int u : txns) for (int i = wh.wkStart[u]; i < wh.wkStart[u + 1]; i++) wTxn[fill[wh.wkKey[i]]++] = u;
+    segStart = new int[nKeys + 1];
+    IntList ss = new IntList(), sf = new IntList();
+    for (int x = 0; x < nKeys; x++) {
+      segStart[x] = ss.size();
+      int prev = -1;
+      for (int i = count[x]; i < count[x + 1]; i++) {
+        int s = wh.session(wTxn[i]);
+        if (s != prev) {
+          ss.add(s);
+          sf.add(i);
+          prev = s;
         }
-        for (int i = 0; i < touched.size(); i++) table[touched.get(i)] = -1;
-        touched.clear();
       }
     }
+    segStart[nKeys] = ss.size();
+    sf.add(wTxn.length);
+    segSession = ss.trimmed();
+    segFrom = sf.trimmed();
   }
 
-  /** Records session s's transactions [from, to) as the last writers of their keys in [x0, x1). */
-  private int absorb(int s, int from, int to, int[] table, int x0, int x1, int k, IntList touched) {
-    int[] txns = wh.sessionTxns[s];
-    for (int p = from; p < to; p++) {
-      int u = txns[p];
-      for (int i = wh.wkStart[u]; i < wh.wkStart[u + 1]; i++) {
-        int x = wh.wkKey[i];
-        if (x < x0 || x >= x1) continue;
-        int slot = (x - x0) * k + s;
-        if (table[slot] < 0) touched.add(slot);
-        table[slot] = u;
+  /** The last writer in segment j at position ≤ c in its session, or -1. */
+  private int lastUpTo(int j, int c) {
+    int lo = segFrom[j], hi = segFrom[j + 1] - 1, r = -1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (wh.pos[wTxn[mid]] <= c) {
+        r = wTxn[mid];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return r;
+  }
+
+  /**
+   * For each read of x from t1 by t3 and each session s writing x: the last writer w of x in s
+   * that t3 knows of (position ≤ t3's clock entry for s; in t3's own session, before t3). Earlier
+   * writers of s precede w in session order, so w's edge implies theirs; and when t1 already
+   * knows w (its clock entry for s reaches w), the edge is implied by CO. So only sessions where
+   * t3's entry exceeds t1's are searched. {@code tcc} gets every session, {@code so} only t3's.
+   * Cost: O(segments of x) per read plus a binary search where the entries differ — at most
+   * O(k log n) per read for k sessions.
+   */
+  private void lastWriters(Forced tcc, Forced so) {
+    writersByKey();
+    for (int t3 = 0; t3 < wh.n; t3++) {
+      int a = wh.rfStart[t3], b = wh.rfStart[t3 + 1];
+      if (a == b) continue;
+      int s3 = wh.session(t3), p3 = wh.pos[t3];
+      for (int i = a; i < b; i++) {
+        int x = wh.rfKey[i], t1 = wh.rfFrom[i];
+        for (int j = segStart[x]; j < segStart[x + 1]; j++) {
+          int s = segSession[j];
+          if (tcc == null && s != s3) continue;
+          int c = s == s3 ? p3 - 1 : co.clocks.get(t3, s);
+          int lo = t1 == WeakHistory.BOT ? 0 : co.clocks.get(t1, s);
+          if (c <= lo) continue;
+          int w = lastUpTo(j, c);
+          if (w < 0 || wh.pos[w] <= lo || w == t1 || w == t3) continue;
+          (tcc != null ? tcc : so).add(w, t1, i, s == s3 ? SO_VIA : CO_VIA);
+        }
       }
     }
-    return to;
   }
 
   // ------------------------------------------------------------------ the level's graph

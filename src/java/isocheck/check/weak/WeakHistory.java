@@ -375,14 +375,14 @@ final class WeakHistory {
           continue;
         }
         foreignLen[m] = f;
-        // Reads-from: the writer of the last element when it is not t's own.
-        if (mine == 0) {
-          rk.add(x);
-          rf.add(len == 0 ? BOT : h.mopTxn(h.writerMop(x, h.listElem(m, len - 1))));
-          rm.add(m);
-        }
+        // Reads-from: the version the read was built on, i.e. the writer of the last element
+        // before t's own appends (t⊥ if none). After t's own appends this is still the
+        // version of x that t's view of others' writes shows.
+        int rfw = f == 0 ? BOT : h.mopTxn(h.writerMop(x, h.listElem(m, f - 1)));
+        rk.add(x);
+        rf.add(rfw);
+        rm.add(m);
         // Visibility: the other writers of the foreign part (one entry per writer and read).
-        int rfw = mine == 0 && len > 0 ? h.mopTxn(h.writerMop(x, h.listElem(m, len - 1))) : -2;
         for (int i = 0; i < f; i++) {
           int tw = h.mopTxn(h.writerMop(x, h.listElem(m, i)));
           if (tw == rfw || visStamp[tw] == readId) continue;
@@ -493,24 +493,50 @@ final class WeakHistory {
 
   // ------------------------------------------------------------------ TAP j
 
-  /** NonRepeatableRead: a transaction read one key from two different other transactions (t⊥ included). */
+  /**
+   * NonRepeatableRead (Plume Def. 3): a transaction read one key from two different other
+   * committed transactions (t⊥ included). Decided on every read of a committed :ok transaction,
+   * whatever else is wrong with it: cut isolation constrains nothing else. A list read's writer is
+   * that of its last element the reader did not append itself.
+   */
   private void nonRepeatable() {
     int nKeys = h.keyCount();
     int[] firstFrom = new int[nKeys], firstMop = new int[nKeys];
     Arrays.fill(firstMop, -1);
     for (int t = 0; t < n; t++) {
-      int a = rfStart[t], b = rfStart[t + 1];
-      for (int i = a; i < b; i++) {
-        int x = rfKey[i];
+      if (!committed[t] || !h.isOk(t)) continue;
+      int a = h.mopStart(t), b = h.mopEnd(t);
+      for (int m = a; m < b; m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int x = h.mopKey(m), from = viewOf(t, m);
+        if (from == Integer.MIN_VALUE || from == t) continue;
         if (firstMop[x] < 0) {
-          firstMop[x] = rfMop[i];
-          firstFrom[x] = rfFrom[i];
-        } else if (firstFrom[x] != rfFrom[i] && firstFrom[x] != Integer.MIN_VALUE) {
-          intra.add(Tap.Instance.nonRepeatable(t, firstMop[x], firstFrom[x], rfMop[i], rfFrom[i]));
+          firstMop[x] = m;
+          firstFrom[x] = from;
+        } else if (firstFrom[x] != from && firstFrom[x] != Integer.MIN_VALUE) {
+          intra.add(Tap.Instance.nonRepeatable(t, firstMop[x], firstFrom[x], m, from));
           firstFrom[x] = Integer.MIN_VALUE; // one instance per key and reader
         }
       }
-      for (int i = a; i < b; i++) firstMop[rfKey[i]] = -1;
+      for (int m = a; m < b; m++) firstMop[h.mopKey(m)] = -1;
     }
+  }
+
+  /** The committed writer (or t⊥) whose version read m of t shows; MIN_VALUE if none is committed. */
+  private int viewOf(int t, int m) {
+    int x = h.mopKey(m);
+    int v;
+    if (list) {
+      int j = h.mopLen(m) - 1;
+      while (j >= 0 && h.writerMop(x, h.listElem(m, j)) >= 0 && h.mopTxn(h.writerMop(x, h.listElem(m, j))) == t) j--;
+      if (j < 0) return BOT;
+      v = h.listElem(m, j);
+    } else {
+      v = h.mopVal(m);
+      if (v == History.NIL) return BOT;
+    }
+    int w = h.writerMop(x, v);
+    if (w < 0 || !committed[h.mopTxn(w)]) return Integer.MIN_VALUE;
+    return h.mopTxn(w);
   }
 }
