@@ -16,13 +16,20 @@
    ["ser" "serializable"]
    ["strong-si" "strong-snapshot-isolation"]
    ["ss-si" "strong-session-snapshot-isolation"]
-   ["si" "snapshot-isolation"]])
+   ["si" "snapshot-isolation"]
+   ["tcc" "tcc"]
+   ["ra" "ra"]
+   ["rc" "rc"]
+   ["ci" "ci"]])
 
 (def ^:private scenarios
   [["SI store, correct" Store/SNAPSHOT_ISOLATION nil]
    ["SI store + lost update" Store/SNAPSHOT_ISOLATION Bug/LOST_UPDATE]
    ["SI store + long fork" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]
    ["SI store + aborted read" Store/SNAPSHOT_ISOLATION Bug/ABORTED_READ]
+   ["SI store + causality violation" Store/SNAPSHOT_ISOLATION Bug/CAUSALITY_VIOLATION]
+   ["SI store + fractured read" Store/SNAPSHOT_ISOLATION Bug/FRACTURED_READ]
+   ["RC store, correct" Store/READ_COMMITTED nil]
    ["SSER store, correct" Store/STRICT_SERIALIZABLE nil]
    ["SSER store + stale read" Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]])
 
@@ -64,7 +71,7 @@
                (let [sh (simulate store bug seed txns)
                      r  (check sh)]
                  {:label label, :bug bug, :sh sh, :r r}))
-        w    24
+        w    32
         surprises (atom 0)]
     (println (str "isocheck demo: list-append histories from the simulated store (seed " seed ", "
                   txns " transactions each, 10 sessions, 100 keys, zipf)\n"))
