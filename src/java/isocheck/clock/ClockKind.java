@@ -21,18 +21,22 @@ public final class ClockKind {
         + "; valid kinds: " + String.join(", ", NAMES));
   }
 
-  /** nodes × sessions as an array length; says which numbers are too large when it cannot be one. */
-  static int entries(String kind, int nodes, int sessions) {
+  /**
+   * nodes × sessions × width (ints an entry) as an array length; says which numbers are too large
+   * when it cannot be one.
+   */
+  static int entries(String kind, int nodes, int sessions, int width) {
     if (nodes < 0 || sessions < 0) {
       throw new IllegalArgumentException(kind + " clocks: nodes (" + nodes + ") and sessions ("
           + sessions + ") must not be negative");
     }
     long e = (long) nodes * sessions;
-    if (e > MAX_ENTRIES) {
+    if (e * width > MAX_ENTRIES) {
       throw new IllegalArgumentException(kind + " clocks: " + nodes + " nodes × " + sessions
-          + " sessions = " + e + " entries, more than one Java array holds (" + MAX_ENTRIES + ")");
+          + " sessions = " + e + " entries" + (width > 1 ? " of " + width + " ints" : "")
+          + ", more than one Java int array holds (" + MAX_ENTRIES + ")");
     }
-    return (int) e;
+    return (int) (e * width);
   }
 
   /** Rejects a session outside 0..k-1 or a position below 1 in start(t, s, index). */

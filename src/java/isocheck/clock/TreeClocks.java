@@ -17,14 +17,13 @@ import java.util.Arrays;
  *       detached and re-attached as in the other tree, the other root under this root.
  * </ul>
  *
- * <p>Layout: four int arrays of nodes × sessions entries, row t·k for node t, indexed by session:
- * {@code clock} (the entry), {@code attach} (attach time), {@code child} (newest child) and
- * {@code sibling} (next older sibling), links being session numbers or {@link #NONE}; about 16
- * bytes an entry, 1.6 GB at 10^6 nodes × 100 sessions. The parent and previous-sibling links a
- * detach needs are kept only for the node being built, in k-sized scratch arrays. Entries of
+ * <p>Layout: one int array, four ints an entry (clock, attach time, newest child, next older
+ * sibling; links are session numbers or {@link #NONE}), k entries a node, so 16 bytes an entry:
+ * 1.6 GB at 10^6 nodes × 100 sessions. A node's row is contiguous, so the first join, a copy of
+ * the SO predecessor, is one arraycopy. The parent and previous-sibling links a detach needs are
+ * kept only for the node being built, in k-sized scratch arrays filled on demand. Entries of
  * sessions a clock does not know (clock 0) hold stale links that are never followed. The root's
- * attach slot, unused as an attach time, says whether the node has absorbed its session
- * predecessor.
+ * attach slot, unused as an attach time, says whether the node has absorbed its SO predecessor.
  *
  * <p>One rule beyond {@link Clocks}: a node at position i &gt; 1 must first join position i-1 of its
  * own session (its SO predecessor), which copies that clock, before any other predecessor; until it
@@ -35,50 +34,53 @@ import java.util.Arrays;
 public final class TreeClocks implements Clocks {
   /** No session: the end of a child or sibling list, or the root's parent. */
   private static final int NONE = -1;
+  /** Field offsets within an entry, and the entry width as a shift. */
+  private static final int CLOCK = 0, ATTACH = 1, CHILD = 2, SIBLING = 3, SHIFT = 2;
   /** Root attach-slot values: still waiting for the SO predecessor, or complete in its session. */
   private static final int WAITING = 0, ABSORBED = 1;
 
   private final int n, k;
-  private final int[] clock, attach, child, sibling;
-  /** Each node's own session (its tree's root), -1 until started. */
+  /** Entry (t, s) starts at (t·k + s) << SHIFT. */
+  private final int[] e;
+  /** Each node's own session (its tree's root), NONE until started. */
   private final int[] root;
 
-  /** The node whose parent/prev links the scratch arrays hold, or NONE. */
-  private int building = NONE;
+  /** The node whose tree the parent/prev scratch links describe, or NONE. */
+  private int indexed = NONE;
   private final int[] parent, prev;
   /** The updated sessions of one join, parents before children, and the parent of each. */
   private final int[] order, from;
-  /** Tree entries looked at by joins so far (copies included), for tests and the benchmark. */
-  private long examined;
+  /** The walk stack of {@link #index}, apart from order because a join indexes mid-way. */
+  private final int[] stack;
+  /** Predecessor entries looked at, and own entries walked to index, for tests and the benchmark. */
+  private long examined, walked;
 
   public TreeClocks(int nodes, int sessions) {
-    int e = ClockKind.entries("tree", nodes, sessions);
+    this.e = new int[ClockKind.entries("tree", nodes, sessions, 1 << SHIFT)];
     this.n = nodes;
     this.k = sessions;
-    this.clock = new int[e];
-    this.attach = new int[e];
-    this.child = new int[e];
-    this.sibling = new int[e];
     this.root = new int[nodes];
     Arrays.fill(root, NONE);
     this.parent = new int[sessions];
     this.prev = new int[sessions];
     this.order = new int[sessions];
     this.from = new int[sessions];
+    this.stack = new int[sessions];
   }
+
+  /** Where node t's row starts in {@link #e}; session s's entry is at row + (s << SHIFT). */
+  private int row(int t) { return (t * k) << SHIFT; }
 
   @Override public void start(int t, int s, int index) {
     ClockKind.checkStart(t, s, index, k);
-    int o = t * k;
-    Arrays.fill(clock, o, o + k, 0);
-    clock[o + s] = index;
-    attach[o + s] = index == 1 ? ABSORBED : WAITING;
-    child[o + s] = NONE;
-    sibling[o + s] = NONE;
+    int o = row(t), x = o + (s << SHIFT);
+    for (int i = o + CLOCK; i < o + (k << SHIFT); i += 1 << SHIFT) e[i] = 0;
+    e[x + CLOCK] = index;
+    e[x + ATTACH] = index == 1 ? ABSORBED : WAITING;
+    e[x + CHILD] = NONE;
+    e[x + SIBLING] = NONE;
     root[t] = s;
-    building = t;
-    parent[s] = NONE;
-    prev[s] = NONE;
+    if (indexed == t) indexed = NONE;
   }
 
   @Override public void join(int t, int p) {
@@ -87,86 +89,66 @@ public final class TreeClocks implements Clocks {
     if (r == NONE || rp == NONE) {
       throw new IllegalStateException("join(" + t + ", " + p + "): node " + (r == NONE ? t : p) + " was never started");
     }
-    int o = t * k, index = clock[o + r];
-    if (attach[o + r] == WAITING) {
-      if (rp == r && clock[p * k + r] == index - 1) {
-        copyTree(t, p);
-        attach[o + r] = ABSORBED;
-        clock[o + r] = index;
-        return;
+    int x = row(t) + (r << SHIFT), index = e[x + CLOCK], known = e[row(p) + (r << SHIFT) + CLOCK];
+    if (e[x + ATTACH] == WAITING) {
+      if (rp != r || known != index - 1) {
+        throw new IllegalStateException("join(" + t + ", " + p + "): node " + t + " is position " + index
+            + " of session " + r + ", so its first join must be position " + (index - 1)
+            + " of that session (its SO predecessor); tree clocks prune by it");
       }
-      throw new IllegalStateException("join(" + t + ", " + p + "): node " + t + " is position " + index
-          + " of session " + r + ", so its first join must be position " + (index - 1)
-          + " of that session (its SO predecessor); tree clocks prune by it");
+      System.arraycopy(e, row(p), e, row(t), k << SHIFT);
+      examined += k;
+      e[x + CLOCK] = index;
+      e[x + ATTACH] = ABSORBED;
+      if (indexed == t) indexed = NONE;
+      return;
     }
-    if (clock[p * k + r] >= index) {
+    if (known >= index) {
       throw new IllegalStateException("join(" + t + ", " + p + "): node " + p + " already knows position "
-          + clock[p * k + r] + " of session " + r + ", so it cannot precede node " + t
-          + " (position " + index + "): a cycle; use vector clocks");
+          + known + " of session " + r + ", so it cannot precede node " + t + " (position " + index
+          + "): a cycle; use vector clocks");
     }
-    if (building != t) copyTree(t, t);
-    mergeTree(t, p);
-  }
-
-  /**
-   * Walks p's tree and copies it into t's row (nothing to copy when p == t), recording the parent
-   * and previous-sibling links of t's tree in the scratch arrays.
-   */
-  private void copyTree(int t, int p) {
-    int o = t * k, q = p * k, r = root[p];
-    parent[r] = NONE;
-    prev[r] = NONE;
-    int top = 0;
-    order[top++] = r;
-    while (top > 0) {
-      int u = order[--top];
-      examined++;
-      clock[o + u] = clock[q + u];
-      attach[o + u] = attach[q + u];
-      child[o + u] = child[q + u];
-      sibling[o + u] = sibling[q + u];
-      int before = NONE;
-      for (int c = child[q + u]; c != NONE; c = sibling[q + c]) {
-        parent[c] = u;
-        prev[c] = before;
-        before = c;
-        order[top++] = c;
-      }
-    }
-    building = t;
+    merge(t, p);
   }
 
   /** The tree-clock join of p into t (t's SO predecessor already absorbed, p not knowing t). */
-  private void mergeTree(int t, int p) {
-    int o = t * k, q = p * k, r = root[t], rp = root[p];
+  private void merge(int t, int p) {
+    int o = row(t), q = row(p), r = root[t], rp = root[p];
     examined++;
-    if (clock[q + rp] <= clock[o + rp]) return;
+    if (e[q + (rp << SHIFT) + CLOCK] <= e[o + (rp << SHIFT) + CLOCK]) return;
     // The updated sessions of p's tree, breadth first: parents before children, and each parent's
     // updated children consecutive, newest attach first.
     order[0] = rp;
     from[0] = r;
     int m = 1;
+    boolean moves = false;
+    long limit = examined + k;  // a tree has k - 1 children at most: more means a corrupt tree
     for (int i = 0; i < m; i++) {
-      int u = order[i], known = clock[o + u];
-      for (int c = child[q + u]; c != NONE; c = sibling[q + c]) {
-        examined++;
-        if (clock[o + c] < clock[q + c]) {
+      int u = order[i], known = e[o + (u << SHIFT) + CLOCK];
+      moves |= known != 0;
+      for (int c = e[q + (u << SHIFT) + CHILD]; c != NONE; c = e[q + (c << SHIFT) + SIBLING]) {
+        if (++examined > limit) throw new IllegalStateException("tree clock of node " + p + " is corrupt (a loop)");
+        int y = q + (c << SHIFT);
+        if (e[o + (c << SHIFT) + CLOCK] < e[y + CLOCK]) {
           order[m] = c;
           from[m++] = u;
-        } else if (attach[q + c] <= known) {
+        } else if (e[y + ATTACH] <= known) {
           break;
         }
       }
     }
-    for (int i = 0; i < m; i++) {
-      if (clock[o + order[i]] != 0) detach(o, order[i]);
+    if (moves) {
+      if (indexed != t) index(t);
+      for (int i = 0; i < m; i++) {
+        if (e[o + (order[i] << SHIFT) + CLOCK] != 0) detach(o, order[i]);
+      }
     }
     int lastParent = NONE, after = NONE;
     for (int i = 0; i < m; i++) {
-      int v = order[i], u = from[i];
-      if (clock[o + v] == 0) child[o + v] = NONE;
-      clock[o + v] = clock[q + v];
-      attach[o + v] = i == 0 ? clock[o + r] : attach[q + v];
+      int v = order[i], u = from[i], x = o + (v << SHIFT), y = q + (v << SHIFT);
+      if (e[x + CLOCK] == 0) e[x + CHILD] = NONE;
+      e[x + CLOCK] = e[y + CLOCK];
+      e[x + ATTACH] = i == 0 ? e[o + (r << SHIFT) + CLOCK] : e[y + ATTACH];
       if (u != lastParent) {
         lastParent = u;
         after = NONE;
@@ -174,37 +156,56 @@ public final class TreeClocks implements Clocks {
       insert(o, v, u, after);
       after = v;
     }
+    if (indexed != t) indexed = NONE;  // the inserts wrote links of a tree not indexed
+  }
+
+  /** Fills the parent/prev scratch links from node t's tree. */
+  private void index(int t) {
+    int o = row(t), top = 0;
+    stack[top++] = root[t];
+    while (top > 0) {
+      int u = stack[--top], before = NONE;
+      walked++;
+      for (int c = e[o + (u << SHIFT) + CHILD]; c != NONE; c = e[o + (c << SHIFT) + SIBLING]) {
+        parent[c] = u;
+        prev[c] = before;
+        before = c;
+        stack[top++] = c;
+      }
+    }
+    indexed = t;
   }
 
   /** Unlinks session v (not the root) from its parent's child list in row o. */
   private void detach(int o, int v) {
-    int before = prev[v], next = sibling[o + v];
-    if (before == NONE) child[o + parent[v]] = next;
-    else sibling[o + before] = next;
+    int before = prev[v], next = e[o + (v << SHIFT) + SIBLING];
+    if (before == NONE) e[o + (parent[v] << SHIFT) + CHILD] = next;
+    else e[o + (before << SHIFT) + SIBLING] = next;
     if (next != NONE) prev[next] = before;
   }
 
   /** Links session v under u in row o: first child when after is NONE, else right after it. */
   private void insert(int o, int v, int u, int after) {
-    int next;
-    if (after == NONE) {
-      next = child[o + u];
-      child[o + u] = v;
-    } else {
-      next = sibling[o + after];
-      sibling[o + after] = v;
-    }
-    sibling[o + v] = next;
+    int link = after == NONE ? o + (u << SHIFT) + CHILD : o + (after << SHIFT) + SIBLING;
+    int next = e[link];
+    e[link] = v;
+    e[o + (v << SHIFT) + SIBLING] = next;
     prev[v] = after;
     if (next != NONE) prev[next] = v;
     parent[v] = u;
   }
 
   /**
-   * Tree entries the joins have looked at so far: each entry copied from an SO predecessor, each
-   * root compared and each child inspected by a tree join. A vector join looks at all k.
+   * Predecessor entries the joins have looked at so far: k for each copy of an SO predecessor, and
+   * each root compared and each child inspected by a tree join. A vector join looks at all k.
    */
   public long examined() { return examined; }
+
+  /**
+   * Own entries walked so far to find the parent and previous-sibling links a detach needs: the
+   * whole tree of a node, at its first join that moves a session it already knows.
+   */
+  public long walked() { return walked; }
 
   /**
    * Node t's tree, for tests and debugging: {@code session=clock} for the root, then its children
@@ -212,23 +213,24 @@ public final class TreeClocks implements Clocks {
    */
   public String tree(int t) {
     StringBuilder b = new StringBuilder();
-    appendTree(b, t * k, root[t], false);
+    appendTree(b, row(t), root[t], false);
     return b.toString();
   }
 
   private void appendTree(StringBuilder b, int o, int u, boolean withAttach) {
-    b.append(u).append('=').append(clock[o + u]);
-    if (withAttach) b.append('@').append(attach[o + u]);
-    if (child[o + u] == NONE) return;
+    int x = o + (u << SHIFT);
+    b.append(u).append('=').append(e[x + CLOCK]);
+    if (withAttach) b.append('@').append(e[x + ATTACH]);
+    if (e[x + CHILD] == NONE) return;
     b.append('{');
-    for (int c = child[o + u]; c != NONE; c = sibling[o + c]) {
+    for (int c = e[x + CHILD]; c != NONE; c = e[o + (c << SHIFT) + SIBLING]) {
       appendTree(b, o, c, true);
-      if (sibling[o + c] != NONE) b.append(", ");
+      if (e[o + (c << SHIFT) + SIBLING] != NONE) b.append(", ");
     }
     b.append('}');
   }
 
-  @Override public int get(int t, int s) { return clock[t * k + s]; }
+  @Override public int get(int t, int s) { return e[((t * k + s) << SHIFT) + CLOCK]; }
 
   @Override public int sessions() { return k; }
 
@@ -236,8 +238,7 @@ public final class TreeClocks implements Clocks {
   public int nodes() { return n; }
 
   @Override public long bytes() {
-    return 4L * (clock.length + attach.length + child.length + sibling.length + root.length
-        + parent.length + prev.length + order.length + from.length);
+    return 4L * (e.length + root.length + parent.length + prev.length + order.length + from.length + stack.length);
   }
 
   @Override public String name() { return "tree"; }

@@ -19,7 +19,7 @@ public final class VectorClocks implements Clocks {
   public VectorClocks(int nodes, int sessions) {
     this.n = nodes;
     this.k = sessions;
-    this.v = new int[ClockKind.entries("vector", nodes, sessions)];
+    this.v = new int[ClockKind.entries("vector", nodes, sessions, 1)];
   }
 
   @Override public void start(int t, int s, int index) {
