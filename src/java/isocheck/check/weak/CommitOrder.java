@@ -105,6 +105,16 @@ final class CommitOrder {
   /** MonoAtomicView edges: t2 observed by a read of y ≠ x before the read of x from t1. */
   Forced monoAtomicView() {
     Forced f = new Forced();
+    observed(f, true);
+    return f;
+  }
+
+  /**
+   * Edges from the writers t3 observed: for MonoAtomicView only those observed by a read of
+   * another key before the read of x; for ReadAtomic any, by any read (same key included).
+   * Each (read, t2) pair is considered once.
+   */
+  private void observed(Forced f, boolean monoAtomic) {
     int[] stamp = new int[wh.n];
     Arrays.fill(stamp, -1);
     for (int t3 = 0; t3 < wh.n; t3++) {
@@ -112,33 +122,11 @@ final class CommitOrder {
       if (os == oe) continue;
       for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
         int x = wh.rfKey[i], t1 = wh.rfFrom[i], mx = wh.rfMop[i];
-        for (int j = os; j < oe && obsMop[j] < mx; j++) {
+        for (int j = os; j < oe && (!monoAtomic || obsMop[j] < mx); j++) {
           int t2 = obsWriter[j];
-          if (t2 == t1 || obsKey[j] == x || stamp[t2] == i) continue;
-          if (!wh.writes(t2, x)) continue;
+          if (t2 == t1 || stamp[t2] == i || (monoAtomic && obsKey[j] == x)) continue;
           stamp[t2] = i;
-          if (!implied(t2, t1)) f.add(t2, t1, i, obsMop[j]);
-        }
-      }
-    }
-    return f;
-  }
-
-  /** ReadAtomic's observed case: t2 observed anywhere in t3 (any key). */
-  private void observedAnywhere(Forced f) {
-    int[] stamp = new int[wh.n];
-    Arrays.fill(stamp, -1);
-    for (int t3 = 0; t3 < wh.n; t3++) {
-      int os = obsStart[t3], oe = obsStart[t3 + 1];
-      if (os == oe) continue;
-      for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
-        int x = wh.rfKey[i], t1 = wh.rfFrom[i];
-        for (int j = os; j < oe; j++) {
-          int t2 = obsWriter[j];
-          if (t2 == t1 || stamp[t2] == i) continue;
-          stamp[t2] = i;
-          if (!wh.writes(t2, x)) continue;
-          if (!implied(t2, t1)) f.add(t2, t1, i, obsMop[j]);
+          if (wh.writes(t2, x) && !implied(t2, t1)) f.add(t2, t1, i, obsMop[j]);
         }
       }
     }
@@ -148,7 +136,7 @@ final class CommitOrder {
   Forced readAtomic() {
     Forced f = new Forced();
     lastWriters(null, f);
-    observedAnywhere(f);
+    observed(f, false);
     return f;
   }
 
