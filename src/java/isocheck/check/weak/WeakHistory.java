@@ -191,15 +191,8 @@ final class WeakHistory {
 
   /** The mop of t's last write to key x, or -1 if t does not write x. */
   int lastWrite(int t, int x) {
-    int lo = wkStart[t], hi = wkStart[t + 1] - 1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      int y = wkKey[mid];
-      if (y < x) lo = mid + 1;
-      else if (y > x) hi = mid - 1;
-      else return wkLast[mid];
-    }
-    return -1;
+    int i = indexOf(t, x);
+    return i < 0 ? -1 : wkLast[i];
   }
 
   boolean writes(int t, int x) { return t == BOT || lastWrite(t, x) >= 0; }
@@ -471,7 +464,7 @@ final class WeakHistory {
 
   /** Whether read l's foreign part contains an append of t (t's appends, when shown, are one block). */
   private boolean shows(int l, int x, int t) {
-    int w = wkLast[indexOf(t, x)];
+    int w = lastWrite(t, x);
     // t's last append to x is shown iff t's block is in the list; blocks are whole, so check the last one.
     int v = h.mopVal(w);
     int fl = foreignLen[l];
@@ -480,6 +473,7 @@ final class WeakHistory {
     return false;
   }
 
+  /** Position of key x among t's written keys (binary search), or -1. */
   private int indexOf(int t, int x) {
     int lo = wkStart[t], hi = wkStart[t + 1] - 1;
     while (lo <= hi) {
