@@ -7,6 +7,7 @@
   (:require [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [isocheck.core :as iso]
+            [isocheck.jepsen :as j]
             [isocheck.test-util :refer [h ok fail info invoke]])
   (:import (isocheck.check Checker CheckOptions Level Verdict$Value)
            (isocheck.history History$Workload)
@@ -252,6 +253,43 @@
                           [(into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
                            (into {} (.counts (.anomalies r)))])))]
       (is (= (run "vector") (run "tree")) (str "seed " seed)))))
+
+(defn- run-weak
+  "Verdicts, anomaly counts and weak stats of a History, with the id-order
+  shortcut on or off."
+  [^isocheck.history.History hh id-order?]
+  (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
+    (set! (.idOrder (.weak o)) (boolean id-order?))
+    (let [r (Checker/check hh o)]
+      {:verdicts (into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+       :counts   (into {} (.counts (.anomalies r)))
+       :stats    (get (.stats r) "weak")})))
+
+(deftest id-order-shortcut-agrees-with-scc
+  ;; When transaction ids are a topological order of a level's graph we skip building it; the
+  ;; SCC pass must give the same verdicts and anomalies on every history, and both paths must
+  ;; occur (oracle-generator histories often read from later ids; simulated ones rarely).
+  (let [hs (concat (for [seed (range 600)]
+                     (j/->history (vec (.ops ^isocheck.oracle.HistoryGen$Gen (isocheck.oracle.WeakHistoryGen/generate seed))) nil))
+                   (for [seed (range 60)
+                         :let [bug (nth [nil Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ Bug/LOST_UPDATE] (mod seed 4))]]
+                     (.history (Simulator/history
+                                 (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store Store/SNAPSHOT_ISOLATION)
+                                             (.workload (if (even? seed) History$Workload/APPEND History$Workload/REGISTER))
+                                             (.txns 300) (.sessions 5) (.keys 20) (.opsPerTxn 1 4))
+                                   bug (-> (.bug bug) (.bugRate 0.05))
+                                   true .build)))))
+        paths (atom {})]
+    (doseq [[i hh] (map-indexed vector hs)]
+      (let [fast (run-weak hh true), slow (run-weak hh false)]
+        (is (= (dissoc fast :stats) (dissoc slow :stats)) (str "history " i))
+        (swap! paths update (str (get (:stats fast) "co-order")) (fnil inc 0))
+        (doseq [[_ m] (:stats fast) :when (and (instance? java.util.Map m) (get m "decided-by"))]
+          (swap! paths update (str "level " (get m "decided-by")) (fnil inc 0)))))
+    (is (< 50 (get @paths ":id-order" 0)) (pr-str @paths))
+    (is (< 50 (get @paths ":scc" 0)) (pr-str @paths))
+    (is (< 50 (get @paths "level :id-order" 0)) (pr-str @paths))
+    (is (< 50 (get @paths "level :scc" 0)) (pr-str @paths))))
 
 (deftest clocks-option-is-validated
   (is (thrown? IllegalArgumentException (iso/checker {:levels [:tcc] :clocks :sundial}))))

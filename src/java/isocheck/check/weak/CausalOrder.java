@@ -25,48 +25,107 @@ import java.util.Arrays;
  */
 final class CausalOrder {
   final WeakHistory wh;
-  /** CO edges, successors and predecessors, masks {@link Edge#SO} and {@link Edge#WR} (reads-from and visibility). */
-  final Digraph succ, pred;
-  final Scc scc;
   final Clocks clocks;
   /** Whether the clocks asked for were replaced by vectors because CO has a cycle. */
   final boolean fellBack;
+  /**
+   * Whether every CO edge goes from a lower to a higher transaction id (ids follow completion
+   * order, so this is the common case: a write is read after its transaction completed). Then id
+   * order is a topological order of CO, which is acyclic, and no graph is needed to build clocks.
+   */
+  final boolean idOrdered;
+  private Digraph succ, pred;
+  private Scc scc;
 
-  CausalOrder(WeakHistory wh, String clockKind) {
+  CausalOrder(WeakHistory wh, String clockKind, boolean useIdOrder) {
     this.wh = wh;
+    idOrdered = useIdOrder && idOrdered(wh);
+    boolean tree = "tree".equals(clockKind);
+    boolean cyclic = !idOrdered && scc().hasCycle();
+    fellBack = tree && cyclic;
+    int k = Math.max(1, wh.k);
+    clocks = tree && !cyclic ? new TreeClocks(wh.n, k) : new VectorClocks(wh.n, k);
+    if (idOrdered) buildInIdOrder();
+    else build();
+  }
+
+  private static boolean idOrdered(WeakHistory wh) {
+    for (int t = 0; t < wh.n; t++) {
+      for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) if (wh.rfFrom[i] >= t) return false;
+      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) if (wh.visFrom[i] >= t) return false;
+    }
+    return true; // session order follows ids by construction (WeakHistory.sessionTxns)
+  }
+
+  /** CO successors, masks {@link Edge#SO} and {@link Edge#WR} (reads-from and visibility); built on first use. */
+  Digraph succ() {
+    if (succ == null) succ = graph(false);
+    return succ;
+  }
+
+  /** CO predecessors; built on first use. */
+  Digraph pred() {
+    if (pred == null) pred = graph(true);
+    return pred;
+  }
+
+  /** CO's components (on the predecessor graph, so numbered sources first); computed on first use. */
+  Scc scc() {
+    if (scc == null) scc = Scc.of(pred(), Edge.SO | Edge.WR);
+    return scc;
+  }
+
+  /** Whether CO has a cycle (TAP g). */
+  boolean cyclic() { return !idOrdered && scc().hasCycle(); }
+
+  /** Whether t lies on a CO cycle. */
+  boolean onCycle(int t) { return !idOrdered && scc().cyclic[scc().comp[t]]; }
+
+  private Digraph graph(boolean reversed) {
     int n = wh.n;
     EdgeList es = new EdgeList(wh.rfFrom.length + wh.visFrom.length + n);
-    EdgeList rev = new EdgeList(wh.rfFrom.length + wh.visFrom.length + n);
     for (int[] txns : wh.sessionTxns) {
-      for (int i = 1; i < txns.length; i++) {
-        es.add(txns[i - 1], txns[i], Edge.SO);
-        rev.add(txns[i], txns[i - 1], Edge.SO);
-      }
+      for (int i = 1; i < txns.length; i++) add(es, reversed, txns[i - 1], txns[i], Edge.SO);
     }
     for (int t = 0; t < n; t++) {
       for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) {
         int w = wh.rfFrom[i];
-        if (w == WeakHistory.BOT) continue;
-        es.add(w, t, Edge.WR);
-        rev.add(t, w, Edge.WR);
+        if (w != WeakHistory.BOT) add(es, reversed, w, t, Edge.WR);
       }
-      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) {
-        es.add(wh.visFrom[i], t, Edge.WR);
-        rev.add(t, wh.visFrom[i], Edge.WR);
-      }
+      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) add(es, reversed, wh.visFrom[i], t, Edge.WR);
     }
-    succ = Digraph.of(n, es);
-    pred = Digraph.of(n, rev);
-    scc = Scc.of(pred, Edge.SO | Edge.WR);
-    boolean tree = "tree".equals(clockKind);
-    fellBack = tree && scc.hasCycle();
-    int k = Math.max(1, wh.k);
-    clocks = tree && !scc.hasCycle() ? new TreeClocks(n, k) : new VectorClocks(n, k);
-    build();
+    return Digraph.of(n, es);
+  }
+
+  private static void add(EdgeList es, boolean reversed, int a, int b, int mask) {
+    if (reversed) es.add(b, a, mask);
+    else es.add(a, b, mask);
+  }
+
+  /**
+   * Clocks in id order, from the reads-from and visibility facts directly: the session
+   * predecessor first (a copy), then each writer t does not know yet (a writer w whose position
+   * is covered by t's entry for w's session is known, and so is all w knows).
+   */
+  private void buildInIdOrder() {
+    for (int t = 0; t < wh.n; t++) {
+      if (!wh.committed[t]) continue;
+      int s = wh.session(t), p = wh.pos[t];
+      clocks.start(t, s, p);
+      if (p > 1) clocks.join(t, wh.sessionTxns[s][p - 2]);
+      for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) joinUnknown(t, wh.rfFrom[i]);
+      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) joinUnknown(t, wh.visFrom[i]);
+    }
+  }
+
+  private void joinUnknown(int t, int w) {
+    if (w != WeakHistory.BOT && clocks.get(t, wh.session(w)) < wh.pos[w]) clocks.join(t, w);
   }
 
   /** Clocks in topological order: Tarjan numbers the predecessor graph's components sources-first. */
   private void build() {
+    Scc scc = scc();
+    Digraph pred = pred();
     int n = wh.n, c = scc.count;
     int[] start = new int[c + 1];
     for (int t = 0; t < n; t++) start[scc.comp[t] + 1]++;

@@ -234,8 +234,8 @@ final class CommitOrder {
 
   /** CO ∪ list version order ∪ the level's forced edges, masks SO, WR, WW and {@link Edge#CM}. */
   Digraph graph(Forced f) {
-    EdgeList es = new EdgeList(co.succ.edgeCount() + wh.wwSrc.size() + f.size());
-    Digraph s = co.succ;
+    Digraph s = co.succ();
+    EdgeList es = new EdgeList(s.edgeCount() + wh.wwSrc.size() + f.size());
     for (int v = 0; v < s.n; v++) for (int e = s.start(v); e < s.end(v); e++) es.add(v, s.target(e), s.mask(e));
     for (int i = 0; i < wh.wwSrc.size(); i++) es.add(wh.wwSrc.get(i), wh.wwDst.get(i), Edge.WW);
     for (int i = 0; i < f.size(); i++) es.add(f.src.get(i), f.dst.get(i), Edge.CM);

@@ -288,7 +288,7 @@ final class TapReport {
       sb.append(name(t3)).append(" observed it in ").append(h.mopStr(via)).append(via < mx ? ", before reading " + h.keyStr(x) : "").append(".\n");
       arrows.add(arrow(name(t2), name(t3), "wr " + h.keyStr(h.mopKey(via)), "solid"));
     } else {
-      int[][] p = path(co.succ, Edge.SO | Edge.WR, t2, t3, null, 0);
+      int[][] p = path(co.succ(), Edge.SO | Edge.WR, t2, t3, null, 0);
       sb.append("causally precedes ").append(name(t3)).append(":\n");
       if (p != null) sb.append(steps(p, null, level, arrows, stepData)).append(".\n");
     }
@@ -298,7 +298,7 @@ final class TapReport {
       sb.append("But the initial state precedes every transaction: a contradiction.");
       ts = txns(t2, t3);
     } else {
-      int[][] p = coChain ? path(co.succ, Edge.SO | Edge.WR, t1, t2, null, 0)
+      int[][] p = coChain ? path(co.succ(), Edge.SO | Edge.WR, t1, t2, null, 0)
           : path(g, Edge.SO | Edge.WR | Edge.WW | Edge.CM, t1, t2, comp, comp == null ? 0 : comp[t1]);
       sb.append("But ").append(name(t1)).append(coChain ? " causally precedes " : " must commit before ").append(name(t2)).append(":\n");
       if (p != null) {

@@ -68,28 +68,17 @@ final class WeakHistory {
     committed = new boolean[n];
     for (int t = 0; t < n; t++) if (h.isOk(t)) committed[t] = true;
     // An indeterminate transaction committed iff a committed read observed one of its writes.
-    for (int t = 0; t < n; t++) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ) continue;
-        int x = h.mopKey(m);
-        if (list) {
+    // Registers mark them while resolving reads (one writer look-up per read); lists here.
+    boolean anyInfo = h.statusCounts()[2] > 0;
+    if (list && anyInfo) {
+      for (int t = 0; t < n; t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ) continue;
+          int x = h.mopKey(m);
           for (int j = 0; j < h.mopLen(m); j++) markObserved(x, h.listElem(m, j));
-        } else if (h.mopVal(m) != History.NIL) markObserved(x, h.mopVal(m));
+        }
       }
-    }
-    // Sessions: committed transactions of each process, in order.
-    pos = new int[n];
-    int[] len = new int[k];
-    int[] bySession = sortedBySession();
-    for (int t : bySession) len[h.session(t)]++;
-    sessionTxns = new int[k][];
-    for (int s = 0; s < k; s++) sessionTxns[s] = new int[len[s]];
-    Arrays.fill(len, 0);
-    for (int t : bySession) {
-      int s = h.session(t);
-      sessionTxns[s][len[s]] = t;
-      pos[t] = ++len[s];
     }
     // Per-mop facts about writes.
     finalWrite = new boolean[nm];
@@ -150,7 +139,21 @@ final class WeakHistory {
     visFrom = vf.trimmed();
     visKey = vk.trimmed();
     visMop = vm.trimmed();
-    nonRepeatable();
+    // Sessions: committed transactions of each process, in order.
+    pos = new int[n];
+    int[] len = new int[k];
+    int[] bySession = sortedBySession();
+    for (int t : bySession) len[h.session(t)]++;
+    sessionTxns = new int[k][];
+    for (int s = 0; s < k; s++) sessionTxns[s] = new int[len[s]];
+    Arrays.fill(len, 0);
+    for (int t : bySession) {
+      int s = h.session(t);
+      sessionTxns[s][len[s]] = t;
+      pos[t] = ++len[s];
+    }
+    if (list) nonRepeatable();
+    else nonRepeatableRegisters();
   }
 
   private void markObserved(int x, int v) {
@@ -209,7 +212,7 @@ final class WeakHistory {
     for (int t = 0; t < n; t++) {
       rfStart[t] = rk.size();
       visStart[t] = 0;
-      if (!committed[t] || !h.isOk(t)) continue;
+      if (!h.isOk(t)) continue;
       int a = h.mopStart(t), b = h.mopEnd(t);
       for (int m = a; m < b; m++) {
         int x = h.mopKey(m);
@@ -236,6 +239,7 @@ final class WeakHistory {
           intra.add(Tap.Instance.intra(Tap.ABORTED_READ, t, m, w, tw));
           continue;
         }
+        committed[tw] = true; // an :info writer someone read committed
         if (tw == t) {
           if (w > m) intra.add(Tap.Instance.intra(Tap.FUTURE_READ, t, m, w, t));
           else if (w != mine) intra.add(Tap.Instance.intra(Tap.NOT_MY_LAST_WRITE, t, m, w, t));
@@ -271,7 +275,7 @@ final class WeakHistory {
     for (int t = 0; t < n; t++) {
       rfStart[t] = rk.size();
       visStart[t] = vf.size();
-      if (!committed[t] || !h.isOk(t)) continue;
+      if (!h.isOk(t)) continue;
       int a = h.mopStart(t), b = h.mopEnd(t);
       for (int m = a; m < b; m++) {
         int x = h.mopKey(m);
@@ -513,6 +517,30 @@ final class WeakHistory {
         }
       }
       for (int m = a; m < b; m++) firstMop[h.mopKey(m)] = -1;
+    }
+  }
+
+  /**
+   * TAP j for registers, from the reads-from facts: they are exactly the reads whose version has
+   * a committed writer other than the reader (t⊥ included), in program order.
+   */
+  private void nonRepeatableRegisters() {
+    int nKeys = h.keyCount();
+    int[] firstFrom = new int[nKeys], firstFact = new int[nKeys];
+    Arrays.fill(firstFact, -1);
+    for (int t = 0; t < n; t++) {
+      int a = rfStart[t], b = rfStart[t + 1];
+      for (int i = a; i < b; i++) {
+        int x = rfKey[i], from = rfFrom[i];
+        if (firstFact[x] < 0) {
+          firstFact[x] = i;
+          firstFrom[x] = from;
+        } else if (firstFrom[x] != from && firstFrom[x] != Integer.MIN_VALUE) {
+          intra.add(Tap.Instance.nonRepeatable(t, rfMop[firstFact[x]], firstFrom[x], rfMop[i], from));
+          firstFrom[x] = Integer.MIN_VALUE; // one instance per key and reader
+        }
+      }
+      for (int i = a; i < b; i++) firstFact[rfKey[i]] = -1;
     }
   }
 
