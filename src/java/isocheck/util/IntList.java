@@ -15,6 +15,13 @@ public final class IntList {
     a[n++] = x;
   }
 
+  /** Appends every element of o. */
+  public void addAll(IntList o) {
+    ensureCapacity(n + o.n);
+    System.arraycopy(o.a, 0, a, n, o.n);
+    n += o.n;
+  }
+
   public int get(int i) { return a[i]; }
   public void set(int i, int x) { a[i] = x; }
   public int size() { return n; }

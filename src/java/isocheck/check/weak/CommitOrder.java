@@ -57,42 +57,65 @@ final class CommitOrder {
     }
 
     int size() { return src.size(); }
+
+    void addAll(Forced o) {
+      src.addAll(o.src);
+      dst.addAll(o.dst);
+      rf.addAll(o.rf);
+      via.addAll(o.via);
+      botRf.addAll(o.botRf);
+      botT2.addAll(o.botT2);
+      botVia.addAll(o.botVia);
+    }
   }
 
-  /** Per reader, the writers it observed: [obsStart[t], obsStart[t+1]) of writer, read mop, key, in program order. */
-  final int[] obsStart, obsWriter, obsMop, obsKey;
+  /** Per reader, the writers it observed: [start[t], start[t+1]) of writer, read mop, key, in program order. */
+  static final class Obs {
+    final int[] start, writer, mop, key;
+
+    Obs(WeakHistory wh) {
+      int n = wh.n;
+      start = new int[n + 1];
+      int cap = wh.rfFrom.length + wh.visFrom.length;
+      IntList ow = new IntList(cap), om = new IntList(cap), ok = new IntList(cap);
+      for (int t = 0; t < n; t++) {
+        start[t] = ow.size();
+        int i = wh.rfStart[t], ie = wh.rfStart[t + 1], j = wh.visStart[t], je = wh.visStart[t + 1];
+        while (i < ie || j < je) {
+          boolean takeRf = j >= je || (i < ie && wh.rfMop[i] <= wh.visMop[j]);
+          if (takeRf) {
+            if (wh.rfFrom[i] != WeakHistory.BOT) {
+              ow.add(wh.rfFrom[i]);
+              om.add(wh.rfMop[i]);
+              ok.add(wh.rfKey[i]);
+            }
+            i++;
+          } else {
+            ow.add(wh.visFrom[j]);
+            om.add(wh.visMop[j]);
+            ok.add(wh.visKey[j]);
+            j++;
+          }
+        }
+      }
+      start[n] = ow.size();
+      writer = ow.trimmed();
+      mop = om.trimmed();
+      key = ok.trimmed();
+    }
+  }
+
+  private Obs obs;
+
+  /** The observations, built on first use (RC, RA and the classification need them; TCC does not). */
+  Obs obs() {
+    if (obs == null) obs = new Obs(wh);
+    return obs;
+  }
 
   CommitOrder(WeakHistory wh, CausalOrder co) {
     this.wh = wh;
     this.co = co;
-    int n = wh.n;
-    obsStart = new int[n + 1];
-    IntList ow = new IntList(wh.rfFrom.length + wh.visFrom.length), om = new IntList(wh.rfFrom.length + wh.visFrom.length),
-        ok = new IntList(wh.rfFrom.length + wh.visFrom.length);
-    for (int t = 0; t < n; t++) {
-      obsStart[t] = ow.size();
-      int i = wh.rfStart[t], ie = wh.rfStart[t + 1], j = wh.visStart[t], je = wh.visStart[t + 1];
-      while (i < ie || j < je) {
-        boolean takeRf = j >= je || (i < ie && wh.rfMop[i] <= wh.visMop[j]);
-        if (takeRf) {
-          if (wh.rfFrom[i] != WeakHistory.BOT) {
-            ow.add(wh.rfFrom[i]);
-            om.add(wh.rfMop[i]);
-            ok.add(wh.rfKey[i]);
-          }
-          i++;
-        } else {
-          ow.add(wh.visFrom[j]);
-          om.add(wh.visMop[j]);
-          ok.add(wh.visKey[j]);
-          j++;
-        }
-      }
-    }
-    obsStart[n] = ow.size();
-    obsWriter = ow.trimmed();
-    obsMop = om.trimmed();
-    obsKey = ok.trimmed();
   }
 
   /** Whether the edge t2 → t1 is implied by CO already (so need not be kept). */
@@ -115,27 +138,55 @@ final class CommitOrder {
    * Each (read, t2) pair is considered once.
    */
   private void observed(Forced f, boolean monoAtomic) {
-    int[] stamp = new int[wh.n];
-    Arrays.fill(stamp, -1);
-    for (int t3 = 0; t3 < wh.n; t3++) {
-      int os = obsStart[t3], oe = obsStart[t3 + 1];
-      if (os == oe) continue;
-      for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
-        int x = wh.rfKey[i], t1 = wh.rfFrom[i], mx = wh.rfMop[i];
-        for (int j = os; j < oe && (!monoAtomic || obsMop[j] < mx); j++) {
-          int t2 = obsWriter[j];
-          if (t2 == t1 || stamp[t2] == i || (monoAtomic && obsKey[j] == x)) continue;
-          stamp[t2] = i;
-          if (wh.writes(t2, x) && !implied(t2, t1)) f.add(t2, t1, i, obsMop[j]);
+    Obs ob = obs();
+    inParallel(f, (from, to, out) -> {
+      int[] stamp = new int[wh.n];
+      Arrays.fill(stamp, -1);
+      for (int t3 = from; t3 < to; t3++) {
+        int os = ob.start[t3], oe = ob.start[t3 + 1];
+        if (os == oe) continue;
+        for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
+          int x = wh.rfKey[i], t1 = wh.rfFrom[i], mx = wh.rfMop[i];
+          for (int j = os; j < oe && (!monoAtomic || ob.mop[j] < mx); j++) {
+            int t2 = ob.writer[j];
+            if (t2 == t1 || stamp[t2] == i || (monoAtomic && ob.key[j] == x)) continue;
+            stamp[t2] = i;
+            if (wh.writes(t2, x) && !implied(t2, t1)) out.add(t2, t1, i, ob.mop[j]);
+          }
         }
       }
+    });
+  }
+
+  /** A scan of readers [from, to) adding forced edges to out. */
+  private interface Scan {
+    void run(int from, int to, Forced out);
+  }
+
+  /**
+   * Runs a scan over every reader, split into one contiguous range per core (the scans only read
+   * shared state), and appends the ranges' edges to f in reader order: the same edges, in the
+   * same order, whatever the number of cores.
+   */
+  private void inParallel(Forced f, Scan scan) {
+    int p = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
+    if (p == 1 || wh.n < 4 * p) {
+      scan.run(0, wh.n, f);
+      return;
     }
+    Forced[] parts = new Forced[p];
+    java.util.stream.IntStream.range(0, p).parallel().forEach(c -> {
+      Forced out = new Forced();
+      scan.run((int) ((long) wh.n * c / p), (int) ((long) wh.n * (c + 1) / p), out);
+      parts[c] = out;
+    });
+    for (Forced part : parts) f.addAll(part);
   }
 
   /** ReadAtomic edges: session predecessors and observed writers. */
   Forced readAtomic() {
     Forced f = new Forced();
-    lastWriters(null, f);
+    lastWriters(f, false);
     observed(f, false);
     return f;
   }
@@ -143,7 +194,7 @@ final class CommitOrder {
   /** Causal edges: every writer of x causally before t3 (the last one per session suffices). */
   Forced causal() {
     Forced f = new Forced();
-    lastWriters(f, null);
+    lastWriters(f, true);
     return f;
   }
 
@@ -155,7 +206,7 @@ final class CommitOrder {
    * session: [segStart[x], segStart[x+1]) are key x's segments; segment j holds writers
    * wTxn[segFrom[j] .. segFrom[j+1]) of session segSession[j].
    */
-  private int[] segStart, segSession, segFrom, wTxn;
+  private int[] segStart, segSession, segFrom, wTxn, wPos;
 
   private void writersByKey() {
     if (segStart != null) return;
@@ -184,15 +235,17 @@ final class CommitOrder {
     sf.add(wTxn.length);
     segSession = ss.trimmed();
     segFrom = sf.trimmed();
+    wPos = new int[wTxn.length];
+    for (int i = 0; i < wTxn.length; i++) wPos[i] = wh.pos[wTxn[i]];
   }
 
-  /** The last writer in segment j at position ≤ c in its session, or -1. */
+  /** The index (into wTxn) of the last writer in segment j at position ≤ c in its session, or -1. */
   private int lastUpTo(int j, int c) {
     int lo = segFrom[j], hi = segFrom[j + 1] - 1, r = -1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      if (wh.pos[wTxn[mid]] <= c) {
-        r = wTxn[mid];
+      if (wPos[mid] <= c) {
+        r = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
@@ -204,30 +257,35 @@ final class CommitOrder {
    * that t3 knows of (position ≤ t3's clock entry for s; in t3's own session, before t3). Earlier
    * writers of s precede w in session order, so w's edge implies theirs; and when t1 already
    * knows w (its clock entry for s reaches w), the edge is implied by CO. So only sessions where
-   * t3's entry exceeds t1's are searched. {@code tcc} gets every session, {@code so} only t3's.
+   * t3's entry exceeds t1's are searched: every session for TCC, only t3's for RA.
    * Cost: O(segments of x) per read plus a binary search where the entries differ — at most
    * O(k log n) per read for k sessions.
    */
-  private void lastWriters(Forced tcc, Forced so) {
+  private void lastWriters(Forced f, boolean allSessions) {
     writersByKey();
-    for (int t3 = 0; t3 < wh.n; t3++) {
-      int a = wh.rfStart[t3], b = wh.rfStart[t3 + 1];
-      if (a == b) continue;
-      int s3 = wh.session(t3), p3 = wh.pos[t3];
-      for (int i = a; i < b; i++) {
-        int x = wh.rfKey[i], t1 = wh.rfFrom[i];
-        for (int j = segStart[x]; j < segStart[x + 1]; j++) {
-          int s = segSession[j];
-          if (tcc == null && s != s3) continue;
-          int c = s == s3 ? p3 - 1 : co.clocks.get(t3, s);
-          int lo = t1 == WeakHistory.BOT ? 0 : co.clocks.get(t1, s);
-          if (c <= lo) continue;
-          int w = lastUpTo(j, c);
-          if (w < 0 || wh.pos[w] <= lo || w == t1 || w == t3) continue;
-          (tcc != null ? tcc : so).add(w, t1, i, s == s3 ? SO_VIA : CO_VIA);
+    inParallel(f, (from, to, out) -> {
+      for (int t3 = from; t3 < to; t3++) {
+        int a = wh.rfStart[t3], b = wh.rfStart[t3 + 1];
+        if (a == b) continue;
+        int s3 = wh.session(t3), p3 = wh.pos[t3];
+        for (int i = a; i < b; i++) {
+          int x = wh.rfKey[i], t1 = wh.rfFrom[i];
+          for (int j = segStart[x]; j < segStart[x + 1]; j++) {
+            int s = segSession[j];
+            if (!allSessions && s != s3) continue;
+            int c = s == s3 ? p3 - 1 : co.clocks.get(t3, s);
+            if (wPos[segFrom[j]] > c) continue; // t3 knows none of s's writers of x
+            int lo = t1 == WeakHistory.BOT ? 0 : co.clocks.get(t1, s);
+            if (c <= lo || wPos[segFrom[j + 1] - 1] <= lo) continue; // t1 knows every one t3 knows
+            int wi = lastUpTo(j, c);
+            if (wi < 0 || wPos[wi] <= lo) continue;
+            int w = wTxn[wi];
+            if (w == t1 || w == t3) continue;
+            out.add(w, t1, i, s == s3 ? SO_VIA : CO_VIA);
+          }
         }
       }
-    }
+    });
   }
 
   // ------------------------------------------------------------------ the level's graph

@@ -228,11 +228,12 @@ final class TapReport {
 
   private int observation(int a, int b) {
     if (cmForObs == null) return -1;
-    for (int j = cmForObs.obsStart[b]; j < cmForObs.obsStart[b + 1]; j++) if (cmForObs.obsWriter[j] == a) return j;
+    CommitOrder.Obs ob = cmForObs.obs();
+    for (int j = ob.start[b]; j < ob.start[b + 1]; j++) if (ob.writer[j] == a) return j;
     return -1;
   }
 
-  private int cmObsMop(int j) { return cmForObs.obsMop[j]; }
+  private int cmObsMop(int j) { return cmForObs.obs().mop[j]; }
 
   private boolean isReadsFrom(int reader, int writer, int mop) {
     for (int i = wh.rfStart[reader]; i < wh.rfStart[reader + 1]; i++) if (wh.rfMop[i] == mop && wh.rfFrom[i] == writer) return true;

@@ -315,12 +315,13 @@ public final class WeakCheck {
     Tap label(Tap.WeakLevel l, int rfi, int t2, boolean chain) {
       int t3 = h.mopTxn(wh.rfMop[rfi]), x = wh.rfKey[rfi], mx = wh.rfMop[rfi];
       boolean otherKey = false, sameKey = false, before = false;
-      for (int j = cm.obsStart[t3]; j < cm.obsStart[t3 + 1]; j++) {
-        if (cm.obsWriter[j] != t2) continue;
-        if (cm.obsKey[j] == x) sameKey = true;
+      CommitOrder.Obs ob = cm.obs();
+      for (int j = ob.start[t3]; j < ob.start[t3 + 1]; j++) {
+        if (ob.writer[j] != t2) continue;
+        if (ob.key[j] == x) sameKey = true;
         else {
           otherKey = true;
-          if (cm.obsMop[j] < mx) before = true;
+          if (ob.mop[j] < mx) before = true;
         }
       }
       boolean so = wh.session(t2) == wh.session(t3) && wh.pos[t2] < wh.pos[t3];
