@@ -152,8 +152,8 @@ final class WeakHistory {
       sessionTxns[s][len[s]] = t;
       pos[t] = ++len[s];
     }
-    if (list) nonRepeatable();
-    else nonRepeatableRegisters();
+    if (list) nonRepeatable(viewStart, viewKey, viewFrom, viewMop);
+    else nonRepeatable(rfStart, rfKey, rfFrom, rfMop);
   }
 
   private void markObserved(int x, int v) {
@@ -310,10 +310,15 @@ final class WeakHistory {
     int[] visStamp = new int[n];
     int readId = 0;
     boolean[] bad = new boolean[nm];
+    // Each element's writer mop and transaction, looked up once per read.
+    int[] ew = new int[16], et = new int[16];
+    IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
+    viewStart = new int[n + 1];
     // Pass 1: per read, its validity and the length of its foreign part.
     for (int t = 0; t < n; t++) {
       rfStart[t] = rk.size();
       visStart[t] = vf.size();
+      viewStart[t] = viewKey.size();
       if (!h.isOk(t)) continue;
       int a = h.mopStart(t), b = h.mopEnd(t);
       for (int m = a; m < b; m++) {
@@ -324,10 +329,17 @@ final class WeakHistory {
         }
         readId++;
         int len = h.mopLen(m);
+        if (ew.length < len) {
+          ew = new int[Math.max(len, ew.length * 2)];
+          et = new int[ew.length];
+        }
         boolean broken = false;
+        int resolved = 0;
         // a, b, c and duplicates, element by element.
         for (int j = 0; j < len; j++) {
           int w = h.writerMop(x, h.listElem(m, j));
+          ew[j] = w;
+          et[j] = w < 0 ? BOT : h.mopTxn(w);
           if (w < 0) {
             intra.add(Tap.Instance.intraElem(Tap.THIN_AIR_READ, t, m, -1, BOT, j));
             broken = true;
@@ -339,7 +351,8 @@ final class WeakHistory {
             break;
           }
           stamp[w] = readId;
-          int tw = h.mopTxn(w);
+          resolved = j + 1;
+          int tw = et[j];
           if (h.status(tw) == OpType.FAIL) {
             intra.add(Tap.Instance.intraElem(Tap.ABORTED_READ, t, m, w, tw, j));
             broken = true;
@@ -351,6 +364,14 @@ final class WeakHistory {
             break;
           }
         }
+        if (!broken) resolved = len;
+        // TAP j looks at every read, valid or not: the version it shows.
+        int view = resolved == len ? viewOf(t, ew, et, len) : viewOf(t, m);
+        if (view != Integer.MIN_VALUE) {
+          viewKey.add(x);
+          viewFrom.add(view);
+          viewMop.add(m);
+        }
         if (broken) {
           bad[m] = true;
           continue;
@@ -360,11 +381,10 @@ final class WeakHistory {
         int f = len - mine;
         boolean ownOk = f >= 0;
         for (int j = Math.max(f, 0); j < len && ownOk; j++) {
-          int w = h.writerMop(x, h.listElem(m, j));
-          if (h.mopTxn(w) != t || appendSeq[w] != j - f) ownOk = false;
+          if (et[j] != t || appendSeq[ew[j]] != j - f) ownOk = false;
         }
         if (!ownOk) {
-          int lastW = len == 0 ? -1 : h.writerMop(x, h.listElem(m, len - 1));
+          int lastW = len == 0 ? -1 : ew[len - 1];
           boolean lastOwn = lastW >= 0 && h.mopTxn(lastW) == t;
           intra.add(Tap.Instance.intra(lastOwn ? Tap.NOT_MY_LAST_WRITE : Tap.NOT_MY_OWN_WRITE, t, m, lastOwnAppend(t, x, m),
               lastW < 0 ? BOT : h.mopTxn(lastW)));
@@ -373,9 +393,8 @@ final class WeakHistory {
         }
         // An own append inside the foreign part means t's appends are not contiguous at the end.
         for (int j = 0; j < f; j++) {
-          int w = h.writerMop(x, h.listElem(m, j));
-          if (h.mopTxn(w) == t) {
-            intra.add(Tap.Instance.intra(Tap.NOT_MY_LAST_WRITE, t, m, w, t));
+          if (et[j] == t) {
+            intra.add(Tap.Instance.intra(Tap.NOT_MY_LAST_WRITE, t, m, ew[j], t));
             ownOk = false;
             break;
           }
@@ -387,19 +406,18 @@ final class WeakHistory {
         // f: every block of one writer's elements is that writer's whole appends to x, in order.
         int j = 0;
         while (j < f) {
-          int w0 = h.writerMop(x, h.listElem(m, j));
-          int tw = h.mopTxn(w0);
+          int w0 = ew[j];
+          int tw = et[j];
           int e = j;
           boolean whole = appendSeq[w0] == 0;
           while (e < f) {
-            int w = h.writerMop(x, h.listElem(m, e));
-            if (h.mopTxn(w) != tw) break;
-            if (appendSeq[w] != e - j) whole = false;
+            if (et[e] != tw) break;
+            if (appendSeq[ew[e]] != e - j) whole = false;
             e++;
           }
           if (whole && e - j != appendCount[w0]) whole = false;
           if (!whole) {
-            int shown = h.writerMop(x, h.listElem(m, e - 1));
+            int shown = ew[e - 1];
             intra.add(Tap.Instance.intraElem(Tap.INTERMEDIATE_READ, t, m, shown, tw, e - 1));
             broken = true;
             break;
@@ -414,13 +432,13 @@ final class WeakHistory {
         // Reads-from: the version the read was built on, i.e. the writer of the last element
         // before t's own appends (t⊥ if none). After t's own appends this is still the
         // version of x that t's view of others' writes shows.
-        int rfw = f == 0 ? BOT : h.mopTxn(h.writerMop(x, h.listElem(m, f - 1)));
+        int rfw = f == 0 ? BOT : et[f - 1];
         rk.add(x);
         rf.add(rfw);
         rm.add(m);
         // Visibility: the other writers of the foreign part (one entry per writer and read).
         for (int i = 0; i < f; i++) {
-          int tw = h.mopTxn(h.writerMop(x, h.listElem(m, i)));
+          int tw = et[i];
           if (tw == rfw || visStamp[tw] == readId) continue;
           visStamp[tw] = readId;
           vf.add(tw);
@@ -432,6 +450,10 @@ final class WeakHistory {
     }
     rfStart[n] = rk.size();
     visStart[n] = vf.size();
+    viewStart[n] = viewKey.size();
+    this.viewKey = viewKey.trimmed();
+    this.viewFrom = viewFrom.trimmed();
+    this.viewMop = viewMop.trimmed();
     versionOrder(bad);
   }
 
@@ -470,7 +492,7 @@ final class WeakHistory {
         }
       }
     }
-    boolean[] inOrder = new boolean[n];
+    boolean[] shown = new boolean[h.mopCount()];
     int[] lastWriter = new int[nKeys];
     Arrays.fill(lastWriter, -1);
     for (int x = 0; x < nKeys; x++) {
@@ -478,7 +500,9 @@ final class WeakHistory {
       if (l < 0) continue;
       int prev = -1;
       for (int j = 0; j < foreignLen[l]; j++) {
-        int tw = h.mopTxn(h.writerMop(x, h.listElem(l, j)));
+        int w = h.writerMop(x, h.listElem(l, j));
+        shown[w] = true;
+        int tw = h.mopTxn(w);
         if (tw != prev && prev >= 0) {
           wwSrc.add(prev);
           wwDst.add(tw);
@@ -495,7 +519,8 @@ final class WeakHistory {
       for (int i = wkStart[t]; i < wkStart[t + 1]; i++) {
         int x = wkKey[i], l = longest[x];
         if (l < 0 || lastWriter[x] < 0 || lastWriter[x] == t) continue;
-        if (!shows(l, x, t)) {
+        // t's appends to x, when shown, are one whole block: its last one tells.
+        if (!shown[wkLast[i]]) {
           wwSrc.add(lastWriter[x]);
           wwDst.add(t);
           wwKey.add(x);
@@ -503,17 +528,6 @@ final class WeakHistory {
         }
       }
     }
-  }
-
-  /** Whether read l's foreign part contains an append of t (t's appends, when shown, are one block). */
-  private boolean shows(int l, int x, int t) {
-    int w = lastWrite(t, x);
-    // t's last append to x is shown iff t's block is in the list; blocks are whole, so check the last one.
-    int v = h.mopVal(w);
-    int fl = foreignLen[l];
-    // Binary search is not possible (values are not ordered); use the writer index instead.
-    for (int j = fl - 1; j >= 0; j--) if (h.listElem(l, j) == v) return true;
-    return false;
   }
 
   /** Position of key x among t's written keys (binary search), or -1. */
@@ -530,73 +544,51 @@ final class WeakHistory {
 
   // ------------------------------------------------------------------ TAP j
 
+  /** Lists: per :ok reader, the version each read shows (see {@link #viewOf}), when its writer is committed. */
+  private int[] viewStart, viewKey, viewFrom, viewMop;
+
   /**
    * NonRepeatableRead (Plume Def. 3): a transaction read one key from two different other
    * committed transactions (t⊥ included). Decided on every read of a committed :ok transaction,
-   * whatever else is wrong with it: cut isolation constrains nothing else. A list read's writer is
-   * that of its last element the reader did not append itself.
+   * whatever else is wrong with it: cut isolation constrains nothing else. For registers the
+   * versions read are the reads-from facts; a list read's writer is that of its last element the
+   * reader did not append itself, recorded for every list read, valid or not.
    */
-  private void nonRepeatable() {
-    int nKeys = h.keyCount();
-    int[] firstFrom = new int[nKeys], firstMop = new int[nKeys];
-    Arrays.fill(firstMop, -1);
-    for (int t = 0; t < n; t++) {
-      if (!committed[t] || !h.isOk(t)) continue;
-      int a = h.mopStart(t), b = h.mopEnd(t);
-      for (int m = a; m < b; m++) {
-        if (h.mopKind(m) != OpRecord.READ) continue;
-        int x = h.mopKey(m), from = viewOf(t, m);
-        if (from == Integer.MIN_VALUE || from == t) continue;
-        if (firstMop[x] < 0) {
-          firstMop[x] = m;
-          firstFrom[x] = from;
-        } else if (firstFrom[x] != from && firstFrom[x] != Integer.MIN_VALUE) {
-          intra.add(Tap.Instance.nonRepeatable(t, firstMop[x], firstFrom[x], m, from));
-          firstFrom[x] = Integer.MIN_VALUE; // one instance per key and reader
-        }
-      }
-      for (int m = a; m < b; m++) firstMop[h.mopKey(m)] = -1;
-    }
-  }
-
-  /**
-   * TAP j for registers, from the reads-from facts: they are exactly the reads whose version has
-   * a committed writer other than the reader (t⊥ included), in program order.
-   */
-  private void nonRepeatableRegisters() {
+  private void nonRepeatable(int[] start, int[] key, int[] from, int[] mop) {
     int nKeys = h.keyCount();
     int[] firstFrom = new int[nKeys], firstFact = new int[nKeys];
     Arrays.fill(firstFact, -1);
     for (int t = 0; t < n; t++) {
-      int a = rfStart[t], b = rfStart[t + 1];
+      int a = start[t], b = start[t + 1];
       for (int i = a; i < b; i++) {
-        int x = rfKey[i], from = rfFrom[i];
+        int x = key[i], f = from[i];
         if (firstFact[x] < 0) {
           firstFact[x] = i;
-          firstFrom[x] = from;
-        } else if (firstFrom[x] != from && firstFrom[x] != Integer.MIN_VALUE) {
-          intra.add(Tap.Instance.nonRepeatable(t, rfMop[firstFact[x]], firstFrom[x], rfMop[i], from));
+          firstFrom[x] = f;
+        } else if (firstFrom[x] != f && firstFrom[x] != Integer.MIN_VALUE) {
+          intra.add(Tap.Instance.nonRepeatable(t, mop[firstFact[x]], firstFrom[x], mop[i], f));
           firstFrom[x] = Integer.MIN_VALUE; // one instance per key and reader
         }
       }
-      for (int i = a; i < b; i++) firstFact[rfKey[i]] = -1;
+      for (int i = a; i < b; i++) firstFact[key[i]] = -1;
     }
   }
 
-  /** The committed writer (or t⊥) whose version read m of t shows; MIN_VALUE if none is committed. */
+  /** A list read's view from its resolved elements: the last element not t's own; MIN_VALUE if its writer is not committed. */
+  private int viewOf(int t, int[] ew, int[] et, int len) {
+    int j = len - 1;
+    while (j >= 0 && ew[j] >= 0 && et[j] == t) j--;
+    if (j < 0) return BOT;
+    return ew[j] < 0 || !committed[et[j]] ? Integer.MIN_VALUE : et[j];
+  }
+
+  /** A list read's view, element by element (for reads whose elements did not all resolve). */
   private int viewOf(int t, int m) {
     int x = h.mopKey(m);
-    int v;
-    if (list) {
-      int j = h.mopLen(m) - 1;
-      while (j >= 0 && h.writerMop(x, h.listElem(m, j)) >= 0 && h.mopTxn(h.writerMop(x, h.listElem(m, j))) == t) j--;
-      if (j < 0) return BOT;
-      v = h.listElem(m, j);
-    } else {
-      v = h.mopVal(m);
-      if (v == History.NIL) return BOT;
-    }
-    int w = h.writerMop(x, v);
+    int j = h.mopLen(m) - 1;
+    while (j >= 0 && h.writerMop(x, h.listElem(m, j)) >= 0 && h.mopTxn(h.writerMop(x, h.listElem(m, j))) == t) j--;
+    if (j < 0) return BOT;
+    int w = h.writerMop(x, h.listElem(m, j));
     if (w < 0 || !committed[h.mopTxn(w)]) return Integer.MIN_VALUE;
     return h.mopTxn(w);
   }
