@@ -57,7 +57,8 @@ final class WeakHistory {
   /** Per write/append mop: it is its transaction's last write to the key. */
   private final boolean[] finalWrite;
   /** Per append mop: its position among its transaction's appends to the key, and their count. */
-  private final int[] appendSeq, appendCount;
+  /** Lists: per append mop m, its transaction, its position among that transaction's appends to the key, and their count, at 3m, 3m+1, 3m+2 (one cache line per element read). */
+  private final int[] app;
 
   WeakHistory(History h) {
     this.h = h;
@@ -82,8 +83,7 @@ final class WeakHistory {
     }
     // Per-mop facts about writes.
     finalWrite = new boolean[nm];
-    appendSeq = list ? new int[nm] : null;
-    appendCount = list ? new int[nm] : null;
+    app = list ? new int[3 * nm] : null;
     int nKeys = h.keyCount();
     int[] seen = new int[nKeys];
     Arrays.fill(seen, -1);
@@ -112,11 +112,12 @@ final class WeakHistory {
         for (int m = a; m < b; m++) {
           if (h.mopKind(m) != OpRecord.APPEND) continue;
           int i = -2 - seen[h.mopKey(m)] - first;
-          appendSeq[m] = cnt[i]++;
+          app[3 * m] = t;
+          app[3 * m + 1] = cnt[i]++;
         }
         for (int m = a; m < b; m++) {
           if (h.mopKind(m) != OpRecord.APPEND) continue;
-          appendCount[m] = cnt[-2 - seen[h.mopKey(m)] - first];
+          app[3 * m + 2] = cnt[-2 - seen[h.mopKey(m)] - first];
         }
         for (int i = first; i < wk.size(); i++) seen[wk.get(i)] = -1;
       }
@@ -212,7 +213,7 @@ final class WeakHistory {
    * facts and instances, in the same order, whatever the number of cores.
    */
   private void readRegisters(IntList rk, IntList rf, IntList rm) {
-    int p = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
+    int p = cores();
     if (p == 1 || n < 4 * p) {
       readRegisters(0, n, rk, rf, rm, intra);
     } else {
@@ -245,6 +246,15 @@ final class WeakHistory {
     rfStart[n] = rk.size();
     visStart[n] = 0;
   }
+
+  /** Runs body over one contiguous range of transactions per core (ranges write disjoint data). */
+  private void forRanges(java.util.function.BiConsumer<Integer, Integer> body) {
+    int p = cores();
+    if (p == 1 || n < 4 * p) body.accept(0, n);
+    else java.util.stream.IntStream.range(0, p).parallel().forEach(c -> body.accept((int) ((long) n * c / p), (int) ((long) n * (c + 1) / p)));
+  }
+
+  static int cores() { return Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())); }
 
   /** Readers [from, to); rfStart of each relative to rk's start. Marks :info writers read committed (a benign race: only ever true). */
   private void readRegisters(int from, int to, IntList rk, IntList rf, IntList rm, List<Tap.Instance> intra) {
@@ -298,6 +308,9 @@ final class WeakHistory {
 
   // ------------------------------------------------------------------ list-append
 
+  /** Lists: each list-pool element's writer mop (-1 if none) and transaction (t⊥ if none). */
+  private int[] elemWriter, elemTxn;
+
   /** Length of a list read's part written by others: the list minus the reader's own trailing appends, when they are exactly the reader's appends so far. */
   private int[] foreignLen;
 
@@ -306,12 +319,35 @@ final class WeakHistory {
     foreignLen = new int[nm];
     Arrays.fill(foreignLen, -1);
     int[] ownCount = new int[nKeys];
-    int[] stamp = new int[nm];
+    int[] dup = new int[64]; // open-addressing set of a long read's elements
     int[] visStamp = new int[n];
     int readId = 0;
     boolean[] bad = new boolean[nm];
-    // Each element's writer mop and transaction, looked up once per read.
-    int[] ew = new int[16], et = new int[16];
+    // Each element's writer mop and transaction (t⊥ when it has no writer), beside the list pool.
+    // Resolved in two tight passes first: the look-ups are independent cache misses there, which
+    // the processor overlaps, where one element at a time they would be a chain of misses.
+    int[] pool = h.listPool();
+    int[] ew = new int[pool.length], et = new int[pool.length];
+    forRanges((from, to) -> {
+      for (int t = from; t < to; t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ) continue;
+          int x = h.mopKey(m), base = h.mopVal(m), len = h.mopLen(m);
+          for (int p = base; p < base + len; p++) ew[p] = h.writerMop(x, pool[p]);
+        }
+      }
+      for (int t = from; t < to; t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ) continue;
+          int base = h.mopVal(m), len = h.mopLen(m);
+          for (int p = base; p < base + len; p++) et[p] = ew[p] < 0 ? BOT : app[3 * ew[p]];
+        }
+      }
+    });
+    this.elemWriter = ew;
+    this.elemTxn = et;
     IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
     viewStart = new int[n + 1];
     // Pass 1: per read, its validity and the length of its foreign part.
@@ -328,31 +364,22 @@ final class WeakHistory {
           continue;
         }
         readId++;
-        int len = h.mopLen(m);
-        if (ew.length < len) {
-          ew = new int[Math.max(len, ew.length * 2)];
-          et = new int[ew.length];
-        }
+        int len = h.mopLen(m), o = h.mopVal(m); // the read's elements are ew/et[o .. o+len)
+        if (len > 32 && dup.length < Integer.highestOneBit(len) << 2) dup = new int[Integer.highestOneBit(len) << 2];
         boolean broken = false;
-        int resolved = 0;
         // a, b, c and duplicates, element by element.
         for (int j = 0; j < len; j++) {
-          int w = h.writerMop(x, h.listElem(m, j));
-          ew[j] = w;
-          et[j] = w < 0 ? BOT : h.mopTxn(w);
+          int w = ew[o + j], tw = et[o + j];
           if (w < 0) {
             intra.add(Tap.Instance.intraElem(Tap.THIN_AIR_READ, t, m, -1, BOT, j));
             broken = true;
             break;
           }
-          if (stamp[w] == readId) {
-            intra.add(Tap.Instance.intraElem(Tap.DUPLICATE_ELEMENTS, t, m, w, h.mopTxn(w), j));
+          if (len > 1 && seenBefore(ew, o, j, len, dup)) {
+            intra.add(Tap.Instance.intraElem(Tap.DUPLICATE_ELEMENTS, t, m, w, tw, j));
             broken = true;
             break;
           }
-          stamp[w] = readId;
-          resolved = j + 1;
-          int tw = et[j];
           if (h.status(tw) == OpType.FAIL) {
             intra.add(Tap.Instance.intraElem(Tap.ABORTED_READ, t, m, w, tw, j));
             broken = true;
@@ -364,9 +391,8 @@ final class WeakHistory {
             break;
           }
         }
-        if (!broken) resolved = len;
         // TAP j looks at every read, valid or not: the version it shows.
-        int view = resolved == len ? viewOf(t, ew, et, len) : viewOf(t, m);
+        int view = viewOf(t, ew, et, o, len);
         if (view != Integer.MIN_VALUE) {
           viewKey.add(x);
           viewFrom.add(view);
@@ -381,20 +407,20 @@ final class WeakHistory {
         int f = len - mine;
         boolean ownOk = f >= 0;
         for (int j = Math.max(f, 0); j < len && ownOk; j++) {
-          if (et[j] != t || appendSeq[ew[j]] != j - f) ownOk = false;
+          if (et[o + j] != t || app[3 * ew[o + j] + 1] != j - f) ownOk = false;
         }
         if (!ownOk) {
-          int lastW = len == 0 ? -1 : ew[len - 1];
-          boolean lastOwn = lastW >= 0 && h.mopTxn(lastW) == t;
+          int lastW = len == 0 ? -1 : ew[o + len - 1];
+          boolean lastOwn = lastW >= 0 && et[o + len - 1] == t;
           intra.add(Tap.Instance.intra(lastOwn ? Tap.NOT_MY_LAST_WRITE : Tap.NOT_MY_OWN_WRITE, t, m, lastOwnAppend(t, x, m),
-              lastW < 0 ? BOT : h.mopTxn(lastW)));
+              lastW < 0 ? BOT : et[o + len - 1]));
           bad[m] = true;
           continue;
         }
         // An own append inside the foreign part means t's appends are not contiguous at the end.
         for (int j = 0; j < f; j++) {
-          if (et[j] == t) {
-            intra.add(Tap.Instance.intra(Tap.NOT_MY_LAST_WRITE, t, m, ew[j], t));
+          if (et[o + j] == t) {
+            intra.add(Tap.Instance.intra(Tap.NOT_MY_LAST_WRITE, t, m, ew[o + j], t));
             ownOk = false;
             break;
           }
@@ -406,19 +432,18 @@ final class WeakHistory {
         // f: every block of one writer's elements is that writer's whole appends to x, in order.
         int j = 0;
         while (j < f) {
-          int w0 = ew[j];
-          int tw = et[j];
+          int w0 = ew[o + j];
+          int tw = et[o + j];
           int e = j;
-          boolean whole = appendSeq[w0] == 0;
+          boolean whole = app[3 * w0 + 1] == 0;
           while (e < f) {
-            if (et[e] != tw) break;
-            if (appendSeq[ew[e]] != e - j) whole = false;
+            if (et[o + e] != tw) break;
+            if (app[3 * ew[o + e] + 1] != e - j) whole = false;
             e++;
           }
-          if (whole && e - j != appendCount[w0]) whole = false;
+          if (whole && e - j != app[3 * w0 + 2]) whole = false;
           if (!whole) {
-            int shown = ew[e - 1];
-            intra.add(Tap.Instance.intraElem(Tap.INTERMEDIATE_READ, t, m, shown, tw, e - 1));
+            intra.add(Tap.Instance.intraElem(Tap.INTERMEDIATE_READ, t, m, ew[o + e - 1], tw, e - 1));
             broken = true;
             break;
           }
@@ -432,13 +457,13 @@ final class WeakHistory {
         // Reads-from: the version the read was built on, i.e. the writer of the last element
         // before t's own appends (t⊥ if none). After t's own appends this is still the
         // version of x that t's view of others' writes shows.
-        int rfw = f == 0 ? BOT : et[f - 1];
+        int rfw = f == 0 ? BOT : et[o + f - 1];
         rk.add(x);
         rf.add(rfw);
         rm.add(m);
         // Visibility: the other writers of the foreign part (one entry per writer and read).
         for (int i = 0; i < f; i++) {
-          int tw = et[i];
+          int tw = et[o + i];
           if (tw == rfw || visStamp[tw] == readId) continue;
           visStamp[tw] = readId;
           vf.add(tw);
@@ -457,6 +482,27 @@ final class WeakHistory {
     versionOrder(bad);
   }
 
+  /**
+   * Whether ew[o+j] occurs in ew[o..o+j) (a duplicate element). Short lists compare directly; longer
+   * ones keep the elements in an open-addressing set in dup (at least 4 slots per element; cleared at j = 0).
+   */
+  private static boolean seenBefore(int[] ew, int o, int j, int len, int[] dup) {
+    int w = ew[o + j];
+    if (len <= 32) {
+      for (int i = o; i < o + j; i++) if (ew[i] == w) return true;
+      return false;
+    }
+    int cap = Integer.highestOneBit(len) << 2, mask = cap - 1;
+    if (j == 0) Arrays.fill(dup, 0, cap, -1);
+    for (int i = (w * 0x9E3779B9) >>> 7 & mask; ; i = (i + 1) & mask) {
+      if (dup[i] == w) return true;
+      if (dup[i] < 0) {
+        dup[i] = w;
+        return false;
+      }
+    }
+  }
+
   private int lastOwnAppend(int t, int x, int before) {
     for (int m = before - 1; m >= h.mopStart(t); m--) if (h.mopKind(m) == OpRecord.APPEND && h.mopKey(m) == x) return m;
     return -1;
@@ -468,14 +514,17 @@ final class WeakHistory {
    */
   private void versionOrder(boolean[] bad) {
     int nKeys = h.keyCount();
-    int[] longest = new int[nKeys];
+    int[] longest = new int[nKeys], longestLen = new int[nKeys];
     Arrays.fill(longest, -1);
     for (int t = 0; t < n; t++) {
       if (!committed[t] || !h.isOk(t)) continue;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
         if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
         int x = h.mopKey(m);
-        if (longest[x] < 0 || foreignLen[m] > foreignLen[longest[x]]) longest[x] = m;
+        if (longest[x] < 0 || foreignLen[m] > longestLen[x]) {
+          longest[x] = m;
+          longestLen[x] = foreignLen[m];
+        }
       }
     }
     for (int t = 0; t < n; t++) {
@@ -495,14 +544,19 @@ final class WeakHistory {
     boolean[] shown = new boolean[h.mopCount()];
     int[] lastWriter = new int[nKeys];
     Arrays.fill(lastWriter, -1);
+    int orderLen = 0;
+    for (int x = 0; x < nKeys; x++) orderLen += longestLen[x];
+    wwSrc.ensureCapacity(orderLen);
+    wwDst.ensureCapacity(orderLen);
+    wwKey.ensureCapacity(orderLen);
+    wwUnread.ensureCapacity(orderLen);
     for (int x = 0; x < nKeys; x++) {
       int l = longest[x];
       if (l < 0) continue;
       int prev = -1;
-      for (int j = 0; j < foreignLen[l]; j++) {
-        int w = h.writerMop(x, h.listElem(l, j));
-        shown[w] = true;
-        int tw = h.mopTxn(w);
+      for (int p = h.mopVal(l), e = p + longestLen[x]; p < e; p++) {
+        shown[elemWriter[p]] = true;
+        int tw = elemTxn[p];
         if (tw != prev && prev >= 0) {
           wwSrc.add(prev);
           wwDst.add(tw);
@@ -575,21 +629,11 @@ final class WeakHistory {
   }
 
   /** A list read's view from its resolved elements: the last element not t's own; MIN_VALUE if its writer is not committed. */
-  private int viewOf(int t, int[] ew, int[] et, int len) {
-    int j = len - 1;
-    while (j >= 0 && ew[j] >= 0 && et[j] == t) j--;
-    if (j < 0) return BOT;
+  private int viewOf(int t, int[] ew, int[] et, int o, int len) {
+    int j = o + len - 1;
+    while (j >= o && ew[j] >= 0 && et[j] == t) j--;
+    if (j < o) return BOT;
     return ew[j] < 0 || !committed[et[j]] ? Integer.MIN_VALUE : et[j];
   }
 
-  /** A list read's view, element by element (for reads whose elements did not all resolve). */
-  private int viewOf(int t, int m) {
-    int x = h.mopKey(m);
-    int j = h.mopLen(m) - 1;
-    while (j >= 0 && h.writerMop(x, h.listElem(m, j)) >= 0 && h.mopTxn(h.writerMop(x, h.listElem(m, j))) == t) j--;
-    if (j < 0) return BOT;
-    int w = h.writerMop(x, h.listElem(m, j));
-    if (w < 0 || !committed[h.mopTxn(w)]) return Integer.MIN_VALUE;
-    return h.mopTxn(w);
-  }
 }
