@@ -318,10 +318,6 @@ final class WeakHistory {
     int nm = h.mopCount(), nKeys = h.keyCount();
     foreignLen = new int[nm];
     Arrays.fill(foreignLen, -1);
-    int[] ownCount = new int[nKeys];
-    int[] dup = new int[64]; // open-addressing set of a long read's elements
-    int[] visStamp = new int[n];
-    int readId = 0;
     boolean[] bad = new boolean[nm];
     // Each element's writer mop and transaction (t⊥ when it has no writer), beside the list pool.
     // Resolved in two tight passes first: the look-ups are independent cache misses there, which
@@ -348,10 +344,92 @@ final class WeakHistory {
     });
     this.elemWriter = ew;
     this.elemTxn = et;
-    IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
     viewStart = new int[n + 1];
-    // Pass 1: per read, its validity and the length of its foreign part.
-    for (int t = 0; t < n; t++) {
+    // Pass 1, per range of readers (one per core), joined in reader order.
+    int p = cores();
+    Facts[] parts = new Facts[p == 1 || n < 4 * p ? 1 : p];
+    int chunks = parts.length;
+    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+      int from = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks);
+      Facts out = new Facts(Math.max(16, (h.mopStart(to) - h.mopStart(from)) / 2));
+      readLists(from, to, ew, et, bad, out);
+      parts[c] = out;
+    });
+    int nr = 0, nv = 0, nw = 0;
+    for (Facts part : parts) {
+      nr += part.rk.size();
+      nv += part.vf.size();
+      nw += part.viewKey.size();
+    }
+    rk.ensureCapacity(nr);
+    rf.ensureCapacity(nr);
+    rm.ensureCapacity(nr);
+    vf.ensureCapacity(nv);
+    vk.ensureCapacity(nv);
+    vm.ensureCapacity(nv);
+    IntList viewKey = new IntList(nw), viewFrom = new IntList(nw), viewMop = new IntList(nw);
+    for (int c = 0; c < chunks; c++) {
+      Facts part = parts[c];
+      int or = rk.size(), ov = vf.size(), ow = viewKey.size();
+      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
+        rfStart[t] += or;
+        visStart[t] += ov;
+        viewStart[t] += ow;
+      }
+      rk.addAll(part.rk);
+      rf.addAll(part.rf);
+      rm.addAll(part.rm);
+      vf.addAll(part.vf);
+      vk.addAll(part.vk);
+      vm.addAll(part.vm);
+      viewKey.addAll(part.viewKey);
+      viewFrom.addAll(part.viewFrom);
+      viewMop.addAll(part.viewMop);
+      intra.addAll(part.intra);
+      parts[c] = null;
+    }
+    rfStart[n] = rk.size();
+    visStart[n] = vf.size();
+    viewStart[n] = viewKey.size();
+    this.viewKey = viewKey.trimmed();
+    this.viewFrom = viewFrom.trimmed();
+    this.viewMop = viewMop.trimmed();
+    versionOrder(bad);
+  }
+
+  /** One range's reads-from, visibility and view facts, and intra-transaction instances. */
+  private static final class Facts {
+    final IntList rk, rf, rm, vf, vk, vm, viewKey, viewFrom, viewMop;
+    final List<Tap.Instance> intra = new ArrayList<>();
+
+    Facts(int reads) {
+      rk = new IntList(reads);
+      rf = new IntList(reads);
+      rm = new IntList(reads);
+      vf = new IntList(reads);
+      vk = new IntList(reads);
+      vm = new IntList(reads);
+      viewKey = new IntList(reads);
+      viewFrom = new IntList(reads);
+      viewMop = new IntList(reads);
+    }
+  }
+
+  /**
+   * Pass 1 over readers [from, to): each read's validity (TAPs a–f element by element, the list
+   * rule), the length of its foreign part, its reads-from and visibility facts, and its view.
+   * rfStart/visStart/viewStart of each reader are relative to out's lists. Writes foreignLen and
+   * bad only at the range's own mops.
+   */
+  private void readLists(int from, int to, int[] ew, int[] et, boolean[] bad, Facts out) {
+    int[] ownCount = new int[h.keyCount()];
+    int[] dup = new int[64]; // open-addressing set of a long read's elements
+    int[] visStamp = new int[n];
+    int readId = 0;
+    IntList rk = out.rk, rf = out.rf, rm = out.rm, vf = out.vf, vk = out.vk, vm = out.vm;
+    IntList viewKey = out.viewKey, viewFrom = out.viewFrom, viewMop = out.viewMop;
+    List<Tap.Instance> intra = out.intra;
+    for (int t = from; t < to; t++) {
       rfStart[t] = rk.size();
       visStart[t] = vf.size();
       viewStart[t] = viewKey.size();
@@ -473,13 +551,6 @@ final class WeakHistory {
       }
       for (int m = a; m < b; m++) ownCount[h.mopKey(m)] = 0;
     }
-    rfStart[n] = rk.size();
-    visStart[n] = vf.size();
-    viewStart[n] = viewKey.size();
-    this.viewKey = viewKey.trimmed();
-    this.viewFrom = viewFrom.trimmed();
-    this.viewMop = viewMop.trimmed();
-    versionOrder(bad);
   }
 
   /**
@@ -514,33 +585,59 @@ final class WeakHistory {
    */
   private void versionOrder(boolean[] bad) {
     int nKeys = h.keyCount();
-    int[] longest = new int[nKeys], longestLen = new int[nKeys];
-    Arrays.fill(longest, -1);
-    for (int t = 0; t < n; t++) {
-      if (!committed[t] || !h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
-        int x = h.mopKey(m);
-        if (longest[x] < 0 || foreignLen[m] > longestLen[x]) {
-          longest[x] = m;
-          longestLen[x] = foreignLen[m];
-        }
-      }
-    }
-    for (int t = 0; t < n; t++) {
-      if (!committed[t] || !h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
-        int x = h.mopKey(m), l = longest[x];
-        if (l == m) continue;
-        for (int j = 0; j < foreignLen[m]; j++) {
-          if (h.listElem(m, j) != h.listElem(l, j)) {
-            intra.add(Tap.Instance.incompatible(t, m, l, j));
-            break;
+    int chunks = cores() == 1 || n < 4 * cores() ? 1 : cores();
+    // The longest valid read of each key, per range of readers, then the first longest overall.
+    int[][] longestOf = new int[chunks][], lenOf = new int[chunks][];
+    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+      int[] longest = new int[nKeys], longestLen = new int[nKeys];
+      Arrays.fill(longest, -1);
+      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
+        if (!committed[t] || !h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
+          int x = h.mopKey(m);
+          if (longest[x] < 0 || foreignLen[m] > longestLen[x]) {
+            longest[x] = m;
+            longestLen[x] = foreignLen[m];
           }
         }
       }
+      longestOf[c] = longest;
+      lenOf[c] = longestLen;
+    });
+    int[] longest = longestOf[0], longestLen = lenOf[0];
+    for (int c = 1; c < chunks; c++) {
+      int[] lc = longestOf[c], nc = lenOf[c];
+      for (int x = 0; x < nKeys; x++) {
+        if (lc[x] >= 0 && (longest[x] < 0 || nc[x] > longestLen[x])) {
+          longest[x] = lc[x];
+          longestLen[x] = nc[x];
+        }
+      }
+      longestOf[c] = lenOf[c] = null;
     }
+    // Every other read must be a prefix of it.
+    @SuppressWarnings("unchecked")
+    List<Tap.Instance>[] incompatible = new List[chunks];
+    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+      List<Tap.Instance> found = new ArrayList<>();
+      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
+        if (!committed[t] || !h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
+          int x = h.mopKey(m), l = longest[x];
+          if (l == m) continue;
+          for (int j = 0; j < foreignLen[m]; j++) {
+            if (h.listElem(m, j) != h.listElem(l, j)) {
+              found.add(Tap.Instance.incompatible(t, m, l, j));
+              break;
+            }
+          }
+        }
+      }
+      incompatible[c] = found;
+    });
+    for (List<Tap.Instance> found : incompatible) intra.addAll(found);
     boolean[] shown = new boolean[h.mopCount()];
     int[] lastWriter = new int[nKeys];
     Arrays.fill(lastWriter, -1);
@@ -568,21 +665,32 @@ final class WeakHistory {
       lastWriter[x] = prev;
     }
     // Committed appends no read shows: after the last writer of the key's order.
-    for (int t = 0; t < n; t++) {
-      if (!committed[t]) continue;
-      for (int i = wkStart[t]; i < wkStart[t + 1]; i++) {
-        int x = wkKey[i], l = longest[x];
-        if (l < 0 || lastWriter[x] < 0 || lastWriter[x] == t) continue;
-        // t's appends to x, when shown, are one whole block: its last one tells.
-        if (!shown[wkLast[i]]) {
-          wwSrc.add(lastWriter[x]);
-          wwDst.add(t);
-          wwKey.add(x);
-          wwUnread.add(1);
+    IntList[][] unread = new IntList[chunks][];
+    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+      IntList src = new IntList(), dst = new IntList(), key = new IntList();
+      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
+        if (!committed[t]) continue;
+        for (int i = wkStart[t]; i < wkStart[t + 1]; i++) {
+          int x = wkKey[i];
+          if (longest[x] < 0 || lastWriter[x] < 0 || lastWriter[x] == t) continue;
+          // t's appends to x, when shown, are one whole block: its last one tells.
+          if (!shown[wkLast[i]]) {
+            src.add(lastWriter[x]);
+            dst.add(t);
+            key.add(x);
+          }
         }
       }
+      unread[c] = new IntList[] {src, dst, key};
+    });
+    for (IntList[] u : unread) {
+      wwSrc.addAll(u[0]);
+      wwDst.addAll(u[1]);
+      wwKey.addAll(u[2]);
+      for (int i = 0; i < u[0].size(); i++) wwUnread.add(1);
     }
   }
+
 
   /** Position of key x among t's written keys (binary search), or -1. */
   private int indexOf(int t, int x) {
