@@ -20,5 +20,5 @@
   :profiles {;; lein's own :base profile pulls nREPL from an unreachable repository; replace it.
              :base {}
              :test {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}
-             :bench {:jvm-opts ["-Xmx6g" "-XX:+UseParallelGC"]}
+             :bench {:jvm-opts ["-Xmx6g" "-Xms6g" "-XX:+UseParallelGC"]}
              :uberjar {:aot [isocheck.cli], :target-path "target/uberjar"}})

@@ -291,6 +291,30 @@
     (is (< 50 (get @paths "level :id-order" 0)) (pr-str @paths))
     (is (< 50 (get @paths "level :scc" 0)) (pr-str @paths))))
 
+(deftest splitting-across-cores-changes-nothing
+  ;; The scans run one range of readers per core and join the ranges in reader order: the
+  ;; verdicts, anomaly counts and reported counterexamples must not depend on the split.
+  (let [hs (concat (for [seed (range 200)]
+                     (j/->history (vec (.ops ^isocheck.oracle.HistoryGen$Gen (isocheck.oracle.WeakHistoryGen/generate seed))) nil))
+                   (for [seed (range 24)
+                         :let [bug (nth [Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ Bug/LOST_UPDATE] (mod seed 3))]]
+                     (.history (Simulator/history
+                                 (-> (SimConfig/builder) (.seed (long seed)) (.store Store/SNAPSHOT_ISOLATION)
+                                     (.workload (if (even? seed) History$Workload/APPEND History$Workload/REGISTER))
+                                     (.txns 400) (.sessions 6) (.keys 30) (.opsPerTxn 1 5) (.bug bug) (.bugRate 0.05)
+                                     .build)))))
+        run (fn [hh cores]
+              (System/setProperty "isocheck.weak.cores" (str cores))
+              (try
+                (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))
+                      m (isocheck.jepsen/->clj (.toData (Checker/check hh o)))]
+                  (dissoc m :stats))
+                (finally (System/clearProperty "isocheck.weak.cores"))))]
+    (doseq [[i hh] (map-indexed vector hs)]
+      (let [one (run hh 1)]
+        (is (= one (run hh 3)) (str "history " i))
+        (is (= one (run hh 2)) (str "history " i))))))
+
 (deftest clocks-option-is-validated
   (is (thrown? IllegalArgumentException (iso/checker {:levels [:tcc] :clocks :sundial}))))
 

@@ -78,24 +78,14 @@ final class CommitOrder {
       start = new int[n + 1];
       int cap = wh.rfFrom.length + wh.visFrom.length;
       IntList ow = new IntList(cap), om = new IntList(cap), ok = new IntList(cap);
+      int[][] buf = {new int[64], new int[64], new int[64]};
       for (int t = 0; t < n; t++) {
         start[t] = ow.size();
-        int i = wh.rfStart[t], ie = wh.rfStart[t + 1], j = wh.visStart[t], je = wh.visStart[t + 1];
-        while (i < ie || j < je) {
-          boolean takeRf = j >= je || (i < ie && wh.rfMop[i] <= wh.visMop[j]);
-          if (takeRf) {
-            if (wh.rfFrom[i] != WeakHistory.BOT) {
-              ow.add(wh.rfFrom[i]);
-              om.add(wh.rfMop[i]);
-              ok.add(wh.rfKey[i]);
-            }
-            i++;
-          } else {
-            ow.add(wh.visFrom[j]);
-            om.add(wh.visMop[j]);
-            ok.add(wh.visKey[j]);
-            j++;
-          }
+        int c = observations(wh, t, buf);
+        for (int j = 0; j < c; j++) {
+          ow.add(buf[0][j]);
+          om.add(buf[1][j]);
+          ok.add(buf[2][j]);
         }
       }
       start[n] = ow.size();
@@ -143,26 +133,28 @@ final class CommitOrder {
    * their product with the reader's size.
    */
   private void observed(Forced f, boolean monoAtomic) {
-    Obs ob = obs();
     writersByKey();
     inParallel(f, (from, to, out) -> {
       int n = wh.n;
+      // t3's observations in program order (as in Obs, gathered per reader into a scratch buffer).
+      int[][] scratch = {new int[64], new int[64], new int[64]};
       // For the writers t3 observed (mark[t2] == t3): the first observing mop and its key, and
       // the first observing mop of another key than that (MAX_VALUE if none).
       int[] mark = new int[n], firstMop = new int[n], firstKey = new int[n], otherMop = new int[n], stamp = new int[n];
       Arrays.fill(mark, -1);
       Arrays.fill(stamp, -1);
       for (int t3 = from; t3 < to; t3++) {
-        int os = ob.start[t3], oe = ob.start[t3 + 1];
-        if (os == oe) continue;
+        int os = 0, oe = observations(wh, t3, scratch);
+        if (oe == 0) continue;
+        int[] obWriter = scratch[0], obMop = scratch[1], obKey = scratch[2];
         for (int j = os; j < oe; j++) {
-          int t2 = ob.writer[j];
+          int t2 = obWriter[j];
           if (mark[t2] != t3) {
             mark[t2] = t3;
-            firstMop[t2] = ob.mop[j];
-            firstKey[t2] = ob.key[j];
+            firstMop[t2] = obMop[j];
+            firstKey[t2] = obKey[j];
             otherMop[t2] = Integer.MAX_VALUE;
-          } else if (otherMop[t2] == Integer.MAX_VALUE && ob.key[j] != firstKey[t2]) otherMop[t2] = ob.mop[j];
+          } else if (otherMop[t2] == Integer.MAX_VALUE && obKey[j] != firstKey[t2]) otherMop[t2] = obMop[j];
         }
         for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
           int x = wh.rfKey[i], t1 = wh.rfFrom[i], mx = wh.rfMop[i];
@@ -176,16 +168,44 @@ final class CommitOrder {
               if (!implied(t2, t1)) out.add(t2, t1, i, via);
             }
           } else {
-            for (int j = os; j < oe && (!monoAtomic || ob.mop[j] < mx); j++) {
-              int t2 = ob.writer[j];
-              if (t2 == t1 || stamp[t2] == i || (monoAtomic && ob.key[j] == x)) continue;
+            for (int j = os; j < oe && (!monoAtomic || obMop[j] < mx); j++) {
+              int t2 = obWriter[j];
+              if (t2 == t1 || stamp[t2] == i || (monoAtomic && obKey[j] == x)) continue;
               stamp[t2] = i;
-              if (wh.writes(t2, x) && !implied(t2, t1)) out.add(t2, t1, i, ob.mop[j]);
+              if (wh.writes(t2, x) && !implied(t2, t1)) out.add(t2, t1, i, obMop[j]);
             }
           }
         }
       }
     });
+  }
+
+  /**
+   * Gathers t3's observations (reads-from of other transactions, and visibility) in program
+   * order into buf = {writers, mops, keys}, growing it as needed; returns their number.
+   */
+  static int observations(WeakHistory wh, int t3, int[][] buf) {
+    int i = wh.rfStart[t3], ie = wh.rfStart[t3 + 1], j = wh.visStart[t3], je = wh.visStart[t3 + 1];
+    int need = ie - i + je - j;
+    if (buf[0].length < need) for (int b = 0; b < 3; b++) buf[b] = new int[Math.max(need, buf[b].length * 2)];
+    int[] w = buf[0], m = buf[1], k = buf[2];
+    int c = 0;
+    while (i < ie || j < je) {
+      if (j >= je || (i < ie && wh.rfMop[i] <= wh.visMop[j])) {
+        if (wh.rfFrom[i] != WeakHistory.BOT) {
+          w[c] = wh.rfFrom[i];
+          m[c] = wh.rfMop[i];
+          k[c++] = wh.rfKey[i];
+        }
+        i++;
+      } else {
+        w[c] = wh.visFrom[j];
+        m[c] = wh.visMop[j];
+        k[c++] = wh.visKey[j];
+        j++;
+      }
+    }
+    return c;
   }
 
   /** A scan of readers [from, to) adding forced edges to out. */

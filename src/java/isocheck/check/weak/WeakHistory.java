@@ -254,7 +254,10 @@ final class WeakHistory {
     else java.util.stream.IntStream.range(0, p).parallel().forEach(c -> body.accept((int) ((long) n * c / p), (int) ((long) n * (c + 1) / p)));
   }
 
-  static int cores() { return Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())); }
+  /** Ranges to split the scans into: one per core, at most 8; the system property isocheck.weak.cores overrides (tests use it to compare splits). */
+  static int cores() {
+    return Math.max(1, Math.min(8, Integer.getInteger("isocheck.weak.cores", Runtime.getRuntime().availableProcessors())));
+  }
 
   /** Readers [from, to); rfStart of each relative to rk's start. Marks :info writers read committed (a benign race: only ever true). */
   private void readRegisters(int from, int to, IntList rk, IntList rf, IntList rm, List<Tap.Instance> intra) {
