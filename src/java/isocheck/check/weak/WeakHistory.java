@@ -644,29 +644,29 @@ final class WeakHistory {
     boolean[] shown = new boolean[h.mopCount()];
     int[] lastWriter = new int[nKeys];
     Arrays.fill(lastWriter, -1);
-    int orderLen = 0;
-    for (int x = 0; x < nKeys; x++) orderLen += longestLen[x];
-    wwSrc.ensureCapacity(orderLen);
-    wwDst.ensureCapacity(orderLen);
-    wwKey.ensureCapacity(orderLen);
-    wwUnread.ensureCapacity(orderLen);
-    for (int x = 0; x < nKeys; x++) {
-      int l = longest[x];
-      if (l < 0) continue;
-      int prev = -1;
-      for (int p = h.mopVal(l), e = p + longestLen[x]; p < e; p++) {
-        shown[elemWriter[p]] = true;
-        int tw = elemTxn[p];
-        if (tw != prev && prev >= 0) {
-          wwSrc.add(prev);
-          wwDst.add(tw);
-          wwKey.add(x);
-          wwUnread.add(0);
+    // Consecutive writers of each key's longest read, per range of keys, joined in key order.
+    IntList[][] order = new IntList[chunks][];
+    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+      IntList src = new IntList(), dst = new IntList(), key = new IntList();
+      for (int x = (int) ((long) nKeys * c / chunks), xe = (int) ((long) nKeys * (c + 1) / chunks); x < xe; x++) {
+        int l = longest[x];
+        if (l < 0) continue;
+        int prev = -1;
+        for (int p = h.mopVal(l), e = p + longestLen[x]; p < e; p++) {
+          shown[elemWriter[p]] = true;
+          int tw = elemTxn[p];
+          if (tw != prev && prev >= 0) {
+            src.add(prev);
+            dst.add(tw);
+            key.add(x);
+          }
+          prev = tw;
         }
-        prev = tw;
+        lastWriter[x] = prev;
       }
-      lastWriter[x] = prev;
-    }
+      order[c] = new IntList[] {src, dst, key};
+    });
+    appendWw(order, 0);
     // Committed appends no read shows: after the last writer of the key's order.
     IntList[][] unread = new IntList[chunks][];
     java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
@@ -686,11 +686,22 @@ final class WeakHistory {
       }
       unread[c] = new IntList[] {src, dst, key};
     });
-    for (IntList[] u : unread) {
+    appendWw(unread, 1);
+  }
+
+  /** Appends each range's version-order edges {src, dst, key}, in range order, flagged unread or not. */
+  private void appendWw(IntList[][] parts, int unread) {
+    int total = wwSrc.size();
+    for (IntList[] u : parts) total += u[0].size();
+    wwSrc.ensureCapacity(total);
+    wwDst.ensureCapacity(total);
+    wwKey.ensureCapacity(total);
+    wwUnread.ensureCapacity(total);
+    for (IntList[] u : parts) {
       wwSrc.addAll(u[0]);
       wwDst.addAll(u[1]);
       wwKey.addAll(u[2]);
-      for (int i = 0; i < u[0].size(); i++) wwUnread.add(1);
+      for (int i = 0; i < u[0].size(); i++) wwUnread.add(unread);
     }
   }
 
