@@ -219,19 +219,16 @@ final class CommitOrder {
    * same order, whatever the number of cores.
    */
   private void inParallel(Forced f, Scan scan) {
-    int p = WeakHistory.cores();
-    if (p == 1 || wh.n < 4 * p) {
-      scan.run(0, wh.n, f);
-      return;
-    }
-    Forced[] parts = new Forced[p];
-    java.util.stream.IntStream.range(0, p).parallel().forEach(c -> {
+    Ranges readers = new Ranges(wh.n);
+    Forced[] parts = new Forced[readers.count];
+    readers.forEach(c -> {
       Forced out = new Forced();
-      scan.run((int) ((long) wh.n * c / p), (int) ((long) wh.n * (c + 1) / p), out);
+      scan.run(readers.from(c), readers.to(c), out);
       parts[c] = out;
     });
     for (Forced part : parts) f.addAll(part);
   }
+
 
   /** ReadAtomic edges: session predecessors and observed writers. */
   Forced readAtomic() {

@@ -84,12 +84,67 @@ final class WeakHistory {
     // Per-mop facts about writes.
     finalWrite = new boolean[nm];
     app = list ? new int[3 * nm] : null;
-    int nKeys = h.keyCount();
-    int[] seen = new int[nKeys];
-    Arrays.fill(seen, -1);
-    IntList wk = new IntList(), wl = new IntList();
     wkStart = new int[n + 1];
-    for (int t = 0; t < n; t++) {
+    IntList wk = new IntList(), wl = new IntList();
+    Ranges txns = new Ranges(n);
+    IntList[][] parts = new IntList[txns.count][];
+    txns.forEach(c -> {
+      IntList k = new IntList(), l = new IntList();
+      writtenKeys(txns.from(c), txns.to(c), k, l);
+      parts[c] = new IntList[] {k, l};
+    });
+    int total = 0;
+    for (IntList[] part : parts) total += part[0].size();
+    wk.ensureCapacity(total);
+    wl.ensureCapacity(total);
+    for (int c = 0; c < txns.count; c++) {
+      txns.shift(wkStart, c, wk.size());
+      wk.addAll(parts[c][0]);
+      wl.addAll(parts[c][1]);
+      parts[c] = null;
+    }
+    wkStart[n] = wk.size();
+    wkKey = wk.trimmed();
+    wkLast = wl.trimmed();
+
+    rfStart = new int[n + 1];
+    visStart = new int[n + 1];
+    IntList rk = new IntList(Math.max(16, nm / 2)), rf = new IntList(Math.max(16, nm / 2)), rm = new IntList(Math.max(16, nm / 2));
+    IntList vf = new IntList(), vk = new IntList(), vm = new IntList();
+    if (list) readLists(rk, rf, rm, vf, vk, vm);
+    else readRegisters(rk, rf, rm);
+    rfKey = rk.trimmed();
+    rfFrom = rf.trimmed();
+    rfMop = rm.trimmed();
+    visFrom = vf.trimmed();
+    visKey = vk.trimmed();
+    visMop = vm.trimmed();
+    // Sessions: committed transactions of each process, in order.
+    pos = new int[n];
+    int[] len = new int[k];
+    int[] bySession = sortedBySession();
+    for (int t : bySession) len[h.session(t)]++;
+    sessionTxns = new int[k][];
+    for (int s = 0; s < k; s++) sessionTxns[s] = new int[len[s]];
+    Arrays.fill(len, 0);
+    for (int t : bySession) {
+      int s = h.session(t);
+      sessionTxns[s][len[s]] = t;
+      pos[t] = ++len[s];
+    }
+    if (list) nonRepeatable(viewStart, viewKey, viewFrom, viewMop);
+    else nonRepeatable(rfStart, rfKey, rfFrom, rfMop);
+  }
+
+  /**
+   * Transactions [from, to): the keys each writes (sorted, with its last write there), with
+   * wkStart relative to wk's start; marks final writes, and for lists each append's transaction,
+   * sequence number and count.
+   */
+  private void writtenKeys(int from, int to, IntList wk, IntList wl) {
+    int[] seen = new int[h.keyCount()];
+    Arrays.fill(seen, -1);
+    for (int t = from; t < to; t++) {
       wkStart[t] = wk.size();
       int a = h.mopStart(t), b = h.mopEnd(t);
       int first = wk.size();
@@ -124,37 +179,6 @@ final class WeakHistory {
       // `seen` holds t for its keys; the next transaction's ids differ, so no reset is needed,
       // except after the list pass above, which reset them to -1.
     }
-    wkStart[n] = wk.size();
-    wkKey = wk.trimmed();
-    wkLast = wl.trimmed();
-
-    rfStart = new int[n + 1];
-    visStart = new int[n + 1];
-    IntList rk = new IntList(Math.max(16, nm / 2)), rf = new IntList(Math.max(16, nm / 2)), rm = new IntList(Math.max(16, nm / 2));
-    IntList vf = new IntList(), vk = new IntList(), vm = new IntList();
-    if (list) readLists(rk, rf, rm, vf, vk, vm);
-    else readRegisters(rk, rf, rm);
-    rfKey = rk.trimmed();
-    rfFrom = rf.trimmed();
-    rfMop = rm.trimmed();
-    visFrom = vf.trimmed();
-    visKey = vk.trimmed();
-    visMop = vm.trimmed();
-    // Sessions: committed transactions of each process, in order.
-    pos = new int[n];
-    int[] len = new int[k];
-    int[] bySession = sortedBySession();
-    for (int t : bySession) len[h.session(t)]++;
-    sessionTxns = new int[k][];
-    for (int s = 0; s < k; s++) sessionTxns[s] = new int[len[s]];
-    Arrays.fill(len, 0);
-    for (int t : bySession) {
-      int s = h.session(t);
-      sessionTxns[s][len[s]] = t;
-      pos[t] = ++len[s];
-    }
-    if (list) nonRepeatable(viewStart, viewKey, viewFrom, viewMop);
-    else nonRepeatable(rfStart, rfKey, rfFrom, rfMop);
   }
 
   private void markObserved(int x, int v) {
@@ -213,50 +237,32 @@ final class WeakHistory {
    * facts and instances, in the same order, whatever the number of cores.
    */
   private void readRegisters(IntList rk, IntList rf, IntList rm) {
-    int p = cores();
-    if (p == 1 || n < 4 * p) {
-      readRegisters(0, n, rk, rf, rm, intra);
-    } else {
-      IntList[][] parts = new IntList[p][];
-      @SuppressWarnings("unchecked")
-      List<Tap.Instance>[] found = new List[p];
-      java.util.stream.IntStream.range(0, p).parallel().forEach(c -> {
-        int from = (int) ((long) n * c / p), to = (int) ((long) n * (c + 1) / p);
-        int cap = Math.max(16, (h.mopStart(to) - h.mopStart(from)) / 2);
-        IntList[] l = {new IntList(cap), new IntList(cap), new IntList(cap)};
-        found[c] = new ArrayList<>();
-        readRegisters(from, to, l[0], l[1], l[2], found[c]);
-        parts[c] = l;
-      });
-      int total = 0;
-      for (IntList[] l : parts) total += l[0].size();
-      rk.ensureCapacity(total);
-      rf.ensureCapacity(total);
-      rm.ensureCapacity(total);
-      for (int c = 0; c < p; c++) {
-        int off = rk.size();
-        for (int t = (int) ((long) n * c / p), to = (int) ((long) n * (c + 1) / p); t < to; t++) rfStart[t] += off;
-        rk.addAll(parts[c][0]);
-        rf.addAll(parts[c][1]);
-        rm.addAll(parts[c][2]);
-        parts[c] = null;
-        intra.addAll(found[c]);
-      }
+    Ranges txns = new Ranges(n);
+    IntList[][] parts = new IntList[txns.count][];
+    @SuppressWarnings("unchecked")
+    List<Tap.Instance>[] found = new List[txns.count];
+    txns.forEach(c -> {
+      int cap = Math.max(16, (h.mopStart(txns.to(c)) - h.mopStart(txns.from(c))) / 2);
+      IntList[] l = {new IntList(cap), new IntList(cap), new IntList(cap)};
+      found[c] = new ArrayList<>();
+      readRegisters(txns.from(c), txns.to(c), l[0], l[1], l[2], found[c]);
+      parts[c] = l;
+    });
+    int total = 0;
+    for (IntList[] l : parts) total += l[0].size();
+    rk.ensureCapacity(total);
+    rf.ensureCapacity(total);
+    rm.ensureCapacity(total);
+    for (int c = 0; c < txns.count; c++) {
+      txns.shift(rfStart, c, rk.size());
+      rk.addAll(parts[c][0]);
+      rf.addAll(parts[c][1]);
+      rm.addAll(parts[c][2]);
+      parts[c] = null;
+      intra.addAll(found[c]);
     }
     rfStart[n] = rk.size();
     visStart[n] = 0;
-  }
-
-  /** Runs body over one contiguous range of transactions per core (ranges write disjoint data). */
-  private void forRanges(java.util.function.BiConsumer<Integer, Integer> body) {
-    int p = cores();
-    if (p == 1 || n < 4 * p) body.accept(0, n);
-    else java.util.stream.IntStream.range(0, p).parallel().forEach(c -> body.accept((int) ((long) n * c / p), (int) ((long) n * (c + 1) / p)));
-  }
-
-  /** Ranges to split the scans into: one per core, at most 8; the system property isocheck.weak.cores overrides (tests use it to compare splits). */
-  static int cores() {
-    return Math.max(1, Math.min(8, Integer.getInteger("isocheck.weak.cores", Runtime.getRuntime().availableProcessors())));
   }
 
   /** Readers [from, to); rfStart of each relative to rk's start. Marks :info writers read committed (a benign race: only ever true). */
@@ -327,8 +333,9 @@ final class WeakHistory {
     // the processor overlaps, where one element at a time they would be a chain of misses.
     int[] pool = h.listPool();
     int[] ew = new int[pool.length], et = new int[pool.length];
-    forRanges((from, to) -> {
-      for (int t = from; t < to; t++) {
+    Ranges txns = new Ranges(n);
+    txns.forEach(c -> {
+      for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!h.isOk(t)) continue;
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.READ) continue;
@@ -336,7 +343,7 @@ final class WeakHistory {
           for (int p = base; p < base + len; p++) ew[p] = h.writerMop(x, pool[p]);
         }
       }
-      for (int t = from; t < to; t++) {
+      for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!h.isOk(t)) continue;
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.READ) continue;
@@ -349,11 +356,9 @@ final class WeakHistory {
     this.elemTxn = et;
     viewStart = new int[n + 1];
     // Pass 1, per range of readers (one per core), joined in reader order.
-    int p = cores();
-    Facts[] parts = new Facts[p == 1 || n < 4 * p ? 1 : p];
-    int chunks = parts.length;
-    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
-      int from = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks);
+    Facts[] parts = new Facts[txns.count];
+    txns.forEach(c -> {
+      int from = txns.from(c), to = txns.to(c);
       Facts out = new Facts(Math.max(16, (h.mopStart(to) - h.mopStart(from)) / 2));
       readLists(from, to, ew, et, bad, out);
       parts[c] = out;
@@ -371,14 +376,11 @@ final class WeakHistory {
     vk.ensureCapacity(nv);
     vm.ensureCapacity(nv);
     IntList viewKey = new IntList(nw), viewFrom = new IntList(nw), viewMop = new IntList(nw);
-    for (int c = 0; c < chunks; c++) {
+    for (int c = 0; c < txns.count; c++) {
       Facts part = parts[c];
-      int or = rk.size(), ov = vf.size(), ow = viewKey.size();
-      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
-        rfStart[t] += or;
-        visStart[t] += ov;
-        viewStart[t] += ow;
-      }
+      txns.shift(rfStart, c, rk.size());
+      txns.shift(visStart, c, vf.size());
+      txns.shift(viewStart, c, viewKey.size());
       rk.addAll(part.rk);
       rf.addAll(part.rf);
       rm.addAll(part.rm);
@@ -588,13 +590,13 @@ final class WeakHistory {
    */
   private void versionOrder(boolean[] bad) {
     int nKeys = h.keyCount();
-    int chunks = cores() == 1 || n < 4 * cores() ? 1 : cores();
+    Ranges txns = new Ranges(n), keys = new Ranges(nKeys);
     // The longest valid read of each key, per range of readers, then the first longest overall.
-    int[][] longestOf = new int[chunks][], lenOf = new int[chunks][];
-    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+    int[][] longestOf = new int[txns.count][], lenOf = new int[txns.count][];
+    txns.forEach(c -> {
       int[] longest = new int[nKeys], longestLen = new int[nKeys];
       Arrays.fill(longest, -1);
-      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
+      for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!committed[t] || !h.isOk(t)) continue;
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
@@ -609,7 +611,7 @@ final class WeakHistory {
       lenOf[c] = longestLen;
     });
     int[] longest = longestOf[0], longestLen = lenOf[0];
-    for (int c = 1; c < chunks; c++) {
+    for (int c = 1; c < txns.count; c++) {
       int[] lc = longestOf[c], nc = lenOf[c];
       for (int x = 0; x < nKeys; x++) {
         if (lc[x] >= 0 && (longest[x] < 0 || nc[x] > longestLen[x])) {
@@ -621,10 +623,10 @@ final class WeakHistory {
     }
     // Every other read must be a prefix of it.
     @SuppressWarnings("unchecked")
-    List<Tap.Instance>[] incompatible = new List[chunks];
-    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+    List<Tap.Instance>[] incompatible = new List[txns.count];
+    txns.forEach(c -> {
       List<Tap.Instance> found = new ArrayList<>();
-      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
+      for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!committed[t] || !h.isOk(t)) continue;
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
@@ -645,10 +647,10 @@ final class WeakHistory {
     int[] lastWriter = new int[nKeys];
     Arrays.fill(lastWriter, -1);
     // Consecutive writers of each key's longest read, per range of keys, joined in key order.
-    IntList[][] order = new IntList[chunks][];
-    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+    IntList[][] order = new IntList[keys.count][];
+    keys.forEach(c -> {
       IntList src = new IntList(), dst = new IntList(), key = new IntList();
-      for (int x = (int) ((long) nKeys * c / chunks), xe = (int) ((long) nKeys * (c + 1) / chunks); x < xe; x++) {
+      for (int x = keys.from(c); x < keys.to(c); x++) {
         int l = longest[x];
         if (l < 0) continue;
         int prev = -1;
@@ -668,10 +670,10 @@ final class WeakHistory {
     });
     appendWw(order, 0);
     // Committed appends no read shows: after the last writer of the key's order.
-    IntList[][] unread = new IntList[chunks][];
-    java.util.stream.IntStream.range(0, chunks).parallel().forEach(c -> {
+    IntList[][] unread = new IntList[txns.count][];
+    txns.forEach(c -> {
       IntList src = new IntList(), dst = new IntList(), key = new IntList();
-      for (int t = (int) ((long) n * c / chunks), to = (int) ((long) n * (c + 1) / chunks); t < to; t++) {
+      for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!committed[t]) continue;
         for (int i = wkStart[t]; i < wkStart[t + 1]; i++) {
           int x = wkKey[i];

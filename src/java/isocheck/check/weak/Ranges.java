@@ -1,0 +1,40 @@
+package isocheck.check.weak;
+
+import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
+
+/**
+ * Contiguous ranges of [0, size), one per core, for the scans that run in parallel. Each range
+ * writes only its own items (or its own result lists), and results are joined in range order,
+ * so the output is the same, in the same order, whatever the number of ranges. The system
+ * property {@code isocheck.weak.cores} overrides the core count (tests compare splits with it).
+ */
+final class Ranges {
+  final int count;
+  private final long size;
+
+  Ranges(int size) {
+    int p = cores();
+    this.count = p == 1 || size < 4 * p ? 1 : p;
+    this.size = size;
+  }
+
+  int from(int c) { return (int) (size * c / count); }
+
+  int to(int c) { return (int) (size * (c + 1) / count); }
+
+  /** Runs body(c) for every range c, in parallel when there are several. */
+  void forEach(IntConsumer body) {
+    if (count == 1) body.accept(0);
+    else IntStream.range(0, count).parallel().forEach(body);
+  }
+
+  /** Adds off to start[i] for every item i of range c (per-range offsets made global when joining). */
+  void shift(int[] start, int c, int off) {
+    for (int i = from(c), e = to(c); i < e; i++) start[i] += off;
+  }
+
+  static int cores() {
+    return Math.max(1, Math.min(8, Integer.getInteger("isocheck.weak.cores", Runtime.getRuntime().availableProcessors())));
+  }
+}
