@@ -42,6 +42,8 @@ final class CommitOrder {
     final IntList src = new IntList(), dst = new IntList(), rf = new IntList(), via = new IntList();
     /** Reads of the initial value contradicted at once: read-fact index, t2, via. */
     final IntList botRf = new IntList(), botT2 = new IntList(), botVia = new IntList();
+    /** Candidate (read, writer) pairs the scan looked at: its work, independent of the machine. */
+    long examined;
 
     void add(int t2, int t1, int rfi, int v) {
       if (t1 == WeakHistory.BOT) {
@@ -66,6 +68,7 @@ final class CommitOrder {
       botRf.addAll(o.botRf);
       botT2.addAll(o.botT2);
       botVia.addAll(o.botVia);
+      examined += o.examined;
     }
   }
 
@@ -146,6 +149,7 @@ final class CommitOrder {
       for (int t3 = from; t3 < to; t3++) {
         int os = 0, oe = observations(wh, t3, scratch);
         if (oe == 0) continue;
+        out.examined += oe;
         int[] obWriter = scratch[0], obMop = scratch[1], obKey = scratch[2];
         for (int j = os; j < oe; j++) {
           int t2 = obWriter[j];
@@ -159,6 +163,7 @@ final class CommitOrder {
         for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
           int x = wh.rfKey[i], t1 = wh.rfFrom[i], mx = wh.rfMop[i];
           int ws = segFrom[segStart[x]], we = segFrom[segStart[x + 1]];
+          out.examined += Math.min(we - ws, oe - os);
           if (we - ws <= oe - os) {
             for (int wi = ws; wi < we; wi++) {
               int t2 = wTxn[wi];
@@ -317,6 +322,7 @@ final class CommitOrder {
         int s3 = wh.session(t3), p3 = wh.pos[t3];
         for (int i = a; i < b; i++) {
           int x = wh.rfKey[i], t1 = wh.rfFrom[i];
+          out.examined += segStart[x + 1] - segStart[x];
           for (int j = segStart[x]; j < segStart[x + 1]; j++) {
             int s = segSession[j];
             if (!allSessions && s != s3) continue;

@@ -250,6 +250,7 @@ public final class WeakCheck {
     void levelStats(Tap.WeakLevel l, CommitOrder.Forced f, Digraph g, Scc s, long t) {
       LinkedHashMap<String, Object> m = new LinkedHashMap<>();
       m.put("forced-edges", (long) f.size());
+      m.put("examined", f.examined);
       m.put("decided-by", new Kw(g == null ? "id-order" : "scc"));
       if (g != null) {
         m.put("graph-edges", (long) g.edgeCount());
