@@ -315,6 +315,20 @@
         (is (= one (run hh 3)) (str "history " i))
         (is (= one (run hh 2)) (str "history " i))))))
 
+(deftest clocks-too-big-for-the-heap-are-unknown-not-a-crash
+  ;; One clock entry per transaction and session: 50,000 transactions, each from its own
+  ;; process (as after many crashes), need 2.5e9 entries, more than one Java array holds.
+  ;; The graph levels answer :unknown with the reason; CI, which needs no clocks, is decided.
+  (let [n 50000
+        r (check (vec (mapcat (fn [i] [{:index (* 2 i), :type :invoke, :process i, :f :txn, :value [[:w i i]]}
+                                       {:index (inc (* 2 i)), :type :ok, :process i, :f :txn, :value [[:w i i]]}])
+                              (range n))))]
+    (is (true? (get-in r [:levels :ci :valid?])))
+    (doseq [l [:rc :ra :tcc]]
+      (is (= :unknown (get-in r [:levels l :valid?])) (str l))
+      (is (str/includes? (str (get-in r [:levels l :reason])) "raise -Xmx") (str l)))
+    (is (= :unknown (:valid? r)))))
+
 (deftest clocks-option-is-validated
   (is (thrown? IllegalArgumentException (iso/checker {:levels [:tcc] :clocks :sundial}))))
 
