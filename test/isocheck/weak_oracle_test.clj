@@ -12,7 +12,7 @@
   of its completion.
 
   Knobs (environment): WEAK_ORACLE_N histories for cross-check-test (default
-  3000), WEAK_ORACLE_SEED its first seed (default 0)."
+  10000), WEAK_ORACLE_SEED its first seed (default 0)."
   (:require [clojure.edn :as edn]
             [clojure.java.io :as io]
             [clojure.string :as str]
@@ -265,7 +265,7 @@
 
 (deftest cross-check-test
   (if (contains? (set ic/implemented-levels) :tcc)
-    (let [{:keys [disagreements errors]} (cross-check (env-long "WEAK_ORACLE_N" 3000)
+    (let [{:keys [disagreements errors]} (cross-check (env-long "WEAK_ORACLE_N" 10000)
                                                       (env-long "WEAK_ORACLE_SEED" 0))]
       (is (empty? errors) "isocheck never throws on a generated history")
       (is (empty? disagreements)
