@@ -15,10 +15,11 @@ import java.util.Arrays;
  * {@code clock[t2][session(t1)] >= position(t1)}.
  *
  * <p>Plume builds the clocks incrementally, pushing each new edge downstream with an early-stop
- * DFS, because it reads transactions in an order that is not causal. We instead compute the
- * strongly connected components of the CO graph first (Tarjan, on the predecessor graph, so the
- * components come out in topological order) and build every clock once, from complete
- * predecessors. So no clock changes after it is first read: the tree-clock invariant holds by
+ * DFS, because it reads transactions in an order that is not causal. We build every clock once,
+ * from complete predecessors, in a topological order: transaction-id order when every CO edge
+ * points forward in it (the common case, checked in one pass over the facts), else the order of
+ * CO's strongly connected components (Tarjan, on the predecessor graph, so the components come
+ * out in topological order). So no clock changes after it is first read: the tree-clock invariant holds by
  * construction (pitfall 18), and the CO clocks are frozen before any commit-order edge exists
  * (pitfall 4). A CO cycle (TAP g) is a component of two or more transactions; its members share
  * one clock, which needs flat vectors, so a cyclic history always uses {@link VectorClocks}.

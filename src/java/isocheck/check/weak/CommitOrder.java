@@ -28,8 +28,9 @@ import java.util.Arrays;
  * order), and only in sessions where t3's clock entry exceeds t1's: each read costs O(number of
  * sessions writing x) plus a binary search per session that differs, so O(k log n) per read at
  * worst for k sessions, and nearly O(1) when keys have few writers. RA's session case is the
- * same search in t3's own session. RA's and RC's observed cases pair each read with the writers
- * t3 observed.
+ * same search in t3's own session. RA's and RC's observed cases take, per read, whichever is
+ * smaller: the writers of x or the writers t3 observed. The scans run one range of readers per
+ * core ({@link Ranges}).
  */
 final class CommitOrder {
   static final int SO_VIA = -2, CO_VIA = -1;

@@ -25,7 +25,8 @@ import java.util.Map;
  * <p>Pipeline: {@link WeakHistory} (committed set, reads-from, the intra-transaction TAPs a–f and
  * j, the list version order) → {@link CausalOrder} (CO with vector or tree clocks; TAP g) →
  * {@link CommitOrder} (per level, the commit-order edges its axiom forces, and one
- * strongly-connected-components pass over CO ∪ version order ∪ those edges) → classification of
+ * acyclicity test of CO ∪ version order ∪ those edges: transaction-id order when every edge points
+ * forward in it, else a strongly-connected-components pass) → classification of
  * each forced edge that lies on a cycle into the most specific TAP (h, i, k–n), which runs only
  * once a violation is known, so valid histories pay nothing for it.
  *
