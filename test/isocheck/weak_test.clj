@@ -231,6 +231,80 @@
         (is (contains? (set (:anomaly-types m)) tap) (str t " " (:anomaly-types m)))
         (is (false? (get-in m [:levels :tcc :valid?])) t)))))
 
+;; The remaining pitfalls of seeds-weak §9 that a history can show.
+
+(deftest a-reads-from-fact-implied-by-causal-order-still-counts
+  ;; Pitfall 5: C4 keeps a WR edge only when reachability does not already imply it. T3's read
+  ;; of x from T1 is implied (T1 -wr-> T2 -so-> T3), but it is the read that T2's later write
+  ;; of x contradicts: dropping the fact would miss the fractured read.
+  (let [r (check (hist [0 [[:w :x 1]]]              ; T1
+                       [1 [[:r :x 1] [:w :x 2]]]    ; T2
+                       [1 [[:r :x 1]]]))]           ; T3, after T2 in its session
+    (is (= #{:ra :tcc} (fails r)))
+    (is (= #{:FracturedReadCO} (types r)))))
+
+(deftest initial-state-is-nil-not-zero
+  ;; Pitfalls 6-7: positions start at 1 (0 is "knows nothing"), and t⊥ is explicit: a written 0
+  ;; is an ordinary value (Plume's artifact took 0 for the initial state).
+  (is (= #{} (fails (check (hist [0 [[:w :x 0]]] [1 [[:r :x 0]]] [2 [[:r :x nil]]])))))
+  (let [r (check (hist [0 [[:w :x 0]]] [0 [[:r :x nil]]]))]
+    (is (= #{:ra :tcc} (fails r)) "the session's own earlier write of 0 is not the initial state")))
+
+(deftest values-are-unique-per-key-not-globally
+  ;; Pitfall 8: Elle's values are unique per key; the same value on two keys is two writes. The
+  ;; same value written twice to one key makes reads-from ambiguous: a clear error, no verdict.
+  (is (= #{} (fails (check (hist [0 [[:w :x 1] [:w :y 1]]] [1 [[:r :x 1] [:r :y 1]]])))))
+  (let [r (check (hist [0 [[:w :x 1]]] [1 [[:w :x 1]]] [2 [[:r :x 1]]]))]
+    (is (= :unknown (:valid? r)))
+    (is (re-find #"op \d" (str (:error r))) (str (:error r)))))
+
+(deftest failed-transactions-reads-are-ignored
+  ;; Pitfall 10: only a :fail transaction's writes matter (as aborted writes); its reads, even
+  ;; of values nobody wrote, say nothing.
+  (is (= #{} (fails (check (h (ok 0 [[:w :x 1]]) (fail 1 [[:r :x 7] [:r :y 3] [:w :y 4]]) (ok 2 [[:r :x 1] [:r :y nil]])))))))
+
+(deftest list-sanity-checks-the-papers-omit
+  ;; Pitfall 13: what Elle flags in lists and the papers do not mention.
+  (testing "duplicate elements"
+    (is (= #{:duplicate-elements} (types (check (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x [1 1]]])))))))
+  (testing "an element nobody appended"
+    (is (= #{:ThinAirRead} (types (check (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x [1 5]]])))))))
+  (testing "reads that are not prefixes of one order"
+    (is (= #{:incompatible-order}
+           (types (check (h (ok 0 [[:append :x 1]]) (ok 1 [[:append :x 2]]) (ok 2 [[:r :x [1 2]]]) (ok 3 [[:r :x [2 1]]])))))))
+  (testing "a transaction's appends reordered in a read"
+    (is (contains? (fails (check (h (ok 0 [[:append :x 1] [:append :x 2]]) (ok 1 [[:r :x [2 1]]])))) :rc)))
+  (testing "a read that does not end with the reader's own appends"
+    (is (= #{:NotMyOwnWrite} (types (check (h (ok 0 [[:append :x 1] [:r :x []]]))))))))
+
+(deftest one-label-per-triangle
+  ;; Pitfall 16: h ⊂ k ⊂ ... overlap. Here t3 observed t2 by a read of y before reading x from
+  ;; t1 (h's premise) and t2 also precedes t3 in its session (k's premise): one instance, the
+  ;; most specific label, h.
+  (let [r (check (hist [1 [[:w :x 1] [:w :z 1]]]              ; t1
+                       [0 [[:r :z 1] [:w :x 2] [:w :y 2]]]    ; t2, reads z from t1
+                       [0 [[:r :y 2] [:r :x 1]]]))]           ; t3, after t2 in session 0
+    (is (= #{:rc :ra :tcc} (fails r)))
+    (is (= {:NonMonoReadCO 1} (:anomaly-counts r)))))
+
+(deftest a-read-that-completes-before-its-writer
+  ;; Pitfall 19: Jepsen records completions, so a reader can complete before the writer it read
+  ;; from (the writer's acknowledgement was late). Id order is then not causal; the checker
+  ;; takes the strongly-connected-components path and still decides correctly.
+  (let [ops (fn [& xs] (vec (map-indexed (fn [i o] (assoc o :index i)) xs)))
+        ok-late (ops (invoke 0 [[:w :x 1] [:w :y 1]]) (invoke 1 [[:r :x nil]]) (ok 1 [[:r :x 1]])
+                     (ok 0 [[:w :x 1] [:w :y 1]]) (invoke 1 [[:r :y nil]]) (ok 1 [[:r :y 1]]))
+        bad-late (ops (invoke 0 [[:w :x 1] [:w :y 1]]) (invoke 1 [[:r :x nil]]) (ok 1 [[:r :x 1]])
+                      (ok 0 [[:w :x 1] [:w :y 1]]) (invoke 1 [[:r :y nil]]) (ok 1 [[:r :y nil]]))
+        good (check ok-late), bad (check bad-late)]
+    (is (= #{} (fails good)))
+    (is (= :scc (get-in good [:stats :weak :co-order])))
+    ;; Process 1 read x = 1, then y as initial, though the write of y came with x = 1: the write
+    ;; is causally before the second read (through the first), which TCC forbids; RA holds, as
+    ;; the second read neither observed that writer nor follows it in session order (TAP m).
+    (is (= #{:tcc} (fails bad)))
+    (is (= #{:COConflictCM} (types bad)))))
+
 ;; ------------------------------------------------------------------ modes and clocks
 
 (deftest stop-at-first-reports-less-and-agrees
