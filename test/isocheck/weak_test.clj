@@ -162,6 +162,25 @@
     (is (contains? (fails r) :tcc))
     (is (contains? (fails r) :ra))))
 
+(deftest plume-figure-5-a-long-causal-chain
+  ;; Fig. 5's shape: session 1 holds t1..t100, session 2 holds t101, t102, and t102 -wr-> t3.
+  ;; So t101 -co-> t100 through 98 session edges (Plume's example of early-stopping vector
+  ;; updates; our clocks are built once, in topological order). t101 read z from t1 and wrote
+  ;; z again: if t100 still reads t1's z, TCC forces t101 before t1 in commit order, against
+  ;; causal order; RA and RC hold, as t100 neither observed t101 nor follows it in session order.
+  (let [fig5 (fn [z100]
+               (apply hist (concat [[0 [[:w :z 1]]]                      ; t1
+                                    [1 [[:r :z 1] [:w :z 2]]]            ; t101
+                                    [1 [[:w :x 1]]]                      ; t102
+                                    [0 [[:r :q nil]]]                    ; t2
+                                    [0 [[:r :x 1]]]]                     ; t3
+                                   (for [i (range 4 100)] [0 [[:w (keyword (str "k" i)) i]]])
+                                   [[0 [[:r :z z100]]]])))]              ; t100
+    (is (= #{} (fails (check (fig5 2)))))
+    (let [r (check (fig5 1))]
+      (is (= #{:tcc} (fails r)))
+      (is (= #{:COConflictCM} (types r))))))
+
 (deftest list-append-reads-from-last-element-and-sees-the-rest
   ;; Pitfall 11: t3 sees t1's append to x only inside a longer list (its last
   ;; element is t2's), and reads y without t1's write. Reading y first is a
