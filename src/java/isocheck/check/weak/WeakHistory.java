@@ -317,9 +317,6 @@ final class WeakHistory {
 
   // ------------------------------------------------------------------ list-append
 
-  /** Lists: each list-pool element's writer mop (-1 if none) and transaction (t⊥ if none). */
-  private int[] elemWriter, elemTxn;
-
   /** Length of a list read's part written by others: the list minus the reader's own trailing appends, when they are exactly the reader's appends so far. */
   private int[] foreignLen;
 
@@ -352,8 +349,6 @@ final class WeakHistory {
         }
       }
     });
-    this.elemWriter = ew;
-    this.elemTxn = et;
     viewStart = new int[n + 1];
     // Pass 1, per range of readers (one per core), joined in reader order.
     Facts[] parts = new Facts[txns.count];
@@ -399,7 +394,7 @@ final class WeakHistory {
     this.viewKey = viewKey.trimmed();
     this.viewFrom = viewFrom.trimmed();
     this.viewMop = viewMop.trimmed();
-    versionOrder(bad);
+    versionOrder(bad, ew, et);
   }
 
   /** One range's reads-from, visibility and view facts, and intra-transaction instances. */
@@ -587,8 +582,9 @@ final class WeakHistory {
   /**
    * Each key's version order: the longest valid foreign part of any read, every other read a
    * prefix of it (else incompatible-order), and appends no read shows after its last writer.
+   * elemWriter/elemTxn: each list-pool element's writer mop and transaction.
    */
-  private void versionOrder(boolean[] bad) {
+  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn) {
     int nKeys = h.keyCount();
     Ranges txns = new Ranges(n), keys = new Ranges(nKeys);
     // The longest valid read of each key, per range of readers, then the first longest overall.
