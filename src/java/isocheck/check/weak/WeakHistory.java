@@ -55,10 +55,10 @@ final class WeakHistory {
   final List<Tap.Instance> intra = new ArrayList<>();
 
   /** Per write/append mop: it is its transaction's last write to the key. */
-  private final boolean[] finalWrite;
+  private boolean[] finalWrite;
   /** Per append mop: its position among its transaction's appends to the key, and their count. */
   /** Lists: per append mop m, its transaction, its position among that transaction's appends to the key, and their count, at 3m, 3m+1, 3m+2 (one cache line per element read). */
-  private final int[] app;
+  private int[] app;
 
   WeakHistory(History h) {
     this.h = h;
@@ -134,6 +134,11 @@ final class WeakHistory {
     }
     if (list) nonRepeatable(viewStart, viewKey, viewFrom, viewMop);
     else nonRepeatable(rfStart, rfKey, rfFrom, rfMop);
+    // Per-mop scaffolding of the reading passes; the checks after this need none of it.
+    finalWrite = null;
+    app = null;
+    foreignLen = null;
+    viewStart = viewKey = viewFrom = viewMop = null;
   }
 
   /**
