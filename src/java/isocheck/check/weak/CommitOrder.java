@@ -139,45 +139,37 @@ final class CommitOrder {
   private void observed(Forced f, boolean monoAtomic) {
     writersByKey();
     inParallel(f, (from, to, out) -> {
-      int n = wh.n;
       // t3's observations in program order (as in Obs, gathered per reader into a scratch buffer).
       int[][] scratch = {new int[64], new int[64], new int[64]};
-      // For the writers t3 observed (mark[t2] == t3): the first observing mop and its key, and
-      // the first observing mop of another key than that (MAX_VALUE if none).
-      int[] mark = new int[n], firstMop = new int[n], firstKey = new int[n], otherMop = new int[n], stamp = new int[n];
-      Arrays.fill(mark, -1);
-      Arrays.fill(stamp, -1);
+      Observed seen = new Observed();
       for (int t3 = from; t3 < to; t3++) {
-        int os = 0, oe = observations(wh, t3, scratch);
+        int oe = observations(wh, t3, scratch);
         if (oe == 0) continue;
         out.examined += oe;
         int[] obWriter = scratch[0], obMop = scratch[1], obKey = scratch[2];
-        for (int j = os; j < oe; j++) {
-          int t2 = obWriter[j];
-          if (mark[t2] != t3) {
-            mark[t2] = t3;
-            firstMop[t2] = obMop[j];
-            firstKey[t2] = obKey[j];
-            otherMop[t2] = Integer.MAX_VALUE;
-          } else if (otherMop[t2] == Integer.MAX_VALUE && obKey[j] != firstKey[t2]) otherMop[t2] = obMop[j];
+        seen.reset(oe);
+        for (int j = 0; j < oe; j++) {
+          int t2 = obWriter[j], e = seen.find(t2);
+          if (e < 0) seen.put(~e, t2, obMop[j], obKey[j]);
+          else if (seen.otherMop[e] == Integer.MAX_VALUE && obKey[j] != seen.firstKey[e]) seen.otherMop[e] = obMop[j];
         }
         for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
           int x = wh.rfKey[i], t1 = wh.rfFrom[i], mx = wh.rfMop[i];
           int ws = segFrom[segStart[x]], we = segFrom[segStart[x + 1]];
-          out.examined += Math.min(we - ws, oe - os);
-          if (we - ws <= oe - os) {
+          out.examined += Math.min(we - ws, oe);
+          if (we - ws <= oe) {
             for (int wi = ws; wi < we; wi++) {
-              int t2 = wTxn[wi];
-              if (mark[t2] != t3 || t2 == t1) continue;
-              int via = !monoAtomic ? firstMop[t2] : firstKey[t2] != x ? firstMop[t2] : otherMop[t2];
+              int t2 = wTxn[wi], e;
+              if (t2 == t1 || (e = seen.find(t2)) < 0) continue;
+              int via = !monoAtomic || seen.firstKey[e] != x ? seen.firstMop[e] : seen.otherMop[e];
               if (monoAtomic && via >= mx) continue;
               if (!implied(t2, t1)) out.add(t2, t1, i, via);
             }
           } else {
-            for (int j = os; j < oe && (!monoAtomic || obMop[j] < mx); j++) {
-              int t2 = obWriter[j];
-              if (t2 == t1 || stamp[t2] == i || (monoAtomic && obKey[j] == x)) continue;
-              stamp[t2] = i;
+            for (int j = 0; j < oe && (!monoAtomic || obMop[j] < mx); j++) {
+              int t2 = obWriter[j], e = seen.find(t2);
+              if (t2 == t1 || seen.lastRead[e] == i || (monoAtomic && obKey[j] == x)) continue;
+              seen.lastRead[e] = i;
               if (wh.writes(t2, x) && !implied(t2, t1)) out.add(t2, t1, i, obMop[j]);
             }
           }
@@ -185,6 +177,48 @@ final class CommitOrder {
       }
     });
   }
+
+  /**
+   * The writers one reader observed, in a small open-addressing table (it stays in the fastest
+   * cache, where arrays over all transactions would miss on every probe): per writer its first
+   * observing mop and that read's key, the first observing mop of another key (MAX_VALUE if
+   * none), and the last read index it was paired with.
+   */
+  private static final class Observed {
+    int[] txn = new int[64], firstMop = new int[64], firstKey = new int[64], otherMop = new int[64], lastRead = new int[64];
+    int mask = 63;
+
+    void reset(int entries) {
+      int cap = Integer.highestOneBit(Math.max(8, entries)) << 2;
+      if (txn.length < cap) {
+        txn = new int[cap];
+        firstMop = new int[cap];
+        firstKey = new int[cap];
+        otherMop = new int[cap];
+        lastRead = new int[cap];
+      }
+      mask = cap - 1;
+      Arrays.fill(txn, 0, cap, -1);
+    }
+
+    /** The slot of writer t, or ~(the free slot where it would go). */
+    int find(int t) {
+      int h = t * 0x9E3779B9;
+      for (int i = (h ^ h >>> 16) & mask; ; i = (i + 1) & mask) {
+        if (txn[i] == t) return i;
+        if (txn[i] < 0) return ~i;
+      }
+    }
+
+    void put(int slot, int t, int mop, int key) {
+      txn[slot] = t;
+      firstMop[slot] = mop;
+      firstKey[slot] = key;
+      otherMop[slot] = Integer.MAX_VALUE;
+      lastRead[slot] = -1;
+    }
+  }
+
 
   /**
    * Gathers t3's observations (reads-from of other transactions, and visibility) in program
