@@ -68,6 +68,24 @@
       (is (every? (set (:anomaly-types r))
                   [:G1a :G1c :G2-item :future-read :dirty-update :duplicate-elements])))))
 
+(deftest mongodb-weak-levels
+  ;; The same three MongoDB bugs under Plume's patterns: reading a :fail transaction's append is
+  ;; AbortedRead (b), reading one's own later append is FutureRead (c), and the information flow
+  ;; cycle is a cycle of causal order (CyclicCO, g). All break RC and so RA and TCC; none reads
+  ;; one key from two other transactions in one transaction, so cut isolation holds. Real Jepsen
+  ;; histories have reads that complete before their writer does, so causal order is built by
+  ;; the strongly-connected-components path, not in transaction-id order.
+  (with-corpus
+    (doseq [[file tap] {"aborted-read.edn" :AbortedRead
+                        "read-your-future-writes.edn" :FutureRead
+                        "cyclic-information-flow.edn" :CyclicCO}]
+      (let [r (check-file (str "jepsen-mongodb/" file) [:tcc :ra :rc :ci])]
+        (is (contains? (set (:anomaly-types r)) tap) (str file " " (:anomaly-types r)))
+        (is (= {:tcc false, :ra false, :rc false, :ci true}
+               (into {} (map (fn [[l v]] [l (:valid? v)])) (:levels r)))
+            file)
+        (is (= :scc (get-in r [:stats :weak :co-order])) file)))))
+
 (deftest plume-taps-completion-only
   ;; Each file shows one of Plume's TAPs (a-n), all TCC violations; with
   ;; sessions, SI implies TCC, so strong-session SI must reject every one.
