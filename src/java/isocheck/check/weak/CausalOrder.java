@@ -83,19 +83,26 @@ final class CausalOrder {
   boolean onCycle(int t) { return !idOrdered && scc().cyclic[scc().comp[t]]; }
 
   private Digraph graph(boolean reversed) {
-    int n = wh.n;
-    EdgeList es = new EdgeList(wh.rfFrom.length + wh.visFrom.length + n);
+    EdgeList es = new EdgeList(factCount());
+    edges(es, reversed);
+    return Digraph.of(wh.n, es);
+  }
+
+  /** Upper bound on CO's edges: session steps, reads-from and visibility facts. */
+  int factCount() { return wh.rfFrom.length + wh.visFrom.length + wh.n; }
+
+  /** Adds CO's edges (session order, reads-from, visibility; duplicates included) to es, reversed or not. */
+  void edges(EdgeList es, boolean reversed) {
     for (int[] txns : wh.sessionTxns) {
       for (int i = 1; i < txns.length; i++) add(es, reversed, txns[i - 1], txns[i], Edge.SO);
     }
-    for (int t = 0; t < n; t++) {
+    for (int t = 0; t < wh.n; t++) {
       for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) {
         int w = wh.rfFrom[i];
         if (w != WeakHistory.BOT) add(es, reversed, w, t, Edge.WR);
       }
       for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) add(es, reversed, wh.visFrom[i], t, Edge.WR);
     }
-    return Digraph.of(n, es);
   }
 
   private static void add(EdgeList es, boolean reversed, int a, int b, int mask) {

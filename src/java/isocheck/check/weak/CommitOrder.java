@@ -380,9 +380,8 @@ final class CommitOrder {
 
   /** CO ∪ list version order ∪ the level's forced edges, masks SO, WR, WW and {@link Edge#CM}. */
   Digraph graph(Forced f) {
-    Digraph s = co.succ();
-    EdgeList es = new EdgeList(s.edgeCount() + wh.wwSrc.size() + f.size());
-    for (int v = 0; v < s.n; v++) for (int e = s.start(v); e < s.end(v); e++) es.add(v, s.target(e), s.mask(e));
+    EdgeList es = new EdgeList(co.factCount() + wh.wwSrc.size() + f.size());
+    co.edges(es, false); // from the facts: CO's successor graph itself is built only for reports
     for (int i = 0; i < wh.wwSrc.size(); i++) es.add(wh.wwSrc.get(i), wh.wwDst.get(i), Edge.WW);
     for (int i = 0; i < f.size(); i++) es.add(f.src.get(i), f.dst.get(i), Edge.CM);
     return Digraph.of(wh.n, es);
