@@ -61,16 +61,8 @@ final class CommitOrder {
 
     int size() { return src.size(); }
 
-    void addAll(Forced o) {
-      src.addAll(o.src);
-      dst.addAll(o.dst);
-      rf.addAll(o.rf);
-      via.addAll(o.via);
-      botRf.addAll(o.botRf);
-      botT2.addAll(o.botT2);
-      botVia.addAll(o.botVia);
-      examined += o.examined;
-    }
+    /** The edge columns, in a fixed order (for joining ranges' results). */
+    IntList[] columns() { return new IntList[] {src, dst, rf, via, botRf, botT2, botVia}; }
   }
 
   /** Per reader, the writers it observed: [start[t], start[t+1]) of writer, read mop, key, in program order. */
@@ -260,13 +252,16 @@ final class CommitOrder {
    */
   private void inParallel(Forced f, Scan scan) {
     Ranges readers = new Ranges(wh.n);
-    Forced[] parts = new Forced[readers.count];
+    IntList[][] parts = new IntList[readers.count][];
+    long[] examined = new long[readers.count];
     readers.forEach(c -> {
       Forced out = new Forced();
       scan.run(readers.from(c), readers.to(c), out);
-      parts[c] = out;
+      parts[c] = out.columns();
+      examined[c] = out.examined;
     });
-    for (Forced part : parts) f.addAll(part);
+    readers.join(f.columns(), parts, null);
+    for (long e : examined) f.examined += e;
   }
 
 

@@ -1,5 +1,6 @@
 package isocheck.check.weak;
 
+import isocheck.util.IntList;
 import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 
@@ -32,6 +33,25 @@ final class Ranges {
   /** Adds off to start[i] for every item i of range c (per-range offsets made global when joining). */
   void shift(int[] start, int c, int off) {
     for (int i = from(c), e = to(c); i < e; i++) start[i] += off;
+  }
+
+  /**
+   * Joins the ranges' result columns into {@code into}, in range order (column i of range c goes
+   * after column i of the ranges before it), making room first. With {@code start} (per-item
+   * offsets into column 0, such as rfStart), adds to each range's items the size column 0 had
+   * before that range was appended. Frees the parts.
+   */
+  void join(IntList[] into, IntList[][] parts, int[] start) {
+    for (int i = 0; i < into.length; i++) {
+      int total = into[i].size();
+      for (IntList[] part : parts) total += part[i].size();
+      into[i].ensureCapacity(total);
+    }
+    for (int c = 0; c < parts.length; c++) {
+      if (start != null) shift(start, c, into[0].size());
+      for (int i = 0; i < into.length; i++) into[i].addAll(parts[c][i]);
+      parts[c] = null;
+    }
   }
 
   static int cores() {

@@ -93,16 +93,7 @@ final class WeakHistory {
       writtenKeys(txns.from(c), txns.to(c), k, l);
       parts[c] = new IntList[] {k, l};
     });
-    int total = 0;
-    for (IntList[] part : parts) total += part[0].size();
-    wk.ensureCapacity(total);
-    wl.ensureCapacity(total);
-    for (int c = 0; c < txns.count; c++) {
-      txns.shift(wkStart, c, wk.size());
-      wk.addAll(parts[c][0]);
-      wl.addAll(parts[c][1]);
-      parts[c] = null;
-    }
+    txns.join(new IntList[] {wk, wl}, parts, wkStart);
     wkStart[n] = wk.size();
     wkKey = wk.trimmed();
     wkLast = wl.trimmed();
@@ -253,19 +244,8 @@ final class WeakHistory {
       readRegisters(txns.from(c), txns.to(c), l[0], l[1], l[2], found[c]);
       parts[c] = l;
     });
-    int total = 0;
-    for (IntList[] l : parts) total += l[0].size();
-    rk.ensureCapacity(total);
-    rf.ensureCapacity(total);
-    rm.ensureCapacity(total);
-    for (int c = 0; c < txns.count; c++) {
-      txns.shift(rfStart, c, rk.size());
-      rk.addAll(parts[c][0]);
-      rf.addAll(parts[c][1]);
-      rm.addAll(parts[c][2]);
-      parts[c] = null;
-      intra.addAll(found[c]);
-    }
+    txns.join(new IntList[] {rk, rf, rm}, parts, rfStart);
+    for (List<Tap.Instance> f : found) intra.addAll(f);
     rfStart[n] = rk.size();
     visStart[n] = 0;
   }
@@ -363,36 +343,18 @@ final class WeakHistory {
       readLists(from, to, ew, et, bad, out);
       parts[c] = out;
     });
-    int nr = 0, nv = 0, nw = 0;
-    for (Facts part : parts) {
-      nr += part.rk.size();
-      nv += part.vf.size();
-      nw += part.viewKey.size();
-    }
-    rk.ensureCapacity(nr);
-    rf.ensureCapacity(nr);
-    rm.ensureCapacity(nr);
-    vf.ensureCapacity(nv);
-    vk.ensureCapacity(nv);
-    vm.ensureCapacity(nv);
-    IntList viewKey = new IntList(nw), viewFrom = new IntList(nw), viewMop = new IntList(nw);
+    IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
+    IntList[][] reads = new IntList[txns.count][], vis = new IntList[txns.count][], views = new IntList[txns.count][];
     for (int c = 0; c < txns.count; c++) {
-      Facts part = parts[c];
-      txns.shift(rfStart, c, rk.size());
-      txns.shift(visStart, c, vf.size());
-      txns.shift(viewStart, c, viewKey.size());
-      rk.addAll(part.rk);
-      rf.addAll(part.rf);
-      rm.addAll(part.rm);
-      vf.addAll(part.vf);
-      vk.addAll(part.vk);
-      vm.addAll(part.vm);
-      viewKey.addAll(part.viewKey);
-      viewFrom.addAll(part.viewFrom);
-      viewMop.addAll(part.viewMop);
-      intra.addAll(part.intra);
+      reads[c] = parts[c].reads;
+      vis[c] = parts[c].vis;
+      views[c] = parts[c].views;
+      intra.addAll(parts[c].intra);
       parts[c] = null;
     }
+    txns.join(new IntList[] {rk, rf, rm}, reads, rfStart);
+    txns.join(new IntList[] {vf, vk, vm}, vis, visStart);
+    txns.join(new IntList[] {viewKey, viewFrom, viewMop}, views, viewStart);
     rfStart[n] = rk.size();
     visStart[n] = vf.size();
     viewStart[n] = viewKey.size();
@@ -402,22 +364,18 @@ final class WeakHistory {
     versionOrder(bad, ew, et);
   }
 
-  /** One range's reads-from, visibility and view facts, and intra-transaction instances. */
+  /** One range's facts, as columns: reads-from {key, writer, mop}, visibility {writer, key, mop}, views {key, writer, mop}; and its intra-transaction instances. */
   private static final class Facts {
-    final IntList rk, rf, rm, vf, vk, vm, viewKey, viewFrom, viewMop;
+    final IntList[] reads, vis, views;
     final List<Tap.Instance> intra = new ArrayList<>();
 
-    Facts(int reads) {
-      rk = new IntList(reads);
-      rf = new IntList(reads);
-      rm = new IntList(reads);
-      vf = new IntList(reads);
-      vk = new IntList(reads);
-      vm = new IntList(reads);
-      viewKey = new IntList(reads);
-      viewFrom = new IntList(reads);
-      viewMop = new IntList(reads);
+    Facts(int cap) {
+      reads = columns(cap);
+      vis = columns(cap);
+      views = columns(cap);
     }
+
+    private static IntList[] columns(int cap) { return new IntList[] {new IntList(cap), new IntList(cap), new IntList(cap)}; }
   }
 
   /**
@@ -431,8 +389,8 @@ final class WeakHistory {
     int[] dup = new int[64]; // open-addressing set of a long read's elements
     int[] visStamp = new int[n];
     int readId = 0;
-    IntList rk = out.rk, rf = out.rf, rm = out.rm, vf = out.vf, vk = out.vk, vm = out.vm;
-    IntList viewKey = out.viewKey, viewFrom = out.viewFrom, viewMop = out.viewMop;
+    IntList rk = out.reads[0], rf = out.reads[1], rm = out.reads[2], vf = out.vis[0], vk = out.vis[1], vm = out.vis[2];
+    IntList viewKey = out.views[0], viewFrom = out.views[1], viewMop = out.views[2];
     List<Tap.Instance> intra = out.intra;
     for (int t = from; t < to; t++) {
       rfStart[t] = rk.size();
@@ -669,7 +627,7 @@ final class WeakHistory {
       }
       order[c] = new IntList[] {src, dst, key};
     });
-    appendWw(order, 0);
+    appendWw(keys, order, 0);
     // Committed appends no read shows: after the last writer of the key's order.
     IntList[][] unread = new IntList[txns.count][];
     txns.forEach(c -> {
@@ -689,23 +647,14 @@ final class WeakHistory {
       }
       unread[c] = new IntList[] {src, dst, key};
     });
-    appendWw(unread, 1);
+    appendWw(txns, unread, 1);
   }
 
   /** Appends each range's version-order edges {src, dst, key}, in range order, flagged unread or not. */
-  private void appendWw(IntList[][] parts, int unread) {
-    int total = wwSrc.size();
-    for (IntList[] u : parts) total += u[0].size();
-    wwSrc.ensureCapacity(total);
-    wwDst.ensureCapacity(total);
-    wwKey.ensureCapacity(total);
-    wwUnread.ensureCapacity(total);
-    for (IntList[] u : parts) {
-      wwSrc.addAll(u[0]);
-      wwDst.addAll(u[1]);
-      wwKey.addAll(u[2]);
-      for (int i = 0; i < u[0].size(); i++) wwUnread.add(unread);
-    }
+  private void appendWw(Ranges ranges, IntList[][] parts, int unread) {
+    ranges.join(new IntList[] {wwSrc, wwDst, wwKey}, parts, null);
+    wwUnread.ensureCapacity(wwSrc.size());
+    while (wwUnread.size() < wwSrc.size()) wwUnread.add(unread);
   }
 
 
