@@ -4,7 +4,7 @@
   with breadth-first search. Graphs are sessions (chains) plus cross edges, built the way the
   checker builds CO: start a node, join its SO predecessor, then its other predecessors."
   (:require [clojure.test :refer [deftest is testing]])
-  (:import [isocheck.clock Clocks ClockKind TreeClocks VectorClocks]
+  (:import [isocheck.clock ChainClocks Clocks ClockKind TreeClocks VectorClocks]
            [java.util Random]))
 
 (set! *warn-on-reflection* true)
@@ -162,10 +162,17 @@
             {:t t, :s s, (keyword (.name a)) (.get a t s), (keyword (.name b)) (.get b t s)}
             :else (recur t (inc s))))))
 
+(declare reach-fn-difference)
+
 (defn reach-difference
   "The first pair (a from sources, any b) where c's reaches disagrees with breadth-first search
   over the graph's edges (reflexive), as {:from :to :bfs :clocks}, or nil."
-  [^Clocks c {:keys [session index preds]} sources]
+  [^Clocks c {:keys [session index] :as g} sources]
+  (reach-fn-difference (fn [a b] (.reaches c (session a) (index a) b)) g sources))
+
+(defn reach-fn-difference
+  "Like reach-difference, for a function (reaches? a b)."
+  [reaches? {:keys [session preds]} sources]
   (let [n (count session)
         succs (reduce (fn [m [t ps]] (reduce #(update %1 %2 conj t) m ps)) {} preds)]
     (some (fn [a]
@@ -176,7 +183,7 @@
                   (recur (reduce (fn [todo y] (if (aget seen (int y)) todo (do (aset seen (int y) true) (conj todo y))))
                                  (pop todo) (succs x)))))
               (some (fn [b]
-                      (let [bfs (aget seen (int b)), clk (.reaches c (session a) (index a) b)]
+                      (let [bfs (aget seen (int b)), clk (boolean (reaches? a b))]
                         (when (not= bfs clk) {:from a, :to b, :bfs bfs, :clocks clk})))
                     (range n))))
           sources)))
@@ -197,6 +204,44 @@
                    (or (first-difference v t n) (reach-difference v g srcs) (reach-difference t g srcs)))
                  (catch RuntimeException e {:thrown (str e)}))]
       (is (nil? diff) (str "seed " seed ", " k " sessions, " n " nodes: " diff)))))
+
+(defn build-chains
+  "Chain clocks for graph g, built as the checker builds them: in g's order, each node opened from
+  its SO predecessor, its other predecessors joined unless already known, then placed on a chain
+  (nodes nothing follows on none). Returns [clocks reaches?]."
+  [{:keys [session index order preds]}]
+  (let [n (count session)
+        so (into {} (for [t order :let [p (first (preds t))] :when (and p (= (session p) (session t)) (= (index p) (dec (index t))))]
+                      [t p]))
+        has-so-succ (set (vals so))
+        has-succ (into has-so-succ (mapcat preds order))
+        c (ChainClocks. n Long/MAX_VALUE)]
+    (doseq [t order]
+      (let [sp (so t -1)]
+        (.open c t sp)
+        (doseq [p (preds t) :when (and (not= p sp) (not (.knows c t p)))] (.join c t p))
+        (if (has-succ t)
+          (.place c t sp (boolean (has-so-succ t)))
+          (.skip c t))))
+    [c (fn [a b] (let [ch (.chain c a)] (if (neg? ch) (= a b) (>= (.get c b ch) (.index c a)))))]))
+
+(deftest chain-clocks-agree-with-bfs
+  (testing "small random graphs"
+    (doseq [seed (range 2000 3500)]
+      (let [rnd (Random. seed)
+            g (random-graph rnd (inc (.nextInt rnd 12)) (inc (.nextInt rnd 40)) (.nextInt rnd 4))
+            [_ reaches?] (build-chains g)]
+        (is (nil? (reach-fn-difference reaches? g nil)) (str "seed " seed)))))
+  (testing "many short sessions (a Jepsen run under crashes), sparse edges: many chains, several blocks a row"
+    ;; up to 3 cross edges a node: a join that makes a block its own, then one that takes a
+    ;; dominating shared block, then one that changes it again (copy on write must copy)
+    (doseq [seed (range 930000 930006)
+            max-cross [1 3]]
+      (let [rnd (Random. seed)
+            g (random-graph rnd 400 1500 max-cross)
+            [^ChainClocks c reaches?] (build-chains g)]
+        (is (< 64 (.chains c) 400) "more chains than two blocks hold, fewer than the sessions")
+        (is (nil? (reach-fn-difference reaches? g (repeatedly 60 #(.nextInt rnd 1500)))) (str "seed " seed))))))
 
 (deftest vector-and-tree-agree-on-small-random-dags
   (differential 1000 3000

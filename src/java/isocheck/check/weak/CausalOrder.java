@@ -1,8 +1,8 @@
 package isocheck.check.weak;
 
+import isocheck.clock.ChainClocks;
 import isocheck.clock.Clocks;
 import isocheck.clock.TreeClocks;
-import isocheck.clock.VectorClocks;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
 import isocheck.graph.EdgeList;
@@ -11,8 +11,13 @@ import java.util.Arrays;
 
 /**
  * Causal order CO = (SO ∪ WR ∪ VIS)+ (Plume Def. 2; VIS: list elements seen before the last one)
- * with one clock per transaction, entries per session (Plume §4.2, C4 Alg. 2): t1 →CO t2 iff
- * {@code clock[t2][session(t1)] >= position(t1)}.
+ * with one clock per transaction (Plume §4.2, C4 Alg. 2), its entries indexed by a chain
+ * decomposition of CO ({@link ChainClocks}) rather than by session: t1 →CO t2 iff
+ * {@code clock[t2][chain(t1)] >= index(t1)}. Sessions are Jepsen processes, and Jepsen starts a
+ * new one after every crash ({@code :info}), so session-indexed clocks grow with transactions ×
+ * processes; chains grow with the width of CO, which a crashed process's successor usually does
+ * not widen (it takes over a chain whose tail it knows). A transaction nothing follows in CO is on
+ * no chain: only it reaches itself.
  *
  * <p>Plume builds the clocks incrementally, pushing each new edge downstream with an early-stop
  * DFS, because it reads transactions in an order that is not causal. We build every clock once,
@@ -21,14 +26,19 @@ import java.util.Arrays;
  * CO's strongly connected components (Tarjan, on the predecessor graph, so the components come
  * out in topological order). So no clock changes after it is first read: the tree-clock invariant holds by
  * construction (pitfall 18), and the CO clocks are frozen before any commit-order edge exists
- * (pitfall 4). A CO cycle (TAP g) is a component of two or more transactions; its members share
- * one clock, which needs flat vectors, so a cyclic history always uses {@link VectorClocks}.
+ * (pitfall 4). A CO cycle (TAP g) is a component of two or more transactions; its members go on
+ * one chain and share one row. Tree clocks ({@code "tree"}) are built afterwards over the same
+ * chains (every transaction then on one), and only for acyclic CO.
  */
 final class CausalOrder {
   final WeakHistory wh;
   final Clocks clocks;
-  /** Whether the clocks asked for were replaced by vectors because CO has a cycle. */
-  final boolean fellBack;
+  /** Per transaction, its chain (-1: on none, or not committed) and 1-based position in it. */
+  final int[] chain, index;
+  /** Number of chains. */
+  final int chains;
+  /** Why the tree clocks asked for were replaced by chain vectors (CO has a cycle, or they would not fit), or null. */
+  final String fellBack;
   /**
    * Whether every CO edge goes from a lower to a higher transaction id (ids follow completion
    * order, so this is the common case: a write is read after its transaction completed). Then id
@@ -43,11 +53,35 @@ final class CausalOrder {
     idOrdered = useIdOrder && idOrdered(wh);
     boolean tree = "tree".equals(clockKind);
     boolean cyclic = !idOrdered && scc().hasCycle();
-    fellBack = tree && cyclic;
-    int k = Math.max(1, wh.k);
-    clocks = tree && !cyclic ? new TreeClocks(wh.n, k) : new VectorClocks(wh.n, k);
-    if (idOrdered) buildInIdOrder();
-    else build();
+    int[] order = topologicalOrder();
+    long budget = entryBudget();
+    ChainClocks cc = new ChainClocks(wh.n, budget);
+    decompose(cc, order, tree && !cyclic ? null : successors());
+    chains = cc.chains();
+    long treeInts = 4L * wh.n * Math.max(1, chains);
+    fellBack = !tree ? null : cyclic ? "causal order has a cycle: vector clocks used"
+        : treeInts > Math.min(budget, Integer.MAX_VALUE - 8) ? String.format("tree clocks would take %,d MB "
+            + "(%,d transactions × %,d chains): vector clocks used", treeInts * 4 >> 20, (long) wh.n, (long) chains) : null;
+    boolean treeClocks = tree && fellBack == null;
+    chain = new int[wh.n];
+    index = new int[wh.n];
+    for (int t = 0; t < wh.n; t++) {
+      chain[t] = cc.chain(t);
+      index[t] = cc.index(t);
+    }
+    clocks = treeClocks ? treeClocks(cc, order) : cc;
+  }
+
+  /**
+   * Row entries the chain clocks may take: two thirds of the heap still free (4 bytes an entry).
+   * The system property isocheck.weak.clock-entries sets it instead (tests use it).
+   */
+  private static long entryBudget() {
+    String p = System.getProperty("isocheck.weak.clock-entries");
+    if (p != null) return Long.parseLong(p);
+    Runtime rt = Runtime.getRuntime();
+    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    return Math.max(1 << 20, free / 6);
   }
 
   private static boolean idOrdered(WeakHistory wh) {
@@ -110,68 +144,109 @@ final class CausalOrder {
     else es.add(a, b, mask);
   }
 
-  /**
-   * Clocks in id order, from the reads-from and visibility facts directly: the session
-   * predecessor first (a copy), then each writer t does not know yet (a writer w whose position
-   * is covered by t's entry for w's session is known, and so is all w knows).
-   */
-  private void buildInIdOrder() {
-    for (int t = 0; t < wh.n; t++) {
-      if (!wh.committed[t]) continue;
-      int s = wh.session(t), p = wh.pos[t];
-      clocks.start(t, s, p);
-      if (p > 1) clocks.join(t, wh.sessionTxns[s][p - 2]);
-      for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) joinUnknown(t, wh.rfFrom[i]);
-      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) joinUnknown(t, wh.visFrom[i]);
+  /** The committed transactions in a topological order of CO: id order, or component by component. */
+  private int[] topologicalOrder() {
+    int[] order = new int[wh.n];
+    int c = 0;
+    if (idOrdered) {
+      for (int t = 0; t < wh.n; t++) if (wh.committed[t]) order[c++] = t;
+      return Arrays.copyOf(order, c);
     }
+    Scc s = scc();
+    int[] start = new int[s.count + 1];
+    for (int t = 0; t < wh.n; t++) start[s.comp[t] + 1]++;
+    for (int i = 0; i < s.count; i++) start[i + 1] += start[i];
+    for (int t = 0; t < wh.n; t++) order[start[s.comp[t]]++] = t;
+    for (int t : order) if (wh.committed[t]) order[c++] = t;
+    return Arrays.copyOf(order, c);
   }
 
-  private void joinUnknown(int t, int w) {
-    if (w != WeakHistory.BOT && clocks.get(t, wh.session(w)) < wh.pos[w]) clocks.join(t, w);
+  /** Per transaction, whether anything follows it in CO (a session successor, or a reader); null-safe for BOT. */
+  private boolean[] successors() {
+    boolean[] has = new boolean[wh.n];
+    for (int[] txns : wh.sessionTxns) for (int i = 0; i + 1 < txns.length; i++) has[txns[i]] = true;
+    for (int w : wh.rfFrom) if (w != WeakHistory.BOT) has[w] = true;
+    for (int w : wh.visFrom) has[w] = true;
+    return has;
   }
 
-  /** Clocks in topological order: Tarjan numbers the predecessor graph's components sources-first. */
-  private void build() {
-    Scc scc = scc();
-    Digraph pred = pred();
-    int n = wh.n, c = scc.count;
-    int[] start = new int[c + 1];
-    for (int t = 0; t < n; t++) start[scc.comp[t] + 1]++;
-    for (int i = 0; i < c; i++) start[i + 1] += start[i];
-    int[] order = new int[n];
-    int[] fill = Arrays.copyOf(start, c);
-    for (int t = 0; t < n; t++) order[fill[scc.comp[t]]++] = t;
-    for (int ci = 0; ci < c; ci++) {
-      int a = start[ci], b = start[ci + 1];
-      if (!scc.cyclic[ci]) {
-        int t = order[a];
-        if (!wh.committed[t]) continue;
-        clocks.start(t, wh.session(t), wh.pos[t]);
-        // The session predecessor first (a copy), then the others.
-        for (int e = pred.start(t); e < pred.end(t); e++) if ((pred.mask(e) & Edge.SO) != 0) clocks.join(t, pred.target(e));
-        for (int e = pred.start(t); e < pred.end(t); e++) if ((pred.mask(e) & Edge.SO) == 0) clocks.join(t, pred.target(e));
+  /** t's session predecessor among committed transactions, or -1. */
+  private int soPred(int t) {
+    int p = wh.pos[t];
+    return p > 1 ? wh.sessionTxns[wh.session(t)][p - 2] : -1;
+  }
+
+  private boolean soSucc(int t) { return wh.pos[t] < wh.sessionTxns[wh.session(t)].length; }
+
+  /**
+   * Builds the chain clocks in topological order, placing each transaction on a chain (those
+   * with no successor on none, when succ is given; every one when it is null). A cyclic
+   * component's members share the join of their outside predecessors, and go on one chain.
+   */
+  private void decompose(ChainClocks cc, int[] order, boolean[] succ) {
+    Scc s = idOrdered ? null : scc();
+    for (int i = 0; i < order.length; ) {
+      int t = order[i];
+      if (s == null || !s.cyclic[s.comp[t]]) {
+        int sp = soPred(t);
+        cc.open(t, sp);
+        joinFactsOf(cc, t, t, -1, null);
+        if (succ != null && !succ[t]) cc.skip(t);
+        else cc.place(t, sp, soSucc(t));
+        i++;
         continue;
       }
-      VectorClocks v = (VectorClocks) clocks;
-      int rep = order[a];
-      for (int i = a; i < b; i++) v.start(order[i], wh.session(order[i]), wh.pos[order[i]]);
-      for (int i = a; i < b; i++) {
-        int t = order[i];
-        v.raise(rep, wh.session(t), wh.pos[t]);
-        for (int e = pred.start(t); e < pred.end(t); e++) {
-          int p = pred.target(e);
-          if (scc.comp[p] != ci) v.join(rep, p);
-        }
+      int c = s.comp[t], j = i;
+      while (j < order.length && s.comp[order[j]] == c) j++;
+      cc.open(t, -1);
+      for (int m = i; m < j; m++) {
+        int u = order[m], sp = soPred(u);
+        if (sp >= 0 && s.comp[sp] != c) cc.join(t, sp);
+        joinFactsOf(cc, t, u, c, s.comp);
       }
-      for (int i = a + 1; i < b; i++) v.copy(order[i], rep);
+      int ch = cc.place(t, -1, soSucc(order[j - 1]));
+      for (int m = i + 1; m < j; m++) cc.append(order[m], ch, soSucc(order[m]));
+      cc.raise(t, ch, cc.index(order[j - 1]));
+      for (int m = i + 1; m < j; m++) cc.share(order[m], t);
+      i = j;
     }
+  }
+
+  /** Joins into row t the writers u read from or saw, outside component comp (if compOf is given), unless t knows them. */
+  private void joinFactsOf(ChainClocks cc, int t, int u, int comp, int[] compOf) {
+    for (int i = wh.rfStart[u]; i < wh.rfStart[u + 1]; i++) {
+      int w = wh.rfFrom[i];
+      if (w != WeakHistory.BOT && (compOf == null || compOf[w] != comp) && !cc.knows(t, w)) cc.join(t, w);
+    }
+    for (int i = wh.visStart[u]; i < wh.visStart[u + 1]; i++) {
+      int w = wh.visFrom[i];
+      if ((compOf == null || compOf[w] != comp) && !cc.knows(t, w)) cc.join(t, w);
+    }
+  }
+
+  /**
+   * Tree clocks over the chains already made (Mathur et al.; each chain plays a thread): each
+   * transaction joins its chain predecessor first (it reaches t), then its CO predecessors.
+   */
+  private Clocks treeClocks(ChainClocks cc, int[] order) {
+    TreeClocks tc = new TreeClocks(wh.n, Math.max(1, cc.chains()));
+    for (int t : order) {
+      tc.start(t, cc.chain(t), cc.index(t));
+      if (cc.previous(t) >= 0) tc.join(t, cc.previous(t));
+      int sp = soPred(t);
+      if (sp >= 0 && sp != cc.previous(t)) tc.join(t, sp);
+      for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) if (wh.rfFrom[i] != WeakHistory.BOT) tc.join(t, wh.rfFrom[i]);
+      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) tc.join(t, wh.visFrom[i]);
+    }
+    return tc;
   }
 
   /** Whether a →CO b, reflexively (a == b counts). Both committed; a may be t⊥. */
   boolean reaches(int a, int b) {
     if (a == WeakHistory.BOT) return true;
     if (b == WeakHistory.BOT) return false;
-    return clocks.get(b, wh.session(a)) >= wh.pos[a];
+    int c = chain[a];
+    return c < 0 ? a == b : clocks.get(b, c) >= index[a];
   }
 
   /** Whether a →CO b with a ≠ b. */

@@ -24,13 +24,13 @@ import java.util.Arrays;
  *
  * <p>Costs, in the spirit of AWDIT (Møldrup &amp; Pavlogiannis, PLDI'25): an edge t2 → t1 is kept
  * only when CO does not already imply it (t2 →CO t1, an O(1) clock test). For TCC, only the last
- * writer of x in each session that t3 knows of matters (the earlier ones precede it in session
- * order), and only in sessions where t3's clock entry exceeds t1's: each read costs O(number of
- * sessions writing x) plus a binary search per session that differs, so O(k log n) per read at
- * worst for k sessions, and nearly O(1) when keys have few writers. RA's session case is the
- * same search in t3's own session. RA's and RC's observed cases take, per read, whichever is
- * smaller: the writers of x or the writers t3 observed. The scans run one range of readers per
- * core ({@link Ranges}).
+ * writer of x on each chain of CO that t3 knows of matters (the earlier ones precede it
+ * causally), and only on chains where t3's clock entry exceeds t1's: each read costs O(number of
+ * chains writing x) plus a binary search per chain that differs, so O(w log n) per read at worst
+ * for CO of width w, and nearly O(1) when keys have few writers. RA's session case is the same
+ * search in t3's own session. RA's and RC's observed cases take, per read, whichever is smaller:
+ * the writers of x or the writers t3 observed. The scans run one range of readers per core
+ * ({@link Ranges}).
  */
 final class CommitOrder {
   static final int SO_VIA = -2, CO_VIA = -1;
@@ -129,7 +129,7 @@ final class CommitOrder {
    * their product with the reader's size.
    */
   private void observed(Forced f, boolean monoAtomic) {
-    writersByKey();
+    Writers ws = bySession();
     inParallel(f, (from, to, out) -> {
       // t3's observations in program order (as in Obs, gathered per reader into a scratch buffer).
       int[][] scratch = {new int[64], new int[64], new int[64]};
@@ -147,11 +147,11 @@ final class CommitOrder {
         }
         for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
           int x = wh.rfKey[i], t1 = wh.rfFrom[i], mx = wh.rfMop[i];
-          int ws = segFrom[segStart[x]], we = segFrom[segStart[x + 1]];
-          out.examined += Math.min(we - ws, oe);
-          if (we - ws <= oe) {
-            for (int wi = ws; wi < we; wi++) {
-              int t2 = wTxn[wi], e;
+          int wa = ws.segFrom[ws.segStart[x]], we = ws.segFrom[ws.segStart[x + 1]];
+          out.examined += Math.min(we - wa, oe);
+          if (we - wa <= oe) {
+            for (int wi = wa; wi < we; wi++) {
+              int t2 = ws.wTxn[wi], e;
               if (t2 == t1 || (e = seen.find(t2)) < 0) continue;
               int via = !monoAtomic || seen.firstKey[e] != x ? seen.firstMop[e] : seen.otherMop[e];
               if (monoAtomic && via >= mx) continue;
@@ -268,7 +268,7 @@ final class CommitOrder {
   /** ReadAtomic edges: session predecessors and observed writers. */
   Forced readAtomic() {
     Forced f = new Forced();
-    lastWriters(f, false);
+    lastSessionWriters(f);
     observed(f, false);
     return f;
   }
@@ -276,75 +276,105 @@ final class CommitOrder {
   /** Causal edges: every writer of x causally before t3 (the last one per session suffices). */
   Forced causal() {
     Forced f = new Forced();
-    lastWriters(f, true);
+    lastChainWriters(f);
     return f;
   }
 
-  // ------------------------------------------------------------------ writers by key and session
+  // ------------------------------------------------------------------ writers by key and group
 
   /**
-   * Every committed writer, bucketed by key (a counting sort over the sessions in order, so each
-   * key's bucket is grouped by session and sorted by position), and cut into segments of one
-   * session: [segStart[x], segStart[x+1]) are key x's segments; segment j holds writers
-   * wTxn[segFrom[j] .. segFrom[j+1]) of session segSession[j].
+   * Every committed writer of each key, grouped (by session, or by causal-order chain) and sorted
+   * by position in its group: [segStart[x], segStart[x+1]) are key x's segments; segment j holds
+   * writers wTxn[segFrom[j] .. segFrom[j+1]) of group segGroup[j], at positions wPos.
    */
-  private int[] segStart, segSession, segFrom, wTxn, wPos;
+  private static final class Writers {
+    final int[] segStart, segGroup, segFrom, wTxn, wPos;
 
-  private void writersByKey() {
-    if (segStart != null) return;
-    int nKeys = wh.h.keyCount();
-    int[] count = new int[nKeys + 1];
-    for (int[] txns : wh.sessionTxns) for (int u : txns) for (int i = wh.wkStart[u]; i < wh.wkStart[u + 1]; i++) count[wh.wkKey[i] + 1]++;
-    for (int x = 0; x < nKeys; x++) count[x + 1] += count[x];
-    int[] fill = Arrays.copyOf(count, nKeys);
-    wTxn = new int[count[nKeys]];
-    for (int[] txns : wh.sessionTxns) for (int u : txns) for (int i = wh.wkStart[u]; i < wh.wkStart[u + 1]; i++) wTxn[fill[wh.wkKey[i]]++] = u;
-    segStart = new int[nKeys + 1];
-    IntList ss = new IntList(), sf = new IntList();
-    for (int x = 0; x < nKeys; x++) {
-      segStart[x] = ss.size();
-      int prev = -1;
-      for (int i = count[x]; i < count[x + 1]; i++) {
-        int s = wh.session(wTxn[i]);
-        if (s != prev) {
-          ss.add(s);
-          sf.add(i);
-          prev = s;
+    /**
+     * members[g] lists group g's transactions in order; position(t) is t's 1-based position in
+     * its group. A counting sort by key over the groups in order keeps each key's bucket grouped
+     * and sorted.
+     */
+    Writers(WeakHistory wh, int[][] members, int[] position) {
+      int nKeys = wh.h.keyCount();
+      int[] count = new int[nKeys + 1];
+      for (int[] txns : members) for (int u : txns) for (int i = wh.wkStart[u]; i < wh.wkStart[u + 1]; i++) count[wh.wkKey[i] + 1]++;
+      for (int x = 0; x < nKeys; x++) count[x + 1] += count[x];
+      int[] fill = Arrays.copyOf(count, nKeys);
+      int[] group = new int[count[nKeys]];
+      wTxn = new int[count[nKeys]];
+      for (int g = 0; g < members.length; g++) {
+        for (int u : members[g]) {
+          for (int i = wh.wkStart[u]; i < wh.wkStart[u + 1]; i++) {
+            int at = fill[wh.wkKey[i]]++;
+            wTxn[at] = u;
+            group[at] = g;
+          }
         }
       }
+      segStart = new int[nKeys + 1];
+      IntList ss = new IntList(), sf = new IntList();
+      for (int x = 0; x < nKeys; x++) {
+        segStart[x] = ss.size();
+        int prev = -1;
+        for (int i = count[x]; i < count[x + 1]; i++) {
+          if (group[i] != prev) {
+            ss.add(group[i]);
+            sf.add(i);
+            prev = group[i];
+          }
+        }
+      }
+      segStart[nKeys] = ss.size();
+      sf.add(wTxn.length);
+      segGroup = ss.trimmed();
+      segFrom = sf.trimmed();
+      wPos = new int[wTxn.length];
+      for (int i = 0; i < wTxn.length; i++) wPos[i] = position[wTxn[i]];
     }
-    segStart[nKeys] = ss.size();
-    sf.add(wTxn.length);
-    segSession = ss.trimmed();
-    segFrom = sf.trimmed();
-    wPos = new int[wTxn.length];
-    for (int i = 0; i < wTxn.length; i++) wPos[i] = wh.pos[wTxn[i]];
+
+    /** The index (into wTxn) of the last writer in segment j at position ≤ c in its group, or -1. */
+    int lastUpTo(int j, int c) {
+      int lo = segFrom[j], hi = segFrom[j + 1] - 1, r = -1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        if (wPos[mid] <= c) {
+          r = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      return r;
+    }
   }
 
-  /** The index (into wTxn) of the last writer in segment j at position ≤ c in its session, or -1. */
-  private int lastUpTo(int j, int c) {
-    int lo = segFrom[j], hi = segFrom[j + 1] - 1, r = -1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      if (wPos[mid] <= c) {
-        r = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
+  private Writers bySession, byChain;
+
+  /** Writers grouped by session: every committed writer. */
+  private Writers bySession() {
+    if (bySession == null) bySession = new Writers(wh, wh.sessionTxns, wh.pos);
+    return bySession;
+  }
+
+  /** Writers grouped by causal-order chain: those on no chain (nothing follows them) are left out. */
+  private Writers byChain() {
+    if (byChain == null) {
+      int[] len = new int[co.chains];
+      for (int t = 0; t < wh.n; t++) if (co.chain[t] >= 0) len[co.chain[t]]++;
+      int[][] members = new int[co.chains][];
+      for (int c = 0; c < co.chains; c++) members[c] = new int[len[c]];
+      for (int t = 0; t < wh.n; t++) if (co.chain[t] >= 0) members[co.chain[t]][co.index[t] - 1] = t;
+      byChain = new Writers(wh, members, co.index);
     }
-    return r;
+    return byChain;
   }
 
   /**
-   * For each read of x from t1 by t3 and each session s writing x: the last writer w of x in s
-   * that t3 knows of (position ≤ t3's clock entry for s; in t3's own session, before t3). Earlier
-   * writers of s precede w in session order, so w's edge implies theirs; and when t1 already
-   * knows w (its clock entry for s reaches w), the edge is implied by CO. So only sessions where
-   * t3's entry exceeds t1's are searched: every session for TCC, only t3's for RA.
-   * Cost: O(segments of x) per read plus a binary search where the entries differ — at most
-   * O(k log n) per read for k sessions.
+   * RA's session case: for each read of x from t1 by t3, the last writer w of x before t3 in t3's
+   * session; the earlier ones precede w in session order, so w's edge implies theirs. Kept unless
+   * w is t1 or CO already orders w before t1.
    */
-  private void lastWriters(Forced f, boolean allSessions) {
-    writersByKey();
+  private void lastSessionWriters(Forced f) {
+    Writers ws = bySession();
     inParallel(f, (from, to, out) -> {
       for (int t3 = from; t3 < to; t3++) {
         int a = wh.rfStart[t3], b = wh.rfStart[t3 + 1];
@@ -352,19 +382,50 @@ final class CommitOrder {
         int s3 = wh.session(t3), p3 = wh.pos[t3];
         for (int i = a; i < b; i++) {
           int x = wh.rfKey[i], t1 = wh.rfFrom[i];
-          out.examined += segStart[x + 1] - segStart[x];
-          for (int j = segStart[x]; j < segStart[x + 1]; j++) {
-            int s = segSession[j];
-            if (!allSessions && s != s3) continue;
-            int c = s == s3 ? p3 - 1 : co.clocks.get(t3, s);
-            if (wPos[segFrom[j]] > c) continue; // t3 knows none of s's writers of x
-            int lo = t1 == WeakHistory.BOT ? 0 : co.clocks.get(t1, s);
-            if (c <= lo || wPos[segFrom[j + 1] - 1] <= lo) continue; // t1 knows every one t3 knows
-            int wi = lastUpTo(j, c);
-            if (wi < 0 || wPos[wi] <= lo) continue;
-            int w = wTxn[wi];
+          out.examined += ws.segStart[x + 1] - ws.segStart[x];
+          for (int j = ws.segStart[x]; j < ws.segStart[x + 1]; j++) {
+            if (ws.segGroup[j] != s3) continue;
+            int wi = ws.lastUpTo(j, p3 - 1);
+            if (wi < 0) break;
+            int w = ws.wTxn[wi];
+            if (w != t1 && !implied(w, t1)) out.add(w, t1, i, SO_VIA);
+            break;
+          }
+        }
+      }
+    });
+  }
+
+  /**
+   * TCC: for each read of x from t1 by t3 and each chain c of CO holding writers of x: the last
+   * writer w of x on c that t3 knows of (position ≤ t3's clock entry for c; on t3's own chain,
+   * before t3). Earlier writers on c precede w causally, so w's edge implies theirs; and when t1
+   * already knows w (its entry for c reaches w), the edge is implied by CO. So only chains where
+   * t3's entry exceeds t1's are searched. Cost: O(chains writing x) per read plus a binary search
+   * where the entries differ. Writers on no chain precede nothing, so they are never t2.
+   */
+  private void lastChainWriters(Forced f) {
+    Writers ws = byChain();
+    inParallel(f, (from, to, out) -> {
+      for (int t3 = from; t3 < to; t3++) {
+        int a = wh.rfStart[t3], b = wh.rfStart[t3 + 1];
+        if (a == b) continue;
+        int c3 = co.chain[t3], s3 = wh.session(t3), p3 = wh.pos[t3];
+        for (int i = a; i < b; i++) {
+          int x = wh.rfKey[i], t1 = wh.rfFrom[i];
+          out.examined += ws.segStart[x + 1] - ws.segStart[x];
+          for (int j = ws.segStart[x]; j < ws.segStart[x + 1]; j++) {
+            int c = ws.segGroup[j];
+            int known = c == c3 ? co.index[t3] - 1 : co.clocks.get(t3, c);
+            if (ws.wPos[ws.segFrom[j]] > known) continue; // t3 knows none of c's writers of x
+            int lo = t1 == WeakHistory.BOT ? 0 : co.clocks.get(t1, c);
+            if (known <= lo || ws.wPos[ws.segFrom[j + 1] - 1] <= lo) continue; // t1 knows every one t3 knows
+            int wi = ws.lastUpTo(j, known);
+            if (wi < 0 || ws.wPos[wi] <= lo) continue;
+            int w = ws.wTxn[wi];
             if (w == t1 || w == t3) continue;
-            out.add(w, t1, i, s == s3 ? SO_VIA : CO_VIA);
+            boolean so = wh.session(w) == s3 && wh.pos[w] < p3;
+            out.add(w, t1, i, so ? SO_VIA : CO_VIA);
           }
         }
       }

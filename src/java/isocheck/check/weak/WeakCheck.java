@@ -2,6 +2,7 @@ package isocheck.check.weak;
 
 import isocheck.check.Level;
 import isocheck.check.Verdict;
+import isocheck.clock.ChainClocks;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
 import isocheck.graph.Scc;
@@ -141,13 +142,13 @@ public final class WeakCheck {
       if (!graphLevels.isEmpty()) {
         try {
           co = new CausalOrder(wh, o.clocks, o.idOrder);
-        } catch (OutOfMemoryError | IllegalArgumentException e) {
-          // One clock entry per transaction and session: Jepsen gives each crashed (:info)
-          // process a new one, so a long run with many crashes can need more than the heap.
-          noClocks = String.format("causal clocks need %,d transactions × %,d sessions = %,d entries (%,d MB), more than "
-              + "this JVM can allocate (max heap %,d MB): raise -Xmx (sessions are processes; each crashed process "
-              + "starts a new one)", (long) wh.n, (long) wh.k, (long) wh.n * wh.k, (long) wh.n * wh.k * 4 >> 20,
-              Runtime.getRuntime().maxMemory() >> 20);
+        } catch (OutOfMemoryError | ChainClocks.TooWide e) {
+          // One clock entry per transaction and chain of causal order: only a causal order
+          // thousands of transactions wide (many concurrent, unrelated writers that are read
+          // later) can need more than the heap.
+          noClocks = String.format("causal order of %,d transactions is too wide for this JVM's heap (max %,d MB): %s; "
+              + "raise -Xmx", (long) wh.n, Runtime.getRuntime().maxMemory() >> 20,
+              e instanceof ChainClocks.TooWide ? e.getMessage() : "out of memory building the causal clocks");
           ws.put("clocks-error", noClocks);
         }
       }
@@ -155,8 +156,10 @@ public final class WeakCheck {
         rep = new TapReport(wh, co);
         t2 = System.nanoTime();
         ws.put("clocks", new Kw(co.clocks.name()));
-        if (co.fellBack) ws.put("clocks-note", "causal order has a cycle: vector clocks used");
+        if (co.fellBack != null) ws.put("clocks-note", co.fellBack);
         ws.put("clock-bytes", co.clocks.bytes());
+        ws.put("chains", (long) co.chains);
+        ws.put("sessions", (long) wh.k);
         ws.put("co-order", new Kw(co.idOrdered ? "id-order" : "scc"));
         ws.put("co-facts", (long) (wh.rfFrom.length + wh.visFrom.length + wh.n));
         if (wh.list) ws.put("ww-edges", (long) wh.wwSrc.size());
