@@ -347,6 +347,54 @@
                            (into {} (.counts (.anomalies r)))])))]
       (is (= (run "vector") (run "tree")) (str "seed " seed)))))
 
+(defn- crashing
+  "A simulated history shaped like a Jepsen run under a nemesis: 10 worker threads, a fraction
+  `info` of transactions ending :info (each retiring its process, the thread continuing as a new
+  one), few keys so that causal order is dense."
+  [store bug seed info & {:keys [txns] :or {txns 1500}}]
+  (Simulator/history (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store)
+                                 (.workload (if (even? seed) History$Workload/APPEND History$Workload/REGISTER))
+                                 (.txns (int txns)) (.sessions 10) (.keys 40) (.opsPerTxn 1 5)
+                                 (.failRate 0.02) (.infoRate (double info)))
+                       bug (-> (.bug bug) (.bugRate 0.02))
+                       true .build)))
+
+(defn- weak-run
+  "Verdicts and anomaly counts (and weak stats) with chains merged across sessions or not."
+  [^isocheck.history.History hh merge?]
+  (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
+    (set! (.mergeChains (.weak o)) (boolean merge?))
+    (let [r (Checker/check hh o)]
+      [(into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+       (into {} (.counts (.anomalies r)))
+       (get (.stats r) "weak")])))
+
+(deftest crashed-processes-chains-agree-with-one-chain-per-session
+  ;; Jepsen's shape under faults (1% and 30% :info, a new process after each): clocks over merged
+  ;; chains and over one chain per session must give the same verdicts and anomalies, a correct
+  ;; store must pass every weak level, and each injected bug must be caught when it fired.
+  (let [merged-fewer (atom 0), fired-count (atom {})]
+    (doseq [info [0.01 0.3]
+            [store bug failing] [[Store/SNAPSHOT_ISOLATION nil #{}]
+                                 [Store/SNAPSHOT_ISOLATION Bug/CAUSALITY_VIOLATION #{"tcc"}]
+                                 [Store/SNAPSHOT_ISOLATION Bug/FRACTURED_READ #{"tcc" "ra"}]]
+            seed (range 6)]
+      (let [sh (crashing store bug seed info)
+            hh (.history sh)
+            [v c stats :as merged] (weak-run hh true)
+            [v1 c1 stats1] (weak-run hh false)
+            fired (and bug (pos? (.bugFirings (.result sh))))
+            what (str info " " bug " seed " seed)]
+        (is (= [v c] [v1 c1]) what)
+        (when (< (get stats "chains") (get stats1 "chains")) (swap! merged-fewer inc))
+        (when fired (swap! fired-count update [info bug] (fnil inc 0)))
+        (if fired
+          (doseq [l failing] (is (= "FALSE" (v l)) what))
+          (is (every? #{"TRUE"} (vals v)) what))))
+    (is (< 20 @merged-fewer) "merging chains takes fewer chains than sessions")
+    (doseq [info [0.01 0.3], bug [Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ]]
+      (is (<= 4 (get @fired-count [info bug] 0)) (str bug " fired in most runs at " info)))))
+
 (defn- run-weak
   "Verdicts, anomaly counts and weak stats of a History, with the id-order
   shortcut on or off."

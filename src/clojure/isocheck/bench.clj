@@ -120,7 +120,7 @@
           txns ops (mb bytes) (/ ops parse-s) load-s (/ ops load-s) (mb load-peak) check-s (/ txns check-s)
           (mb check-peak) (mb hist-heap)))
 
-(defn- weak-config ^SimConfig [workload txns sessions keys]
+(defn- weak-config ^SimConfig [workload txns sessions keys & [info]]
   (-> (SimConfig/builder)
       (.seed 7)
       (.store Store/SNAPSHOT_ISOLATION)
@@ -131,10 +131,10 @@
       (.keyDist SimConfig$KeyDist/UNIFORM)
       (.opsPerTxn 20 20)
       (.readFraction 0.5)
-      ;; Plume's generator has no crashes: each :info would retire a process and
-      ;; start a new session, and clocks hold one entry per session.
+      ;; Plume's generator has no crashes; the Jepsen shape adds them: each :info
+      ;; retires its process and the thread continues as a new one.
       (.failRate 0.0)
-      (.infoRate 0.0)
+      (.infoRate (double (or info 0.0)))
       (.pendingAtEnd 0)
       .build))
 
@@ -157,12 +157,31 @@
         ;; The forced-edge scans' candidate pairs per transaction: their work, which does not
         ;; depend on the machine (time per transaction also grows as data leaves the caches).
         work (reduce + (for [[_ m] (get (.stats r) "weak") :when (instance? java.util.Map m)]
-                         (long (or (get m "examined") 0))))]
-    (println (format "  %-28s %-10s %8.3f s %,12.0f txns/s %9s %6.1f pairs/txn   %s" label clocks s (/ (.nTxns h) s) (mb peak)
-                     (double (/ work (.nTxns h)))
+                         (long (or (get m "examined") 0))))
+        w (get (.stats r) "weak")]
+    (println (format "  %-28s %-10s %8.3f s %,12.0f txns/s %9s %6.1f pairs/txn  %,6d chains %8s clocks   %s" label clocks s (/ (.nTxns h) s) (mb peak)
+                     (double (/ work (.nTxns h))) (long (or (get w "chains") 0)) (mb (or (get w "clock-bytes") 0))
                      (if (empty? bad) "all hold" (str "VIOLATED " (str/join "," bad)))))
     (flush)
     s))
+
+(defn crash-rows
+  "Jepsen's shape under faults, on Plume's workload: 10 worker threads, each :info
+  retiring its process (the thread continues as a new one, as Jepsen does), so
+  processes number in the thousands. 1% :info at every size, 30% up to 10^5."
+  [sizes]
+  (doseq [[info ns] [[0.01 sizes] [0.3 (filter #(<= % 100000) sizes)]]
+          wl [History$Workload/REGISTER History$Workload/APPEND]
+          n ns]
+    (let [[^History h gen-s] (let [t0 (System/nanoTime)
+                                   sh (Simulator/history (weak-config wl n 10 (* 2 n) info))]
+                               [(.history sh) (/ (- (System/nanoTime) t0) 1e9)])
+          runs (if (>= n 100000) 3 5)]
+      (println (format "\n%s, %,d txns, 10 threads, %.0f%% :info: %,d processes, %,d micro-ops; generated in %.1f s"
+                       (.cliName ^History$Workload wl) (.nTxns h) (* 100 info) (.sessionCount h) (long (.mopCount h)) gen-s))
+      (weak-row "tcc" h [:tcc] "vector" runs)
+      (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "vector" runs)
+      (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "vector/scc" runs))))
 
 (defn weak-main
   "Plume's workload (25 sessions, 20 ops/txn, 50% reads, uniform keys, twice
@@ -191,6 +210,7 @@
         (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "vector" runs)
         (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "tree" runs)
         (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "vector/scc" runs)))
+    (crash-rows sizes)
     (println "\nTCC, rw-register, 100,000 txns, 200,000 keys: sessions k")
     (doseq [k [10 25 50 100 200]]
       (let [h (.history (Simulator/history (weak-config History$Workload/REGISTER 100000 k 200000)))]
@@ -198,6 +218,12 @@
         (weak-row (str "tcc, k = " k) h [:tcc] "tree" 3)))))
 
 (defn -main [& args]
+  (when (= "crash" (first args))
+    (let [rt (Runtime/getRuntime)]
+      (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))
+    (crash-rows (if (next args) (mapv #(Long/parseLong %) (next args)) [5000 100000 1000000]))
+    (shutdown-agents)
+    (System/exit 0))
   (when (= "weak" (first args))
     (weak-main (if (next args) (mapv #(Long/parseLong %) (next args)) [5000 100000 1000000]))
     (shutdown-agents)

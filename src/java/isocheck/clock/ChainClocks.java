@@ -55,11 +55,20 @@ public final class ChainClocks implements Clocks {
   private int[] owner = new int[4];
   private final int[] scratch = new int[B];
 
+  /** Whether a node may continue a chain other than its session predecessor's. */
+  private final boolean merge;
+
+  /** Empty clocks for the given number of nodes, as below, that merge chains. */
+  public ChainClocks(int nodes, long maxEntries) { this(nodes, maxEntries, true); }
+
   /**
    * Empty clocks for the given number of nodes, holding at most maxEntries ints in all (block
-   * references and block entries); every node starts on no chain.
+   * references and block entries); every node starts on no chain. Without merge, a node
+   * continues only its session predecessor's chain (one chain per session, as session clocks;
+   * for comparing the two).
    */
-  public ChainClocks(int nodes, long maxEntries) {
+  public ChainClocks(int nodes, long maxEntries, boolean merge) {
+    this.merge = merge;
     rows = new int[nodes][][];
     chain = new int[nodes];
     index = new int[nodes];
@@ -143,7 +152,7 @@ public final class ChainClocks implements Clocks {
     int[][] r = rows[t];
     int c = -1;
     if (prefer >= 0 && chain[prefer] >= 0 && tail[chain[prefer]] == prefer) c = chain[prefer];
-    if (c < 0) {
+    if (c < 0 && merge) {
       int live = -1;
       scan:
       for (int b = 0; b < r.length; b++) {

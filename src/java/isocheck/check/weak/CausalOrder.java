@@ -48,14 +48,14 @@ final class CausalOrder {
   private Digraph succ, pred;
   private Scc scc;
 
-  CausalOrder(WeakHistory wh, String clockKind, boolean useIdOrder) {
+  CausalOrder(WeakHistory wh, String clockKind, boolean useIdOrder, boolean mergeChains) {
     this.wh = wh;
     idOrdered = useIdOrder && idOrdered(wh);
     boolean tree = "tree".equals(clockKind);
     boolean cyclic = !idOrdered && scc().hasCycle();
     int[] order = topologicalOrder();
     long budget = entryBudget();
-    ChainClocks cc = new ChainClocks(wh.n, budget);
+    ChainClocks cc = new ChainClocks(wh.n, budget, mergeChains);
     decompose(cc, order, tree && !cyclic ? null : successors());
     chains = cc.chains();
     long treeInts = 4L * wh.n * Math.max(1, chains);

@@ -50,6 +50,12 @@ public final class WeakCheck {
      * to compare them.
      */
     public boolean idOrder = true;
+    /**
+     * Let a transaction continue a chain of causal order other than its session's (a crashed
+     * process's successor takes over its chain), so clocks grow with the width of causal order,
+     * not with the number of processes. Both are exact; tests turn this off to compare them.
+     */
+    public boolean mergeChains = true;
   }
 
   private static Tap.WeakLevel weak(Level l) {
@@ -141,7 +147,7 @@ public final class WeakCheck {
       String noClocks = null;
       if (!graphLevels.isEmpty()) {
         try {
-          co = new CausalOrder(wh, o.clocks, o.idOrder);
+          co = new CausalOrder(wh, o.clocks, o.idOrder, o.mergeChains);
         } catch (OutOfMemoryError | ChainClocks.TooWide e) {
           // One clock entry per transaction and chain of causal order: only a causal order
           // thousands of transactions wide (many concurrent, unrelated writers that are read
