@@ -70,7 +70,31 @@ public final class Checker {
     }
     LinkedHashMap<Level, Verdict> verdicts = new LinkedHashMap<>();
     for (Level l : o.levels) verdicts.put(l, got.get(l));
+    consolidate(verdicts, anomalies, h.workload);
     return new Result(h, verdicts, anomalies, stats);
+  }
+
+  /**
+   * Makes the verdicts agree with one another and with the anomalies, by construction: a level
+   * its own check left unknown is violated when an anomaly found rules it out
+   * ({@link Level#violatedBy}) or when it implies a violated level ({@link Level#implies}; TCC
+   * violated means strong-session serializability is too), and then it names those anomaly
+   * types. A level decided true stays true: that no anomaly found rules it out, and that no level
+   * it implies is violated, is what the tests check of the mapping and of the checkers, on every
+   * history they run.
+   */
+  static void consolidate(LinkedHashMap<Level, Verdict> verdicts, AnomalySet anomalies, History.Workload w) {
+    LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>(verdicts);
+    for (java.util.Map.Entry<Level, Verdict> e : verdicts.entrySet()) {
+      Level l = e.getKey();
+      if (e.getValue().value != Verdict.Value.UNKNOWN || !l.implemented()) continue;
+      java.util.TreeSet<String> types = new java.util.TreeSet<>();
+      for (String t : anomalies.types()) if (Level.violatedBy(t, w).contains(l)) types.add(t);
+      for (java.util.Map.Entry<Level, Verdict> o : decided.entrySet()) {
+        if (o.getKey() != l && o.getValue().value == Verdict.Value.FALSE && l.implies(o.getKey())) types.addAll(o.getValue().anomalyTypes);
+      }
+      if (!types.isEmpty()) e.setValue(new Verdict(Verdict.Value.FALSE, null, new ArrayList<>(types)));
+    }
   }
 
   /** The serializable and snapshot-isolation levels (and the unimplemented names). */
@@ -392,8 +416,24 @@ public final class Checker {
       return !found.isEmpty();
     }
 
+    /** The cycles reported so far, by type and steps: the families' searches can meet one cycle several times. */
+    final Set<String> reported = new HashSet<>();
+
     void addCycle(Cycle tc, int hypothetical, String note, java.util.Map<String, Object> extra) {
+      if (!reported.add(tc.anomalyType() + " " + canonical(tc))) return;
       anomalies.add(CycleReport.of(h, steps, tc, hypothetical, note, extra));
+    }
+
+    /** A cycle's nodes and labels from its smallest node on: the same for every rotation of it. */
+    static String canonical(Cycle c) {
+      int k = c.nodes.length, at = 0;
+      for (int i = 1; i < k; i++) if (c.nodes[i] < c.nodes[at]) at = i;
+      StringBuilder sb = new StringBuilder();
+      for (int j = 0; j < k; j++) {
+        int i = (at + j) % k;
+        sb.append(c.nodes[i]).append(':').append(c.labels[i]).append(' ');
+      }
+      return sb.toString();
     }
 
     /**

@@ -109,6 +109,11 @@ public enum Level {
    * (adjacent anti-dependencies), only the serializable kinds.
    */
   public static EnumSet<Level> violatedBy(String type) {
+    // Both analyses name these: the serializable/SI one under its semantics (a read's own
+    // trailing appends are part of the version it shows), the weak one under Plume's (they are
+    // not). Only the strong levels are ruled out by either; the weak checker's own verdicts say
+    // when the weak levels are.
+    if (type.equals("incompatible-order") || type.equals("duplicate-elements")) return EnumSet.copyOf(STRONG);
     EnumSet<Level> weak = isocheck.check.weak.WeakCheck.violatedBy(type);
     if (weak != null) return weak;
     EnumSet<Level> r = EnumSet.noneOf(Level.class);
@@ -119,19 +124,39 @@ public enum Level {
     boolean cycle = base.equals("G0") || base.equals("G1c") || base.startsWith("G-single") || base.startsWith("G-nonadjacent")
         || base.equals("G2-item");
     if (!cycle) {
-      // Pre-checks: every level forbids them (RC-(1)-(3) and a valid reads-from), except that a
-      // lost update is allowed below snapshot isolation.
+      // Pre-checks: every strong level forbids them. Below them: a lost update is allowed; an
+      // internal inconsistency (a read that disagrees with the transaction's own earlier reads
+      // and writes of the key) is Plume's NotMyOwnWrite or NotMyLastWrite (TAPs d, e: RC and up)
+      // or NonRepeatableRead (TAP j: RA and up, not RC), so it rules out RA and TCC only; the
+      // others (aborted, intermediate, future, garbage reads, dirty updates) are TAPs a-c and f,
+      // which RC forbids.
       r.addAll(STRONG);
-      if (!type.equals("lost-update")) r.addAll(WEAK_CM);
+      if (type.equals("internal")) r.addAll(EnumSet.of(RA, TCC));
+      else if (!type.equals("lost-update")) r.addAll(WEAK_CM);
       return r;
     }
-    // A cycle of version order, reads-from and session order (G0, G1c, plain or -process) is a
-    // commit-order cycle at every weak level (CM ⊇ CO ∪ version order).
-    if ((base.equals("G0") || base.equals("G1c")) && f != Family.REALTIME) r.addAll(WEAK_CM);
     for (Level l : STRONG) {
       if (l.family.ordinal() < f.ordinal()) continue; // the cycle needs orders this level lacks
       if (base.equals("G2-item") && l.kind != Kind.SER) continue;
       r.add(l);
+    }
+    return r;
+  }
+
+  /**
+   * {@link #violatedBy(String)} for a history of the given workload. On rw-register histories a
+   * G0 or G1c cycle (plain or -process) is made of reads-from and session order only, so it is a
+   * causal-order cycle (Plume's TAP g) and rules out RC, RA and TCC too. On list-append ones its
+   * write-write steps come from the serializable/SI reading of lists (a transaction's read after
+   * its own appends fixes where they went; an append no read shows follows the last one read),
+   * which Plume's weak levels do not assume, so it rules out the strong levels only; the weak
+   * checker finds the weak levels' own cycles.
+   */
+  public static EnumSet<Level> violatedBy(String type, isocheck.history.History.Workload w) {
+    EnumSet<Level> r = violatedBy(type);
+    if (w == isocheck.history.History.Workload.REGISTER
+        && (type.equals("G0") || type.equals("G1c") || type.equals("G0-process") || type.equals("G1c-process"))) {
+      r.addAll(WEAK_CM);
     }
     return r;
   }

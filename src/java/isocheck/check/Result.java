@@ -42,11 +42,40 @@ public final class Result {
     return unknown ? Verdict.Value.UNKNOWN : Verdict.Value.TRUE;
   }
 
-  /** Every implemented level the anomalies rule out, requested or not. */
+  /**
+   * The anomaly types that bear on the levels asked for (rule out at least one of them): the
+   * result's {@code :anomalies}. The others are only counted ({@code :other-anomaly-counts}).
+   */
+  public List<String> relevantTypes() {
+    TreeSet<String> named = new TreeSet<>();
+    for (Verdict v : levels.values()) named.addAll(v.anomalyTypes);
+    List<String> r = new ArrayList<>();
+    for (String t : new TreeSet<>(anomalies.types())) {
+      boolean bears = named.contains(t);
+      for (Level l : Level.violatedBy(t, history.workload)) bears |= levels.containsKey(l);
+      if (bears) r.add(t);
+    }
+    return r;
+  }
+
+  /**
+   * Every implemented level ruled out: a level asked for iff its verdict is false (so this agrees
+   * with {@code :levels} by construction); a level not asked for when a relevant anomaly rules it
+   * out or it implies a violated level.
+   */
   public EnumSet<Level> violated() {
     EnumSet<Level> v = EnumSet.noneOf(Level.class);
-    for (String t : anomalies.types()) v.addAll(Level.violatedBy(t));
     for (Map.Entry<Level, Verdict> e : levels.entrySet()) if (e.getValue().value == Verdict.Value.FALSE) v.add(e.getKey());
+    EnumSet<Level> asked = EnumSet.noneOf(Level.class);
+    asked.addAll(levels.keySet());
+    EnumSet<Level> other = EnumSet.noneOf(Level.class);
+    for (String t : relevantTypes()) other.addAll(Level.violatedBy(t, history.workload));
+    for (Level l : Level.values()) {
+      if (!l.implemented() || asked.contains(l)) continue;
+      for (Level bad : v) if (l.implies(bad)) other.add(l);
+    }
+    other.removeAll(asked);
+    v.addAll(other);
     return v;
   }
 
@@ -82,7 +111,7 @@ public final class Result {
     LinkedHashMap<String, Object> m = new LinkedHashMap<>();
     Verdict.Value valid = valid();
     m.put("valid?", verdictData(valid));
-    TreeSet<String> types = new TreeSet<>(anomalies.types());
+    List<String> types = relevantTypes();
     m.put("anomaly-types", kws(types));
     LinkedHashMap<Object, Object> an = new LinkedHashMap<>();
     LinkedHashMap<Object, Object> cx = new LinkedHashMap<>();
@@ -123,6 +152,9 @@ public final class Result {
     LinkedHashMap<Object, Object> counts = new LinkedHashMap<>();
     for (String t : types) counts.put(new Kw(t), anomalies.count(t));
     m.put("anomaly-counts", counts);
+    LinkedHashMap<Object, Object> others = new LinkedHashMap<>();
+    for (String t : new TreeSet<>(anomalies.types())) if (!types.contains(t)) others.put(new Kw(t), anomalies.count(t));
+    if (!others.isEmpty()) m.put("other-anomaly-counts", others);
     m.put("stats", stats);
     return m;
   }
@@ -145,9 +177,15 @@ public final class Result {
       }
       sb.append('\n');
     }
-    if (!anomalies.isEmpty()) {
-      sb.append("\nnot: ").append(names(not())).append("   also not: ").append(names(alsoNot())).append('\n');
-      for (String t : new TreeSet<>(anomalies.types())) {
+    List<String> relevant = relevantTypes();
+    if (!relevant.isEmpty()) {
+      EnumSet<Level> asked = EnumSet.noneOf(Level.class);
+      asked.addAll(levels.keySet());
+      EnumSet<Level> not = not(), alsoNot = alsoNot();
+      not.retainAll(asked);
+      alsoNot.retainAll(asked);
+      sb.append("\nnot: ").append(names(not)).append("   also not: ").append(names(alsoNot)).append('\n');
+      for (String t : relevant) {
         List<Anomaly> inst = anomalies.get(t);
         long n = anomalies.count(t);
         sb.append("\n").append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances")
@@ -161,6 +199,9 @@ public final class Result {
         for (String line : a.explanation.split("\n")) sb.append("  ").append(line).append('\n');
       }
     }
+    List<String> others = new ArrayList<>();
+    for (String t : new TreeSet<>(anomalies.types())) if (!relevant.contains(t)) others.add(t + " (" + anomalies.count(t) + ")");
+    if (!others.isEmpty()) sb.append("\nAlso found, bearing on no level asked for: ").append(String.join(", ", others)).append('\n');
     sb.append("\nstats: ").append(isocheck.history.Edn.str(stats)).append('\n');
     return sb.toString();
   }
