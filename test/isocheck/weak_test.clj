@@ -66,6 +66,15 @@
 (tap-case g-cyclic-co "session order and reads-from form a cycle" :CyclicCO #{:rc :ra :tcc}
   [0 [[:r 1 1] [:w 2 1]]] [1 [[:r 2 1]]] [1 [[:w 1 1]]])
 
+(deftest g-cyclic-co-names-each-read
+  ;; Each reads-from step names the read that made it, and a register's write is a write.
+  (doseq [[wl hh] [[:wr (hist [0 [[:r 1 1] [:w 2 1]]] [1 [[:r 2 1]]] [1 [[:w 1 1]]])]
+                   [:append (hist [0 [[:append 1 1] [:r 2 [2]]]] [1 [[:append 2 2] [:r 1 [1]]]])]]]
+    (let [ex (get-in (check hh) [:counterexamples :CyclicCO :explanation])]
+      (is (not (str/includes? ex "?")) ex)
+      (is (str/includes? ex (if (= wl :wr) "read [:r 2 1] from" "read [:r 1 [1]] from")) ex)
+      (when (= wl :wr) (is (not (str/includes? ex "append")) ex)))))
+
 (tap-case h-non-mono-read-co "reads y from t2, then x from t1, with t1 -so-> t2 both writing x"
   :NonMonoReadCO #{:rc :ra :tcc}
   [0 [[:w 1 1]]] [0 [[:w 1 2] [:w 2 1]]] [1 [[:r 2 1] [:r 1 1]]])

@@ -194,7 +194,9 @@ final class TapReport {
         int j = observation(a, b);
         int mop = j >= 0 ? cmObsMop(j) : -1;
         boolean last = j >= 0 && isReadsFrom(b, a, mop);
-        s = name(b) + (last ? " read " : "'s read ") + (mop >= 0 ? h.mopStr(mop) : "?") + (last ? " from " + name(a) : " shows " + name(a) + "'s append");
+        String what = wh.list ? "append" : "write";
+        s = mop < 0 ? name(b) + " observed " + name(a) + "'s " + what
+            : name(b) + (last ? " read " : "'s read ") + h.mopStr(mop) + (last ? " from " + name(a) : " shows " + name(a) + "'s " + what);
         label = "wr" + (mop >= 0 ? " " + h.keyStr(h.mopKey(mop)) : "");
       } else if ((m & Edge.WW) != 0) {
         int wi = wwIndex(a, b);

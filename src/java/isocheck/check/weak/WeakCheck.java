@@ -169,9 +169,9 @@ public final class WeakCheck {
         ws.put("co-order", new Kw(co.idOrdered ? "id-order" : "scc"));
         ws.put("co-facts", (long) (wh.rfFrom.length + wh.visFrom.length + wh.n));
         if (wh.list) ws.put("ww-edges", (long) wh.wwSrc.size());
-        cyclicCo();
         cm = new CommitOrder(wh, co);
-        rep.observations(cm);
+        rep.observations(cm); // before TAP g's reports, whose steps name the reads
+        cyclicCo();
         levelsByGraph(graphLevels);
         t3 = System.nanoTime();
       }
