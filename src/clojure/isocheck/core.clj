@@ -168,13 +168,15 @@
 
 (defn write-report!
   "Writes report.html, report.txt, result.edn, result.json and one DOT (and
-  SVG, with graphviz) per anomaly type into dir. Returns dir."
-  [dir ^Result result result-map]
+  SVG, with graphviz) per anomaly type into dir; source, when given, names the
+  history checked at the top of the reports. Returns dir."
+  ([dir result result-map] (write-report! dir result result-map nil))
+  ([dir ^Result result result-map source]
   (let [path (Paths/get (str dir) (into-array String []))]
-    (ReportFiles/write path result)
+    (ReportFiles/write path result (some-> source str))
     (binding [*print-length* nil, *print-level* nil]
       (spit (io/file (str dir) "result.edn") (pr-str result-map)))
-    (str dir)))
+    (str dir))))
 
 (defn check-history
   "Checks an isocheck.history.History; returns [Result result-map]. load-ms,
@@ -198,7 +200,7 @@
              [r m]     (check-history opts h)
              dir       (or (:directory opts) (j/store-dir test check-opts))]
          (if dir
-           (do (write-report! dir r m)
+           (do (write-report! dir r m (when-let [n (:name test)] (str "Jepsen test " n (some->> (:start-time test) (str ", started ")))))
                (assoc m :report-dir dir))
            m))
        (catch HistoryException e

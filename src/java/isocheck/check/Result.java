@@ -193,8 +193,7 @@ public final class Result {
             .append('\n');
         Anomaly a = inst.get(0);
         for (int t2 : new LinkedHashSet<Integer>(toList(a.txns))) {
-          sb.append("  ").append(history.name(t2)).append(" = ").append(isocheck.history.Edn.str(isocheck.report.Data.op(history, t2)))
-              .append('\n');
+          sb.append("  ").append(history.name(t2)).append(" = ").append(isocheck.report.Data.opStr(history, t2, a)).append('\n');
         }
         for (String line : a.explanation.split("\n")) sb.append("  ").append(line).append('\n');
       }

@@ -132,18 +132,57 @@ public final class History {
   public String keyStr(int k) { return Edn.str(keys[k]); }
   public String valueStr(int v) { return Edn.str(value(v)); }
 
-  /** A list read's elements, rendered: [1 2 3]. */
-  public String listStr(int m) {
+  /** Lists longer than this are shown abbreviated in explanations: {@link #listStr(int, int)}. */
+  public static final int LIST_SHOWN = 24;
+
+  /** A list read's elements, rendered: [1 2 3]; a long one abbreviated around its last element. */
+  public String listStr(int m) { return listStr(m, mopLen[m] - 1); }
+
+  /**
+   * A list read's elements, rendered: [1 2 3]. A list longer than {@link #LIST_SHOWN} shows its
+   * first three elements, a window of five either side of position {@code focus} (0-based) and
+   * its last two, each gap replaced by the count of what it elides: [1 2 3 …24,992 more… 24996
+   * 24997 …]. Explanations focus on the element they talk about (where two reads differ, the
+   * element read twice, the aborted one), so a 50,000-element read stays one short line.
+   */
+  public String listStr(int m, int focus) {
+    int len = mopLen[m], off = mopVal[m];
     StringBuilder sb = new StringBuilder("[");
-    for (int j = 0; j < mopLen[m]; j++) {
-      if (j > 0) sb.append(' ');
-      Edn.render(sb, values[listPool[mopVal[m] + j]]);
+    if (len <= LIST_SHOWN) {
+      for (int j = 0; j < len; j++) {
+        if (j > 0) sb.append(' ');
+        Edn.render(sb, values[listPool[off + j]]);
+      }
+      return sb.append(']').toString();
     }
+    int f = Math.max(0, Math.min(len - 1, focus));
+    int a = Math.max(0, f - 5), b = Math.min(len - 1, f + 5);
+    int next = 0; // the first position not yet rendered or elided
+    int[][] ranges = {{0, Math.min(2, len - 1)}, {a, b}, {Math.max(0, len - 2), len - 1}};
+    for (int[] r : ranges) {
+      int from = Math.max(r[0], next), to = r[1];
+      if (from > to) continue;
+      if (from > next) gap(sb, from - next);
+      for (int j = from; j <= to; j++) {
+        if (sb.length() > 1 && sb.charAt(sb.length() - 1) != ' ') sb.append(' ');
+        Edn.render(sb, values[listPool[off + j]]);
+      }
+      next = to + 1;
+    }
+    if (next < len) gap(sb, len - next);
     return sb.append(']').toString();
   }
 
-  /** The micro-op rendered as EDN: [:append 3 5], [:r 3 [1 2]], [:w 3 5], [:r 3 nil]. */
-  public String mopStr(int m) {
+  private static void gap(StringBuilder sb, int n) {
+    if (sb.length() > 1) sb.append(' ');
+    sb.append(String.format("…%,d more…", n)).append(' ');
+  }
+
+  /** The micro-op rendered as EDN: [:append 3 5], [:r 3 [1 2]], [:w 3 5], [:r 3 nil]; a long list read abbreviated. */
+  public String mopStr(int m) { return mopStr(m, -1); }
+
+  /** {@link #mopStr(int)}, a long list read abbreviated around position focus (-1: its last element). */
+  public String mopStr(int m, int focus) {
     StringBuilder sb = new StringBuilder();
     switch (mopKind[m]) {
       case OpRecord.APPEND: sb.append("[:append "); break;
@@ -153,7 +192,7 @@ public final class History {
     Edn.render(sb, keys[mopKey[m]]);
     sb.append(' ');
     if (mopKind[m] == OpRecord.READ && workload == Workload.APPEND) {
-      sb.append(status[mopTxn[m]] == OpType.OK ? listStr(m) : "nil");
+      sb.append(status[mopTxn[m]] == OpType.OK ? listStr(m, focus < 0 ? mopLen[m] - 1 : focus) : "nil");
     } else {
       Edn.render(sb, value(mopVal[m]));
     }

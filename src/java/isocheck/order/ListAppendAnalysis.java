@@ -258,10 +258,14 @@ public final class ListAppendAnalysis {
       int off = h.mopVal(m);
       stamp++;
       LinkedHashMap<Object, Object> dups = null;
+      int firstDup = -1;
       for (int j = 0; j < len; j++) {
         int v = pool[off + j];
         if (dupStamp[v] == stamp) {
-          if (dups == null) dups = new LinkedHashMap<>();
+          if (dups == null) {
+            dups = new LinkedHashMap<>();
+            firstDup = j;
+          }
           Object vo = h.value(v);
           Object c = dups.get(vo);
           dups.put(vo, c == null ? 2L : (Long) c + 1);
@@ -270,8 +274,9 @@ public final class ListAppendAnalysis {
       if (dups == null) continue;
       int t = h.mopTxn(m), k = h.mopKey(m);
       anomalies.add(new Anomaly("duplicate-elements", new int[] {t},
-          Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "duplicates", dups),
-          name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which holds "
+          Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "duplicates", dups, "key", h.key(k),
+              "position", (long) firstDup + 1),
+          name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m, firstDup) + ", which holds "
               + (dups.size() == 1 ? "the element " + isocheck.history.Edn.str(dups.keySet().iterator().next())
               : "the elements " + isocheck.history.Edn.str(new ArrayList<>(dups.keySet())))
               + " more than once, yet every value is appended only once.", null));
@@ -305,11 +310,15 @@ public final class ListAppendAnalysis {
         if (!reported[k]) {
           reported[k] = true;
           int lt = h.mopTxn(l);
+          // Where they part: long reads are shown around it (History.listStr).
+          int at = Arrays.mismatch(pool, off, off + len, pool, loff, loff + len);
           anomalies.add(new Anomaly("incompatible-order", new int[] {t, lt},
-              Anomaly.map("key", h.key(k), "values", List.of(Data.list(h, m, len), Data.list(h, l, h.mopLen(l))),
-                  "ops", Data.ops(h, t, lt)),
-              name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + " and " + name(lt) + " read it as "
-                  + h.listStr(l) + ": neither is a prefix of the other, so no single order of appends explains both.",
+              Anomaly.map("key", h.key(k), "position", (long) at + 1,
+                  "values", List.of(Data.list(h, m, len), Data.list(h, l, h.mopLen(l))), "ops", Data.ops(h, t, lt)),
+              name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m, at) + " and " + name(lt) + " read it as "
+                  + h.listStr(l, at) + ": they differ at position " + String.format("%,d", at + 1) + " ("
+                  + h.valueStr(pool[off + at]) + " where " + name(lt) + " read " + h.valueStr(pool[loff + at])
+                  + "), so neither is a prefix of the other and no single order of appends explains both.",
               null));
         }
         // Elements only this read saw still tell us who committed, and may be aborted or garbage.
@@ -393,14 +402,14 @@ public final class ListAppendAnalysis {
           anomalies.add(new Anomaly("G1a", new int[] {reader, wt},
               Anomaly.map("op", Data.op(h, reader), "mop", Data.mop(h, m), "writer", Data.op(h, wt),
                   "element", h.value(v)),
-              name(reader) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which includes "
+              name(reader) + " read key " + h.keyStr(k) + " as " + h.listStr(m, off - h.mopVal(m) + p) + ", which includes "
                   + h.valueStr(v) + ", appended by " + name(wt) + ", whose op failed: an aborted read.", null));
         }
       } else {
         if (seenBad(k, v)) continue;
         anomalies.add(new Anomaly("garbage-read", new int[] {reader},
             Anomaly.map("op", Data.op(h, reader), "mop", Data.mop(h, m), "key", h.key(k), "element", h.value(v)),
-            name(reader) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which includes "
+            name(reader) + " read key " + h.keyStr(k) + " as " + h.listStr(m, off - h.mopVal(m) + p) + ", which includes "
                 + h.valueStr(v) + ", yet no transaction ever appended " + h.valueStr(v) + " to key "
                 + h.keyStr(k) + ": a value out of thin air.", null));
       }

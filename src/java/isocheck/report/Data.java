@@ -19,6 +19,36 @@ public final class Data {
 
   /** Transaction t as the op a user would find in the history (its completion, else its invocation). */
   public static Map<String, Object> op(History h, int t) {
+    Map<String, Object> m = opWithoutValue(h, t);
+    m.put("value", txn(h, t));
+    return m;
+  }
+
+  /**
+   * Transaction t's op as EDN for a reader: a long list read abbreviated ({@link
+   * History#listStr(int, int)}), around the anomaly's position when it reads the anomaly's key
+   * (data "key" and "position", 1-based), else around its last element.
+   */
+  public static String opStr(History h, int t, Anomaly a) {
+    String head = isocheck.history.Edn.str(opWithoutValue(h, t));
+    StringBuilder sb = new StringBuilder(head.substring(0, head.length() - 1));
+    sb.append(", :value [");
+    for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+      if (m > h.mopStart(t)) sb.append(' ');
+      sb.append(h.mopStr(m, focus(h, a, m)));
+    }
+    return sb.append("]}").toString();
+  }
+
+  /** The 0-based position an anomaly is about in micro-op m's list, or -1. */
+  public static int focus(History h, Anomaly a, int m) {
+    if (a == null || !(a.data.get("position") instanceof Long) || !a.data.containsKey("key")) return -1;
+    Object k = a.data.get("key");
+    if (k == null ? h.key(h.mopKey(m)) != null : !k.equals(h.key(h.mopKey(m)))) return -1;
+    return (int) ((Long) a.data.get("position") - 1);
+  }
+
+  private static Map<String, Object> opWithoutValue(History h, int t) {
     LinkedHashMap<String, Object> m = new LinkedHashMap<>();
     boolean completed = h.completeOrdinal(t) >= 0;
     long idx = completed ? h.completeIndex(t) : h.invokeIndex(t);
@@ -28,7 +58,6 @@ public final class Data {
     m.put("type", new Kw(completed ? OpType.name(h.status(t)) : "invoke"));
     m.put("process", h.process(t));
     m.put("f", Kw.TXN);
-    m.put("value", txn(h, t));
     return m;
   }
 

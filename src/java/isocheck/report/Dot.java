@@ -25,7 +25,7 @@ public final class Dot {
     java.util.LinkedHashSet<Integer> ts = new java.util.LinkedHashSet<>();
     for (int t : a.txns) ts.add(t);
     for (int t : ts) {
-      sb.append("  ").append(h.name(t)).append(" [label=\"").append(esc(label(h, t))).append("\"];\n");
+      sb.append("  ").append(h.name(t)).append(" [label=\"").append(esc(label(h, t, a))).append("\"];\n");
     }
     Cycle c = a.cycle;
     if (c != null) {
@@ -70,7 +70,10 @@ public final class Dot {
     }
   }
 
-  static String label(History h, int t) {
+  static String label(History h, int t) { return label(h, t, null); }
+
+  /** A transaction's box: its name, process and status, and its first ten micro-ops (long lists around a's position). */
+  static String label(History h, int t, Anomaly a) {
     StringBuilder sb = new StringBuilder();
     sb.append(h.name(t)).append("  process ").append(isocheck.history.Edn.str(h.process(t))).append("  ")
         .append(h.completeOrdinal(t) >= 0 ? OpType.name(h.status(t)) : "pending").append('\n');
@@ -80,8 +83,10 @@ public final class Dot {
         sb.append("… ").append(h.mopEnd(t) - m).append(" more\n");
         break;
       }
-      String s = h.mopStr(m);
-      if (s.length() > 60) s = s.substring(0, 57) + "...]";
+      int focus = Data.focus(h, a, m);
+      String s = h.mopStr(m, focus);
+      int max = focus >= 0 ? 140 : 60;
+      if (s.length() > max) s = s.substring(0, max - 3) + "...]";
       sb.append(s).append('\n');
       shown++;
     }

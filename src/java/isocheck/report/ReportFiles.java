@@ -20,9 +20,16 @@ import java.util.TreeSet;
 public final class ReportFiles {
   private ReportFiles() {}
 
-  public static void write(Path dir, Result r) throws IOException {
+  public static void write(Path dir, Result r) throws IOException { write(dir, r, null); }
+
+  /**
+   * Writes the report of r into dir; source names the history checked (a file, or "standard
+   * input"), shown at the top of report.txt and report.html, or null.
+   */
+  public static void write(Path dir, Result r, String source) throws IOException {
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("report.txt"), r.text(), StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("report.txt"), (source == null ? "" : "input: " + source + "\n") + r.text(),
+        StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("result.json"), Json.write(r.toData()) + "\n", StandardCharsets.UTF_8);
     StringBuilder html = new StringBuilder();
     html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>isocheck report</title><style>")
@@ -30,7 +37,10 @@ public final class ReportFiles {
         .append("table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 10px;text-align:left}")
         .append(".ok{color:#2e7d32}.bad{color:#c62828;font-weight:bold}.unk{color:#ef6c00}")
         .append("pre{background:#f6f6f6;padding:10px;overflow-x:auto;white-space:pre-wrap}")
+        // A wide cycle scales down to the page; it can still be scrolled at full size.
+        .append(".pic{overflow-x:auto}.pic svg{max-width:100%;height:auto}")
         .append("</style></head><body>\n<h1>isocheck report</h1>\n");
+    if (source != null) html.append("<p>input: <code>").append(esc(source)).append("</code></p>\n");
     Verdict.Value v = r.valid();
     html.append("<p>valid? <span class=\"").append(cls(v)).append("\">").append(word(v)).append("</span> &mdash; ")
         .append(esc(String.valueOf(r.stats.get("txns")))).append(" transactions</p>\n<table><tr><th>level</th><th>verdict</th><th>anomalies / reason</th></tr>\n");
@@ -41,7 +51,8 @@ public final class ReportFiles {
           .append(esc(lv.reason != null ? lv.reason : String.join(", ", lv.anomalyTypes))).append("</td></tr>\n");
     }
     html.append("</table>\n");
-    for (String type : new TreeSet<>(r.anomalies.types())) {
+    List<String> relevant = r.relevantTypes();
+    for (String type : relevant) {
       List<Anomaly> inst = r.anomalies.get(type);
       Anomaly a = inst.get(0);
       String dot = Dot.of(r.history, a);
@@ -54,10 +65,15 @@ public final class ReportFiles {
           .append(n > 1 ? "; the smallest:" : ":").append("</p>\n<pre>").append(esc(a.explanation)).append("</pre>\n");
       if (svg != null) {
         int at = svg.indexOf("<svg");
-        html.append(at >= 0 ? svg.substring(at) : svg).append('\n');
+        html.append("<div class=\"pic\">").append(at >= 0 ? svg.substring(at) : svg).append("</div>\n");
       } else {
         html.append("<pre>").append(esc(dot)).append("</pre>\n");
       }
+    }
+    List<String> others = new java.util.ArrayList<>();
+    for (String t : new TreeSet<>(r.anomalies.types())) if (!relevant.contains(t)) others.add(t + " (" + r.anomalies.count(t) + ")");
+    if (!others.isEmpty()) {
+      html.append("<p>Also found, bearing on no level asked for: ").append(esc(String.join(", ", others))).append("</p>\n");
     }
     html.append("<h2>stats</h2><pre>").append(esc(isocheck.history.Edn.str(r.stats))).append("</pre>\n</body></html>\n");
     Files.writeString(dir.resolve("report.html"), html.toString(), StandardCharsets.UTF_8);

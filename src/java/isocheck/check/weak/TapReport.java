@@ -78,50 +78,53 @@ final class TapReport {
   Anomaly intra(Tap.Instance in) {
     int t = in.t3;
     String r = name(t) + " (process " + proc(t) + ")";
-    Map<String, Object> d = Anomaly.map("key", h.key(h.mopKey(in.mop)), "read", h.mopStr(in.mop));
+    // A long list is shown around the element the pattern is about.
+    String read = h.mopStr(in.mop, in.elem);
+    Map<String, Object> d = Anomaly.map("key", h.key(h.mopKey(in.mop)), "read", read);
+    if (in.elem >= 0) d.put("position", (long) in.elem + 1);
     List<Object> arrows = new ArrayList<>();
     String text;
     switch (in.tap) {
       case THIN_AIR_READ:
-        text = r + " read " + readStr(in.mop) + (in.elem >= 0 ? " (element " + (in.elem + 1) + ")" : "")
+        text = r + " read " + read + (in.elem >= 0 ? " (element " + (in.elem + 1) + ")" : "")
             + ", but no transaction wrote that value to " + h.keyStr(h.mopKey(in.mop)) + ".";
         return anomaly(in.tap, txns(t), d, text);
       case ABORTED_READ:
-        text = r + " read " + readStr(in.mop) + ", which " + name(in.t1) + " wrote in " + h.mopStr(in.mop2) + "; but "
+        text = r + " read " + read + ", which " + name(in.t1) + " wrote in " + h.mopStr(in.mop2) + "; but "
             + name(in.t1) + " aborted (:fail), so no one may see its writes.";
         arrows.add(arrow(name(in.t1), name(t), "wr " + h.keyStr(h.mopKey(in.mop)), "solid"));
         break;
       case FUTURE_READ:
-        text = r + " read " + readStr(in.mop) + ", a value it only wrote later, in " + h.mopStr(in.mop2) + ".";
+        text = r + " read " + read + ", a value it only wrote later, in " + h.mopStr(in.mop2) + ".";
         break;
       case NOT_MY_OWN_WRITE:
         text = r + " wrote " + h.keyStr(h.mopKey(in.mop)) + (in.mop2 >= 0 ? " (" + h.mopStr(in.mop2) + ")" : "")
-            + " and later read " + readStr(in.mop) + ", which " + name(in.t1)
+            + " and later read " + read + ", which " + name(in.t1)
             + (in.t1 == WeakHistory.BOT ? " holds" : " wrote") + ": a read after the transaction's own write must see that write.";
         if (in.t1 >= 0) arrows.add(arrow(name(in.t1), name(t), "wr " + h.keyStr(h.mopKey(in.mop)), "solid"));
         break;
       case NOT_MY_LAST_WRITE:
-        text = r + " read " + readStr(in.mop) + ", its own write " + (in.mop2 >= 0 ? h.mopStr(in.mop2) + " " : "")
+        text = r + " read " + read + ", its own write " + (in.mop2 >= 0 ? h.mopStr(in.mop2) + " " : "")
             + "but not its last one before the read" + (wh.list ? " (the list must end with the transaction's own appends so far, in order)" : "")
             + ".";
         break;
       case INTERMEDIATE_READ:
-        text = r + " read " + readStr(in.mop) + ", which shows " + name(in.t1) + "'s " + h.mopStr(in.mop2) + "; but "
+        text = r + " read " + read + ", which shows " + name(in.t1) + "'s " + h.mopStr(in.mop2) + "; but "
             + name(in.t1) + " wrote " + h.keyStr(h.mopKey(in.mop)) + " again afterwards"
             + (wh.list ? " (its appends to a key are one atomic block, here cut short)" : "")
             + ", so " + name(t) + " saw a state " + name(in.t1) + " never committed.";
         arrows.add(arrow(name(in.t1), name(t), "wr " + h.keyStr(h.mopKey(in.mop)), "solid"));
         break;
       case DUPLICATE_ELEMENTS:
-        text = r + " read " + readStr(in.mop) + ", which holds " + h.valueStr(h.mopVal(in.mop2)) + " twice; each append happens once.";
+        text = r + " read " + read + ", which holds " + h.valueStr(h.mopVal(in.mop2)) + " twice; each append happens once.";
         break;
       case INCOMPATIBLE_ORDER:
-        text = r + " read " + readStr(in.mop) + ", which is not a prefix of " + readStr(in.mop2) + " (read by "
-            + name(h.mopTxn(in.mop2)) + "): they differ at position " + (in.elem + 1) + ", so no single order of "
+        text = r + " read " + read + ", which is not a prefix of " + h.mopStr(in.mop2, in.elem) + " (read by "
+            + name(h.mopTxn(in.mop2)) + "): they differ at position " + String.format("%,d", in.elem + 1) + ", so no single order of "
             + h.keyStr(h.mopKey(in.mop)) + "'s appends explains both.";
         return anomaly(in.tap, txns(t, h.mopTxn(in.mop2)), d, text);
       case NON_REPEATABLE_READ:
-        text = r + " read " + h.keyStr(h.mopKey(in.mop)) + " twice from two different transactions: " + readStr(in.mop)
+        text = r + " read " + h.keyStr(h.mopKey(in.mop)) + " twice from two different transactions: " + read
             + " from " + name(in.t1) + ", then " + readStr(in.mop2) + " from " + name(in.t2) + ".";
         d.put("read", List.of(h.mopStr(in.mop), h.mopStr(in.mop2)));
         if (in.t1 >= 0) arrows.add(arrow(name(in.t1), name(t), "wr " + h.keyStr(h.mopKey(in.mop)), "solid"));

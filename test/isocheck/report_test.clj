@@ -1,0 +1,82 @@
+(ns isocheck.report-test
+  "The report files a user reads (report.txt, report.html, the DOT pictures):
+  long reads shown around where they matter, never printed whole; the input
+  named; wide pictures fitted to the page."
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
+            [isocheck.core :as ic]
+            [isocheck.jepsen :as j])
+  (:import (isocheck.report Dot ReportFiles)
+           (java.nio.file Files)))
+
+(defn- long-reads
+  "n single-append transactions on :x, then two reads of all n elements that swap the elements
+  at 0-based positions at and at+1 in the second one."
+  [n at]
+  (let [appends (mapcat (fn [v] [{:type :invoke :process 0 :f :txn :value [[:append :x v]]}
+                                 {:type :ok :process 0 :f :txn :value [[:append :x v]]}])
+                        (range 1 (inc n)))
+        a (vec (range 1 (inc n)))
+        b (assoc a at (a (inc at)) (inc at) (a at))
+        reads (mapcat (fn [p l] [{:type :invoke :process p :f :txn :value [[:r :x nil]]}
+                                 {:type :ok :process p :f :txn :value [[:r :x l]]}])
+                      [1 2] [a b])]
+    (vec (map-indexed (fn [i op] (assoc op :index i)) (concat appends reads)))))
+
+(defn- tmp-dir []
+  (let [d (io/file (System/getProperty "java.io.tmpdir") (str "isocheck-report-" (System/nanoTime)))]
+    (.mkdirs d)
+    d))
+
+(deftest long-reads-are-shown-around-where-they-differ
+  (let [n 20000, at 10000
+        [r _] (ic/check-history {:levels [:serializable :rc]} (j/->history (long-reads n at)))
+        dir (tmp-dir)]
+    (ReportFiles/write (.toPath dir) r "huge.edn")
+    (let [txt (slurp (io/file dir "report.txt"))
+          html (slurp (io/file dir "report.html"))
+          dot (slurp (io/file dir "incompatible-order.dot"))
+          window "10000 10002 10001 10003"]
+      (testing "text"
+        (is (< (count txt) 10000) "a few kilobytes, not the reads three times over")
+        (is (every? #(< (count %) 700) (str/split-lines txt)) "no line holds a whole read")
+        (is (str/includes? txt window) "the swapped elements are shown")
+        (is (str/includes? txt "differ at position 10,001"))
+        (is (str/includes? txt "…9,992 more…") "what is elided is counted")
+        (is (str/starts-with? txt "input: huge.edn\n")))
+      (testing "html"
+        (is (< (count html) 20000))
+        (is (str/includes? html window))
+        (is (str/includes? html "input: <code>huge.edn</code>")))
+      (testing "dot"
+        (is (str/includes? dot window) "each box shows the reads around the difference")))))
+
+(deftest a-long-aborted-read-is-shown-around-the-aborted-element
+  (let [h (conj (vec (mapcat (fn [v] [{:type :invoke :process 0 :f :txn :value [[:append :x v]]}
+                                      {:type (if (= v 700) :fail :ok) :process 0 :f :txn :value [[:append :x v]]}])
+                             (range 1 1001)))
+                {:type :invoke :process 1 :f :txn :value [[:r :x nil]]}
+                {:type :ok :process 1 :f :txn :value [[:r :x (vec (range 1 1001))]]})
+        h (vec (map-indexed (fn [i op] (assoc op :index i)) h))
+        [r m] (ic/check-history {:levels [:serializable]} (j/->history h))
+        ex (get-in m [:counterexamples :G1a :explanation])]
+    (is (str/includes? ex "698 699 700 701 702") ex)
+    (is (< (count ex) 400) ex)))
+
+(deftest wide-pictures-fit-the-page
+  (let [;; A 12-transaction G1c chain: a wide picture.
+        n 12
+        h (vec (map-indexed (fn [i op] (assoc op :index i))
+                            (for [i (range n)]
+                              {:type :ok :process i :f :txn
+                               :value [[:append (keyword (str "k" i)) 1]
+                                       [:r (keyword (str "k" (mod (inc i) n))) [1]]]})))
+        [r _] (ic/check-history {:levels [:serializable]} (j/->history h))
+        dir (tmp-dir)]
+    (ReportFiles/write (.toPath dir) r)
+    (let [html (slurp (io/file dir "report.html"))]
+      (is (str/includes? html ".pic svg{max-width:100%;height:auto}"))
+      (is (or (str/includes? html "<div class=\"pic\"><svg")
+              (not (str/includes? html "<svg")))
+          "every inlined picture sits in a scaled, scrollable box"))))
