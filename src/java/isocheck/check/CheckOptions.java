@@ -16,6 +16,13 @@ public final class CheckOptions {
   /** Work allowed for ordering never-read appends under snapshot isolation (nodes and edges visited); beyond it the SI verdict is :unknown with the reason. */
   public long unreadBudget = 200_000_000;
 
+  /**
+   * Time allowed, per history, for searching the version order of rw-register histories
+   * (serializable and snapshot-isolation levels); past it a level still open is :unknown with
+   * the reason.
+   */
+  public long timeLimitMs = 60_000;
+
   /** Weak levels (TCC, RA, RC, CI): clocks ("vector" or "tree") and whether to stop at the first anomaly. */
   public isocheck.check.weak.WeakCheck.Options weak = new isocheck.check.weak.WeakCheck.Options();
 

@@ -140,6 +140,7 @@ public final class Checker {
     long t2 = System.nanoTime();
 
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
+    if (dx instanceof RegisterAnalysis) run.ra = (RegisterAnalysis) dx;
     LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
         ? run.appendLevels(req, maxFam, anySer, anySi, la)
         : run.registerLevels(req, maxFam);
@@ -165,6 +166,8 @@ public final class Checker {
     final int[] member, local;
     int stamp;
     Digraph bc;
+    /** The rw-register analysis, for the version-order search. */
+    RegisterAnalysis ra;
     boolean truncated;
     long sccNs, searchNs, unreadNs;
 
@@ -293,6 +296,39 @@ public final class Checker {
         acyclic[fi] = !s.hasCycle();
         if (!acyclic[fi]) reportSer(s, f, false);
       }
+      // The version order: the polygraph search (isocheck.check.si), strongest level first, so
+      // that a level another one implies is settled by it.
+      LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>();
+      isocheck.check.si.RegisterSearch search = null;
+      LinkedHashMap<String, Object> searchStats = new LinkedHashMap<>();
+      java.util.EnumMap<Level, isocheck.check.si.RegisterSearch.Outcome> outcomes = new java.util.EnumMap<>(Level.class);
+      long deadline = System.nanoTime() + o.timeLimitMs * 1_000_000L;
+      for (Level l : Level.values()) {
+        if (!req.contains(l) || !l.implemented()) continue;
+        if (!violating(l).isEmpty()) continue;
+        Level by = null;
+        for (java.util.Map.Entry<Level, Verdict> e : decided.entrySet()) {
+          if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(l)) by = e.getKey();
+        }
+        if (by != null) {
+          decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+          continue;
+        }
+        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra);
+        isocheck.check.si.RegisterSearch.Outcome oc = search.decide(l, deadline);
+        outcomes.put(l, oc);
+        searchStats.put(l.id, oc.stats);
+        decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
+      }
+      if (!searchStats.isEmpty()) stats.put("search", searchStats);
+      // Counterexamples weakest level first: a stronger level a weaker one's counterexample
+      // already rules out (by its name) adds none of its own.
+      Level[] all = Level.values();
+      for (int i = all.length - 1; i >= 0; i--) {
+        isocheck.check.si.RegisterSearch.Outcome oc = outcomes.get(all[i]);
+        if (oc == null || !violating(all[i]).isEmpty()) continue;
+        for (Anomaly a : oc.anomalies) anomalies.add(a);
+      }
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
         if (!l.implemented()) {
@@ -300,12 +336,11 @@ public final class Checker {
           continue;
         }
         List<String> types = violating(l);
+        Verdict d = decided.get(l);
         if (!types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
-        else out.put(l, new Verdict(Verdict.Value.UNKNOWN,
-            "rw-register histories hide the version order; their pre-checks and the cycles of observed write-read"
-                + (l.family == Level.Family.PLAIN ? "" : l.family == Level.Family.PROCESS ? " and process" : ", process and realtime")
-                + " dependencies show no violation, but deciding " + l.id
-                + " needs the version-order solver, which is not implemented yet", List.of()));
+        else if (d != null && d.value == Verdict.Value.FALSE) {
+          out.put(l, new Verdict(Verdict.Value.FALSE, null, List.of("unclassified-cycle")));
+        } else out.put(l, d);
       }
       return out;
     }

@@ -42,6 +42,15 @@ public final class CycleReport {
    * @param note        a sentence to prepend (may be null)
    */
   public static Anomaly of(History h, Steps steps, Cycle c0, boolean[] hyp0, String note, Map<String, Object> extra) {
+    return of(h, steps, c0, hyp0, note, extra, null);
+  }
+
+  /**
+   * As above, named type instead of the cycle's own type when type is not null (a cycle whose
+   * steps include orders a search inferred under one level's rules proves less than its shape).
+   */
+  public static Anomaly of(History h, Steps steps, Cycle c0, boolean[] hyp0, String note, Map<String, Object> extra,
+                           String named) {
     // Start at the lowest-numbered transaction, so the same cycle always reads the same way.
     int k = c0.length(), r = 0;
     for (int i = 1; i < k; i++) if (h.displayIndex(c0.nodes[i]) < h.displayIndex(c0.nodes[r])) r = i;
@@ -53,7 +62,7 @@ public final class CycleReport {
     Cycle c = new Cycle(ns, ls);
     boolean[] hyp = new boolean[k];
     for (int i = 0; i < k; i++) hyp[i] = hyp0[(i + r) % k];
-    String type = c.anomalyType();
+    String type = named != null ? named : c.anomalyType();
     List<Object> ops = new ArrayList<>();
     List<Object> stepData = new ArrayList<>();
     StringBuilder sb = new StringBuilder();

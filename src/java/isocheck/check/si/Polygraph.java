@@ -1,0 +1,336 @@
+package isocheck.check.si;
+
+import isocheck.graph.Edge;
+import isocheck.graph.EdgeList;
+import isocheck.graph.Orders;
+import isocheck.history.History;
+import isocheck.history.OpRecord;
+import isocheck.order.RegisterAnalysis;
+import isocheck.util.IntList;
+import isocheck.util.PairIntMap;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The generalized polygraph of an rw-register history (PolySI, PVLDB'23, Def. 9 and §4.2), over
+ * its committed transactions. Values are unique per key, so every read names the version it
+ * read (reads-from is known); only the version (write-write) order is unknown.
+ *
+ * <ul>
+ * <li><b>Known edges</b>: reads-from (WR); the write-write orders the history itself fixes and
+ *     the anti-dependencies (RW) they imply; session order (SO) and realtime order (RT, through
+ *     relay nodes numbered from {@code nTxns}, {@link Orders#realtime}) when the level carries
+ *     them.
+ * <li><b>Constraints</b>: one per unordered pair of transactions writing a common key,
+ *     coalesced across keys (any execution orders the pair the same way on every key they share,
+ *     else it has a write cycle, G0). Side 0 puts {@code first} before {@code second}, side 1 the
+ *     reverse. A side carries its WW edge on each shared key and the RW edges from the readers
+ *     of the earlier writer's version of that key to the later writer (never from the later
+ *     writer itself).
+ * </ul>
+ *
+ * <p>Inference fixed before any search (si-solver.md §4 and §6):
+ * <ul>
+ * <li>The initial state ⊥ precedes every transaction: a read of nil of key x anti-depends on every
+ *     committed writer of x (pitfall 1: PolySI's and VeriStrong's loaders leave ⊥ unordered).
+ * <li>A read-modify-write T (reads x from U, then writes x) fixes U before T on x, and every other
+ *     reader of U's x anti-depends on T; two of them on one version are a lost update.
+ * <li>{@code :info} transactions someone read are committed ({@link RegisterAnalysis} marks them):
+ *     they have no session successor (Jepsen renumbers the process) and incoming realtime edges
+ *     only. Those nobody read are left out: dropping an unread writer only drops constraints, so
+ *     if any execution explains the history, one without it does too. Never treated as aborted.
+ * </ul>
+ */
+public final class Polygraph {
+  /** A read of the initial state, as a version's writer. */
+  public static final int BOT = -1;
+
+  /** Why a known edge holds, for explanations. */
+  public static final int READS_FROM = 0, READ_MODIFY_WRITE = 1, INITIAL_READ = 2, OVERWRITTEN_READ = 3, ORDER = 4;
+
+  public final History h;
+  public final int nTxns;
+  /** Transactions and realtime relays. */
+  public final int nodes;
+  public final boolean[] committed;
+  /** Known edges over transactions (and relays), labelled {@link Edge} types. */
+  public final EdgeList known = new EdgeList();
+  /** Per known edge: the key it is about (-1 for SO and RT), and why it holds (the constants above). */
+  public final IntList knownKey = new IntList(), knownWhy = new IntList();
+  /** Constraints: the writer pairs, first &lt; second. */
+  public final int[] first, second;
+  /** Side s of constraint c holds edges [sideStart[2c+s], sideStart[2c+s+1]) of sideSrc/Dst/Type/Key. */
+  public final int[] sideStart, sideSrc, sideDst, sideType, sideKey;
+  /** Lost updates: two read-modify-writes of one version. */
+  public final List<int[]> lostUpdates = new ArrayList<>();
+
+  /** A lost update: {key, the version's writer or BOT, t1, t2}. */
+  public static int[] lostUpdate(int key, int version, int t1, int t2) { return new int[] {key, version, t1, t2}; }
+
+  private Polygraph(History h, int nodes, boolean[] committed, int[] first, int[] second, int[] sideStart, int[] src,
+                    int[] dst, int[] type, int[] key) {
+    this.h = h;
+    this.nTxns = h.nTxns;
+    this.nodes = nodes;
+    this.committed = committed;
+    this.first = first;
+    this.second = second;
+    this.sideStart = sideStart;
+    this.sideSrc = src;
+    this.sideDst = dst;
+    this.sideType = type;
+    this.sideKey = key;
+  }
+
+  public int constraints() { return first.length; }
+
+  public int sideFrom(int c, int s) { return sideStart[2 * c + s]; }
+
+  public int sideTo(int c, int s) { return sideStart[2 * c + s + 1]; }
+
+  /**
+   * Builds the polygraph of an rw-register history with session order when {@code session} and
+   * realtime order when {@code realtime}.
+   */
+  public static Polygraph of(History h, RegisterAnalysis ra, boolean session, boolean realtime) {
+    return new Builder(h, ra).build(session, realtime);
+  }
+
+  /** One pass over the reads, then per key over its writers. */
+  private static final class Builder {
+    final History h;
+    final RegisterAnalysis ra;
+    final int n, nKeys;
+    final boolean[] committed;
+    /** Per key: committed writers (their last write of the key), in id order. */
+    final IntList[] writers;
+    /** Per key: the readers of each version, as pairs (version writer or BOT, reader). */
+    final IntList[] readVersion, reader;
+    /** Per key: the read-modify-writes, as pairs (version writer or BOT, writer). */
+    final IntList[] rmwVersion, rmwTxn;
+
+    Builder(History h, RegisterAnalysis ra) {
+      this.h = h;
+      this.ra = ra;
+      n = h.nTxns;
+      nKeys = h.keyCount();
+      committed = ra.committed.clone();
+      writers = new IntList[nKeys];
+      readVersion = new IntList[nKeys];
+      reader = new IntList[nKeys];
+      rmwVersion = new IntList[nKeys];
+      rmwTxn = new IntList[nKeys];
+    }
+
+    private static IntList add(IntList[] a, int k, int v) {
+      if (a[k] == null) a[k] = new IntList(4);
+      a[k].add(v);
+      return a[k];
+    }
+
+    Polygraph build(boolean session, boolean realtime) {
+      int[] writesKey = new int[nKeys];
+      java.util.Arrays.fill(writesKey, -1);
+      for (int t = 0; t < n; t++) {
+        if (!committed[t]) continue;
+        for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
+          if (h.mopKind(m) != OpRecord.WRITE) continue;
+          int k = h.mopKey(m);
+          if (writesKey[k] == t) continue;
+          writesKey[k] = t;
+          add(writers, k, t);
+        }
+      }
+      // Reads: only the external reads of :ok transactions name a version; reads the pre-checks
+      // flagged (aborted, intermediate, garbage, future) are violations already and name none.
+      int[] stamp = new int[nKeys];
+      java.util.Arrays.fill(stamp, -1);
+      for (int t = 0; t < n; t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
+          if (h.mopKind(m) == OpRecord.WRITE) stamp[h.mopKey(m)] = t;
+        }
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ || !ra.external[m]) continue;
+          int k = h.mopKey(m), v = h.mopVal(m), version;
+          if (v == History.NIL) version = BOT;
+          else {
+            int w = h.writerMop(k, v);
+            if (w < 0) continue;
+            int wt = h.mopTxn(w);
+            if (wt == t || !committed[wt] || !isFinalWrite(wt, w, k)) continue;
+            version = wt;
+          }
+          add(readVersion, k, version);
+          add(reader, k, t);
+          if (stamp[k] == t) {
+            add(rmwVersion, k, version);
+            add(rmwTxn, k, t);
+          }
+        }
+      }
+      // Size first: a key written by w transactions gives w(w-1)/2 pairs, two WW edges each, and
+      // each of its reads an RW edge per other writer. Refuse what would not fit, before allocating.
+      long edges = 0;
+      for (int k = 0; k < nKeys; k++) {
+        long w = writers[k] == null ? 0 : writers[k].size(), rd = reader[k] == null ? 0 : reader[k].size();
+        if (w > 1) edges += w * (w - 1) + rd * (w - 1);
+      }
+      if (edges > maxSideEdges()) throw new TooLarge(edges);
+      EdgeList known = new EdgeList();
+      IntList knownKey = new IntList(), knownWhy = new IntList();
+      PolygraphParts parts = new PolygraphParts(known, knownKey, knownWhy);
+      // Reads-from.
+      for (int k = 0; k < nKeys; k++) {
+        if (reader[k] == null) continue;
+        for (int i = 0; i < reader[k].size(); i++) {
+          int ver = readVersion[k].get(i);
+          if (ver != BOT) parts.known(ver, reader[k].get(i), Edge.WR, k, READS_FROM);
+        }
+      }
+      PairIntMap pairs = new PairIntMap(1024);
+      IntList first = new IntList(), second = new IntList();
+      List<IntList[]> sides = new ArrayList<>(); // per constraint: {src0,dst0,type0,key0, src1,...}
+      List<int[]> lost = new ArrayList<>();
+      for (int k = 0; k < nKeys; k++) {
+        IntList ws = writers[k];
+        // The initial state: its readers anti-depend on every writer of the key.
+        if (reader[k] != null && ws != null) {
+          for (int i = 0; i < reader[k].size(); i++) {
+            if (readVersion[k].get(i) != BOT) continue;
+            int r = reader[k].get(i);
+            for (int j = 0; j < ws.size(); j++) if (ws.get(j) != r) parts.known(r, ws.get(j), Edge.RW, k, INITIAL_READ);
+          }
+        }
+        // Read-modify-writes fix their version's writer first, and that version's other readers
+        // before them; two of one version are a lost update.
+        if (rmwTxn[k] != null) {
+          for (int i = 0; i < rmwTxn[k].size(); i++) {
+            int ver = rmwVersion[k].get(i), t = rmwTxn[k].get(i);
+            for (int j = 0; j < i; j++) {
+              if (rmwVersion[k].get(j) == ver) lost.add(lostUpdate(k, ver, rmwTxn[k].get(j), t));
+            }
+            if (ver != BOT) parts.known(ver, t, Edge.WW, k, READ_MODIFY_WRITE);
+            for (int j = 0; j < reader[k].size(); j++) {
+              int r = reader[k].get(j);
+              if (readVersion[k].get(j) == ver && r != t && ver != BOT) parts.known(r, t, Edge.RW, k, OVERWRITTEN_READ);
+            }
+          }
+        }
+        if (ws == null || ws.size() < 2) continue;
+        for (int i = 0; i < ws.size(); i++) {
+          for (int j = i + 1; j < ws.size(); j++) {
+            int a = ws.get(i), b = ws.get(j);
+            int c = pairs.get(a, b);
+            if (c < 0) {
+              c = first.size();
+              pairs.putIfAbsent(a, b, c);
+              first.add(a);
+              second.add(b);
+              IntList[] s = new IntList[8];
+              for (int q = 0; q < 8; q++) s[q] = new IntList(4);
+              sides.add(s);
+            }
+            IntList[] s = sides.get(c);
+            side(s, 0, a, b, k);
+            side(s, 4, b, a, k);
+          }
+        }
+      }
+      int relays = 0;
+      if (session) {
+        EdgeList so = new EdgeList(64);
+        Orders.sessionOrder(h, committed, so);
+        for (int i = 0; i < so.size(); i++) parts.known(so.src(i), so.dst(i), Edge.SO, -1, ORDER);
+      }
+      if (realtime) {
+        EdgeList rt = new EdgeList(64);
+        relays = Orders.realtime(h, committed, rt);
+        for (int i = 0; i < rt.size(); i++) parts.known(rt.src(i), rt.dst(i), Edge.RT, -1, ORDER);
+      }
+      // Pack the sides.
+      int nc = first.size();
+      int[] start = new int[2 * nc + 1];
+      int total = 0;
+      for (int c = 0; c < nc; c++) {
+        IntList[] s = sides.get(c);
+        start[2 * c] = total;
+        total += s[0].size();
+        start[2 * c + 1] = total;
+        total += s[4].size();
+      }
+      start[2 * nc] = total;
+      int[] src = new int[total], dst = new int[total], type = new int[total], key = new int[total];
+      for (int c = 0; c < nc; c++) {
+        IntList[] s = sides.get(c);
+        for (int side = 0; side < 2; side++) {
+          int o = start[2 * c + side], q = 4 * side;
+          for (int i = 0; i < s[q].size(); i++) {
+            src[o + i] = s[q].get(i);
+            dst[o + i] = s[q + 1].get(i);
+            type[o + i] = s[q + 2].get(i);
+            key[o + i] = s[q + 3].get(i);
+          }
+        }
+      }
+      Polygraph p = new Polygraph(h, n + relays, committed, first.toArray(), second.toArray(), start, src, dst, type, key);
+      for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
+      p.knownKey.addAll(knownKey);
+      p.knownWhy.addAll(knownWhy);
+      p.lostUpdates.addAll(lost);
+      return p;
+    }
+
+    /** Side edges for "a before b on key k": WW a → b, and RW r → b for each reader r ≠ b of a's version. */
+    private void side(IntList[] s, int o, int a, int b, int k) {
+      edge(s, o, a, b, Edge.WW, k);
+      if (reader[k] == null) return;
+      for (int i = 0; i < reader[k].size(); i++) {
+        int r = reader[k].get(i);
+        if (readVersion[k].get(i) == a && r != b) edge(s, o, r, b, Edge.RW, k);
+      }
+    }
+
+    private static void edge(IntList[] s, int o, int from, int to, int type, int key) {
+      s[o].add(from);
+      s[o + 1].add(to);
+      s[o + 2].add(type);
+      s[o + 3].add(key);
+    }
+
+    /** Whether mop w is t's last write of key k (a read of an earlier one is an intermediate read). */
+    private boolean isFinalWrite(int t, int w, int k) {
+      for (int m = w + 1; m < h.mopEnd(t); m++) if (h.mopKind(m) == OpRecord.WRITE && h.mopKey(m) == k) return false;
+      return true;
+    }
+  }
+
+  /** Thrown when the constraints would not fit in memory. */
+  public static final class TooLarge extends RuntimeException {
+    public final long edges;
+
+    TooLarge(long edges) {
+      super(String.format("the write-order constraints would take %,d edges (about %,d MB), more than this JVM's heap "
+          + "holds (max %,d MB): keys written by many transactions make pairs quadratic in their writers; raise -Xmx, "
+          + "or rotate keys as Jepsen's workloads do", edges, edges * 16 >> 20, Runtime.getRuntime().maxMemory() >> 20));
+      this.edges = edges;
+    }
+  }
+
+  /** Side edges that fit: 16 bytes each, in a third of the heap still free. */
+  static long maxSideEdges() {
+    String p = System.getProperty("isocheck.search.max-edges");
+    if (p != null) return Long.parseLong(p);
+    Runtime rt = Runtime.getRuntime();
+    return (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 48;
+  }
+
+  /** The known edges being collected, with their provenance. */
+  private record PolygraphParts(EdgeList known, IntList key, IntList why) {
+    void known(int from, int to, int type, int k, int reason) {
+      known.add(from, to, type);
+      key.add(k);
+      why.add(reason);
+    }
+  }
+}
