@@ -118,6 +118,20 @@
         (is (= (set levels) (set (keys expect))) "names a verdict for each of the six levels")
         (is (= expect (verdicts history)) (str file ": the oracle says " (oracle history)))))))
 
+(deftest literal-histories-isocheck-where-definite
+  ;; isocheck decides the pre-check anomalies and observed cycles today; where it answers, it
+  ;; must give the verdict the file names. The rest is what the solver must decide.
+  (let [open (atom (sorted-map))]
+    (doseq [{:keys [file history expect]} (literal-histories)
+            :let [m (isocheck-verdicts history)]]
+      (testing file
+        (doseq [l levels]
+          (if (boolean? (m l))
+            (is (= (expect l) (m l)) (str file " " l))
+            (swap! open update file (fnil conj []) l)))))
+    (println "\nliteral register histories isocheck leaves :unknown (levels):")
+    (doseq [[f ls] @open] (println (format "  %-40s %d" f (count ls))))))
+
 (deftest literal-histories-separate-the-levels
   ;; SI without serializability, plain without session, session without realtime.
   (let [sigs (set (for [{:keys [expect]} (literal-histories)] (mapv expect levels)))]
@@ -131,6 +145,18 @@
     (is (str/starts-with? (get-in o [:serializable :witness]) "no execution")))
   (let [o (oracle (:history (first (filter #(= "info-write-unread.edn" (:file %)) (literal-histories)))))]
     (is (= "T3; not committed: T1" (get-in o [:strict-serializable :witness])))))
+
+(deftest shrinking-keeps-the-violation
+  ;; A generated history that fails snapshot isolation shrinks to a smaller one that still does,
+  ;; and that shrinks no further.
+  (let [seed (first (filter #(and (not (:snapshot-isolation (verdicts (generate %))))
+                                  (<= 6 (count (generate %))))
+                            (range)))
+        bad? #(false? (:snapshot-isolation (verdicts %)))
+        small (shrink-by (generate seed) bad?)]
+    (is (bad? small))
+    (is (< (count small) (count (generate seed))))
+    (is (= small (shrink-by small bad?)) "locally minimal")))
 
 (deftest malformed-input-is-rejected
   (doseq [[why h] [["a list read" [{:type :ok, :process 0, :f :txn, :value [[:r :x [1]]]}]]
@@ -207,9 +233,9 @@
   (let [small? (fn [h] (<= 2 (count (remove #(= RegisterOracle/FAIL (.status ^RegisterOracle$Txn %))
                                             (.txns (RegisterOracle/fromJepsen h))))
                            4))
-        hs (->> (range 20000) (map generate) (filter small?) (take 400))
+        hs (->> (range 20000) (map generate) (filter small?) (take 250))
         lits (->> (literal-histories) (map :history) (filter small?))]
-    (is (= 400 (count hs)))
+    (is (= 250 (count hs)))
     (is (< 10 (count lits)))
     (doseq [h (concat lits hs)]
       (is (= (naive-verdicts h) (verdicts h)) (pr-str h)))))
@@ -384,8 +410,8 @@
                   :when (strong l)]
               [seed wl l])
         fired (fn [wl] (count (filter #(false? (get-in % [:weak wl])) rs)))]
-    (println (format "\nregister oracle vs weak oracle: %d histories; weak fails rc %d, ra %d, tcc %d, ci %d; session-SI holds while TCC fails: %d"
-                     n (fired :rc) (fired :ra) (fired :tcc) (fired :ci) (count (filter #(= :tcc (second %)) bad))))
+    (println (format "\nregister oracle vs weak oracle: %d histories; the weak oracle rejects rc %d, ra %d, tcc %d, ci %d; implied levels the register oracle accepts anyway: %d"
+                     n (fired :rc) (fired :ra) (fired :tcc) (fired :ci) (count bad)))
     (is (empty? bad) (pr-str (take 20 bad)))
     (testing "not vacuous: TCC fails often, and also where plain SI holds"
       (is (> (fired :tcc) (quot n 10)))
