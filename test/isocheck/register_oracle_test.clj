@@ -375,18 +375,19 @@
      {:n n, :disagreements disagree, :errors errors, :definite definite, :unknown unknown})))
 
 (deftest isocheck-definite-verdicts-agree-with-oracle
-  ;; On rw-register histories isocheck is exact where it answers: pre-check anomalies (G1a,
-  ;; G1b, garbage, internal, future reads) and cycles of observed dependencies give false; the
-  ;; rest is :unknown until the solver lands. Every false (and any true) must be the oracle's.
+  ;; On rw-register histories isocheck is exact where it answers: pre-checks, cycles of observed
+  ;; dependencies, and the version-order search (isocheck.check.si: pruning, then the order of
+  ;; the history's own completions); what that leaves is :unknown until the solver lands. Every
+  ;; false and every true must be the oracle's.
   (let [n (env-long "REGISTER_ORACLE_N" 3000)
         {:keys [disagreements errors definite unknown]} (cross-check n (env-long "REGISTER_ORACLE_SEED" 0))]
     (is (empty? errors) (pr-str (mapv (fn [[s e]] [s (str e)]) (take 5 errors))))
     (is (empty? disagreements) (pr-str (take 20 disagreements)))
-    (testing "the comparison is not vacuous"
+    (testing "the comparison is not vacuous, and the search settles almost every history"
       (doseq [l levels]
         (is (> (get-in definite [l false] 0) (quot n 20)) (str l ": isocheck rarely says false"))
-        (is (pos? (get-in unknown [l false] 0)) (str l ": no :unknown the oracle rejects"))
-        (is (pos? (get-in unknown [l true] 0)) (str l ": no :unknown the oracle accepts"))))))
+        (is (> (get-in definite [l true] 0) (quot n 20)) (str l ": isocheck rarely says true"))
+        (is (< (reduce + (vals (unknown l))) (quot n 20)) (str l ": more than 5% left :unknown"))))))
 
 (def ^:private session-levels
   [:strict-serializable :strong-session-serializable
