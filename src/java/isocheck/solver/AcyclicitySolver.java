@@ -149,6 +149,21 @@ public final class AcyclicitySolver extends CdclSolver {
     return new Refutation(steps);
   }
 
+  /**
+   * A cycle formed by the known edges and the edges bound to {@code lits} (DIMACS), or null
+   * when they are acyclic. Independent of any solve: it is meant for explaining an UNSAT
+   * answer by cases, e.g. for each choice of sides of the constraints in a core, the cycle
+   * that choice closes.
+   */
+  public EdgeCycle cycleUnder(int... lits) {
+    boolean[] on = new boolean[2 * nVars() + 2];
+    for (int l : lits) {
+      if (l == 0 || Math.abs(l) > nVars()) throw new IllegalArgumentException("no variable " + Math.abs(l));
+      on[internal(l)] = true;
+    }
+    return th.cycleUnder(on);
+  }
+
   /** The number of (literal, edge) bindings. */
   public int boundEdges() { return th.bindings(); }
 

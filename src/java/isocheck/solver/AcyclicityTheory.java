@@ -43,7 +43,8 @@ final class AcyclicityTheory implements Theory {
   private int[][] pendOut, pendIn;
   private int[] pendOutN, pendInN;
 
-  private final IntList knownFrom = new IntList(), knownTo = new IntList();
+  private final IntList knownFrom = new IntList(), knownTo = new IntList(); // not yet taken in
+  private final IntList allKnownFrom = new IntList(), allKnownTo = new IntList();
   private boolean started;
 
   private int head; // trail literals [0, head) are in the graph
@@ -94,6 +95,8 @@ final class AcyclicityTheory implements Theory {
 
   /** A known edge. Returns false if it closes a cycle with the fixed graph (UNSAT for good). */
   boolean addKnown(int from, int to) {
+    allKnownFrom.add(from);
+    allKnownTo.add(to);
     if (!started) {
       knownFrom.add(from);
       knownTo.add(to);
@@ -377,6 +380,74 @@ final class AcyclicityTheory implements Theory {
       }
     }
     modelEdges = es.toArray();
+  }
+
+  /**
+   * A cycle among the known edges and the edges bound to the given (internal) literals, or
+   * null: a depth-first search, independent of the solver's state.
+   */
+  EdgeCycle cycleUnder(boolean[] litOn) {
+    int n = g.nodes();
+    IntList ef = new IntList(), et = new IntList(), el = new IntList();
+    for (int i = 0; i < allKnownFrom.size(); i++) {
+      ef.add(allKnownFrom.get(i));
+      et.add(allKnownTo.get(i));
+      el.add(0);
+    }
+    for (int b = 0; b < nb; b++) {
+      if (bLit[b] < litOn.length && litOn[bLit[b]]) {
+        ef.add(bFrom[b]);
+        et.add(bTo[b]);
+        el.add(CdclSolver.external(bLit[b]));
+      }
+    }
+    int m = ef.size();
+    int[] start = new int[n + 1];
+    for (int i = 0; i < m; i++) start[ef.get(i) + 1]++;
+    for (int v = 0; v < n; v++) start[v + 1] += start[v];
+    int[] adj = new int[m];
+    int[] fill = Arrays.copyOf(start, n);
+    for (int i = 0; i < m; i++) adj[fill[ef.get(i)]++] = i;
+    byte[] color = new byte[n]; // 0 white, 1 on the stack, 2 done
+    int[] stackNode = new int[n], stackPos = new int[n], viaEdge = new int[n];
+    for (int root = 0; root < n; root++) {
+      if (color[root] != 0) continue;
+      int sp = 0;
+      stackNode[sp] = root;
+      stackPos[sp] = start[root];
+      viaEdge[sp] = -1;
+      sp++;
+      color[root] = 1;
+      while (sp > 0) {
+        int v = stackNode[sp - 1];
+        if (stackPos[sp - 1] == start[v + 1]) {
+          color[v] = 2;
+          sp--;
+          continue;
+        }
+        int e = adj[stackPos[sp - 1]++];
+        int w = et.get(e);
+        if (color[w] == 0) {
+          color[w] = 1;
+          stackNode[sp] = w;
+          stackPos[sp] = start[w];
+          viaEdge[sp] = e;
+          sp++;
+        } else if (color[w] == 1) {
+          // The stack from w up to v, then e back to w.
+          int j = sp - 1;
+          while (stackNode[j] != w) j--;
+          int k = sp - j;
+          int[] nodes = new int[k], lits = new int[k];
+          for (int i = 0; i < k; i++) {
+            nodes[i] = stackNode[j + i];
+            lits[i] = i + 1 < k ? el.get(viaEdge[j + i + 1]) : el.get(e);
+          }
+          return new EdgeCycle(nodes, lits);
+        }
+      }
+    }
+    return null;
   }
 
   int[] modelOrder() { return modelOrder; }

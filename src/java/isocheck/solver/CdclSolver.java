@@ -170,6 +170,10 @@ public class CdclSolver implements Solver {
     return addInternalClause(ls);
   }
 
+  /**
+   * Adds a clause at the root. Literals false at the root stay in the stored clause (only the
+   * watches skip them), so that a root-level derivation can name the clause as it was given.
+   */
   boolean addInternalClause(int[] ls) {
     if (!ok) return false;
     if (decisionLevel() > 0) cancelUntil(0);
@@ -177,25 +181,44 @@ public class CdclSolver implements Solver {
     Arrays.sort(c);
     int k = 0, prev = -1;
     for (int l : c) {
-      if (val[l] == 1 && level[l >> 1] == 0) return true; // satisfied at the root
+      if (val[l] == 1) return true; // satisfied at the root
       if (l == (prev ^ 1)) return true; // tautology
-      if (l == prev || (val[l] == -1 && level[l >> 1] == 0)) continue;
+      if (l == prev) continue;
       c[k++] = prev = l;
     }
-    if (k == 0) {
+    c = Arrays.copyOf(c, k);
+    // Literals that are not false first: they are the ones to watch.
+    int free = 0;
+    for (int i = 0; i < k; i++) {
+      if (val[c[i]] == 0) {
+        int t = c[free];
+        c[free++] = c[i];
+        c[i] = t;
+      }
+    }
+    if (free == 0) {
       ok = false;
-      rootConflict = ls.clone();
+      rootConflict = c;
       rootConflictFromTheory = false;
       return false;
     }
-    if (k == 1) {
+    if (free == 1) {
       assign(c[0], NO_REASON);
+      if (k > 1) unitClause(c[0] >> 1, c);
       return true;
     }
     int cr = alloc(c, k, false, 0);
     clauses.add(cr);
     attach(cr);
     return true;
+  }
+
+  private int[][] unitClauses = new int[0][];
+
+  /** Remembers the given clause behind a root unit (its other literals are false at the root). */
+  private void unitClause(int v, int[] c) {
+    if (v >= unitClauses.length) unitClauses = Arrays.copyOf(unitClauses, Math.max(v + 1, 2 * unitClauses.length));
+    unitClauses[v] = c;
   }
 
   /** The theory found a cycle among root edges outside search: UNSAT for good. */
@@ -816,7 +839,8 @@ public class CdclSolver implements Solver {
       int[] why;
       RawStep.Kind kind;
       if (reason[v] == NO_REASON) {
-        why = new int[] {l};
+        boolean given = learntUnit[v] == 0 && v < unitClauses.length && unitClauses[v] != null;
+        why = given ? unitClauses[v].clone() : new int[] {l};
         kind = learntUnit[v] == 1 ? RawStep.Kind.LEARNT : RawStep.Kind.INPUT;
       } else if (reason[v] == THEORY_REASON) {
         why = theory.explain(l);
