@@ -76,6 +76,13 @@ public class CdclSolver implements Solver {
   private int[] heap = new int[0];
   private int heapN;
   private int[] heapIdx = new int[0];
+  // Variables never bumped (activity 0) wait on a stack instead of the heap: most variables of
+  // a large polygraph are never in a conflict, and popping the heap was the hot spot. The stack
+  // gives them back in the order they were on the trail, so a backjump re-decides them in the
+  // same order. A variable leaves it for the heap when first bumped.
+  private int[] zStack = new int[0];
+  private int zN;
+  private byte[] inZ = new byte[0];
   private double varInc = 1, claInc = 1;
 
   private boolean ok = true;
@@ -149,6 +156,8 @@ public class CdclSolver implements Solver {
     trail = Arrays.copyOf(trail, c);
     heapIdx = Arrays.copyOf(heapIdx, c);
     heap = Arrays.copyOf(heap, c);
+    zStack = Arrays.copyOf(zStack, c);
+    inZ = Arrays.copyOf(inZ, c);
     for (int i = cap; i < c; i++) {
       phase[i] = 1;
       heapIdx[i] = -1;
@@ -434,7 +443,7 @@ public class CdclSolver implements Solver {
       val[l ^ 1] = 0;
       reason[v] = NO_REASON;
       phase[v] = (byte) (l & 1);
-      if (heapIdx[v] < 0) heapInsert(v);
+      if (heapIdx[v] < 0 && inZ[v] == 0) heapInsert(v);
     }
     trailN = lim;
     qhead = Math.min(qhead, lim);
@@ -450,6 +459,12 @@ public class CdclSolver implements Solver {
         v = x;
         break;
       }
+    }
+    while (v == NONE && zN > 0) {
+      int x = zStack[--zN];
+      if (inZ[x] == 0) continue; // moved to the heap
+      inZ[x] = 0;
+      if (val[2 * x] == 0) v = x;
     }
     if (v == NONE) return NONE;
     if (theory != null) {
@@ -880,9 +895,23 @@ public class CdclSolver implements Solver {
       varInc *= 1e-100;
     }
     if (heapIdx[v] >= 0) heapUp(heapIdx[v]);
+    else if (inZ[v] == 1) {
+      inZ[v] = 0; // its stack entry goes stale
+      heapInsert(v);
+    }
   }
 
   private void heapInsert(int v) {
+    if (activity[v] == 0) {
+      if (zN == zStack.length) { // only stale entries can fill it: drop them
+        int k = 0;
+        for (int i = 0; i < zN; i++) if (inZ[zStack[i]] == 1) zStack[k++] = zStack[i];
+        zN = k;
+      }
+      inZ[v] = 1;
+      zStack[zN++] = v;
+      return;
+    }
     heapIdx[v] = heapN;
     heap[heapN++] = v;
     heapUp(heapN - 1);
