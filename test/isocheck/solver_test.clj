@@ -41,6 +41,28 @@
     (is (clean? r))
     (is (< 250 (.instances r)))))
 
+(deftest learnt-clause-reduction-keeps-answers
+  ;; PHP(8,7) needs thousands of conflicts: clause reduction and arena compaction
+  ;; run (with reasons relocated mid-search) and the answer stays UNSAT; a hard
+  ;; satisfiable formula keeps a model that satisfies every clause.
+  (let [s (CdclSolver.)
+        cs (SolverFuzz/pigeonhole 8 7)]
+    (dotimes [_ 56] (.newVar s))
+    (doseq [c cs] (.addClause s c))
+    (is (= Status/UNSAT (.solve s (int-array []))))
+    (is (pos? (.reductions (.stats s))))
+    (is (pos? (.deleted (.stats s)))))
+  (let [r (java.util.Random. 5)
+        n 200
+        cs (SolverFuzz/randomCnf r n 840 3)
+        s (CdclSolver.)]
+    (dotimes [_ n] (.newVar s))
+    (doseq [c cs] (.addClause s c))
+    (let [st (.solve s (int-array []))]
+      (is (not= Status/UNKNOWN st))
+      (when (= Status/SAT st)
+        (is (every? (fn [c] (some #(.modelValue s %) c)) cs))))))
+
 (deftest assumptions-do-not-stick
   ;; Each solver is asked under random assumptions and then without, as clauses
   ;; arrive: every answer matches enumeration, UNSAT cores are UNSAT subsets of
