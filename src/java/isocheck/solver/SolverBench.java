@@ -22,19 +22,30 @@ import java.util.SplittableRandom;
  * and reader-of-T⊥ → every writer of the key. One variable per unordered pair of writers of a
  * common key (coalesced over keys, as PolySI's artifact does): x puts "a before b" (WW a→b and
  * RW r→b for each reader r of a's version), ¬x the opposite. Node ids are a random permutation
- * of the serial order, so the initial topological order does not give the answer away. The
+ * of the serial order, so the initial topological order does not give the answer away
+ * ({@code --id-window 1} numbers them in serial order instead, and {@code --id-window W}
+ * shuffles serial positions within windows of W, as Jepsen's completion order nearly follows
+ * the serial order: the initial order, Kahn's smallest id first, is then close to it). The
  * history is serializable, so the instance is SAT by construction; with {@code stale > 0}, that
  * many reads return the version before the one they should (a stale read), which usually makes
  * the history unserializable; seeds where that shows in the known edges alone are skipped.
  *
  * <p>Usage: {@code lein javac && java -Xmx3g -cp target/classes isocheck.solver.SolverBench
- * [--runs R] [--budget SECONDS] [--sessions K] [--stale S] [--configs C,...] TXNS:KEYS ...}
+ * [--runs R] [--budget SECONDS] [--sessions K] [--stale S] [--id-window W] [--configs C,...]
+ * TXNS:KEYS ...}
  * where the configurations are topo+prop, topo, phase+prop, phase (default sizes
  * 500:500 1000:1000 2000:1000 4000:2000 8000:2000, 3 runs with seeds 1..R, medians, 60 s
  * budget per solve; an UNKNOWN counts as the budget).
  */
 public final class SolverBench {
   private SolverBench() {}
+
+  /**
+   * How node ids relate to the serial order (--id-window W): 0, ids are a random permutation;
+   * 1, ids are serial positions (the best case); W &gt; 1, serial positions shuffled within
+   * windows of W, like completion order under concurrency.
+   */
+  static int idWindow = 0;
 
   /** A generated polygraph. */
   public static final class Instance {
@@ -84,8 +95,10 @@ public final class SolverBench {
     int n = txns + 1; // node 0 is the initial transaction T⊥
     int[] id = new int[n]; // serial position -> node id (T⊥ stays 0)
     for (int i = 0; i < n; i++) id[i] = i;
-    for (int i = n - 1; i > 1; i--) {
-      int j = 1 + r.nextInt(i);
+    for (int i = n - 1; i > 1 && idWindow != 1; i--) {
+      // Fisher–Yates, within windows of idWindow positions when idWindow > 1
+      int lo = idWindow > 1 ? Math.max(1, i - i % idWindow) : 1;
+      int j = lo + r.nextInt(i - lo + 1);
       int t = id[i];
       id[i] = id[j];
       id[j] = t;
@@ -282,6 +295,7 @@ public final class SolverBench {
         case "--budget": budgetMs = (long) (Double.parseDouble(args[++i]) * 1000); break;
         case "--sessions": sessions = Integer.parseInt(args[++i]); break;
         case "--stale": stale = Integer.parseInt(args[++i]); break;
+        case "--id-window": idWindow = Integer.parseInt(args[++i]); break;
         case "--configs":
           Arrays.fill(on, false);
           for (String c : args[++i].split(",")) on[Arrays.asList(names).indexOf(c)] = true;
@@ -294,8 +308,8 @@ public final class SolverBench {
     if (sizes.isEmpty()) {
       for (int[] sz : new int[][] {{500, 500}, {1000, 1000}, {2000, 1000}, {4000, 2000}, {8000, 2000}}) sizes.add(sz);
     }
-    System.out.printf("sessions %d, stale reads %d, %d runs per row (seeds 1..%d), medians; budget %.0f s%n",
-        sessions, stale, runs, runs, budgetMs / 1000.0);
+    System.out.printf("sessions %d, stale reads %d, id window %d, %d runs per row (seeds 1..%d), medians; budget %.0f s%n",
+        sessions, stale, idWindow, runs, runs, budgetMs / 1000.0);
     System.out.printf("%6s %6s %9s %9s | %-11s %8s %9s %9s %9s %8s %s%n", "txns", "keys", "constr", "edges",
         "config", "time s", "conflicts", "decisions", "th.confl", "th.prop", "answers");
     // Warm the JIT once on a small instance.
