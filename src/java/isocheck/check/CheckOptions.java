@@ -22,6 +22,8 @@ public final class CheckOptions {
    * the reason.
    */
   public long timeLimitMs = 60_000;
+  /** Pruning and the time-ordered choice before the solver (tests turn them off to compare: the solver alone must agree). */
+  public boolean searchShortcuts = true;
 
   /** Weak levels (TCC, RA, RC, CI): clocks ("vector" or "tree") and whether to stop at the first anomaly. */
   public isocheck.check.weak.WeakCheck.Options weak = new isocheck.check.weak.WeakCheck.Options();

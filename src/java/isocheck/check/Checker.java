@@ -314,7 +314,7 @@ public final class Checker {
           decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
           continue;
         }
-        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra);
+        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts);
         isocheck.check.si.RegisterSearch.Outcome oc = search.decide(l, deadline);
         outcomes.put(l, oc);
         searchStats.put(l.id, oc.stats);

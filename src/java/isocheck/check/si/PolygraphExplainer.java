@@ -42,6 +42,11 @@ final class PolygraphExplainer implements Steps.DataExplainer {
     }
   }
 
+  /** Marks side s of constraint c as forced (the solver derived it). */
+  void forced(int c, int s) {
+    for (int e = p.sideFrom(c, s); e < p.sideTo(c, s); e++) forced.putIfAbsent(key(p.sideSrc[e], p.sideDst[e], p.sideType[e]), e);
+  }
+
   /** The side of a constraint under consideration (null side: none). */
   void considering(int c, int s) {
     considered.clear();

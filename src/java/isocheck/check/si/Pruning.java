@@ -47,6 +47,15 @@ final class Pruning {
     Arrays.fill(witness, -1);
   }
 
+  /** Only checks the known graph for a cycle, deciding no constraint (the solver then decides them all). */
+  Pruning checkOnly() {
+    rounds = 1;
+    last = graph();
+    lastScc = Scc.of(last, ~0);
+    status = lastScc.hasCycle() ? Status.VIOLATED : choice.length == 0 ? Status.DECIDED : Status.OPEN;
+    return this;
+  }
+
   /** Runs rounds until one decides nothing, a violation shows, or the deadline (System.nanoTime) passes. */
   Pruning run(long deadline) {
     int nc = g.p.constraints();

@@ -14,6 +14,10 @@ import isocheck.report.Anomaly;
 import isocheck.report.CycleReport;
 import isocheck.report.Data;
 import isocheck.report.Steps;
+import isocheck.solver.AcyclicitySolver;
+import isocheck.solver.EdgeCycle;
+import isocheck.solver.Refutation;
+import isocheck.solver.Status;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,9 +57,15 @@ public final class RegisterSearch {
   private final Polygraph[] byFamily = new Polygraph[3];
   private List<Anomaly> lost;
 
-  public RegisterSearch(History h, RegisterAnalysis ra) {
+  private final boolean shortcuts;
+
+  public RegisterSearch(History h, RegisterAnalysis ra) { this(h, ra, true); }
+
+  /** With shortcuts false, no pruning rounds after the first and no time-ordered choice: the solver decides (for tests). */
+  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts) {
     this.h = h;
     this.ra = ra;
+    this.shortcuts = shortcuts;
   }
 
   private Polygraph polygraph(Level.Family f) {
@@ -107,7 +117,8 @@ public final class RegisterSearch {
     }
     boolean si = l.kind == Level.Kind.SI;
     LevelGraph g = new LevelGraph(p, si);
-    Pruning pr = new Pruning(g).run(deadline);
+    // Pruning and the time-ordered choice are shortcuts: without them (tests compare) the solver decides alone.
+    Pruning pr = shortcuts ? new Pruning(g).run(deadline) : new Pruning(g).checkOnly();
     st.put("pruning-rounds", (long) pr.rounds);
     st.put("pruned", (long) pr.decided);
     long t1 = System.nanoTime();
@@ -123,15 +134,107 @@ public final class RegisterSearch {
     if (pr.status == Pruning.Status.DECIDED) return new Outcome(Verdict.Value.TRUE, null, found, st);
     int open = p.constraints() - pr.decided;
     st.put("open", (long) open);
-    if (topologicalChoice(g, pr)) {
+    if (shortcuts && topologicalChoice(g, pr)) {
       st.put("decided-by", new isocheck.history.Kw("topological-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
-    String why = System.nanoTime() > deadline ? "the time limit passed while pruning" : "pruning left them open";
-    return new Outcome(Verdict.Value.UNKNOWN, String.format("rw-register histories hide the version order: after pruning, "
-        + "%,d of %,d write-order constraints are open (%s), and the order a topological sort of the rest suggests closes "
-        + "a cycle; deciding %s needs the version-order solver, which is not implemented yet", open, p.constraints(), why,
-        l.id), found, st);
+    return solve(l, g, pr, deadline, st, found);
+  }
+
+  /**
+   * The open constraints to the CDCL(T) solver ({@link AcyclicitySolver}): one variable each, its
+   * truth putting side 0's edges in the graph and its falsity side 1's, over the known graph with
+   * every side pruning decided. SAT: the level holds. UNSAT: the solver's refutation ends in a
+   * cycle of known and forced edges, present in every compatible graph: the counterexample.
+   */
+  private Outcome solve(Level l, LevelGraph g, Pruning pr, long deadline, Map<String, Object> st, List<Anomaly> found) {
+    long t0 = System.nanoTime();
+    int nc = g.p.constraints();
+    AcyclicitySolver s = new AcyclicitySolver(g.nodes);
+    for (int i = 0; i < g.known.size(); i++) s.addKnownEdge(g.known.src(i), g.known.dst(i));
+    int[] var = new int[nc];
+    int[] ofVar = new int[nc + 1];
+    for (int c = 0; c < nc; c++) {
+      if (pr.choice[c] >= 0) {
+        for (int e = g.p.sideFrom(c, pr.choice[c]); e < g.p.sideTo(c, pr.choice[c]); e++) s.addKnownEdge(g.sideSrc[e], g.sideDst[e]);
+        continue;
+      }
+    }
+    for (int c = 0; c < nc; c++) {
+      if (pr.choice[c] >= 0) continue;
+      int x = s.newVar();
+      var[c] = x;
+      if (x >= ofVar.length) ofVar = java.util.Arrays.copyOf(ofVar, x * 2 + 1);
+      ofVar[x] = c;
+      for (int e = g.p.sideFrom(c, 0); e < g.p.sideTo(c, 0); e++) s.addEdge(x, g.sideSrc[e], g.sideDst[e]);
+      for (int e = g.p.sideFrom(c, 1); e < g.p.sideTo(c, 1); e++) s.addEdge(-x, g.sideSrc[e], g.sideDst[e]);
+    }
+    s.setTimeBudget(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
+    Status status = s.solve();
+    LinkedHashMap<String, Object> ss = new LinkedHashMap<>(s.stats().toMap());
+    ss.put("ms", (System.nanoTime() - t0) / 1_000_000L);
+    st.put("solver", ss);
+    if (status == Status.SAT) {
+      st.put("decided-by", new isocheck.history.Kw("solver"));
+      return new Outcome(Verdict.Value.TRUE, null, found, st);
+    }
+    if (status == Status.UNKNOWN) {
+      return new Outcome(Verdict.Value.UNKNOWN, String.format("the time limit passed while searching the version order of "
+          + "rw-register writes for %s: after pruning, %,d of %,d write-order constraints were open; raise the time limit "
+          + "(:time-limit, --time-limit)", l.id, nc - pr.decided, nc), found, st);
+    }
+    st.put("decided-by", new isocheck.history.Kw("solver"));
+    boolean serOnly = l.kind != Level.Kind.SI && decide(siOf(l.family), deadline).value != Verdict.Value.FALSE;
+    found.add(refuted(g, pr, s, var, ofVar, l.family, serOnly));
+    return new Outcome(Verdict.Value.FALSE, null, found, st);
+  }
+
+  /** The counterexample of an UNSAT answer: the refutation's final cycle, its forced steps explained as such. */
+  private Anomaly refuted(LevelGraph g, Pruning pr, AcyclicitySolver s, int[] var, int[] ofVar, Level.Family f, boolean serOnly) {
+    Refutation ref = s.refutation();
+    PolygraphExplainer px = new PolygraphExplainer(g.p, ra);
+    px.forced(pr);
+    java.util.ArrayList<Integer> lits = new java.util.ArrayList<>();
+    if (ref != null) {
+      for (Refutation.Step step : ref.steps) {
+        if (step.lit == 0) continue;
+        lits.add(step.lit);
+        int c = ofVar[Math.abs(step.lit)];
+        px.forced(c, step.lit > 0 ? 0 : 1);
+      }
+    }
+    EdgeCycle ec = ref == null ? null : ref.finalCycle();
+    if (ec == null) ec = s.cycleUnder(lits.stream().mapToInt(Integer::intValue).toArray());
+    if (ec == null) ec = s.lastCycle();
+    if (ec == null) {
+      return new Anomaly("unclassified-cycle", new int[0], new LinkedHashMap<>(),
+          "The version-order solver found no order of the writes that leaves the graph acyclic.", null);
+    }
+    int k = ec.length();
+    int[] ns = new int[k], ls = new int[k];
+    for (int i = 0; i < k; i++) {
+      int a = ec.from(i), b = ec.to(i), lit = ec.lits[i];
+      ns[i] = a;
+      ls[i] = lit == 0 ? knownLabel(g, pr, a, b) : sideLabel(g, ofVar[Math.abs(lit)], lit > 0 ? 0 : 1, a, b);
+    }
+    Cycle tc = txnCycle(g, new Cycle(ns, ls));
+    Steps steps = new Steps(h, px);
+    boolean[] hyp = new boolean[tc.length()];
+    String note = "No order of the writes leaves the graph acyclic: the search forced each step marked forced (the other "
+        + "order of those two writers closes a cycle, given the steps forced before it), and they close this cycle:";
+    return CycleReport.of(h, steps, tc, hyp, note, null, name(tc, f, serOnly));
+  }
+
+  private static int knownLabel(LevelGraph g, Pruning pr, int a, int b) {
+    int m = pr.last.maskOf(a, b);
+    return m != 0 ? Edge.label(m) : Edge.WW;
+  }
+
+  private static int sideLabel(LevelGraph g, int c, int side, int a, int b) {
+    for (int e = g.p.sideFrom(c, side); e < g.p.sideTo(c, side); e++) {
+      if (g.sideSrc[e] == a && g.sideDst[e] == b) return g.p.sideType[e];
+    }
+    return Edge.WW;
   }
 
   /**
