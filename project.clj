@@ -21,4 +21,8 @@
              :base {}
              :test {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}
              :bench {:jvm-opts ["-Xmx6g" "-Xms6g" "-XX:+UseParallelGC"]}
-             :uberjar {:aot [isocheck.cli], :target-path "target/uberjar"}})
+             ;; The jar's Main-Class is the Java command line (no Clojure loaded to check a
+             ;; file); lein run keeps :main isocheck.cli, which delegates to it.
+             :uberjar {:main isocheck.cli.Main
+                       :aot [isocheck.demo]
+                       :target-path "target/uberjar"}})
