@@ -1,18 +1,34 @@
 (ns isocheck.cli-test
   "The command line is a public contract: arguments, exit status (0 all hold,
-  1 violated, 2 unknown, 3 bad usage or input), and --format edn|json|text."
+  1 violated, 2 unknown, 3 bad usage or input), --format edn|json|text, and
+  one line on stderr per error, never a stack trace. Most tests run the Java
+  main in-process (isocheck.cli.Main/run); the last ones run bin/isocheck and
+  plain java as subprocesses (exit codes, out-of-memory messages)."
   (:require [clojure.test :refer [deftest is testing]]
             [clojure.edn :as edn]
             [clojure.java.io :as io]
             [clojure.string :as str]
-            [isocheck.cli :as cli]))
+            [isocheck.core :as iso]
+            [isocheck.jepsen :as j])
+  (:import (isocheck.check Checker CheckOptions Level)
+           (isocheck.cli EdnPrinter Main)
+           (isocheck.history History$Workload Kw Sym)
+           (isocheck.io EdnReader$Symbol EdnWriter Formats)
+           (isocheck.sim Bug SimConfig SimConfig$KeyDist Simulator Store)
+           (java.io ByteArrayOutputStream File PrintStream)
+           (java.nio.file Files Path)
+           (java.util ArrayList LinkedHashMap LinkedHashSet UUID)))
 
-(defn- tmp-file [name content]
+(defn- tmp-dir ^File []
   (let [d (io/file (System/getProperty "java.io.tmpdir") (str "isocheck-cli-" (System/nanoTime)))]
     (.mkdirs d)
-    (let [f (io/file d name)]
-      (spit f content)
-      (.getPath f))))
+    d))
+
+(defn- tmp-file [name content]
+  (let [f (io/file (tmp-dir) name)]
+    (io/make-parents f)
+    (spit f content)
+    (.getPath f)))
 
 (def valid-edn
   (str "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}\n"
@@ -26,31 +42,52 @@
 
 (def register-edn "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n")
 
-(defn- run [& args]
-  (let [err (java.io.StringWriter.)
-        status (atom nil)
-        out (with-out-str (binding [*err* err]
-                            (reset! status (try (cli/check-cmd args)
-                                                (catch clojure.lang.ExceptionInfo e
-                                                  (if (= ::cli/usage (:type (ex-data e))) 3 (throw e)))))))]
-    {:status @status, :out out, :err (str err)}))
+(defn- run
+  "Runs the Java main in-process: {:status :out :err}."
+  [& args]
+  (let [out (ByteArrayOutputStream.)
+        err (ByteArrayOutputStream.)
+        status (Main/run (into-array String args) (PrintStream. out true "UTF-8") (PrintStream. err true "UTF-8"))]
+    {:status status, :out (.toString out "UTF-8"), :err (.toString err "UTF-8")}))
+
+(defn- no-trace? [^String err]
+  (not (or (str/includes? err "Exception") (str/includes? err "\tat ") (str/includes? err "at isocheck."))))
 
 (deftest exit-status
-  (is (= 0 (:status (run (tmp-file "ok.edn" valid-edn)))))
-  (is (= 1 (:status (run (tmp-file "ws.edn" write-skew-edn)))))
-  (is (= 0 (:status (run "--levels" "si" (tmp-file "ws.edn" write-skew-edn)))))
-  (is (= 0 (:status (run (tmp-file "wr.edn" register-edn)))))
-  (is (= 2 (:status (run "--levels" "gsi" (tmp-file "wr.edn" register-edn)))) "gsi is not implemented: unknown")
-  (is (= 3 (:status (run "/no/such/file.edn"))))
-  (is (= 3 (:status (run "--levels" "serialisable" (tmp-file "ok.edn" valid-edn)))))
-  (is (= 3 (:status (run "--format" "xml" (tmp-file "ok.edn" valid-edn)))))
-  (is (= 3 (:status (run)))))
+  (is (= 0 (:status (run "check" (tmp-file "ok.edn" valid-edn)))))
+  (is (= 1 (:status (run "check" (tmp-file "ws.edn" write-skew-edn)))))
+  (is (= 0 (:status (run "check" "--levels" "si" (tmp-file "ws.edn" write-skew-edn)))))
+  (is (= 0 (:status (run "check" (tmp-file "wr.edn" register-edn)))))
+  (is (= 2 (:status (run "check" "--levels" "gsi" (tmp-file "wr.edn" register-edn)))) "gsi is not implemented: unknown")
+  (is (= 3 (:status (run "check" "/no/such/file.edn"))))
+  (is (= 3 (:status (run "check" "--levels" "serialisable" (tmp-file "ok.edn" valid-edn)))))
+  (is (= 3 (:status (run "check" "--format" "xml" (tmp-file "ok.edn" valid-edn)))))
+  (is (= 3 (:status (run "check" "--workload" "bank" (tmp-file "ok.edn" valid-edn)))))
+  (is (= 3 (:status (run "check"))))
+  (is (= 3 (:status (run))))
+  (is (= 3 (:status (run "chekc" "x.edn"))))
+  (testing "several files: the worst status (3, then 1, then 2)"
+    (is (= 1 (:status (run "check" (tmp-file "wr.edn" register-edn) (tmp-file "ws.edn" write-skew-edn)))))
+    (is (= 3 (:status (run "check" (tmp-file "ws.edn" write-skew-edn) "/no/such/file.edn"))))))
+
+(deftest usage-errors-are-one-line-and-the-usage
+  (let [{:keys [status out err]} (run "check" "--levels" "serialisable" (tmp-file "ok.edn" valid-edn))]
+    (is (= 3 status))
+    (is (= "" out))
+    (is (str/starts-with? err "isocheck: Unknown isolation level :serialisable; known: "))
+    (is (str/includes? err "usage: isocheck check"))
+    (is (no-trace? err)))
+  (let [{:keys [status out]} (run "check" "--help")]
+    (is (= 0 status))
+    (is (str/starts-with? out "usage: isocheck check")))
+  (is (str/includes? (:err (run "check" "--out")) "isocheck: --out needs a value")))
 
 (deftest edn-format-prints-exactly-the-result-map
-  (let [{:keys [status out]} (run "--format" "edn" "--levels" "serializable,snapshot-isolation"
+  (let [{:keys [status out]} (run "check" "--format" "edn" "--levels" "serializable,snapshot-isolation"
                                   (tmp-file "ws.edn" write-skew-edn))
         m (edn/read-string out)]
     (is (= 1 status))
+    (is (= 1 (count (str/split-lines out))) "one result per line")
     (is (= false (:valid? m)))
     (is (= [:G2-item] (:anomaly-types m)))
     (is (= {:serializable {:valid? false, :anomaly-types [:G2-item]}
@@ -58,8 +95,98 @@
            (:levels m)))
     (is (integer? (get-in m [:stats :ms :load])))))
 
+(defn- without-times
+  "The result without its timings (every :ms and *-ms in :stats)."
+  [m]
+  (update m :stats (fn strip [s]
+                     (into {} (for [[k v] s :when (not (or (= :ms k) (str/ends-with? (name k) "-ms")))]
+                                [k (if (map? v) (strip v) v)])))))
+
+(deftest edn-format-equals-the-clojure-result
+  ;; What `--format edn` prints, read back, is what the Clojure API returns for the same file
+  ;; (timings aside).
+  (doseq [[path levels] [["test/resources/corpus/jepsen-mongodb/aborted-read.edn" nil]
+                         ["test/resources/corpus/postgres-list-append/sess5-history0.edn" nil]
+                         ["test/resources/corpus/plume-taps/tap-k.edn" [:tcc :ra :rc :ci]]]]
+    (let [{:keys [out]} (apply run (concat ["check" "--format" "edn"]
+                                           (when levels ["--levels" (str/join "," (map name levels))])
+                                           [path]))
+          h (Formats/readHistory ^String path nil)
+          [_ m] (iso/check-history {:levels (or levels iso/implemented-levels)} h)]
+      (is (= (without-times m) (without-times (edn/read-string out))) path))))
+
+(defn- printed-equals-clj?
+  "Whether EdnPrinter's text of data reads back as (->clj data)."
+  [data]
+  (= (j/->clj data) (edn/read-string (EdnPrinter/str data))))
+
+(deftest edn-printer-reads-back-as-clojure-data
+  (testing "every value type a history or a result holds"
+    (let [m (doto (LinkedHashMap.)
+              (.put "valid?" (Kw. "unknown"))
+              (.put "s" "quote \" backslash \\ newline \n tab \t return \r formfeed \f backspace \b bell \u0007 é ∀")
+              (.put "kw" (Kw. "ns/name"))
+              (.put "sym" (Sym. "foo"))
+              (.put "edn-sym" (EdnReader$Symbol. "jepsen.history/op"))
+              (.put "nums" (ArrayList. [(long 1) (int -2) 1.5 -0.0 1.0E300 (biginteger 12345678901234567890)
+                                         (bigdec "1.25") (short 3) (byte 4)]))
+              (.put "chars" (ArrayList. [\a \newline \space \tab \return \formfeed \backspace \" \\ (char 1)]))
+              (.put "nil" nil)
+              (.put "bools" (ArrayList. [true false]))
+              (.put "set" (LinkedHashSet. [(Kw. "a") "b" 3]))
+              (.put "uuid" (UUID/fromString "0f8fad5b-d9cb-469f-a165-70867728950e"))
+              (.put "nested" (doto (LinkedHashMap.)
+                               (.put (Kw. "k") (ArrayList. [(ArrayList.) (LinkedHashMap.)]))
+                               (.put (long 7) "a long key")
+                               (.put (ArrayList. [(Kw. "r") "x"]) "a vector key")
+                               (.put "with space" "a string key that is not a keyword"))))]
+      (is (printed-equals-clj? (doto (LinkedHashMap. m) (.remove "nested") (.remove "edn-sym"))))
+      ;; ->clj keeps a String key that is no keyword as an unreadable keyword; we keep it a string.
+      (is (= "a string key that is not a keyword"
+             (get-in (edn/read-string (EdnPrinter/str m)) [:nested "with space"])))
+      (is (= 'jepsen.history/op (:edn-sym (edn/read-string (EdnPrinter/str m)))))
+      (is (= {:k [[] {}], 7 "a long key", [:r "x"] "a vector key"}
+             (-> (edn/read-string (EdnPrinter/str m)) :nested (dissoc "with space"))))))
+  (testing "doubles Clojure prints with ##"
+    (is (= "[##Inf ##-Inf ##NaN]" (EdnPrinter/str (ArrayList. [Double/POSITIVE_INFINITY Double/NEGATIVE_INFINITY Double/NaN])))))
+  (testing "keys that print alike make one entry, as in Clojure"
+    (is (= {:a 2} (edn/read-string (EdnPrinter/str (doto (LinkedHashMap.) (.put "a" 1) (.put (Kw. "a") 2))))))))
+
+(defn- check-all ^isocheck.check.Result [h levels]
+  (Checker/check h (.levels (CheckOptions.) (mapv #(Level/parse (name %)) levels))))
+
+(deftest edn-printer-on-the-corpus
+  (let [files (->> (concat (file-seq (io/file "test/resources/corpus")) (file-seq (io/file "test/resources/weak")))
+                   (filter #(str/ends-with? (.getName ^File %) ".edn"))
+                   (sort))]
+    (is (< 30 (count files)))
+    (doseq [^File f files]
+      (let [h (Formats/readHistory (.getPath f) nil)
+            r (check-all h iso/implemented-levels)]
+        (is (printed-equals-clj? (.toData r)) (.getPath f))))))
+
+(deftest edn-printer-on-simulated-histories
+  ;; Every store and bug of the simulator, both workloads, written as EDN and read back (so
+  ;; values come from the file reader, as on the command line).
+  (let [dir (.toPath (tmp-dir))]
+    (doseq [[store bug] [[Store/SNAPSHOT_ISOLATION nil] [Store/SNAPSHOT_ISOLATION Bug/LOST_UPDATE]
+                         [Store/SNAPSHOT_ISOLATION Bug/LONG_FORK] [Store/SNAPSHOT_ISOLATION Bug/ABORTED_READ]
+                         [Store/SNAPSHOT_ISOLATION Bug/CAUSALITY_VIOLATION] [Store/SNAPSHOT_ISOLATION Bug/FRACTURED_READ]
+                         [Store/READ_COMMITTED nil] [Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]]
+            wl [History$Workload/APPEND History$Workload/REGISTER]
+            seed [1 2]]
+      (let [cfg (cond-> (-> (SimConfig/builder) (.seed seed) (.store store) (.workload wl) (.txns 300)
+                            (.sessions 5) (.keys 20) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 1 4))
+                  bug (-> (.bug bug) (.bugRate 0.1))
+                  true .build)
+            file (.resolve dir (str "h-" seed ".edn"))
+            w (EdnWriter/open file)]
+        (try (Simulator/run cfg w) (finally (.close w)))
+        (let [r (check-all (Formats/readHistory (str file) nil) iso/implemented-levels)]
+          (is (printed-equals-clj? (.toData r)) (str store " " bug " " wl " " seed)))))))
+
 (deftest json-format
-  (let [{:keys [status out]} (run "--format" "json" (tmp-file "ws.edn" write-skew-edn))]
+  (let [{:keys [status out]} (run "check" "--format" "json" (tmp-file "ws.edn" write-skew-edn))]
     (is (= 1 status))
     (is (str/starts-with? out "{\"valid?\":false"))
     (is (str/includes? out "\"anomaly-types\":[\"G2-item\"]"))))
@@ -67,36 +194,229 @@
 (deftest text-format-and-many-files
   (let [a (tmp-file "a.edn" valid-edn)
         b (tmp-file "b.edn" write-skew-edn)
-        {:keys [status out]} (run a b)]
+        {:keys [status out]} (run "check" a b)]
     (is (= 1 status) "the worst status over the files")
     (is (str/includes? out (str "== " a)))
     (is (str/includes? out "G2-item"))))
 
 (deftest bad-input-is-one-line-naming-the-op
   (let [f (tmp-file "bad.edn" (str valid-edn "{:index 4, :type :ok, :process 2, :f :txn, :value [[:foo :x 2]]}\n"))
-        {:keys [status err]} (run f)]
+        {:keys [status err]} (run "check" f)]
     (is (= 3 status))
     (is (str/includes? err "op 4 (line 5, :index 4): micro-op 0 [:foo :x 2] is neither"))
     (is (= 1 (count (str/split-lines err))))))
 
 (deftest unparseable-edn
   (let [f (tmp-file "broken.edn" (str valid-edn "{:index 4, :type :ok, :value [[:r :x [1 2]]\n"))
-        {:keys [status err]} (run "--format" "edn" f)]
+        {:keys [status out err]} (run "check" "--format" "edn" f)]
     (is (= 3 status))
-    (is (str/includes? err "line"))))
+    (is (str/includes? err "line"))
+    (is (= {:valid? :unknown, :file f} (dissoc (edn/read-string out) :error))
+        "edn output still has one map per file")))
+
+(deftest missing-file-names-the-file
+  (let [{:keys [status err]} (run "check" "/no/such/file.edn")]
+    (is (= 3 status))
+    (is (= "isocheck: /no/such/file.edn: no such file\n" err))))
+
+(defn- files-in [^File dir]
+  (set (for [^File f (file-seq dir) :when (.isFile f)]
+         (str/replace (subs (.getPath f) (inc (count (.getPath dir)))) File/separator "/"))))
 
 (deftest out-directory
   (let [f (tmp-file "ws.edn" write-skew-edn)
-        dir (str (System/getProperty "java.io.tmpdir") "/isocheck-cli-out-" (System/nanoTime))
-        {:keys [status]} (run "--out" dir f)]
+        dir (str (tmp-dir) "/report")
+        {:keys [status out]} (run "check" "--out" dir f)]
     (is (= 1 status))
     (doseq [name ["report.html" "report.txt" "result.edn" "result.json" "G2-item.dot"]]
-      (is (.exists (io/file dir name)) name))))
+      (is (.exists (io/file dir name)) name))
+    (is (str/includes? out (str "report: " dir "/report.html")))
+    (testing "result.edn is the result map"
+      (is (= [:G2-item] (:anomaly-types (edn/read-string (slurp (io/file dir "result.edn")))))))))
+
+(deftest out-directory-for-several-jepsen-runs
+  ;; Jepsen's layout: store/<test>/<time>/history.edn. Each report goes to DIR/<test>/<time>/.
+  (let [store (tmp-dir)
+        a (io/file store "append-test/20240101T000000/history.edn")
+        b (io/file store "append-test/20240102T000000/history.edn")
+        c (io/file store "other-test/20240101T000000/history.edn")
+        _ (doseq [[^File f s] [[a write-skew-edn] [b valid-edn] [c write-skew-edn]]]
+            (io/make-parents f)
+            (spit f s))
+        out (tmp-dir)
+        {:keys [status err] :as r} (run "check" "--format" "edn" "--out" (str out) (str a) (str b) (str c))]
+    (is (= 1 status))
+    (is (= 3 (count (str/split-lines (:out r)))) "stdout: one result per file")
+    (is (= #{"append-test/20240101T000000" "append-test/20240102T000000" "other-test/20240101T000000"}
+           (set (for [p (files-in out)] (subs p 0 (str/last-index-of p "/"))))))
+    (is (= (edn/read-string (slurp (io/file out "append-test/20240102T000000/result.edn")))
+           (edn/read-string (second (str/split-lines (:out r)))))
+        "each directory holds its own file's result")
+    (is (not (.exists (io/file out "append-test/20240102T000000/G2-item.dot"))) "no picture of another run")
+    (testing "where each report went, on stderr for edn"
+      (is (= 3 (count (re-seq #"report: " err))))
+      (is (str/includes? err (str (io/file out "other-test/20240101T000000/report.html")))))
+    (testing "files with different names in one directory keep their names"
+      (let [d (tmp-dir)
+            out2 (tmp-dir)]
+        (spit (io/file d "a.edn") valid-edn)
+        (spit (io/file d "b.edn") valid-edn)
+        (run "check" "--out" (str out2) (str (io/file d "a.edn")) (str (io/file d "b.edn")) (str (io/file d "a.edn")))
+        (is (= #{"a" "b" "a-2"} (set (map #(subs % 0 (str/index-of % "/")) (files-in out2)))))))))
+
+(deftest out-directory-reused-loses-stale-reports
+  (let [f (tmp-file "ok.edn" valid-edn)
+        dir (tmp-dir)]
+    (spit (io/file dir "result.edn") "{:valid? false}")
+    (spit (io/file dir "G1c.dot") "digraph {}")
+    (spit (io/file dir "G1c.svg") "<svg/>")
+    (spit (io/file dir "notes.txt") "mine")
+    (.mkdirs (io/file dir "sub"))
+    (spit (io/file dir "sub/G1c.dot") "digraph {}")
+    (is (= 0 (:status (run "check" "--out" (str dir) f))))
+    (is (= #{"report.html" "report.txt" "result.edn" "result.json" "notes.txt" "sub/G1c.dot"} (files-in dir))
+        "our old files are gone, the user's are kept")
+    (testing "a directory without a report of ours is left alone"
+      (let [d (tmp-dir)]
+        (spit (io/file d "figure.svg") "<svg/>")
+        (run "check" "--out" (str d) f)
+        (is (.exists (io/file d "figure.svg")))))))
+
+(deftest unwritable-out-keeps-the-verdict
+  (let [f (tmp-file "ws.edn" write-skew-edn)
+        regular (tmp-file "not-a-dir" "x")]
+    (doseq [out [regular (str regular "/sub")]]
+      (let [{:keys [status err] :as r} (run "check" "--levels" "serializable" "--out" out f)]
+        (is (= 1 status) "the exit status is the verdict's")
+        (is (str/includes? (:out r) "VIOLATED (G2-item)") "the verdict is printed")
+        (is (= 1 (count (str/split-lines err))))
+        (is (str/starts-with? err (str "isocheck: --out " out ": ")))
+        (is (str/includes? err "the report for"))
+        (is (not (str/includes? err (str f ": no such file"))) "the input is not blamed")))
+    (let [{:keys [status out err]} (run "check" "--format" "edn" "--out" regular f)]
+      (is (= 1 status))
+      (is (= false (:valid? (edn/read-string out))))
+      (is (str/includes? err "exists and is not a directory")))))
+
+(deftest max-anomalies
+  (let [f (tmp-file "ws.edn" write-skew-edn)]
+    (testing "0 keeps no instance: types and counts only"
+      (let [{:keys [status out]} (run "check" "--format" "edn" "--levels" "serializable" "--max-anomalies" "0" f)
+            m (edn/read-string out)]
+        (is (= 1 status))
+        (is (= [:G2-item] (:anomaly-types m)))
+        (is (= {:G2-item 1} (:anomaly-counts m)))
+        (is (= {:G2-item []} (:anomalies m)))
+        (is (= {} (:counterexamples m))))
+      (let [{:keys [out]} (run "check" "--levels" "serializable" "--max-anomalies" "0" f)]
+        (is (str/includes? out "G2-item: 1 instance\n"))
+        (is (not (str/includes? out "T0 =")) "no instance shown")
+        (is (str/includes? out "serializable  VIOLATED (G2-item)"))))
+    (testing "1 keeps one"
+      (is (= 1 (count (get-in (edn/read-string (:out (run "check" "--format" "edn" "--max-anomalies" "1" "--levels" "ser" f)))
+                              [:anomalies :G2-item])))))
+    (testing "negative or not a number: bad usage"
+      (doseq [n ["-1" "x"]]
+        (let [{:keys [status err]} (run "check" "--max-anomalies" n f)]
+          (is (= 3 status) n)
+          (is (str/starts-with? err "isocheck: --max-anomalies ")))))))
 
 (deftest stdin
   (let [in (java.io.ByteArrayInputStream. (.getBytes ^String write-skew-edn "UTF-8"))
         old System/in]
     (try
       (System/setIn in)
-      (is (= 1 (:status (run "-"))))
+      (is (= 1 (:status (run "check" "-"))))
       (finally (System/setIn old)))))
+
+(deftest start-load-check-times
+  (let [m (edn/read-string (:out (run "check" "--format" "edn" (tmp-file "ok.edn" valid-edn))))]
+    (is (every? #(integer? (get-in m [:stats :ms %])) [:load :total]))))
+
+;; --- subprocesses: bin/isocheck and plain java --------------------------------------------
+
+(defn- sh
+  "Runs a command with extra environment variables in dir; {:status :out :err}."
+  [dir env & cmd]
+  (let [pb (ProcessBuilder. ^java.util.List (vec cmd))]
+    (.directory pb (io/file dir))
+    (doseq [[k v] env] (.put (.environment pb) k v))
+    (let [p (.start pb)
+          out (future (slurp (.getInputStream p)))
+          err (future (slurp (.getErrorStream p)))]
+      (.close (.getOutputStream p))
+      {:status (.waitFor p), :out @out, :err @err})))
+
+(def ^:private root (.getCanonicalPath (io/file ".")))
+(def ^:private launcher (str root "/bin/isocheck"))
+
+(deftest launcher-exit-codes-from-any-directory
+  (let [d (tmp-dir)]
+    (spit (io/file d "ok.edn") valid-edn)
+    (spit (io/file d "ws.edn") write-skew-edn)
+    (spit (io/file d "wr.edn") register-edn)
+    (spit (io/file d "bad.edn") "{:index 0, :type :ok, :process 0, :f :txn, :value [[:foo :x 2]]}\n")
+    (doseq [[status args] [[0 ["check" "ok.edn"]]
+                           [1 ["check" "ws.edn"]]
+                           [2 ["check" "wr.edn"]]
+                           [3 ["check" "bad.edn"]]
+                           [3 ["check" "missing.edn"]]
+                           [3 ["check" "--levels" "nope" "ok.edn"]]
+                           [3 ["check" "--max-anomalies" "-1" "ok.edn"]]]]
+      (let [r (apply sh d {} launcher args)]
+        (is (= status (:status r)) (str args " " (:err r)))
+        (is (no-trace? (:err r)) (str args))
+        (when (= 3 status) (is (str/starts-with? (:err r) "isocheck: ") (str args)))))
+    (let [r (sh d {} launcher "check" "--format" "edn" "ws.edn")]
+      (is (= [:G2-item] (:anomaly-types (edn/read-string (:out r)))))
+      (is (integer? (get-in (edn/read-string (:out r)) [:stats :ms :start])) "start-up is timed from the launcher"))
+    (testing "a bad ISOCHECK_HEAP is bad usage, not a JVM error"
+      (let [r (sh d {"ISOCHECK_HEAP" "lots"} launcher "check" "ok.edn")]
+        (is (= 3 (:status r)))
+        (is (str/includes? (:err r) "ISOCHECK_HEAP"))))))
+
+(defn- plume-file
+  "An rw-register history of Plume's shape (20 micro-ops per transaction), written as EDN."
+  [^Path dir txns wl]
+  (let [f (.resolve dir (str "h-" txns "-" (.cliName ^History$Workload wl) ".edn"))
+        cfg (-> (SimConfig/builder) (.seed 7) (.store Store/SNAPSHOT_ISOLATION) (.workload wl)
+                (.txns (int txns)) (.sessions 25) (.keys (int (* 2 txns))) (.keyDist SimConfig$KeyDist/UNIFORM)
+                (.opsPerTxn 20 20) (.readFraction 0.5) .build)
+        w (EdnWriter/open f)]
+    (try (Simulator/run cfg w) (finally (.close w)))
+    (str f)))
+
+(deftest out-of-memory-while-reading-is-exit-3
+  (let [dir (.toPath (tmp-dir))
+        f (plume-file dir 20000 History$Workload/REGISTER)
+        cp (System/getProperty "java.class.path")]
+    (testing "plain java: names the heap, the size needed and -Xmx"
+      (let [{:keys [status out err]} (sh (str dir) {} "java" "-Xmx16m" "-cp" cp "isocheck.cli.Main" "check" "--format" "edn" f)]
+        (is (= 3 status))
+        (is (= 1 (count (str/split-lines err))) err)
+        (is (no-trace? err))
+        (is (re-find #"out of memory while reading it: the heap is \d+ MB, and a \d+ MB history needs about \d+ MB; run java with -Xmx\d+[mg]" err) err)
+        (is (= :unknown (:valid? (edn/read-string out))))))
+    (testing "bin/isocheck: names ISOCHECK_HEAP"
+      (let [{:keys [status err]} (sh (str dir) {"ISOCHECK_HEAP" "16m"} launcher "check" f)]
+        (is (= 3 status))
+        (is (no-trace? err))
+        (is (str/includes? err "ISOCHECK_HEAP=") err)))))
+
+(deftest out-of-memory-while-checking-is-exit-2
+  ;; Jepsen's list-append shape (4 micro-ops per transaction), 10^5 transactions: loading fits
+  ;; in 64 MB, the weak levels need about twice that (measured: out of memory while checking
+  ;; from 64 to 96 MB), so 80 MB fails while checking.
+  (let [dir (tmp-dir)
+        f (str (io/file dir "append.edn"))
+        cfg (-> (SimConfig/builder) (.seed 1) (.store Store/SNAPSHOT_ISOLATION) (.workload History$Workload/APPEND)
+                (.txns 100000) (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4)
+                (.readFraction 0.5) .build)
+        w (EdnWriter/open (.toPath (io/file f)))
+        _ (try (Simulator/run cfg w) (finally (.close w)))
+        cp (System/getProperty "java.class.path")
+        {:keys [status err]} (sh (str dir) {} "java" "-Xmx80m" "-XX:+UseSerialGC" "-cp" cp "isocheck.cli.Main"
+                                 "check" "--levels" "tcc,ra,rc,ci" f)]
+    (is (= 2 status) err)
+    (is (no-trace? err))
+    (is (re-find #"out of memory while checking 100000 transactions, so no verdict: the heap is \d+ MB, about \S+ [MG]B is needed; run java with -Xmx\d+[mg]" err) err)))

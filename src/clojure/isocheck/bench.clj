@@ -21,7 +21,8 @@
   strict-serializable + serializable + snapshot-isolation on the loaded
   history; peak is the heap in use during each phase; history is the heap the
   loaded history retains."
-  (:require [clojure.string :as str])
+  (:require [clojure.edn :as edn]
+            [clojure.string :as str])
   (:import (isocheck.check Checker CheckOptions Level Result)
            (isocheck.history History History$Workload)
            (isocheck.io EdnWriter Formats)
@@ -217,7 +218,90 @@
         (weak-row (str "tcc, k = " k) h [:tcc] "vector" 3)
         (weak-row (str "tcc, k = " k) h [:tcc] "tree" 3)))))
 
+(defn- run-cli
+  "Runs bin/isocheck check FILE (text output, default levels) once, under
+  /usr/bin/time when it is installed (for the peak RSS). Returns {:wall s, :exit n,
+  :ms {..} (the result's [:stats :ms]), :rss bytes or nil}."
+  [^String launcher ^String file]
+  (let [time? (.canExecute (java.io.File. "/usr/bin/time"))
+        cmd (cond->> [launcher "check" file] time? (into ["/usr/bin/time" "-f" "isocheck-bench-rss %M"]))
+        t0 (System/nanoTime)
+        p (.start (ProcessBuilder. ^java.util.List cmd))
+        out (future (slurp (.getInputStream p)))
+        err (future (slurp (.getErrorStream p)))
+        exit (.waitFor p)
+        wall (/ (- (System/nanoTime) t0) 1e9)
+        stats (some #(when (str/starts-with? % "stats: ") (edn/read-string (subs % 7)))
+                    (str/split-lines @out))
+        rss (some #(when-let [[_ kb] (re-find #"^isocheck-bench-rss (\d+)" %)] (* 1024 (Long/parseLong kb)))
+                  (str/split-lines @err))]
+    (when-not stats
+      (throw (ex-info (str "bin/isocheck check " file " printed no stats (exit " exit "): " @err) {})))
+    {:wall wall, :exit exit, :ms (:ms stats), :txns (:txns stats), :rss rss}))
+
+(defn- size-str [^long b]
+  (cond (< b 10000) (str b " B") (< b 10000000) (format "%.0f kB" (/ b 1e3)) :else (mb b)))
+
+(defn- write-history
+  "Writes the simulator's history for cfg to dir/name as Jepsen EDN; returns the path."
+  ^String [^Path dir ^String name ^SimConfig cfg]
+  (let [f (.resolve dir name)
+        w (EdnWriter/open f)]
+    (try (Simulator/run cfg w) (finally (.close w)))
+    (str f)))
+
+(defn cli-main
+  "`lein bench cli [SIZES...]`: the whole command, as a user runs it. For a one-op
+  file, Plume's default history (rw-register, 5,000 transactions of 20 micro-ops, 25
+  sessions, 10,000 keys) and, at each size (default 10^4, 10^5, 10^6 transactions),
+  rw-register histories of Plume's shape and Jepsen list-append histories (4 micro-ops,
+  10 sessions, 1000 keys zipf, from the snapshot-isolation store), it runs
+  `bin/isocheck check FILE` (default levels, text output) as a subprocess several
+  times and prints medians of: wall time; the command's own split from the result's
+  [:stats :ms] (start: process start, the launcher included, to Java's main; load:
+  reading the file; check: all levels); and peak RSS (from /usr/bin/time, Debian
+  package time). The launcher picks the JVM flags as it does for users. Not run by CI."
+  [sizes]
+  (let [launcher (str (System/getProperty "user.dir") "/bin/isocheck")
+        dir (Files/createTempDirectory "isocheck-bench-cli" (make-array java.nio.file.attribute.FileAttribute 0))
+        one (str (.resolve dir "one-op.edn"))
+        _ (spit one "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n")
+        _ (run-cli launcher one)                  ; builds the jar and the CDS archive if needed
+        inputs (concat [["one op" (constantly one) 9]
+                        ["Plume default, rw-register" #(write-history dir "plume-5000.edn"
+                                                                      (weak-config History$Workload/REGISTER 5000 25 10000)) 9]]
+                       (for [n sizes
+                             [label f] [["rw-register, 20 ops/txn" #(write-history dir (str "wr-" n ".edn")
+                                                                                    (weak-config History$Workload/REGISTER n 25 (* 2 n)))]
+                                        ["list-append, Jepsen" #(write-history dir (str "append-" n ".edn")
+                                                                               (config Store/SNAPSHOT_ISOLATION n))]]]
+                         [(format "%s, %,d" label n) f (cond (<= n 10000) 5 (<= n 100000) 3 :else 3)]))
+        rt (Runtime/getRuntime)]
+    (println (format "isocheck bench cli: bin/isocheck check FILE, default levels, text output; %d cores, %s; medians"
+                     (.availableProcessors rt) (str "load average " (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                                                             (catch java.io.IOException _ "? ? ?"))
+                                                                           #" "))))))
+    (println (format "%-34s %10s %9s %5s %8s %8s %8s %8s %9s %5s"
+                     "input" "txns" "file" "runs" "wall" "start" "load" "check" "peak RSS" "exit"))
+    (doseq [[label make runs] inputs]
+      (let [file (make)
+            rs (vec (for [_ (range runs)] (run-cli launcher file)))
+            ms (fn [k] (median (map #(get-in % [:ms k] 0) rs)))
+            rss (keep :rss rs)]
+        (println (format "%-34s %,10d %9s %5d %6.2f s %6.2f s %6.2f s %6.2f s %9s %5s"
+                         label (long (:txns (first rs))) (size-str (Files/size (java.nio.file.Path/of file (make-array String 0))))
+                         runs (median (map :wall rs)) (/ (ms :start) 1e3) (/ (ms :load) 1e3) (/ (ms :total) 1e3)
+                         (if (seq rss) (mb (median rss)) "-") (str/join "," (distinct (map :exit rs)))))
+        (flush)
+        (when-not (= file one) (Files/deleteIfExists (java.nio.file.Path/of file (make-array String 0))))))
+    (Files/deleteIfExists (java.nio.file.Path/of one (make-array String 0)))
+    (Files/deleteIfExists dir)))
+
 (defn -main [& args]
+  (when (= "cli" (first args))
+    (cli-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
+    (shutdown-agents)
+    (System/exit 0))
   (when (= "crash" (first args))
     (let [rt (Runtime/getRuntime)]
       (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))

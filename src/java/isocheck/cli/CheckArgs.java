@@ -1,0 +1,115 @@
+package isocheck.cli;
+
+import isocheck.check.CheckOptions;
+import isocheck.check.Level;
+import isocheck.history.History;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The arguments of {@code isocheck check}, parsed and validated before any file is read. */
+final class CheckArgs {
+  /** The levels checked when --levels is not given: every implemented level, strongest first. */
+  static final List<Level> DEFAULT_LEVELS = List.of(
+      Level.STRICT_SERIALIZABLE, Level.STRONG_SESSION_SERIALIZABLE, Level.SERIALIZABLE,
+      Level.STRONG_SNAPSHOT_ISOLATION, Level.STRONG_SESSION_SNAPSHOT_ISOLATION, Level.SNAPSHOT_ISOLATION,
+      Level.TCC, Level.RA, Level.RC, Level.CI);
+
+  /** Bad usage: exit status 3 with this message and the usage text. */
+  static final class UsageException extends Exception {
+    UsageException(String message) { super(message, null, false, false); }
+  }
+
+  String format = "text";
+  History.Workload workload;
+  List<Level> levels = DEFAULT_LEVELS;
+  /** Instances kept per anomaly type; 0 keeps none (counts only). */
+  int maxAnomalies = 16;
+  String clocks = "vector";
+  boolean first;
+  String out;
+  boolean help;
+  final List<String> files = new ArrayList<>();
+
+  static CheckArgs parse(List<String> args) throws UsageException {
+    CheckArgs a = new CheckArgs();
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      switch (arg) {
+        case "--workload": case "-w": a.workload = workload(value(args, ++i, arg)); break;
+        case "--levels": case "-l": a.levels = levels(value(args, ++i, arg)); break;
+        case "--format": case "-f": {
+          String f = value(args, ++i, arg);
+          if (!f.equals("text") && !f.equals("edn") && !f.equals("json")) {
+            throw new UsageException("--format must be text, edn or json, not " + f);
+          }
+          a.format = f;
+          break;
+        }
+        case "--out": a.out = value(args, ++i, arg); break;
+        case "--clocks": {
+          String c = value(args, ++i, arg);
+          if (!c.equals("vector") && !c.equals("tree")) throw new UsageException("--clocks must be vector or tree, not " + c);
+          a.clocks = c;
+          break;
+        }
+        case "--first": a.first = true; break;
+        case "--max-anomalies": a.maxAnomalies = maxAnomalies(value(args, ++i, arg)); break;
+        case "--help": case "-h": a.help = true; break;
+        default:
+          if (arg.startsWith("-") && !arg.equals("-")) throw new UsageException("unknown option " + arg);
+          a.files.add(arg);
+      }
+    }
+    if (!a.help && a.files.isEmpty()) throw new UsageException("check needs at least one FILE (or - for standard input)");
+    if (a.out != null && a.out.isEmpty()) throw new UsageException("--out needs a directory");
+    return a;
+  }
+
+  private static String value(List<String> args, int i, String option) throws UsageException {
+    if (i >= args.size()) throw new UsageException(option + " needs a value");
+    return args.get(i);
+  }
+
+  static History.Workload workload(String w) throws UsageException {
+    switch (w.startsWith(":") ? w.substring(1) : w) {
+      case "append": case "list-append": return History.Workload.APPEND;
+      case "wr": case "rw-register": case "register": return History.Workload.REGISTER;
+      default: throw new UsageException("Unknown workload " + w + "; expected append or wr");
+    }
+  }
+
+  static List<Level> levels(String spec) throws UsageException {
+    List<Level> ls = new ArrayList<>();
+    for (String part : spec.split(",")) {
+      String name = part.trim();
+      if (name.isEmpty()) continue;
+      Level l = Level.parse(name);
+      if (l == null) {
+        throw new UsageException("Unknown isolation level :" + name + "; known: " + Level.knownNames());
+      }
+      ls.add(l);
+    }
+    if (ls.isEmpty()) throw new UsageException("--levels must name at least one level");
+    return ls;
+  }
+
+  static int maxAnomalies(String s) throws UsageException {
+    long n;
+    try {
+      n = Long.parseLong(s.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException("--max-anomalies takes a number, not " + s);
+    }
+    if (n < 0) throw new UsageException("--max-anomalies must be 0 (counts only) or more, not " + s);
+    return (int) Math.min(n, Integer.MAX_VALUE);
+  }
+
+  /** The core's options. With --max-anomalies 0 the core keeps one instance per type, which is then dropped. */
+  CheckOptions options() {
+    CheckOptions o = new CheckOptions().levels(levels);
+    o.maxAnomaliesPerType = Math.max(1, maxAnomalies);
+    o.weak.clocks = clocks;
+    o.weak.stopAtFirst = first;
+    return o;
+  }
+}

@@ -1,0 +1,375 @@
+package isocheck.cli;
+
+import isocheck.check.Checker;
+import isocheck.check.Level;
+import isocheck.check.Result;
+import isocheck.check.Verdict;
+import isocheck.history.History;
+import isocheck.history.HistoryException;
+import isocheck.io.Formats;
+import isocheck.report.Json;
+import isocheck.report.ReportFiles;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The command line, {@code isocheck check …} and {@code isocheck demo …}, in Java: checking a
+ * file loads no Clojure, so a small history checks in a fraction of a second. {@code demo} runs
+ * the Clojure namespace {@code isocheck.demo}, loaded only then.
+ *
+ * <p>Exit status (a public contract): 0 every requested level holds; 1 some level is violated;
+ * 2 some level is unknown and none is violated; 3 bad usage or unreadable input. With several
+ * files, the worst of theirs (3, then 1, then 2). Running out of memory while reading a file
+ * is 3 (the input is too large to read with this heap); while checking, 2 (no verdict). Every
+ * error is one line on standard error, {@code isocheck: FILE: what went wrong}, never a stack
+ * trace (set ISOCHECK_TRACE=1 to see one when reporting a bug). A report that cannot be
+ * written under {@code --out} gets its own line naming the directory, and leaves the verdict
+ * and the exit status as they are: the status is about the history.
+ */
+public final class Main {
+  private Main() {}
+
+  public static final int HOLDS = 0, VIOLATED = 1, UNKNOWN = 2, BAD = 3;
+
+  public static final String USAGE =
+      "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]\n"
+    + "                      [--max-anomalies N] [--clocks vector|tree] [--first] [--out DIR] FILE...\n"
+    + "       isocheck demo [--seed N] [--txns N]\n"
+    + "\n"
+    + "Levels (default: all implemented): strict-serializable, strong-session-serializable,\n"
+    + "serializable, strong-snapshot-isolation, strong-session-snapshot-isolation,\n"
+    + "snapshot-isolation (aliases: sser, ser, si, strong-session-si, strong-si);\n"
+    + "weak levels (Plume): tcc, ra, rc, ci (aliases: causal, read-atomic, cut-isolation).\n"
+    + "--clocks picks vector (default) or tree clocks for the weak levels' causal order;\n"
+    + "--first stops at the first weak anomaly per level instead of finding them all.\n"
+    + "--max-anomalies N keeps N instances per anomaly type (default 16; all are counted);\n"
+    + "0 keeps none: the result has the types and their counts only.\n"
+    + "--out DIR writes report.html, report.txt, result.edn, result.json and the pictures into\n"
+    + "DIR (several files: DIR/<test>/<time>/ for Jepsen's store/<test>/<time>/history.edn,\n"
+    + "else DIR/<file name>/), replacing the report files an earlier run left there.\n"
+    + "FILE: Jepsen history.edn or JSON (optionally .gz); - reads standard input.\n"
+    + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
+    + "violated (or out of memory while checking), 3 bad usage or unreadable input (or out\n"
+    + "of memory while reading).\n";
+
+  /** Whether main was entered (not an in-process run), and when (for [:stats :ms :start]). */
+  private static volatile boolean fromMain;
+  private static volatile long enteredNanos;
+
+  public static void main(String[] args) {
+    enteredNanos = System.nanoTime();
+    fromMain = true;
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+      // Worker threads report through the main thread; this is the last resort.
+      System.err.println("isocheck: internal error in thread " + t.getName() + ": " + oneLine(e));
+    });
+    PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
+    PrintStream err = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true, StandardCharsets.UTF_8);
+    int status;
+    try {
+      status = run(args, out, err);
+    } catch (Throwable e) {
+      status = BAD;
+      internal(err, null, e);
+    }
+    out.flush();
+    err.flush();
+    System.exit(status);
+  }
+
+  /**
+   * Runs the command line with the given arguments, writing to out and err; returns the exit
+   * status. Never throws and never exits the JVM (tests call it in-process).
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    try {
+      String cmd = args.length == 0 ? null : args[0];
+      List<String> rest = args.length == 0 ? List.of() : Arrays.asList(args).subList(1, args.length);
+      if (cmd == null) throw new CheckArgs.UsageException("no command");
+      switch (cmd) {
+        case "check": return check(CheckArgs.parse(rest), out, err);
+        case "demo": return Demo.run(rest);
+        case "--help": case "-h": case "help":
+          out.print(USAGE);
+          out.flush();
+          return HOLDS;
+        default: throw new CheckArgs.UsageException("unknown command " + cmd);
+      }
+    } catch (CheckArgs.UsageException e) {
+      err.println("isocheck: " + e.getMessage());
+      err.print(USAGE);
+      err.flush();
+      return BAD;
+    } catch (Throwable e) {
+      internal(err, null, e);
+      return BAD;
+    } finally {
+      out.flush();
+    }
+  }
+
+  static int check(CheckArgs a, PrintStream out, PrintStream err) throws CheckArgs.UsageException {
+    if (a.help) {
+      out.print(USAGE);
+      return HOLDS;
+    }
+    List<Path> dirs = null;
+    if (a.out != null) {
+      try {
+        dirs = ReportDirs.of(Path.of(a.out), a.files);
+      } catch (InvalidPathException e) {
+        throw new CheckArgs.UsageException("--out " + a.out + ": not a valid path");
+      }
+    }
+    boolean many = a.files.size() > 1;
+    boolean violated = false, unknown = false, bad = false;
+    for (int i = 0; i < a.files.size(); i++) {
+      int s = new FileCheck(a, a.files.get(i), dirs == null ? null : dirs.get(i), many, out, err).run();
+      out.flush();
+      if (s == BAD) bad = true;
+      else if (s == VIOLATED) violated = true;
+      else if (s == UNKNOWN) unknown = true;
+    }
+    return bad ? BAD : violated ? VIOLATED : unknown ? UNKNOWN : HOLDS;
+  }
+
+  /** One file: read, check, print, write the report. */
+  private static final class FileCheck {
+    final CheckArgs a;
+    final String file;
+    final Path dir;
+    final boolean many;
+    final PrintStream out, err;
+
+    FileCheck(CheckArgs a, String file, Path dir, boolean many, PrintStream out, PrintStream err) {
+      this.a = a;
+      this.file = file;
+      this.dir = dir;
+      this.many = many;
+      this.out = out;
+      this.err = err;
+    }
+
+    int run() {
+      long t0 = System.nanoTime();
+      long bytes = Heap.inputBytes(file);
+      History h;
+      try {
+        h = Formats.readHistory(file, a.workload);
+      } catch (HistoryException e) {
+        return failed(BAD, e.getMessage());
+      } catch (NoSuchFileException e) {
+        return failed(BAD, "no such file");
+      } catch (AccessDeniedException e) {
+        return failed(BAD, "permission denied");
+      } catch (FileSystemException e) {
+        return failed(BAD, e.getReason() != null ? lower(e.getReason()) : String.valueOf(e.getMessage()));
+      } catch (IOException e) {
+        return failed(BAD, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+      } catch (OutOfMemoryError e) {
+        long need = Heap.toRead(bytes < 0 ? Heap.max() : bytes);
+        need = Math.max(need, Heap.max() + Heap.max() / 2);
+        return failed(BAD, "out of memory while reading it: the heap is " + Heap.human(Heap.max())
+            + (bytes >= 0 ? ", and a " + Heap.human(bytes) + " history needs about " + Heap.human(need) : "")
+            + "; " + Heap.raise(need));
+      } catch (StackOverflowError e) {
+        return failed(BAD, "cannot read it: values nested too deeply");
+      } catch (Throwable e) {
+        trace(e);
+        return failed(BAD, "cannot read it: internal error: " + oneLine(e));
+      }
+      long loadMs = (System.nanoTime() - t0) / 1_000_000L;
+
+      Result r;
+      String printed;
+      long nTxns = h.nTxns, nMops = h.mopCount();
+      try {
+        r = Checker.check(h, a.options());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> ms = (Map<String, Object>) r.stats.computeIfAbsent("ms", k -> new LinkedHashMap<String, Object>());
+        ms.put("load", loadMs);
+        if (fromMain) {
+          long start = startMs();
+          if (start >= 0) ms.put("start", start);
+        }
+        printed = print(r);
+      } catch (OutOfMemoryError e) {
+        h = null;
+        long need = Math.max(Heap.toCheck(nTxns, nMops, bytes), Heap.max() + Heap.max() / 2);
+        return failed(UNKNOWN, "out of memory while checking " + nTxns + " transactions, so no verdict: the heap is "
+            + Heap.human(Heap.max()) + ", about " + Heap.human(need) + " is needed; " + Heap.raise(need));
+      } catch (StackOverflowError e) {
+        trace(e);
+        return failed(UNKNOWN, "no verdict: the check ran out of stack; run java with -Xss64m");
+      } catch (Throwable e) {
+        trace(e);
+        return failed(UNKNOWN, "no verdict: internal error: " + oneLine(e));
+      }
+      out.print(printed);
+      out.flush();
+      if (dir != null) writeReport(r);
+      Verdict.Value v = r.valid();
+      return v == Verdict.Value.TRUE ? HOLDS : v == Verdict.Value.FALSE ? VIOLATED : UNKNOWN;
+    }
+
+    /** What stdout gets for this file, newline included. */
+    private String print(Result r) {
+      switch (a.format) {
+        case "edn": return EdnPrinter.str(data(r)) + "\n";
+        case "json": return Json.write(data(r)) + "\n";
+        default: {
+          String text = a.maxAnomalies == 0 ? countsOnlyText(r) : r.text();
+          return (many ? "== " + file + "\n" : "") + text + "\n";
+        }
+      }
+    }
+
+    private Map<String, Object> data;
+
+    /** The result map (made once); with --max-anomalies 0, its instances and counterexamples removed. */
+    private Map<String, Object> data(Result r) {
+      if (data != null) return data;
+      Map<String, Object> d = data = r.toData();
+      if (a.maxAnomalies == 0) {
+        @SuppressWarnings("unchecked")
+        Map<Object, Object> an = (Map<Object, Object>) d.get("anomalies");
+        if (an != null) for (Map.Entry<Object, Object> e : an.entrySet()) e.setValue(new ArrayList<>());
+        d.put("counterexamples", new LinkedHashMap<>());
+      }
+      return d;
+    }
+
+    /** The text report without instances: the verdicts, the anomaly types with their counts, the stats. */
+    private String countsOnlyText(Result r) {
+      String full = r.text();
+      int head = full.indexOf("\n\n");
+      int stats = full.lastIndexOf("\nstats: ");
+      if (head < 0 || stats < 0) return full;
+      StringBuilder sb = new StringBuilder(full.substring(0, head + 1));
+      if (!r.anomalies.isEmpty()) {
+        sb.append("\nnot: ").append(names(r.not())).append("   also not: ").append(names(r.alsoNot())).append("\n\n");
+        for (String t : new TreeSet<>(r.anomalies.types())) {
+          long n = r.anomalies.count(t);
+          sb.append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances").append('\n');
+        }
+      }
+      sb.append(full, stats, full.length());
+      return sb.toString();
+    }
+
+    private void writeReport(Result r) {
+      String where = dir.toString();
+      try {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new FileAlreadyExistsException(where);
+        Files.createDirectories(dir);
+        ReportDirs.clean(dir);
+        ReportFiles.write(dir, r);
+        String edn = EdnPrinter.str(data(r));
+        Files.writeString(dir.resolve("result.edn"), edn, StandardCharsets.UTF_8);
+        if (a.maxAnomalies == 0) Files.writeString(dir.resolve("result.json"), Json.write(data(r)) + "\n", StandardCharsets.UTF_8);
+      } catch (FileAlreadyExistsException | NotDirectoryException e) {
+        outError(where, "exists and is not a directory");
+        return;
+      } catch (AccessDeniedException e) {
+        outError(where, "permission denied" + (e.getFile() != null && !e.getFile().equals(where) ? " (" + e.getFile() + ")" : ""));
+        return;
+      } catch (NoSuchFileException e) {
+        outError(where, "cannot be created: no such file or directory" + (e.getFile() != null && !e.getFile().equals(where) ? " (" + e.getFile() + ")" : ""));
+        return;
+      } catch (FileSystemException e) {
+        outError(where, (e.getReason() != null ? lower(e.getReason()) : "cannot be written")
+            + (e.getFile() != null && !e.getFile().equals(where) ? " (" + e.getFile() + ")" : ""));
+        return;
+      } catch (IOException | RuntimeException e) {
+        trace(e);
+        outError(where, "cannot be written: " + oneLine(e));
+        return;
+      } catch (OutOfMemoryError e) {
+        outError(where, "out of memory while writing the report; " + Heap.raise(Heap.max() * 2));
+        return;
+      }
+      String line = "report: " + dir.resolve("report.html");
+      if (a.format.equals("text")) out.println(line);
+      else err.println("isocheck: " + file + ": " + line);
+    }
+
+    private void outError(String where, String what) {
+      err.println("isocheck: --out " + where + ": " + what + "; the report for " + file + " was not written");
+    }
+
+    private int failed(int status, String message) {
+      err.println("isocheck: " + file + ": " + message);
+      if (a.format.equals("edn") || a.format.equals("json")) {
+        LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+        m.put("valid?", new isocheck.history.Kw("unknown"));
+        m.put("error", message);
+        m.put("file", file);
+        out.println(a.format.equals("edn") ? EdnPrinter.str(m) : Json.write(m));
+      }
+      return status;
+    }
+  }
+
+  private static String names(EnumSet<Level> ls) {
+    if (ls.isEmpty()) return "-";
+    List<String> s = new ArrayList<>();
+    for (Level l : ls) s.add(l.id);
+    return String.join(", ", s);
+  }
+
+  private static String lower(String reason) {
+    return reason.isEmpty() ? reason : Character.toLowerCase(reason.charAt(0)) + reason.substring(1);
+  }
+
+  /**
+   * Milliseconds from the process's start (the launcher's: it execs java) to main, from Linux's
+   * /proc (process start in clock ticks since boot, and the uptime now, both at 10 ms
+   * resolution); -1 elsewhere.
+   */
+  private static long startMs() {
+    try {
+      String stat = Files.readString(Path.of("/proc/self/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      double started = Long.parseLong(f[19]) / 100.0;  // field 22: starttime, in ticks of 1/100 s
+      String up = Files.readString(Path.of("/proc/uptime"));
+      double now = Double.parseDouble(up.substring(0, up.indexOf(' ')));
+      double sinceMain = (System.nanoTime() - enteredNanos) / 1e9;
+      return Math.max(0, Math.round((now - sinceMain - started) * 1000));
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  static String oneLine(Throwable e) {
+    String m = e.getMessage();
+    String s = e.getClass().getName() + (m == null ? "" : ": " + m);
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  private static void internal(PrintStream err, String file, Throwable e) {
+    trace(e);
+    err.println("isocheck: " + (file == null ? "" : file + ": ") + "internal error: " + oneLine(e));
+  }
+
+  /** With ISOCHECK_TRACE=1, the stack trace too (for bug reports). */
+  private static void trace(Throwable e) {
+    if ("1".equals(System.getenv("ISOCHECK_TRACE"))) e.printStackTrace();
+  }
+}
