@@ -358,7 +358,8 @@
     (spit (io/file d "bad.edn") "{:index 0, :type :ok, :process 0, :f :txn, :value [[:foo :x 2]]}\n")
     (doseq [[status args] [[0 ["check" "ok.edn"]]
                            [1 ["check" "ws.edn"]]
-                           [2 ["check" "wr.edn"]]
+                           [0 ["check" "wr.edn"]]
+                           [2 ["check" "--levels" "gsi" "wr.edn"]]
                            [3 ["check" "bad.edn"]]
                            [3 ["check" "missing.edn"]]
                            [3 ["check" "--levels" "nope" "ok.edn"]]
