@@ -80,3 +80,19 @@
       (is (or (str/includes? html "<div class=\"pic\"><svg")
               (not (str/includes? html "<svg")))
           "every inlined picture sits in a scaled, scrollable box"))))
+
+(deftest max-anomalies-zero-counts-only
+  (let [h [{:index 0 :type :ok :process 0 :f :txn :value [[:r :x []] [:append :y 1]]}
+           {:index 1 :type :ok :process 1 :f :txn :value [[:r :y []] [:append :x 1]]}]
+        r (ic/check (ic/checker {:levels [:serializable] :max-anomalies 0}) h)
+        [jr _] (ic/check-history {:levels [:serializable] :max-anomalies 0} (j/->history h))]
+    (is (false? (:valid? r)))
+    (is (= {:G2-item 1} (:anomaly-counts r)))
+    (is (= {:G2-item []} (:anomalies r)))
+    (is (= {} (:counterexamples r)))
+    (is (str/includes? (.text ^isocheck.check.Result jr) "G2-item: 1 instance (counted only)"))
+    (let [dir (tmp-dir)]
+      (ReportFiles/write (.toPath dir) jr)
+      (is (str/includes? (slurp (io/file dir "report.html")) "1 counted"))))
+  (is (thrown-with-msg? IllegalArgumentException #":max-anomalies must be 0"
+                        (ic/checker {:max-anomalies -1}))))

@@ -40,7 +40,7 @@
                       :cut-isolation).
       :workload       :append or :wr (default: detected from the micro-ops)
       :max-anomalies  instances kept per anomaly type (default 16; all are
-                      counted in :anomaly-counts)
+                      counted in :anomaly-counts; 0 keeps none, counts only)
       :clocks         weak levels: :vector (default) or :tree clocks for
                       causal order
       :stop-at-first? weak levels: stop at the first anomaly per level
@@ -79,7 +79,11 @@
         (set! (.clocks (.weak o)) c)))
     (when (:stop-at-first? opts) (set! (.stopAtFirst (.weak o)) true))
     (.levels o (mapv parse-level (:levels opts)))
-    (when-let [m (:max-anomalies opts)] (set! (.maxAnomaliesPerType o) (int m)))
+    (when-let [m (:max-anomalies opts)]
+      (when-not (and (integer? m) (<= 0 m Integer/MAX_VALUE))
+        (throw (IllegalArgumentException.
+                 (str ":max-anomalies must be 0 (count only) or a positive integer, not " (pr-str m)))))
+      (set! (.maxAnomaliesPerType o) (int m)))
     (when-let [b (:search-budget opts)] (set! (.searchBudget o) (long b)))
     o))
 

@@ -124,6 +124,7 @@ public final class Result {
         l.add(d);
       }
       an.put(new Kw(t), l);
+      if (inst.isEmpty()) continue; // counting only (max anomalies 0)
       Anomaly best = inst.get(0);
       LinkedHashMap<String, Object> d = new LinkedHashMap<>(best.data);
       d.put("explanation", best.explanation);
@@ -189,8 +190,10 @@ public final class Result {
         List<Anomaly> inst = anomalies.get(t);
         long n = anomalies.count(t);
         sb.append("\n").append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances")
-            .append(n > inst.size() ? " (" + inst.size() + " kept; the smallest is shown)" : n > 1 ? " (the smallest is shown)" : "")
+            .append(inst.isEmpty() ? " (counted only)" : n > inst.size() ? " (" + inst.size() + " kept; the smallest is shown)"
+                : n > 1 ? " (the smallest is shown)" : "")
             .append('\n');
+        if (inst.isEmpty()) continue;
         Anomaly a = inst.get(0);
         for (int t2 : new LinkedHashSet<Integer>(toList(a.txns))) {
           sb.append("  ").append(history.name(t2)).append(" = ").append(isocheck.report.Data.opStr(history, t2, a)).append('\n');

@@ -16,11 +16,13 @@ public final class AnomalySet {
   private final LinkedHashMap<String, List<Anomaly>> byType = new LinkedHashMap<>();
   private final LinkedHashMap<String, Long> counts = new LinkedHashMap<>();
 
-  public AnomalySet(int cap) { this.cap = Math.max(1, cap); }
+  /** Keeps at most cap instances of each type (0: counts only). */
+  public AnomalySet(int cap) { this.cap = Math.max(0, cap); }
 
   public void add(Anomaly a) {
     counts.merge(a.type, 1L, Long::sum);
     List<Anomaly> l = byType.computeIfAbsent(a.type, t -> new ArrayList<>());
+    if (cap == 0) return;
     if (l.size() < cap) {
       l.add(a);
       return;

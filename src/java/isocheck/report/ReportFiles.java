@@ -54,6 +54,10 @@ public final class ReportFiles {
     List<String> relevant = r.relevantTypes();
     for (String type : relevant) {
       List<Anomaly> inst = r.anomalies.get(type);
+      if (inst.isEmpty()) {
+        html.append("<h2>").append(esc(type)).append("</h2>\n<p>").append(r.anomalies.count(type)).append(" counted</p>\n");
+        continue;
+      }
       Anomaly a = inst.get(0);
       String dot = Dot.of(r.history, a);
       String file = type.replaceAll("[^A-Za-z0-9._-]", "_");
