@@ -421,3 +421,9 @@
     (is (= 2 status) err)
     (is (no-trace? err))
     (is (re-find #"out of memory while checking 100000 transactions, so no verdict: the heap is \d+ MB, about \S+ [MG]B is needed; run java with -Xmx\d+[mg]" err) err)))
+
+(deftest time-limit-option
+  (is (= 0 (:status (run "check" "--time-limit" "5" (tmp-file "wr.edn" register-edn)))))
+  (is (= 3 (:status (run "check" "--time-limit" "0" (tmp-file "wr.edn" register-edn)))))
+  (is (str/includes? (:err (run "check" "--time-limit" "soon" (tmp-file "wr.edn" register-edn)))
+                     "--time-limit takes seconds, not soon")))

@@ -74,3 +74,20 @@
       (let [text (.text r)]
         (is (re-find #"No order of the writes leaves the graph acyclic" text) (str "seed " seed " " l))
         (is (re-find #"So T\d+ < " text) (str "seed " seed))))))
+
+(deftest the-time-limit-makes-a-level-unknown-not-a-guess
+  ;; A 3,000-transaction history on a snapshot-isolation store with the solver alone and a
+  ;; 1 ms limit: what is still open when the limit passes is :unknown, with the reason.
+  (let [h (.history (Simulator/history
+                      (-> (SimConfig/builder) (.seed 5) (.store Store/SNAPSHOT_ISOLATION)
+                          (.workload History$Workload/REGISTER) (.txns 3000) (.sessions 10) (.keys 300)
+                          (.keyDist SimConfig$KeyDist/UNIFORM) (.opsPerTxn 4 8) .build)))
+        o (doto (CheckOptions.) (.levels [(Level/parse "si")]))]
+    (set! (.searchShortcuts o) false)
+    (set! (.timeLimitMs o) 1)
+    (let [^Result r (Checker/check h o)
+          ^Verdict v (get (.levels r) (Level/parse "si"))]
+      (is (= "UNKNOWN" (str (.value v))))
+      (is (re-find #"time limit" (str (.reason v))) (str (.reason v)))))
+  (is (thrown-with-msg? IllegalArgumentException #":time-limit must be a positive number"
+                        (isocheck.core/checker {:time-limit 0}))))

@@ -45,6 +45,10 @@
                       causal order
       :stop-at-first? weak levels: stop at the first anomaly per level
                       instead of finding them all (default false)
+      :time-limit     seconds for the search of an rw-register history's
+                      version order (serializable and SI levels; default
+                      60); past it a level still open is :unknown with the
+                      reason
       :directory      where to write the report files (default: the Jepsen
                       store directory when checking inside Jepsen, else none)"
   (:require [clojure.java.io :as io]
@@ -85,6 +89,10 @@
                  (str ":max-anomalies must be 0 (count only) or a positive integer, not " (pr-str m)))))
       (set! (.maxAnomaliesPerType o) (int m)))
     (when-let [b (:search-budget opts)] (set! (.searchBudget o) (long b)))
+    (when-let [t (:time-limit opts)]
+      (when-not (and (number? t) (pos? t))
+        (throw (IllegalArgumentException. (str ":time-limit must be a positive number of seconds, not " (pr-str t)))))
+      (set! (.timeLimitMs o) (long (Math/ceil (* 1000.0 (double t))))))
     o))
 
 (defrecord IsoChecker [opts])

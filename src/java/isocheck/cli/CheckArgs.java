@@ -27,6 +27,8 @@ final class CheckArgs {
   String clocks = "vector";
   boolean first;
   String out;
+  /** Seconds for the version-order search of rw-register histories (per file). */
+  double timeLimit = 60;
   boolean help;
   final List<String> files = new ArrayList<>();
 
@@ -54,6 +56,7 @@ final class CheckArgs {
         }
         case "--first": a.first = true; break;
         case "--max-anomalies": a.maxAnomalies = maxAnomalies(value(args, ++i, arg)); break;
+        case "--time-limit": a.timeLimit = timeLimit(value(args, ++i, arg)); break;
         case "--help": case "-h": a.help = true; break;
         default:
           if (arg.startsWith("-") && !arg.equals("-")) throw new UsageException("unknown option " + arg);
@@ -104,12 +107,24 @@ final class CheckArgs {
     return (int) Math.min(n, Integer.MAX_VALUE);
   }
 
+  static double timeLimit(String s) throws UsageException {
+    double t;
+    try {
+      t = Double.parseDouble(s.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException("--time-limit takes seconds, not " + s);
+    }
+    if (!(t > 0) || Double.isInfinite(t)) throw new UsageException("--time-limit must be a positive number of seconds, not " + s);
+    return t;
+  }
+
   /** The core's options. With --max-anomalies 0 the core keeps one instance per type, which is then dropped. */
   CheckOptions options() {
     CheckOptions o = new CheckOptions().levels(levels);
     o.maxAnomaliesPerType = Math.max(1, maxAnomalies);
     o.weak.clocks = clocks;
     o.weak.stopAtFirst = first;
+    o.timeLimitMs = (long) Math.ceil(timeLimit * 1000);
     return o;
   }
 }

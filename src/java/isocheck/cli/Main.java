@@ -49,7 +49,8 @@ public final class Main {
 
   public static final String USAGE =
       "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]\n"
-    + "                      [--max-anomalies N] [--clocks vector|tree] [--first] [--out DIR] FILE...\n"
+    + "                      [--max-anomalies N] [--clocks vector|tree] [--first] [--time-limit S]\n"
+    + "                      [--out DIR] FILE...\n"
     + "       isocheck demo [--seed N] [--txns N]\n"
     + "\n"
     + "Levels (default: all implemented): strict-serializable, strong-session-serializable,\n"
@@ -60,6 +61,8 @@ public final class Main {
     + "--first stops at the first weak anomaly per level instead of finding them all.\n"
     + "--max-anomalies N keeps N instances per anomaly type (default 16; all are counted);\n"
     + "0 keeps none: the result has the types and their counts only.\n"
+    + "--time-limit S bounds the search for rw-register histories' version order (serializable and\n"
+    + "snapshot-isolation levels), per file (default 60 s); past it a level still open is unknown.\n"
     + "--out DIR writes report.html, report.txt, result.edn, result.json and the pictures into\n"
     + "DIR (several files: DIR/<test>/<time>/ for Jepsen's store/<test>/<time>/history.edn,\n"
     + "else DIR/<file name>/), replacing the report files an earlier run left there.\n"
