@@ -26,7 +26,7 @@
   (:import (isocheck.check Checker CheckOptions Level Result)
            (isocheck.history History History$Workload)
            (isocheck.io EdnWriter Formats)
-           (isocheck.sim SimConfig SimConfig$KeyDist Simulator Store)
+           (isocheck.sim Bug SimConfig SimConfig$KeyDist Simulator Store)
            (java.lang.management ManagementFactory MemoryMXBean)
            (java.nio.file Files Path)))
 
@@ -297,7 +297,79 @@
     (Files/deleteIfExists (java.nio.file.Path/of one (make-array String 0)))
     (Files/deleteIfExists dir)))
 
+(defn- search-config
+  "A simulated rw-register history: [name config-builder]."
+  ^SimConfig [{:keys [txns sessions ops reads keys dist blind rotate info store bug seed]
+               :or {seed 1, info 0.0, rotate Integer/MAX_VALUE, store Store/SNAPSHOT_ISOLATION}}]
+  (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/REGISTER)
+              (.txns (int txns)) (.sessions (int sessions)) (.opsPerTxn (int ops) (int ops)) (.readFraction (double reads))
+              (.keys (int keys)) (.keyDist dist) (.blind (boolean blind)) (.maxWritesPerKey (int rotate))
+              (.failRate 0.0) (.infoRate (double info)))
+    bug (-> (.bug bug) (.bugRate 0.002))
+    true .build))
+
+(defn- search-row
+  "Checks levels on the history of a config, runs times; prints one row per level with the
+  search's stages (polygraph, pruning, solver), constraints before and after pruning, how it
+  was decided, and peak heap."
+  [label cfg levels runs]
+  (let [t0 (System/nanoTime)
+        sh (Simulator/history cfg)
+        ^History h (.history sh)
+        gen-s (/ (- (System/nanoTime) t0) 1e9)
+        o (.levels (CheckOptions.) (mapv #(Level/parse (name %)) levels))
+        rs (vec (for [_ (range runs)] (measure #(Checker/check h o))))
+        ^Result r (first (first rs))
+        s (median (map second rs))
+        peak (median (map #(nth % 2) rs))
+        search (get (.stats r) "search")]
+    (println (format "\n%s: %,d txns, %,d micro-ops, %,d keys (generated in %.1f s%s); check %.2f s median of %d, peak %s"
+                     label (.nTxns h) (long (.mopCount h)) (.keyCount h) gen-s
+                     (if-let [b (.bug cfg)] (str ", bug " b " fired " (.bugFirings (.result sh))) "")
+                     s runs (mb peak)))
+    (doseq [l levels
+            :let [lv (Level/parse (name l))
+                  v (get (.levels r) lv)
+                  m (get search (.id lv))]]
+      (println (format "  %-36s %-8s %s" (.id lv) (str (.value ^isocheck.check.Verdict v))
+                       (if m
+                         (format "polygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, solver %s, by %s"
+                                 (long (get m "polygraph-ms" 0)) (long (get m "prune-ms" 0)) (long (get m "pruning-rounds" 0))
+                                 (long (get m "constraints" 0)) (long (get m "open" 0))
+                                 (if-let [sv (get m "solver")] (format "%d ms, %d conflicts" (long (get sv "ms")) (long (get sv "conflicts" 0))) "-")
+                                 (str (or (get m "decided-by") (if (= "FALSE" (str (.value ^isocheck.check.Verdict v))) "pruning or pre-check" "pruning"))))
+                         (str "decided without a search of its own" (when-let [t (seq (.anomalyTypes ^isocheck.check.Verdict v))] (str ": " (vec t))))))))
+    (flush)))
+
+(defn search-main
+  "rw-register SER/SI: PolySI's General{RH,RW,WH} (25 sessions x 400 txns x 8 ops, zipf over
+  10,000 keys, no key rotation; 95/50/30% reads), valid (an SI store) and with lost updates and
+  long forks injected; Viper's BlindW-RW (read-only and write-only txns of 8 ops, 2,000 keys) at
+  10^3 and 10^4 txns; Jepsen-shaped histories (10 processes, 4 micro-ops, keys rotating after 32
+  writes, 1% :info) at the given sizes (default 10^4 10^5 10^6), SSER + SER + SI."
+  [sizes]
+  (let [rt (Runtime/getRuntime)
+        ser-si [:serializable :snapshot-isolation]]
+    (println (format "isocheck search bench: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt))))
+    (doseq [[nm reads] [["GeneralRH" 0.95] ["GeneralRW" 0.5] ["GeneralWH" 0.3]]
+            [what bug] [["valid" nil] ["lost updates" Bug/LOST_UPDATE] ["long forks" Bug/LONG_FORK]]]
+      (search-row (str nm ", " what)
+                  (search-config {:txns 10000 :sessions 25 :ops 8 :reads reads :keys 10000 :dist SimConfig$KeyDist/ZIPF :bug bug})
+                  ser-si 3))
+    (doseq [n [1000 10000]]
+      (search-row "BlindW-RW" (search-config {:txns n :sessions 25 :ops 8 :reads 0.5 :keys 2000 :dist SimConfig$KeyDist/UNIFORM
+                                              :blind true})
+                  ser-si 3))
+    (doseq [n sizes]
+      (search-row "Jepsen rw-register" (search-config {:txns n :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
+                                                       :rotate 32 :info 0.01})
+                  [:strict-serializable :serializable :snapshot-isolation] (if (>= n 1000000) 1 3)))))
+
 (defn -main [& args]
+  (when (= "search" (first args))
+    (search-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
+    (shutdown-agents)
+    (System/exit 0))
   (when (= "cli" (first args))
     (cli-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
     (shutdown-agents)

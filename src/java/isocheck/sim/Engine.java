@@ -156,8 +156,9 @@ final class Engine {
   private void randomTxn(Txn t) {
     int n = c.minOps + (c.maxOps > c.minOps ? rng.nextInt(c.maxOps - c.minOps + 1) : 0);
     byte w = lists ? OpRecord.APPEND : OpRecord.WRITE;
+    boolean readOnly = c.blind && rng.chance(c.readFraction);
     for (int i = 0; i < n; i++) {
-      boolean read = rng.chance(c.readFraction);
+      boolean read = c.blind ? readOnly : rng.chance(c.readFraction);
       t.add(read ? OpRecord.READ : w, pickKey());
     }
   }

@@ -38,6 +38,8 @@ public final class SimConfig {
   public final int sessions;
   public final int minOps, maxOps;
   public final double readFraction;
+  /** Each transaction reads only (with probability readFraction) or writes only (Viper's BlindW workloads). */
+  public final boolean blind;
   public final int keys;
   public final KeyDist keyDist;
   public final double zipfExponent;
@@ -62,6 +64,7 @@ public final class SimConfig {
     minOps = b.minOps;
     maxOps = b.maxOps;
     readFraction = b.readFraction;
+    blind = b.blind;
     keys = b.keys;
     keyDist = b.keyDist;
     zipfExponent = b.zipfExponent;
@@ -86,6 +89,7 @@ public final class SimConfig {
     b.minOps = minOps;
     b.maxOps = maxOps;
     b.readFraction = readFraction;
+    b.blind = blind;
     b.keys = keys;
     b.keyDist = keyDist;
     b.zipfExponent = zipfExponent;
@@ -101,7 +105,7 @@ public final class SimConfig {
   @Override public String toString() {
     return "SimConfig{seed=" + seed + ", workload=" + workload.cliName + ", store=" + store
         + ", txns=" + txns + ", sessions=" + sessions + ", ops=" + minOps + ".." + maxOps
-        + ", readFraction=" + readFraction + ", keys=" + keys + ", keyDist=" + keyDist
+        + ", readFraction=" + readFraction + (blind ? ", blind" : "") + ", keys=" + keys + ", keyDist=" + keyDist
         + (keyDist == KeyDist.ZIPF ? "(" + zipfExponent + ")" : "")
         + ", maxWritesPerKey=" + maxWritesPerKey + ", failRate=" + failRate + ", infoRate=" + infoRate
         + ", pendingAtEnd=" + pendingAtEnd + ", bug=" + bug + (bug == null ? "" : ", bugRate=" + bugRate) + "}";
@@ -115,6 +119,7 @@ public final class SimConfig {
     private int sessions = 10;
     private int minOps = 1, maxOps = 4;
     private double readFraction = 0.5;
+    private boolean blind = false;
     private int keys = 1000;
     private KeyDist keyDist = KeyDist.UNIFORM;
     private double zipfExponent = 1.0;
@@ -138,6 +143,8 @@ public final class SimConfig {
     /** Micro-ops per transaction drawn uniformly from [min, max]. */
     public Builder opsPerTxn(int min, int max) { minOps = min; maxOps = max; return this; }
     public Builder readFraction(double v) { readFraction = v; return this; }
+    /** Read-only or write-only transactions (the read fraction picks per transaction, not per micro-op). */
+    public Builder blind(boolean v) { blind = v; return this; }
     public Builder keys(int v) { keys = v; return this; }
     public Builder keyDist(KeyDist v) { keyDist = v; return this; }
     /** Zipf key distribution with exponent s. */
