@@ -57,7 +57,7 @@
                     :when (= ":solver" (str (get m "decided-by")))]
               (doseq [[t as] (.counts (.anomalies ra))]
                 (is (pos? as) t)))))) 
-      (is (contains? @used ":topological-order"))
+      (is (contains? @used ":time-order"))
       (is (contains? @used "solver-alone :solver")))))
 
 (deftest solver-counterexamples-name-the-forced-orders

@@ -311,13 +311,14 @@
 (defn- search-row
   "Checks levels on the history of a config, runs times; prints one row per level with the
   search's stages (polygraph, pruning, solver), constraints before and after pruning, how it
-  was decided, and peak heap."
-  [label cfg levels runs]
+  was decided, and peak heap. With :solver-alone, no pruning and no time-ordered choice."
+  [label ^SimConfig cfg levels runs & {:keys [solver-alone]}]
   (let [t0 (System/nanoTime)
         sh (Simulator/history cfg)
         ^History h (.history sh)
         gen-s (/ (- (System/nanoTime) t0) 1e9)
         o (.levels (CheckOptions.) (mapv #(Level/parse (name %)) levels))
+        _ (when solver-alone (set! (.searchShortcuts o) false))
         rs (vec (for [_ (range runs)] (measure #(Checker/check h o))))
         ^Result r (first (first rs))
         s (median (map second rs))
@@ -356,10 +357,11 @@
       (search-row (str nm ", " what)
                   (search-config {:txns 10000 :sessions 25 :ops 8 :reads reads :keys 10000 :dist SimConfig$KeyDist/ZIPF :bug bug})
                   ser-si 3))
-    (doseq [n [1000 10000]]
-      (search-row "BlindW-RW" (search-config {:txns n :sessions 25 :ops 8 :reads 0.5 :keys 2000 :dist SimConfig$KeyDist/UNIFORM
-                                              :blind true})
-                  ser-si 3))
+    (doseq [n [1000 10000]
+            alone [false true]]
+      (search-row (str "BlindW-RW" (when alone ", solver alone (no pruning, no time order)"))
+                  (search-config {:txns n :sessions 25 :ops 8 :reads 0.5 :keys 2000 :dist SimConfig$KeyDist/UNIFORM :blind true})
+                  ser-si 3 :solver-alone alone))
     (doseq [n sizes]
       (search-row "Jepsen rw-register" (search-config {:txns n :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
                                                        :rotate 32 :info 0.01})

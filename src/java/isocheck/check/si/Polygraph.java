@@ -169,6 +169,8 @@ public final class Polygraph {
           }
         }
       }
+      // Readers of one version side by side, so a writer's readers are one binary search away.
+      for (int k = 0; k < nKeys; k++) if (reader[k] != null) sortByVersion(readVersion[k], reader[k]);
       // Size first: a key written by w transactions gives w(w-1)/2 pairs, two WW edges each, and
       // each of its reads an RW edge per other writer. Refuse what would not fit, before allocating.
       long edges = 0;
@@ -210,10 +212,11 @@ public final class Polygraph {
             for (int j = 0; j < i; j++) {
               if (rmwVersion[k].get(j) == ver) lost.add(lostUpdate(k, ver, rmwTxn[k].get(j), t));
             }
-            if (ver != BOT) parts.known(ver, t, Edge.WW, k, READ_MODIFY_WRITE);
-            for (int j = 0; j < reader[k].size(); j++) {
+            if (ver == BOT) continue;
+            parts.known(ver, t, Edge.WW, k, READ_MODIFY_WRITE);
+            for (int j = first(readVersion[k], ver); j < readVersion[k].size() && readVersion[k].get(j) == ver; j++) {
               int r = reader[k].get(j);
-              if (readVersion[k].get(j) == ver && r != t && ver != BOT) parts.known(r, t, Edge.RW, k, OVERWRITTEN_READ);
+              if (r != t) parts.known(r, t, Edge.RW, k, OVERWRITTEN_READ);
             }
           }
         }
@@ -285,9 +288,33 @@ public final class Polygraph {
     private void side(IntList[] s, int o, int a, int b, int k) {
       edge(s, o, a, b, Edge.WW, k);
       if (reader[k] == null) return;
-      for (int i = 0; i < reader[k].size(); i++) {
+      IntList vs = readVersion[k];
+      for (int i = first(vs, a); i < vs.size() && vs.get(i) == a; i++) {
         int r = reader[k].get(i);
-        if (readVersion[k].get(i) == a && r != b) edge(s, o, r, b, Edge.RW, k);
+        if (r != b) edge(s, o, r, b, Edge.RW, k);
+      }
+    }
+
+    /** The first index of version v in the sorted list vs (or where it would go). */
+    private static int first(IntList vs, int v) {
+      int lo = 0, hi = vs.size();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (vs.get(mid) < v) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+
+    /** Sorts the pairs (version, reader) by version, readers in id order within one. */
+    private static void sortByVersion(IntList vs, IntList rs) {
+      int n = vs.size();
+      long[] pairs = new long[n];
+      for (int i = 0; i < n; i++) pairs[i] = ((long) vs.get(i) << 32) | (rs.get(i) & 0xffffffffL);
+      java.util.Arrays.sort(pairs);
+      for (int i = 0; i < n; i++) {
+        vs.set(i, (int) (pairs[i] >> 32));
+        rs.set(i, (int) pairs[i]);
       }
     }
 
