@@ -44,6 +44,12 @@ final class LevelGraph {
       known.add(from(p.known.src(i), type), to(p.known.dst(i), type), type);
       knownOrigin[k++] = i;
     }
+    if (!si) {
+      // Transaction nodes: the polygraph's own edges (no copy).
+      sideSrc = p.sideSrc;
+      sideDst = p.sideDst;
+      return;
+    }
     int m = p.sideSrc.length;
     sideSrc = new int[m];
     sideDst = new int[m];

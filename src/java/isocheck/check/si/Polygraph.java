@@ -190,9 +190,6 @@ public final class Polygraph {
           if (ver != BOT) parts.known(ver, reader[k].get(i), Edge.WR, k, READS_FROM);
         }
       }
-      PairIntMap pairs = new PairIntMap(1024);
-      IntList first = new IntList(), second = new IntList();
-      List<IntList[]> sides = new ArrayList<>(); // per constraint: {src0,dst0,type0,key0, src1,...}
       List<int[]> lost = new ArrayList<>();
       for (int k = 0; k < nKeys; k++) {
         IntList ws = writers[k];
@@ -220,6 +217,13 @@ public final class Polygraph {
             }
           }
         }
+      }
+      // Constraints, in two passes over each key's writer pairs: number the pairs and count
+      // their sides' edges, then fill flat arrays (a list of lists per pair costs ten times more).
+      PairIntMap pairs = new PairIntMap(1024);
+      IntList first = new IntList(), second = new IntList(), count = new IntList();
+      for (int k = 0; k < nKeys; k++) {
+        IntList ws = writers[k];
         if (ws == null || ws.size() < 2) continue;
         for (int i = 0; i < ws.size(); i++) {
           for (int j = i + 1; j < ws.size(); j++) {
@@ -230,16 +234,33 @@ public final class Polygraph {
               pairs.putIfAbsent(a, b, c);
               first.add(a);
               second.add(b);
-              IntList[] s = new IntList[8];
-              for (int q = 0; q < 8; q++) s[q] = new IntList(4);
-              sides.add(s);
+              count.add(0);
+              count.add(0);
             }
-            IntList[] s = sides.get(c);
-            side(s, 0, a, b, k);
-            side(s, 4, b, a, k);
+            count.set(2 * c, count.get(2 * c) + sideSize(a, b, k));
+            count.set(2 * c + 1, count.get(2 * c + 1) + sideSize(b, a, k));
           }
         }
       }
+      int nc = first.size();
+      int[] start = new int[2 * nc + 1];
+      for (int i = 0; i < 2 * nc; i++) start[i + 1] = start[i] + count.get(i);
+      int total = start[2 * nc];
+      int[] src = new int[total], dst = new int[total], type = new int[total], key = new int[total];
+      int[] fill = java.util.Arrays.copyOf(start, 2 * nc);
+      count = null;
+      for (int k = 0; k < nKeys; k++) {
+        IntList ws = writers[k];
+        if (ws == null || ws.size() < 2) continue;
+        for (int i = 0; i < ws.size(); i++) {
+          for (int j = i + 1; j < ws.size(); j++) {
+            int a = ws.get(i), b = ws.get(j), c = pairs.get(a, b);
+            fill[2 * c] = side(src, dst, type, key, fill[2 * c], a, b, k);
+            fill[2 * c + 1] = side(src, dst, type, key, fill[2 * c + 1], b, a, k);
+          }
+        }
+      }
+      pairs = null;
       int relays = 0;
       if (session) {
         EdgeList so = new EdgeList(64);
@@ -251,31 +272,6 @@ public final class Polygraph {
         relays = Orders.realtime(h, committed, rt);
         for (int i = 0; i < rt.size(); i++) parts.known(rt.src(i), rt.dst(i), Edge.RT, -1, ORDER);
       }
-      // Pack the sides.
-      int nc = first.size();
-      int[] start = new int[2 * nc + 1];
-      int total = 0;
-      for (int c = 0; c < nc; c++) {
-        IntList[] s = sides.get(c);
-        start[2 * c] = total;
-        total += s[0].size();
-        start[2 * c + 1] = total;
-        total += s[4].size();
-      }
-      start[2 * nc] = total;
-      int[] src = new int[total], dst = new int[total], type = new int[total], key = new int[total];
-      for (int c = 0; c < nc; c++) {
-        IntList[] s = sides.get(c);
-        for (int side = 0; side < 2; side++) {
-          int o = start[2 * c + side], q = 4 * side;
-          for (int i = 0; i < s[q].size(); i++) {
-            src[o + i] = s[q].get(i);
-            dst[o + i] = s[q + 1].get(i);
-            type[o + i] = s[q + 2].get(i);
-            key[o + i] = s[q + 3].get(i);
-          }
-        }
-      }
       Polygraph p = new Polygraph(h, n + relays, committed, first.toArray(), second.toArray(), start, src, dst, type, key);
       for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
       p.knownKey.addAll(knownKey);
@@ -284,15 +280,32 @@ public final class Polygraph {
       return p;
     }
 
-    /** Side edges for "a before b on key k": WW a → b, and RW r → b for each reader r ≠ b of a's version. */
-    private void side(IntList[] s, int o, int a, int b, int k) {
-      edge(s, o, a, b, Edge.WW, k);
-      if (reader[k] == null) return;
+    /** How many edges side "a before b on key k" has: WW a → b, and RW r → b for each reader r ≠ b of a's version. */
+    private int sideSize(int a, int b, int k) {
+      int c = 1;
+      if (reader[k] == null) return c;
+      IntList vs = readVersion[k];
+      for (int i = first(vs, a); i < vs.size() && vs.get(i) == a; i++) if (reader[k].get(i) != b) c++;
+      return c;
+    }
+
+    /** Writes side "a before b on key k" at o; returns the next free index. */
+    private int side(int[] src, int[] dst, int[] type, int[] key, int o, int a, int b, int k) {
+      src[o] = a;
+      dst[o] = b;
+      type[o] = Edge.WW;
+      key[o++] = k;
+      if (reader[k] == null) return o;
       IntList vs = readVersion[k];
       for (int i = first(vs, a); i < vs.size() && vs.get(i) == a; i++) {
         int r = reader[k].get(i);
-        if (r != b) edge(s, o, r, b, Edge.RW, k);
+        if (r == b) continue;
+        src[o] = r;
+        dst[o] = b;
+        type[o] = Edge.RW;
+        key[o++] = k;
       }
+      return o;
     }
 
     /** The first index of version v in the sorted list vs (or where it would go). */
@@ -318,12 +331,6 @@ public final class Polygraph {
       }
     }
 
-    private static void edge(IntList[] s, int o, int from, int to, int type, int key) {
-      s[o].add(from);
-      s[o + 1].add(to);
-      s[o + 2].add(type);
-      s[o + 3].add(key);
-    }
 
     /** Whether mop w is t's last write of key k (a read of an earlier one is an intermediate read). */
     private boolean isFinalWrite(int t, int w, int k) {
