@@ -7,7 +7,6 @@ import isocheck.history.History;
 import isocheck.history.OpRecord;
 import isocheck.order.RegisterAnalysis;
 import isocheck.util.IntList;
-import isocheck.util.PairIntMap;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -93,7 +92,35 @@ public final class Polygraph {
    * realtime order when {@code realtime}.
    */
   public static Polygraph of(History h, RegisterAnalysis ra, boolean session, boolean realtime) {
-    return new Builder(h, ra).build(session, realtime);
+    return new Builder(h, ra).build().withOrders(session, realtime);
+  }
+
+  /**
+   * This polygraph with session order (when {@code session}) and realtime order (when
+   * {@code realtime}) added to its known edges. The constraints do not depend on those orders, so
+   * their arrays are shared with this one, not copied: the three families of levels cost one set
+   * of constraints.
+   */
+  public Polygraph withOrders(boolean session, boolean realtime) {
+    if (!session && !realtime) return this;
+    int relays = 0;
+    EdgeList so = new EdgeList(64), rt = new EdgeList(64);
+    if (session) Orders.sessionOrder(h, committed, so);
+    if (realtime) relays = Orders.realtime(h, committed, rt);
+    Polygraph p = new Polygraph(h, nTxns + relays, committed, first, second, sideStart, sideSrc, sideDst, sideType, sideKey);
+    for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
+    p.knownKey.addAll(knownKey);
+    p.knownWhy.addAll(knownWhy);
+    p.lostUpdates.addAll(lostUpdates);
+    for (EdgeList es : new EdgeList[] {so, rt}) {
+      int type = es == so ? Edge.SO : Edge.RT;
+      for (int i = 0; i < es.size(); i++) {
+        p.known.add(es.src(i), es.dst(i), type);
+        p.knownKey.add(-1);
+        p.knownWhy.add(ORDER);
+      }
+    }
+    return p;
   }
 
   /** One pass over the reads, then per key over its writers. */
@@ -108,6 +135,8 @@ public final class Polygraph {
     final IntList[] readVersion, reader;
     /** Per key: the read-modify-writes, as pairs (version writer or BOT, writer). */
     final IntList[] rmwVersion, rmwTxn;
+    /** Per key: see {@link #readerRanges}. */
+    int[][] readersLo;
 
     Builder(History h, RegisterAnalysis ra) {
       this.h = h;
@@ -128,7 +157,8 @@ public final class Polygraph {
       return a[k];
     }
 
-    Polygraph build(boolean session, boolean realtime) {
+    /** The polygraph without session or realtime order ({@link #withOrders} adds them). */
+    Polygraph build() {
       int[] writesKey = new int[nKeys];
       java.util.Arrays.fill(writesKey, -1);
       for (int t = 0; t < n; t++) {
@@ -218,86 +248,122 @@ public final class Polygraph {
           }
         }
       }
-      // Constraints, in two passes over each key's writer pairs: number the pairs and count
-      // their sides' edges, then fill flat arrays (a list of lists per pair costs ten times more).
-      PairIntMap pairs = new PairIntMap(1024);
-      IntList first = new IntList(), second = new IntList(), count = new IntList();
-      for (int k = 0; k < nKeys; k++) {
-        IntList ws = writers[k];
-        if (ws == null || ws.size() < 2) continue;
-        for (int i = 0; i < ws.size(); i++) {
-          for (int j = i + 1; j < ws.size(); j++) {
-            int a = ws.get(i), b = ws.get(j);
-            int c = pairs.get(a, b);
-            if (c < 0) {
-              c = first.size();
-              pairs.putIfAbsent(a, b, c);
-              first.add(a);
-              second.add(b);
-              count.add(0);
-              count.add(0);
+      // Constraints, per writer a in id order: the later writers b of each key a writes, grouped
+      // by b (a pair sharing several keys is one constraint). Numbered in (a, b) order, sized in a
+      // first pass and filled in a second into flat arrays (a list of lists per pair costs ten
+      // times more; a hash map of pairs misses the cache on every probe).
+      readerRanges();
+      int[][] txnKeys = writtenKeys();
+      int[] txnKeyStart = txnKeys[0], txnKeyList = txnKeys[1], txnKeyPos = txnKeys[2];
+      long[] buf = new long[64];
+      int nc = 0;
+      long totalEdges = 0;
+      for (int pass = 0; pass < 2; pass++) {
+        int[] start = pass == 0 ? null : new int[2 * nc + 1];
+        int[] firstA = pass == 0 ? null : new int[nc], secondA = pass == 0 ? null : new int[nc];
+        int[] src = null, dst = null, type = null, key = null;
+        if (pass == 1) {
+          src = new int[(int) totalEdges];
+          dst = new int[(int) totalEdges];
+          type = new int[(int) totalEdges];
+          key = new int[(int) totalEdges];
+        }
+        int c = 0, o = 0;
+        for (int a = 0; a < n; a++) {
+          int m = 0;
+          for (int i = txnKeyStart[a]; i < txnKeyStart[a + 1]; i++) {
+            int k = txnKeyList[i];
+            IntList ws = writers[k];
+            for (int j = txnKeyPos[i] + 1; j < ws.size(); j++) {
+              if (m == buf.length) buf = java.util.Arrays.copyOf(buf, m * 2);
+              buf[m++] = ((long) ws.get(j) << 32) | i;
             }
-            count.set(2 * c, count.get(2 * c) + sideSize(a, b, k));
-            count.set(2 * c + 1, count.get(2 * c + 1) + sideSize(b, a, k));
+          }
+          if (m == 0) continue;
+          java.util.Arrays.sort(buf, 0, m);
+          for (int i = 0; i < m; ) {
+            int b = (int) (buf[i] >>> 32), e = i;
+            while (e < m && (int) (buf[e] >>> 32) == b) e++;
+            if (pass == 0) {
+              for (int x = i; x < e; x++) {
+                int ki = (int) buf[x], k = txnKeyList[ki];
+                totalEdges += sideSize(k, txnKeyPos[ki], b) + sideSize(k, position(k, b), a);
+              }
+            } else {
+              firstA[c] = a;
+              secondA[c] = b;
+              start[2 * c] = o;
+              for (int x = i; x < e; x++) {
+                int ki = (int) buf[x];
+                o = side(src, dst, type, key, o, txnKeyList[ki], txnKeyPos[ki], a, b);
+              }
+              start[2 * c + 1] = o;
+              for (int x = i; x < e; x++) {
+                int k = txnKeyList[(int) buf[x]];
+                o = side(src, dst, type, key, o, k, position(k, b), b, a);
+              }
+            }
+            c++;
+            i = e;
           }
         }
-      }
-      int nc = first.size();
-      int[] start = new int[2 * nc + 1];
-      for (int i = 0; i < 2 * nc; i++) start[i + 1] = start[i] + count.get(i);
-      int total = start[2 * nc];
-      int[] src = new int[total], dst = new int[total], type = new int[total], key = new int[total];
-      int[] fill = java.util.Arrays.copyOf(start, 2 * nc);
-      count = null;
-      for (int k = 0; k < nKeys; k++) {
-        IntList ws = writers[k];
-        if (ws == null || ws.size() < 2) continue;
-        for (int i = 0; i < ws.size(); i++) {
-          for (int j = i + 1; j < ws.size(); j++) {
-            int a = ws.get(i), b = ws.get(j), c = pairs.get(a, b);
-            fill[2 * c] = side(src, dst, type, key, fill[2 * c], a, b, k);
-            fill[2 * c + 1] = side(src, dst, type, key, fill[2 * c + 1], b, a, k);
-          }
+        if (pass == 0) {
+          nc = c;
+          if (totalEdges > Integer.MAX_VALUE - 16) throw new TooLarge(totalEdges);
+          continue;
         }
+        start[2 * nc] = o;
+        Polygraph p = new Polygraph(h, n, committed, firstA, secondA, start, src, dst, type, key);
+        for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
+        p.knownKey.addAll(knownKey);
+        p.knownWhy.addAll(knownWhy);
+        p.lostUpdates.addAll(lost);
+        return p;
       }
-      pairs = null;
-      int relays = 0;
-      if (session) {
-        EdgeList so = new EdgeList(64);
-        Orders.sessionOrder(h, committed, so);
-        for (int i = 0; i < so.size(); i++) parts.known(so.src(i), so.dst(i), Edge.SO, -1, ORDER);
-      }
-      if (realtime) {
-        EdgeList rt = new EdgeList(64);
-        relays = Orders.realtime(h, committed, rt);
-        for (int i = 0; i < rt.size(); i++) parts.known(rt.src(i), rt.dst(i), Edge.RT, -1, ORDER);
-      }
-      Polygraph p = new Polygraph(h, n + relays, committed, first.toArray(), second.toArray(), start, src, dst, type, key);
-      for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
-      p.knownKey.addAll(knownKey);
-      p.knownWhy.addAll(knownWhy);
-      p.lostUpdates.addAll(lost);
-      return p;
+      throw new AssertionError();
     }
 
-    /** How many edges side "a before b on key k" has: WW a → b, and RW r → b for each reader r ≠ b of a's version. */
-    private int sideSize(int a, int b, int k) {
+    /**
+     * Per committed transaction, the keys it writes and its position among each key's writers, as
+     * CSR arrays: {start (n + 1), key, position}.
+     */
+    private int[][] writtenKeys() {
+      int[] start = new int[n + 1];
+      for (int k = 0; k < nKeys; k++) {
+        if (writers[k] == null) continue;
+        for (int j = 0; j < writers[k].size(); j++) start[writers[k].get(j) + 1]++;
+      }
+      for (int t = 0; t < n; t++) start[t + 1] += start[t];
+      int[] keys = new int[start[n]], pos = new int[start[n]], fill = java.util.Arrays.copyOf(start, n);
+      for (int k = 0; k < nKeys; k++) {
+        if (writers[k] == null) continue;
+        for (int j = 0; j < writers[k].size(); j++) {
+          int t = writers[k].get(j), i = fill[t]++;
+          keys[i] = k;
+          pos[i] = j;
+        }
+      }
+      return new int[][] {start, keys, pos};
+    }
+
+
+    /**
+     * How many edges side "a before b on key k" has, a being writer {@code pa} of k: WW a → b, and
+     * RW r → b for each reader r ≠ b of a's version.
+     */
+    private int sideSize(int k, int pa, int b) {
       int c = 1;
-      if (reader[k] == null) return c;
-      IntList vs = readVersion[k];
-      for (int i = first(vs, a); i < vs.size() && vs.get(i) == a; i++) if (reader[k].get(i) != b) c++;
+      for (int i = readersLo[k][pa]; i < readersLo[k][pa + 1]; i++) if (reader[k].get(i) != b) c++;
       return c;
     }
 
-    /** Writes side "a before b on key k" at o; returns the next free index. */
-    private int side(int[] src, int[] dst, int[] type, int[] key, int o, int a, int b, int k) {
+    /** Writes side "a before b on key k" at o, a being writer {@code pa} of k; returns the next free index. */
+    private int side(int[] src, int[] dst, int[] type, int[] key, int o, int k, int pa, int a, int b) {
       src[o] = a;
       dst[o] = b;
       type[o] = Edge.WW;
       key[o++] = k;
-      if (reader[k] == null) return o;
-      IntList vs = readVersion[k];
-      for (int i = first(vs, a); i < vs.size() && vs.get(i) == a; i++) {
+      for (int i = readersLo[k][pa]; i < readersLo[k][pa + 1]; i++) {
         int r = reader[k].get(i);
         if (r == b) continue;
         src[o] = r;
@@ -306,6 +372,43 @@ public final class Polygraph {
         key[o++] = k;
       }
       return o;
+    }
+
+    /** The position of writer t among k's writers (in id order). */
+    private int position(int k, int t) {
+      IntList ws = writers[k];
+      int lo = 0, hi = ws.size();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (ws.get(mid) < t) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+
+    /**
+     * Per key written twice or more: where the readers of each writer's version start in the
+     * key's readers (sorted by version, so writer j's are [lo[j], lo[j + 1])).
+     */
+    private void readerRanges() {
+      readersLo = new int[nKeys][];
+      for (int k = 0; k < nKeys; k++) {
+        IntList ws = writers[k];
+        if (ws == null || ws.size() < 2) continue;
+        int[] lo = new int[ws.size() + 1];
+        IntList vs = readVersion[k];
+        int nr = vs == null ? 0 : vs.size(), i = 0;
+        for (int j = 0; j < ws.size(); j++) {
+          while (i < nr && vs.get(i) < ws.get(j)) i++;
+          lo[j] = i;
+          // Versions are final writes of committed writers, so none lies between two writers.
+          int e = i;
+          while (e < nr && vs.get(e) == ws.get(j)) e++;
+          lo[j + 1] = e;
+          i = e;
+        }
+        readersLo[k] = lo;
+      }
     }
 
     /** The first index of version v in the sorted list vs (or where it would go). */
@@ -344,9 +447,10 @@ public final class Polygraph {
     public final long edges;
 
     TooLarge(long edges) {
-      super(String.format("the write-order constraints would take %,d edges (about %,d MB), more than this JVM's heap "
-          + "holds (max %,d MB): keys written by many transactions make pairs quadratic in their writers; raise -Xmx, "
-          + "or rotate keys as Jepsen's workloads do", edges, edges * 16 >> 20, Runtime.getRuntime().maxMemory() >> 20));
+      super(String.format("the write-order constraints would take %,d edges (%,d MB, and up to three times that while "
+          + "searching), more than the %,d MB free of this JVM's heap (max %,d MB) allow: keys written by many "
+          + "transactions make pairs quadratic in their writers; raise the heap (ISOCHECK_HEAP, -Xmx), or rotate keys as "
+          + "Jepsen's workloads do", edges, edges * 16 >> 20, freeHeap() >> 20, Runtime.getRuntime().maxMemory() >> 20));
       this.edges = edges;
     }
   }
@@ -355,8 +459,13 @@ public final class Polygraph {
   static long maxSideEdges() {
     String p = System.getProperty("isocheck.search.max-edges");
     if (p != null) return Long.parseLong(p);
+    return freeHeap() / 48;
+  }
+
+  /** Heap not in use: what the JVM may still allocate. */
+  static long freeHeap() {
     Runtime rt = Runtime.getRuntime();
-    return (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 48;
+    return rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
   }
 
   /** The known edges being collected, with their provenance. */
