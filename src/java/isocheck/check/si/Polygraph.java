@@ -56,7 +56,7 @@ public final class Polygraph {
   public final EdgeList known = new EdgeList();
   /** Per known edge: the key it is about (-1 for SO and RT), and why it holds (the constants above). */
   public final IntList knownKey = new IntList(), knownWhy = new IntList();
-  /** Constraints: the writer pairs, first &lt; second. */
+  /** Constraints: the writer pairs, first &lt; second, numbered in (first, second) order. */
   public final int[] first, second;
   /** Side s of constraint c holds edges [sideStart[2c+s], sideStart[2c+s+1]) of sideSrc/Dst/Type/Key. */
   public final int[] sideStart, sideSrc, sideDst, sideType, sideKey;

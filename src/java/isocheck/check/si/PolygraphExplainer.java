@@ -7,7 +7,7 @@ import isocheck.history.OpRecord;
 import isocheck.order.RegisterAnalysis;
 import isocheck.report.Anomaly;
 import isocheck.report.Steps;
-import java.util.HashMap;
+import java.util.HashSet;
 
 /**
  * Explains the steps of an rw-register cycle (PolySI §5.3: counterexamples in base steps): a
@@ -20,50 +20,105 @@ final class PolygraphExplainer implements Steps.DataExplainer {
   private final Polygraph p;
   private final History h;
   private final RegisterAnalysis ra;
-  /** (from, to, type) → known edge index. */
-  private final HashMap<Long, Integer> known = new HashMap<>();
-  /** (from, to, type) → side edge index, for decided sides (forced) and the side considered. */
-  private final HashMap<Long, Integer> forced = new HashMap<>(), considered = new HashMap<>();
+  /** The pruning whose decided sides count as forced (null: none). */
+  private Pruning pruning;
+  /** Sides the solver derived, as 2c + s. */
+  private final HashSet<Long> solverForced = new HashSet<>();
+  /** The side under consideration, as 2c + s (-1: none). */
+  private long considered = -1;
+  /** Whether the constraints are numbered in (first, second) order (binary search), else scanned. */
+  private Boolean sortedPairs;
+
+  // Only the few steps of a counterexample are explained, so each is looked up when asked for,
+  // by scanning the known edges and finding the constraints of its pair, rather than indexing
+  // millions of edges in maps up front (which took most of a 10^6-transaction check).
 
   PolygraphExplainer(Polygraph p, RegisterAnalysis ra) {
     this.p = p;
     this.h = p.h;
     this.ra = ra;
-    for (int i = 0; i < p.known.size(); i++) known.putIfAbsent(key(p.known.src(i), p.known.dst(i), p.known.type(i)), i);
   }
-
-  private static long key(int a, int b, int type) { return ((long) a << 36) | ((long) b << 8) | type; }
 
   /** Marks the decided sides of a pruning as forced. */
-  void forced(Pruning pr) {
-    for (int c = 0; c < pr.choice.length; c++) {
-      if (pr.choice[c] < 0) continue;
-      for (int e = p.sideFrom(c, pr.choice[c]); e < p.sideTo(c, pr.choice[c]); e++) forced.putIfAbsent(key(p.sideSrc[e], p.sideDst[e], p.sideType[e]), e);
-    }
-  }
+  void forced(Pruning pr) { pruning = pr; }
 
   /** Marks side s of constraint c as forced (the solver derived it). */
-  void forced(int c, int s) {
-    for (int e = p.sideFrom(c, s); e < p.sideTo(c, s); e++) forced.putIfAbsent(key(p.sideSrc[e], p.sideDst[e], p.sideType[e]), e);
-  }
+  void forced(int c, int s) { solverForced.add(2L * c + s); }
 
-  /** The side of a constraint under consideration (null side: none). */
-  void considering(int c, int s) {
-    considered.clear();
-    if (c < 0) return;
-    for (int e = p.sideFrom(c, s); e < p.sideTo(c, s); e++) considered.putIfAbsent(key(p.sideSrc[e], p.sideDst[e], p.sideType[e]), e);
-  }
+  /** The side of a constraint under consideration (c &lt; 0: none). */
+  void considering(int c, int s) { considered = c < 0 ? -1 : 2L * c + s; }
 
   @Override
   public Steps.Step explain(int a, int b, int type) {
     if (type == Edge.WR) return ra.explain(a, b, type);
-    Integer k = known.get(key(a, b, type));
-    if (k != null) return knownStep(a, b, type, p.knownKey.get(k), p.knownWhy.get(k));
-    Integer e = considered.get(key(a, b, type));
-    if (e != null) return sideStep(a, b, type, p.sideKey[e], " (the order considered)");
-    e = forced.get(key(a, b, type));
-    if (e != null) return sideStep(a, b, type, p.sideKey[e], " (forced: the other order of these two writers closes a cycle)");
+    for (int i = 0; i < p.known.size(); i++) {
+      if (p.known.src(i) == a && p.known.dst(i) == b && p.known.type(i) == type) {
+        return knownStep(a, b, type, p.knownKey.get(i), p.knownWhy.get(i));
+      }
+    }
+    if (considered >= 0) {
+      int e = edgeOf((int) (considered >> 1), (int) (considered & 1), a, b, type);
+      if (e >= 0) return sideStep(a, b, type, p.sideKey[e], " (the order considered)");
+    }
+    // The side "w before b" that holds this step: w = a for a write-write step; for an
+    // anti-dependency a → b, w wrote a version a read.
+    if (type == Edge.WW) {
+      Steps.Step st = forcedStep(a, b, a, b, type);
+      if (st != null) return st;
+    } else {
+      for (int m = h.mopStart(a); m < h.mopEnd(a); m++) {
+        if (h.mopKind(m) != OpRecord.READ || !ra.external[m] || h.mopVal(m) == History.NIL) continue;
+        int w = h.writerMop(h.mopKey(m), h.mopVal(m));
+        if (w < 0 || h.mopTxn(w) == b) continue;
+        Steps.Step st = forcedStep(h.mopTxn(w), b, a, b, type);
+        if (st != null) return st;
+      }
+    }
     return null;
+  }
+
+  /** The step a → b of the side "w before x", when that side is forced and holds it. */
+  private Steps.Step forcedStep(int w, int x, int a, int b, int type) {
+    int c = constraintOf(Math.min(w, x), Math.max(w, x));
+    if (c < 0) return null;
+    int s = p.first[c] == w ? 0 : 1;
+    boolean forced = (pruning != null && pruning.choice[c] == s) || solverForced.contains(2L * c + s);
+    if (!forced) return null;
+    int e = edgeOf(c, s, a, b, type);
+    return e < 0 ? null : sideStep(a, b, type, p.sideKey[e], " (forced: the other order of these two writers closes a cycle)");
+  }
+
+  /** The index of edge a → b of the given type in side s of constraint c, or -1. */
+  private int edgeOf(int c, int s, int a, int b, int type) {
+    for (int e = p.sideFrom(c, s); e < p.sideTo(c, s); e++) {
+      if (p.sideSrc[e] == a && p.sideDst[e] == b && p.sideType[e] == type) return e;
+    }
+    return -1;
+  }
+
+  /** The constraint of writers a &lt; b, or -1. */
+  private int constraintOf(int a, int b) {
+    int n = p.constraints();
+    if (sortedPairs == null) {
+      boolean sorted = true;
+      for (int c = 1; c < n && sorted; c++) {
+        sorted = p.first[c - 1] < p.first[c] || (p.first[c - 1] == p.first[c] && p.second[c - 1] < p.second[c]);
+      }
+      sortedPairs = sorted;
+    }
+    if (!sortedPairs) {
+      for (int c = 0; c < n; c++) if (p.first[c] == a && p.second[c] == b) return c;
+      return -1;
+    }
+    int lo = 0, hi = n;
+    long key = ((long) a << 32) | b;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      long k = ((long) p.first[mid] << 32) | p.second[mid];
+      if (k < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < n && p.first[lo] == a && p.second[lo] == b ? lo : -1;
   }
 
   private Steps.Step knownStep(int a, int b, int type, int k, int why) {
