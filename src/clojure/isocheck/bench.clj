@@ -357,14 +357,18 @@
       (search-row (str nm ", " what)
                   (search-config {:txns 10000 :sessions 25 :ops 8 :reads reads :keys 10000 :dist SimConfig$KeyDist/ZIPF :bug bug})
                   ser-si 3))
+    ;; Each level alone: with both, SI would follow from SER holding, without a search.
     (doseq [n [1000 10000]
-            alone [false true]]
-      (search-row (str "BlindW-RW" (when alone ", solver alone (no pruning, no time order)"))
+            alone [false true]
+            level ser-si]
+      (search-row (str "BlindW-RW, " (name level) " alone" (when alone ", solver alone (no pruning, no time order)"))
                   (search-config {:txns n :sessions 25 :ops 8 :reads 0.5 :keys 2000 :dist SimConfig$KeyDist/UNIFORM :blind true})
-                  ser-si 3 :solver-alone alone))
-    (doseq [n sizes]
-      (search-row "Jepsen rw-register" (search-config {:txns n :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
-                                                       :rotate 32 :info 0.01})
+                  [level] 3 :solver-alone alone))
+    (doseq [n sizes
+            store [Store/SNAPSHOT_ISOLATION Store/SERIALIZABLE]]
+      (search-row (str "Jepsen rw-register, " store " store")
+                  (search-config {:txns n :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
+                                  :rotate 32 :info 0.01 :store store})
                   [:strict-serializable :serializable :snapshot-isolation] (if (>= n 1000000) 1 3)))))
 
 (defn -main [& args]

@@ -185,7 +185,11 @@ public final class RegisterSearch {
         continue;
       }
     }
-    for (int c = 0; c < nc; c++) {
+    // Variables are made latest pair first: the solver first decides the variables no conflict
+    // has touched last-made-first, so it sweeps the writer pairs in time order (constraints are
+    // numbered by their earlier writer), each polarity following the current topological order.
+    // Made the other way round, BlindW-RW at 10^4 took 12,000 conflicts instead of 7.
+    for (int c = nc - 1; c >= 0; c--) {
       if (pr.choice[c] >= 0) continue;
       int x = s.newVar();
       var[c] = x;
