@@ -179,6 +179,9 @@ final class Engine {
     invoked++;
     emit(s, t, OpType.INVOKE);
     s.inFlight = true;
+    if (client != null && sh == null && !client.hasNext()) {
+      for (Session o : sessions) refresh(o); // the phase ran dry: free sessions stop invoking
+    }
     if (!ended && (client == null ? invoked == c.txns : client.lastPhase() && !client.hasNext())) {
       ended = true;
       endOfInvocations();
