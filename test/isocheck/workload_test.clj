@@ -235,7 +235,12 @@
     (is (= #{:strong-snapshot-isolation :strong-session-snapshot-isolation :snapshot-isolation
              :tcc :ra :rc :ci}
            (:must-satisfy s)))
-    (is (= s (workload/simulate w {:txns 400 :concurrency 5 :seed 2})) "a seed gives one history")))
+    (is (= s (workload/simulate w {:txns 400 :concurrency 5 :seed 2})) "a seed gives one history")
+    (testing ":pending leaves that many invocations without completion; :final? false, no final reads"
+      (let [h (:history (workload/simulate w {:txns 300 :seed 2 :pending 2 :final? false}))
+            completed (frequencies (map :type h))]
+        (is (= 300 (:invoke completed)))
+        (is (= 298 (+ (:ok completed 0) (:fail completed 0) (:info completed 0))))))))
 
 (deftest simulated-stores-pass-their-levels
   (doseq [make [workload/append workload/wr]

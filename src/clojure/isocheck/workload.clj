@@ -363,8 +363,8 @@
               fail-rate 0.05, info-rate 0.01, pending 0, final? true}}]
    (let [main   (into [] (take txns) (:generator w))
          finals (if final? (vec (:final-generator w)) [])
-         phases [(into [] (map-indexed (partial txn-value ":generator")) main)
-                 (into [] (map-indexed (partial txn-value ":final-generator")) finals)]
+         phases (cond-> [(into [] (map-indexed (partial txn-value ":generator")) main)]
+                  final? (conj (into [] (map-indexed (partial txn-value ":final-generator")) finals)))
          b      (-> (SimConfig/builder)
                     (.seed (long seed))
                     (.workload (kind-of (concat main finals)))
