@@ -17,6 +17,9 @@
       {:checker (isocheck/checker
                   {:levels [:serializable :snapshot-isolation]})}
 
+  For the whole workload (generator, final reads and this checker) with
+  Elle's options, see isocheck.workload.
+
   `jepsen.checker/check` then returns an Elle-shaped map (`:valid?`,
   `:anomaly-types`, `:anomalies`, `:not`, `:also-not`) plus `:levels` (the
   verdict per level), `:counterexamples` (the smallest instance of each

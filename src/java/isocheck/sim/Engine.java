@@ -29,6 +29,10 @@ import java.util.Set;
  * repeating the invocation's micro-ops) is emitted at the commit step. Memory stays bounded by
  * the active keys and the transactions in flight: ops go to the sink as they happen and retired
  * keys are dropped once no transaction refers to them.
+ *
+ * <p>The transactions are the engine's own (drawn as {@link SimConfig} says), or, when a
+ * {@link ClientTxns} is given, a client's: then a free session invokes the client's next
+ * transaction, phase by phase, and the run ends when the last phase is exhausted and done.
  */
 final class Engine {
   static final int OK = OpType.OK, FAIL = OpType.FAIL, INFO = OpType.INFO;
@@ -42,6 +46,8 @@ final class Engine {
   final boolean lists;
   final Store store;
   final Bug bug;
+  /** The client's transactions, or null when the engine draws its own. */
+  private final ClientTxns client;
 
   final KeyState[] pool;
   long nextKeyId;
@@ -53,23 +59,29 @@ final class Engine {
 
   int commitSeq;
   int invoked;
+  /** Whether the last transaction of the workload has been invoked. */
+  private boolean ended;
   long ordinal, time;
   int nOk, nFail, nInfo, nPending;
   int bugActions, bugFirings, activeScenarios;
   final int maxScenarios;
   private final OpRecord rec = new OpRecord();
 
-  Engine(SimConfig c, OpSink sink) {
+  Engine(SimConfig c, OpSink sink) { this(c, sink, null); }
+
+  Engine(SimConfig c, OpSink sink, ClientTxns client) {
     this.c = c;
+    this.client = client;
     this.sink = sink;
     this.rng = new Rng(c.seed);
     this.lists = c.workload == History.Workload.APPEND;
     this.store = c.store;
     this.bug = c.bug;
-    pool = new KeyState[c.keys];
-    for (int i = 0; i < c.keys; i++) pool[i] = new KeyState(i, i);
-    nextKeyId = c.keys;
-    zipfCdf = c.keyDist == SimConfig.KeyDist.ZIPF ? zipfCdf(c.keys, c.zipfExponent) : null;
+    int poolSize = client == null ? c.keys : 0;
+    pool = new KeyState[poolSize];
+    for (int i = 0; i < poolSize; i++) pool[i] = new KeyState(i, i);
+    nextKeyId = poolSize;
+    zipfCdf = client == null && c.keyDist == SimConfig.KeyDist.ZIPF ? zipfCdf(c.keys, c.zipfExponent) : null;
     sessions = new Session[c.sessions];
     ready = new int[c.sessions];
     for (int i = 0; i < c.sessions; i++) sessions[i] = new Session(i);
@@ -77,8 +89,15 @@ final class Engine {
   }
 
   SimResult run() {
+    if (client != null) client.nextPhase();
     for (Session s : sessions) refresh(s);
-    while (nReady > 0) {
+    while (true) {
+      if (nReady == 0) {
+        // Everything is idle: a client's next phase starts now, as after Jepsen's gen/phases.
+        if (client == null || !client.nextPhase()) break;
+        for (Session s : sessions) refresh(s);
+        continue;
+      }
       Session s = sessions[ready[rng.nextInt(nReady)]];
       time += 1 + rng.nextInt(1000);
       if (s.inFlight) step(s);
@@ -89,7 +108,7 @@ final class Engine {
         : Levels.intersection(store.guarantees(), bug.keeps());
     Set<String> violate = bugFirings > 0 ? bug.breaks() : Levels.of();
     return new SimResult(c, satisfy, violate, bugFirings, bugActions, invoked, nOk, nFail, nInfo,
-        nPending, ordinal, nextKeyId);
+        nPending, ordinal, client == null ? nextKeyId : client.keysUsed());
   }
 
   // ------------------------------------------------------------------ scheduling
@@ -99,6 +118,7 @@ final class Engine {
     boolean want;
     if (s.crashed) want = false;
     else if (s.inFlight) want = !s.blocked;
+    else if (client != null) want = !s.queue.isEmpty() || (s.reservedBy == null && client.hasNext());
     else want = invoked < c.txns && (s.reservedBy == null || !s.queue.isEmpty());
     if (want && s.readyPos < 0) {
       s.readyPos = nReady;
@@ -111,8 +131,14 @@ final class Engine {
     }
   }
 
-  /** Whether a new bug scenario may start now. */
-  boolean canStartScenario() { return activeScenarios < maxScenarios && invoked < c.txns; }
+  /**
+   * Whether a new bug scenario may start now. With a client's transactions, only during the
+   * first phase (the main workload): later phases, such as final reads, see the store as it is.
+   */
+  boolean canStartScenario() {
+    if (activeScenarios >= maxScenarios) return false;
+    return client == null ? invoked < c.txns : client.phase() == 0 && client.hasNext();
+  }
 
   /**
    * An idle session no scenario holds, whose floor is at most maxFloor, other than the ones
@@ -142,14 +168,24 @@ final class Engine {
       t.shape = sh;
       t.scen = sh.scen;
       t.role = sh.role;
+    } else if (client != null) {
+      client.fill(t);
     } else {
       randomTxn(t);
     }
-    for (int i = 0; i < t.n; i++) if (t.kind[i] != OpRecord.READ) t.val[i] = nextValue(t.key[i]);
+    if (sh != null || client == null) {
+      for (int i = 0; i < t.n; i++) if (t.kind[i] != OpRecord.READ) t.val[i] = nextValue(t.key[i]);
+    }
     invoked++;
     emit(s, t, OpType.INVOKE);
     s.inFlight = true;
-    if (invoked == c.txns) endOfInvocations();
+    if (client != null && sh == null && !client.hasNext()) {
+      for (Session o : sessions) refresh(o); // the phase ran dry: free sessions stop invoking
+    }
+    if (!ended && (client == null ? invoked == c.txns : client.lastPhase() && !client.hasNext())) {
+      ended = true;
+      endOfInvocations();
+    }
     refresh(s);
   }
 
@@ -163,7 +199,8 @@ final class Engine {
     }
   }
 
-  KeyState pickKey() { return pool[pickSlot()]; }
+  /** A key from the pool; with a client's transactions, a fresh key of the scenarios' own. */
+  KeyState pickKey() { return client == null ? pool[pickSlot()] : client.ownKey(); }
 
   private int pickSlot() {
     int n = pool.length;
@@ -212,7 +249,7 @@ final class Engine {
   }
 
   /** A key no one has used, outside the pool. */
-  KeyState freshKey() { return new KeyState(nextKeyId++, -1); }
+  KeyState freshKey() { return client == null ? new KeyState(nextKeyId++, -1) : client.ownKey(); }
 
   /** After the last invocation: crash up to pendingAtEnd of the transactions in flight. */
   private void endOfInvocations() {

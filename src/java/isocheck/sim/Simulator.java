@@ -1,7 +1,9 @@
 package isocheck.sim;
 
+import isocheck.history.History;
 import isocheck.history.HistoryBuilder;
 import isocheck.history.OpSink;
+import java.util.List;
 
 /**
  * A simulated transactional key-value store with known guarantees, driven by a Jepsen-style
@@ -11,6 +13,9 @@ import isocheck.history.OpSink;
  * SimConfig c = SimConfig.builder().seed(1).store(Store.SNAPSHOT_ISOLATION).bug(Bug.LOST_UPDATE).build();
  * SimHistory h = Simulator.history(c);        // h.history() to check, h.result().mustViolate() ...
  * SimResult r = Simulator.run(c, op -&gt; {});  // stream only, e.g. for benchmarks
+ *
+ * // a client's transactions instead (e.g. a Jepsen-style generator's): main phase, then final reads
+ * SimHistory d = Simulator.driveHistory(c, List.of(mainTxns, finalReads));
  * </pre>
  *
  * <p>Every transaction is an {@code :invoke} op (reads carry nil) followed later by its
@@ -49,6 +54,35 @@ public final class Simulator {
   public static SimHistory history(SimConfig config) {
     HistoryBuilder b = new HistoryBuilder();
     SimResult r = run(config, b);
+    return new SimHistory(b.build(), r);
+  }
+
+  /**
+   * Runs the store on a client's transactions instead of the simulator's own workload, as
+   * Jepsen's interpreter runs a generator: {@code config.sessions} client threads, each taking the
+   * next transaction whenever it is free, phase after phase (a phase starts once the previous
+   * one's transactions have all completed, like {@code gen/phases}). Each transaction is a list of
+   * micro-ops {@code [f k v]}: {@code [:r k nil]} and {@code [:append k v]} when
+   * {@code config.workload} is list-append, {@code [:r k nil]} and {@code [:w k v]} when it is
+   * rw-register, with integer keys (non-negative) and values (unique per key); see
+   * {@link ClientTxns}. From the configuration this uses the seed, workload, store, sessions,
+   * fail, info and pending rates, and the bug; the workload options (txns, ops per transaction,
+   * keys, ...) are the client's business. Bug scenarios act during the first phase only, adding
+   * transactions of their own that read the client's keys and write only keys of their own
+   * (negative ids). The history streams to sink; the result says what it must satisfy and
+   * violate, exactly as for {@link #run}.
+   *
+   * @throws IllegalArgumentException naming the phase, transaction and micro-op, on a
+   *     transaction that is not of this form
+   */
+  public static SimResult drive(SimConfig config, List<? extends Iterable<? extends List<?>>> phases, OpSink sink) {
+    return new Engine(config, sink, new ClientTxns(phases, config.workload == History.Workload.APPEND)).run();
+  }
+
+  /** {@link #drive} with the history built in memory. */
+  public static SimHistory driveHistory(SimConfig config, List<? extends Iterable<? extends List<?>>> phases) {
+    HistoryBuilder b = new HistoryBuilder(config.workload);
+    SimResult r = drive(config, phases, b);
     return new SimHistory(b.build(), r);
   }
 }

@@ -1,0 +1,386 @@
+(ns isocheck.workload
+  "Workloads the Jepsen way: a generator of transactions, a final generator
+  that reads every key written, and isocheck's checker, in one map, as
+  `jepsen.tests.cycle.append/test` gives Elle's.
+
+      (require '[isocheck.workload :as workload])
+
+      (let [w (workload/append {:key-count 10, :consistency-models [:serializable]})]
+        (merge tests/noop-test
+               {:client    my-client   ; runs {:f :txn, :value [[:append 3 2] [:r 3 nil]]}
+                :checker   (:checker w)
+                :generator (gen/phases
+                             (->> (:generator w) (gen/stagger 1/100) (gen/time-limit 60))
+                             (gen/clients (:final-generator w)))}))
+
+  (workload/wr opts) is the same for rw-register ([:w k v] and [:r k nil]).
+
+  Each returns {:generator :final-generator :checker}. The options are Elle's
+  where Elle has them, with Elle's defaults, so a test switches from
+  `(append/test opts)` to `(workload/append opts)` with the same map:
+
+      :key-count           keys active at once (10 with :exponential, 3 with
+                           :uniform)
+      :min-txn-length      micro-ops per transaction, at least (1)
+      :max-txn-length      micro-ops per transaction, at most (2, or
+                           :min-txn-length when that is larger)
+      :max-writes-per-key  writes a key gets before it retires (32)
+      :key-dist            :exponential (default: active slot i is
+                           key-dist-base^i times as likely as slot 0) or
+                           :uniform
+      :key-dist-base       base of the exponential distribution (2)
+      :consistency-models  levels the checker decides ([:strict-serializable]),
+                           in Elle's names: :strict-serializable
+                           (:strong-serializable, :PL-SS), :serializable
+                           (:PL-3), :strong-session-serializable,
+                           :snapshot-isolation (:PL-SI),
+                           :strong-session-snapshot-isolation,
+                           :strong-snapshot-isolation, :read-atomic,
+                           :causal-cerone; or isocheck's (:tcc :ra :rc :ci and
+                           the aliases of isocheck.core). A model isocheck
+                           does not decide is an error here, at construction.
+
+  and isocheck's own:
+
+      :seed                the generator's seed (default: a fresh random one
+                           per call); the same options and seed give the
+                           same operations
+      :final-txn-length    keys read per final transaction (:key-count)
+      :levels              isocheck's levels, instead of :consistency-models
+      :max-anomalies :clocks :stop-at-first? :time-limit :directory
+                           passed to isocheck.core/checker
+
+  Other Elle options (:anomalies, :additional-graphs, plot options) are
+  Elle's business and ignored here: isocheck decides levels and reports every
+  anomaly that bears on them.
+
+  The generator is a lazy, infinite sequence of invocations
+  {:type :invoke, :f :txn, :value [[:append 3 2] [:r 5 nil]]} (rw-register:
+  [:w k v] and [:r k nil]); Jepsen accepts a sequence as a generator, and
+  isocheck needs no Jepsen. Each micro-op is a read or a write with equal
+  probability, on a key drawn from the active keys. Values written to a key
+  are 1, 2, 3, ... in generation order, so unique per key. When a write is
+  drawn for a key that already got :max-writes-per-key writes, the key
+  retires for good: the next unused key (one more than the highest so far)
+  takes its slot, and the micro-op is drawn again. Keys are integers 0, 1, 2,
+  ...; the first :key-count are active at the start. This is what Elle's
+  generators do.
+
+  The final generator reads every key the generator has handed out: keys 0 to
+  the highest key any realized invocation names, :final-txn-length keys per
+  read-only transaction. It learns that bound as the generator's invocations
+  are realized (a lazy sequence realizes each element once, in order, whatever
+  thread asks for it, so the bound only grows), and reads it when its own first
+  element is realized. So realize it after the main phase, as
+  `(gen/phases main (gen/clients (:final-generator w)))` does; an invocation
+  realized but never run only adds a read of a key nobody wrote.
+
+  `simulate` runs a workload's invocations against isocheck's simulated store
+  (`isocheck.sim`) in-process and returns the Jepsen history, to try a test
+  before there is a database, or to test the checker."
+  (:require [clojure.string :as str]
+            [isocheck.core :as core])
+  (:import (isocheck.history History$Workload Kw OpRecord OpSink)
+           (isocheck.sim Bug SimConfig SimResult Simulator Store)
+           (java.util List)))
+
+(set! *warn-on-reflection* true)
+
+;; ---------------------------------------------------------------------------
+;; Consistency models
+
+(def ^:private elle-models
+  "Elle's model names that isocheck decides, with the level each is."
+  {:strict-serializable               :strict-serializable
+   :strong-serializable               :strict-serializable
+   :PL-SS                             :strict-serializable
+   :serializable                      :serializable
+   :PL-3                              :serializable
+   :strong-session-serializable       :strong-session-serializable
+   :snapshot-isolation                :snapshot-isolation
+   :PL-SI                             :snapshot-isolation
+   :strong-session-snapshot-isolation :strong-session-snapshot-isolation
+   :strong-snapshot-isolation         :strong-snapshot-isolation
+   :read-atomic                       :ra
+   :causal-cerone                     :tcc})
+
+(def ^:private own-names
+  "isocheck's own level names and aliases that mean nothing else in Elle."
+  #{:sser :ser :si :strong-session-si :strong-si :tcc :ra :rc :ci :cut-isolation})
+
+(def ^:private not-decided
+  "Elle models whose name could be taken for one isocheck decides, and why not."
+  {:causal         "Elle's :causal is its single-object causal model; for transactional causal consistency use :causal-cerone (isocheck's :tcc)"
+   :read-committed "Elle's :read-committed is Adya's PL-2, which isocheck does not decide; its :rc is Plume's read committed, which is stronger (it adds monotonic atomic view)"
+   :PL-2           "Adya's PL-2 (Elle's :read-committed) is not decided by isocheck; its :rc is Plume's read committed, which is stronger"})
+
+(defn- undecided ^String [m k]
+  (str "isocheck does not decide the consistency model " (pr-str m) "; "
+       (or (not-decided k)
+           (str "it decides " (str/join " " (sort (map str (concat (keys elle-models) own-names))))))))
+
+(defn levels
+  "isocheck's levels for Elle's :consistency-models (default
+  [:strict-serializable], Elle's default), or `:levels` when given. Throws
+  IllegalArgumentException naming a model isocheck does not decide."
+  [opts]
+  (if-let [ls (:levels opts)]
+    (do (core/checker {:levels ls}) (vec ls))
+    (let [ms (:consistency-models opts [:strict-serializable])]
+      (when-not (and (sequential? ms) (seq ms))
+        (throw (IllegalArgumentException.
+                 (str ":consistency-models must be a non-empty collection of models, not " (pr-str ms)))))
+      (->> ms
+           (mapv (fn [m]
+                   (let [k (when (or (keyword? m) (string? m)) (keyword (name m)))]
+                     (cond (elle-models k) (elle-models k)
+                           (own-names k)   k
+                           :else           (throw (IllegalArgumentException. (undecided m k)))))))
+           distinct
+           vec))))
+
+;; ---------------------------------------------------------------------------
+;; Randomness: SplitMix64, as isocheck.sim.Rng, so a seed gives the same
+;; operations on every JVM and the sequence stays a pure function of it.
+
+(def ^:private ^:const gamma -7046029254386353131)   ; 0x9E3779B97F4A7C15
+
+(defn- mix ^long [^long z]
+  (let [z (unchecked-multiply (bit-xor z (unsigned-bit-shift-right z 30)) -4658895280553007687)  ; 0xBF58476D1CE4E5B9
+        z (unchecked-multiply (bit-xor z (unsigned-bit-shift-right z 27)) -7723592293110705685)] ; 0x94D049BB133111EB
+    (bit-xor z (unsigned-bit-shift-right z 31))))
+
+(def ^:private ^:const ulp53 1.1102230246251565E-16)   ; 2^-53
+
+(defn- uniform
+  "Advances the state in a (a long[1]) and returns a double in [0, 1)."
+  ^double [^longs a]
+  (let [s (unchecked-add (aget a 0) gamma)]
+    (aset a 0 s)
+    (* (double (unsigned-bit-shift-right (mix s) 11)) ulp53)))
+
+;; ---------------------------------------------------------------------------
+;; The generator
+
+(defn- positive-int [opts k default]
+  (let [v (get opts k default)]
+    (when-not (and (integer? v) (pos? v) (<= v Integer/MAX_VALUE))
+      (throw (IllegalArgumentException. (str k " must be a positive integer, not " (pr-str v)))))
+    (long v)))
+
+(defn- config
+  "The generator's settings from the options, with Elle's defaults; throws on
+  a bad option."
+  [opts]
+  (let [dist (get opts :key-dist :exponential)
+        _    (when-not (#{:exponential :uniform} dist)
+               (throw (IllegalArgumentException.
+                        (str ":key-dist must be :exponential or :uniform, not " (pr-str dist)))))
+        kc   (positive-int opts :key-count (if (= dist :exponential) 10 3))
+        lo   (positive-int opts :min-txn-length 1)
+        hi   (positive-int opts :max-txn-length (max 2 lo))
+        _    (when (< hi lo)
+               (throw (IllegalArgumentException.
+                        (str ":max-txn-length (" hi ") must be at least :min-txn-length (" lo ")"))))
+        base (get opts :key-dist-base 2)
+        _    (when-not (and (number? base) (> (double base) 1.0) (Double/isFinite (double base)))
+               (throw (IllegalArgumentException.
+                        (str ":key-dist-base must be a number greater than 1, not " (pr-str base)))))
+        seed (get opts :seed (.nextLong (java.util.concurrent.ThreadLocalRandom/current)))
+        _    (when-not (integer? seed)
+               (throw (IllegalArgumentException. (str ":seed must be an integer, not " (pr-str seed)))))]
+    {:key-count        kc
+     :min-length       lo
+     :max-length       hi
+     :max-writes       (positive-int opts :max-writes-per-key 32)
+     :exponential?     (= dist :exponential)
+     :base             (double base)
+     :seed             (unchecked-long seed)
+     :final-txn-length (positive-int opts :final-txn-length kc)}))
+
+(defn- slot
+  "An active slot in [0, n) for the uniform u: uniform, or exponential with
+  P(i) = base^i (base - 1) / (base^n - 1), by inverting that distribution's
+  CDF (computed in logarithms, so large n do not overflow)."
+  ^long [exponential? ^double base ^long n ^double u]
+  (let [i (if exponential?
+            (long (Math/floor (+ n (/ (Math/log (+ u (* (- 1.0 u) (Math/pow base (- n)))))
+                                      (Math/log base)))))
+            (long (Math/floor (* u n))))]
+    (max 0 (min (dec n) i))))
+
+(defn- next-txn
+  "One transaction from the generator's state; returns [txn state']."
+  [{:keys [min-length max-length max-writes exponential? base key-count]} write-f
+   {:keys [rng active next-key writes]}]
+  (let [a      (long-array [rng])
+        lo     (long min-length)
+        length (+ lo (long (* (uniform a) (inc (- (long max-length) lo)))))]
+    (loop [txn (transient []), left length, active active, next-key (long next-key), writes writes]
+      (if (zero? left)
+        [(persistent! txn) {:rng (aget a 0), :active active, :next-key next-key, :writes writes}]
+        (let [write? (>= (uniform a) 0.5)
+              i      (slot exponential? base key-count (uniform a))
+              k      (nth active i)
+              n      (long (get writes k 0))]
+          (cond (not write?)
+                (recur (conj! txn [:r k nil]) (dec left) active next-key writes)
+
+                (< n (long max-writes))
+                (recur (conj! txn [write-f k (inc n)]) (dec left) active next-key
+                       (assoc writes k (inc n)))
+
+                :else ; k has had its writes: it retires, a fresh key takes its slot, draw again
+                (recur txn left (assoc active i next-key) (inc next-key) (dissoc writes k))))))))
+
+(defn- invocations
+  "The lazy, infinite sequence of invocations from state; records in hi (an
+  atom) the highest key any realized one names."
+  [cfg write-f hi state]
+  (lazy-seq
+    (let [[txn state'] (next-txn cfg write-f state)
+          top (reduce (fn [m mop] (max (long m) (long (second mop)))) -1 txn)]
+      (swap! hi max top)
+      (cons {:type :invoke, :f :txn, :value txn}
+            (invocations cfg write-f hi state')))))
+
+(defn- final-reads
+  "Read-only invocations of keys 0 .. @hi, n per transaction; hi is read when
+  the first element is realized."
+  [hi n]
+  (lazy-seq
+    (->> (range (inc (long @hi)))
+         (partition-all n)
+         (map (fn [ks] {:type :invoke, :f :txn, :value (mapv (fn [k] [:r k nil]) ks)})))))
+
+(def ^:private checker-keys [:max-anomalies :clocks :stop-at-first? :time-limit :directory])
+
+(defn- workload [opts write-f wl]
+  (let [cfg (config opts)
+        ls  (levels opts)
+        c   (core/checker (assoc (select-keys opts checker-keys) :levels ls :workload wl))
+        hi  (atom -1)]
+    {:generator       (invocations cfg write-f hi
+                                   {:rng      (:seed cfg)
+                                    :active   (vec (range (:key-count cfg)))
+                                    :next-key (:key-count cfg)
+                                    :writes   {}})
+     :final-generator (final-reads hi (:final-txn-length cfg))
+     :checker         c}))
+
+(defn append
+  "A list-append workload: {:generator :final-generator :checker}, the
+  generator's transactions made of [:append k v] and [:r k nil]. Options as in
+  the namespace docstring; throws IllegalArgumentException on a bad one."
+  ([] (append {}))
+  ([opts] (workload opts :append :append)))
+
+(defn wr
+  "An rw-register workload: {:generator :final-generator :checker}, the
+  generator's transactions made of [:w k v] and [:r k nil]. Options as in the
+  namespace docstring; throws IllegalArgumentException on a bad one."
+  ([] (wr {}))
+  ([opts] (workload opts :w :wr)))
+
+;; ---------------------------------------------------------------------------
+;; Running a workload against the simulated store
+
+(def ^:private stores
+  {:strict-serializable Store/STRICT_SERIALIZABLE
+   :serializable        Store/SERIALIZABLE
+   :snapshot-isolation  Store/SNAPSHOT_ISOLATION
+   :read-committed      Store/READ_COMMITTED})
+
+(def ^:private bugs
+  (into {} (map (fn [^Bug b] [(keyword (str/lower-case (str/replace (.name b) "_" "-"))) b]))
+        (Bug/values)))
+
+(defn- option-of [m k v]
+  (or (get m v)
+      (throw (IllegalArgumentException.
+               (str k " must be one of " (str/join " " (sort (keys m))) ", not " (pr-str v))))))
+
+(defn- txn-value
+  "The transaction of an invocation, or an error naming it."
+  [phase i op]
+  (if (and (map? op) (= :invoke (:type op)) (= :txn (:f op)) (sequential? (:value op)))
+    (:value op)
+    (throw (IllegalArgumentException.
+             (str phase " op " i " " (pr-str op)
+                  " is not a transaction invocation {:type :invoke, :f :txn, :value [...]}")))))
+
+(defn- kind-of
+  "History$Workload from the first write among the invocations (list-append
+  when none writes)."
+  ^History$Workload [ops]
+  (let [f (some (fn [op] (some (fn [mop] (when (sequential? mop)
+                                           (#{:append :w} (first mop))))
+                               (:value op)))
+                ops)]
+    (if (= f :w) History$Workload/REGISTER History$Workload/APPEND)))
+
+(defn- record->op [^OpRecord r]
+  {:type    (keyword (Kw/nameOf (.typeRaw r)))
+   :f       (keyword (Kw/nameOf (.f r)))
+   :value   (mapv (fn [i]
+                    (let [i (int i)
+                          v (.value r i)]
+                      [(keyword (Kw/nameOf (.fRaw r i))) (.key r i) (if (instance? List v) (vec v) v)]))
+                  (range (.mopCount r)))
+   :process (.process r)
+   :time    (.time r)
+   :index   (.index r)})
+
+(defn- level-set [s] (into (sorted-set) (map keyword) s))
+
+(defn simulate
+  "Runs a workload's invocations against isocheck's simulated store, in
+  process, as Jepsen's interpreter would against a database: :concurrency
+  clients each take the next invocation of (take :txns (:generator w)) when
+  free; once all have completed, the :final-generator's (unless :final? is
+  false).
+  Returns
+
+      {:history      [ops]   ; a Jepsen history: :invoke then :ok/:fail/:info
+                             ; per transaction, with :process :time :index
+       :must-satisfy #{levels}  :must-violate #{levels}
+       :bug-firings n, :description \"...\"}
+
+  where :must-satisfy are the levels the store guarantees (those the bug
+  keeps, once it acted) and :must-violate those the bug breaks once it fired.
+  Options: :store (:strict-serializable, :serializable, :snapshot-isolation,
+  default, or :read-committed), :bug (:lost-update :long-fork
+  :causality-violation :fractured-read :aborted-read :intermediate-read
+  :stale-realtime-read; default none), :bug-rate (0.05), :txns (1000),
+  :concurrency (10), :seed (0), :fail-rate (0.05), :info-rate (0.01),
+  :pending (invocations left without completion at the end, 0). A bug's
+  scenarios add read-only transactions on the workload's keys, and write only
+  keys of their own (negative integers). Throws IllegalArgumentException
+  naming the op on an invocation the store cannot run."
+  ([w] (simulate w {}))
+  ([w {:keys [store bug bug-rate txns concurrency seed fail-rate info-rate pending final?]
+       :or   {store :snapshot-isolation, bug-rate 0.05, txns 1000, concurrency 10, seed 0,
+              fail-rate 0.05, info-rate 0.01, pending 0, final? true}}]
+   (let [main   (into [] (take txns) (:generator w))
+         finals (if final? (vec (:final-generator w)) [])
+         phases (cond-> [(into [] (map-indexed (partial txn-value ":generator")) main)]
+                  final? (conj (into [] (map-indexed (partial txn-value ":final-generator")) finals)))
+         b      (-> (SimConfig/builder)
+                    (.seed (long seed))
+                    (.workload (kind-of (concat main finals)))
+                    (.store ^Store (option-of stores :store store))
+                    (.sessions (int concurrency))
+                    (.failRate (double fail-rate))
+                    (.infoRate (double info-rate))
+                    (.pendingAtEnd (int pending))
+                    (.bugRate (double bug-rate)))
+         _      (when bug (.bug b ^Bug (option-of bugs :bug bug)))
+         ops    (volatile! (transient []))
+         sink   (reify OpSink
+                  (op [_ r] (vswap! ops conj! (record->op r))))
+         ^SimResult r (Simulator/drive (.build b) phases sink)]
+     {:history      (persistent! @ops)
+      :must-satisfy (level-set (.mustSatisfy r))
+      :must-violate (level-set (.mustViolate r))
+      :bug-firings  (.bugFirings r)
+      :description  (.description r)})))
