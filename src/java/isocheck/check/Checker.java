@@ -35,10 +35,11 @@ import java.util.Set;
  * snapshot isolation on list-append, the order of never-read appends ({@link UnreadOrder}).
  * Stronger graphs are checked first: when one is acyclic, every level it implies holds.
  *
- * <p>Verdicts are exact for list-append histories (sound and complete): a level is violated iff a
- * pre-check anomaly or a cycle of its kind exists. For rw-register histories, only what is
- * observable is decided: pre-checks and cycles of write-read, process and realtime edges are
- * violations; otherwise the answer is unknown, with the reason.
+ * <p>Verdicts are sound and complete. On list-append histories a level is violated iff a
+ * pre-check anomaly or a cycle of its kind exists. On rw-register histories the version order is
+ * not observable: pre-checks and cycles of write-read, process and realtime edges are violations,
+ * and the rest is the version-order search of {@link isocheck.check.si.RegisterSearch}
+ * (polygraph, pruning, solver), unknown only past the time limit or the heap, with the reason.
  */
 public final class Checker {
   private Checker() {}
