@@ -95,7 +95,12 @@ public final class Formats {
 
   /** Builds the history at {@code path} ({@code -} for standard input); {@code workload} null detects it. */
   public static History readHistory(String path, History.Workload workload) throws IOException {
-    HistoryBuilder b = new HistoryBuilder(workload);
+    return readHistory(path, workload, null);
+  }
+
+  /** As {@link #readHistory(String, History.Workload)}, with {@code txnF} the :f of transaction ops (null: txn). */
+  public static History readHistory(String path, History.Workload workload, String txnF) throws IOException {
+    HistoryBuilder b = new HistoryBuilder(workload, txnF);
     if (!path.equals("-") && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) {
       // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
       long size = Files.size(Path.of(path));
