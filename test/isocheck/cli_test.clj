@@ -333,6 +333,124 @@
   (let [m (edn/read-string (:out (run "check" "--format" "edn" (tmp-file "ok.edn" valid-edn))))]
     (is (every? #(integer? (get-in m [:stats :ms %])) [:load :total]))))
 
+;; --- input hygiene: nothing to check, damaged or absurd input --------------------------------
+
+(def tx-edn (str/replace valid-edn ":f :txn" ":f :tx"))
+
+(deftest no-transactions-is-exit-2-with-the-reason
+  (doseq [[file content reason] [["empty.edn" "" "no operations: the history is empty"]
+                                 ["read.edn" "{:index 0, :type :ok, :f :read, :value 1, :process 0}\n"
+                                  "no :txn operations, so nothing to check: 1 op skipped; the first, op 0 (line 1, :index 0), has :f :read"]
+                                 ["tx.edn" tx-edn
+                                  "no :txn operations, so nothing to check: 4 ops skipped; the first, op 0 (line 1, :index 0), has :f :tx"]
+                                 ["no-f.edn" "{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}\n"
+                                  "no :txn operations, so nothing to check: 1 op skipped; the first, op 0 (line 1, :index 0), has no :f"]]]
+    (let [f (tmp-file file content)
+          {:keys [status out err]} (run "check" f)]
+      (is (= 2 status) file)
+      (is (= "" err))
+      (is (str/starts-with? out (str "valid? unknown: " reason)) out)
+      (is (str/includes? out "\n  serializable                       unknown\n") "each level unknown, the reason said once"))
+    (let [m (edn/read-string (:out (run "check" "--format" "edn" (tmp-file file content))))]
+      (is (= :unknown (:valid? m)))
+      (is (str/starts-with? (:unknown-reason m) reason))
+      (is (= 10 (count (:levels m))))
+      (is (every? #(and (= :unknown (:valid? %)) (str/starts-with? (:reason %) reason)) (vals (:levels m))))))
+  (testing "standard input with nothing on it"
+    (let [old System/in]
+      (try
+        (System/setIn (java.io.ByteArrayInputStream. (byte-array 0)))
+        (let [{:keys [status out]} (run "check" "-")]
+          (is (= 2 status))
+          (is (str/starts-with? out "valid? unknown: no operations: the history is empty")))
+        (finally (System/setIn old)))))
+  (testing "with another file that holds, the worst status"
+    (is (= 2 (:status (run "check" (tmp-file "ok.edn" valid-edn) (tmp-file "empty.edn" "")))))))
+
+(deftest f-option-names-the-transactions
+  (let [f (tmp-file "tx.edn" tx-edn)]
+    (is (= 0 (:status (run "check" "--f" "tx" f))))
+    (is (= 0 (:status (run "check" "--f" ":tx" f))))
+    (is (= 4 (get-in (edn/read-string (:out (run "check" "--format" "edn" "--f" "tx" f))) [:stats :ops]))))
+  (is (= 1 (:status (run "check" "--f" "tx" (tmp-file "ws.edn" (str/replace write-skew-edn ":f :txn" ":f :tx"))))))
+  (testing "the default :f is then skipped like any other"
+    (is (= 2 (:status (run "check" "--f" "tx" (tmp-file "ok.edn" valid-edn))))))
+  (doseq [bad ["" ":" "a,b"]]
+    (let [{:keys [status err]} (run "check" "--f" bad (tmp-file "tx.edn" tx-edn))]
+      (is (= 3 status) bad)
+      (is (str/starts-with? err "isocheck: --f takes the name of the :f of transaction ops")))))
+
+(defn- one-line-error
+  "Runs check on a file with these bytes; {:status :err}, asserting one line without a trace."
+  [name ^bytes content & args]
+  (let [f (io/file (tmp-dir) name)]
+    (with-open [o (io/output-stream f)] (.write o content))
+    (let [{:keys [status err]} (apply run (concat ["check"] args [(.getPath f)]))]
+      (is (= 1 (count (str/split-lines err))) err)
+      (is (no-trace? err))
+      (is (not (re-find #"[\x00-\x08\x0b-\x1f]" err)) "no raw control character")
+      (is (str/starts-with? err (str "isocheck: " (.getPath f) ": ")))
+      {:status status, :err (str " " (str/trim-newline (subs err (count (str "isocheck: " (.getPath f) ": ")))))})))
+
+(defn- utf8 ^bytes [^String s] (.getBytes s "UTF-8"))
+
+(deftest damaged-and-absurd-input-is-exit-3-with-the-op
+  (testing "truncated gzip"
+    (let [text (apply str (for [i (range 3000)]
+                            (str "{:index " i ", :type :ok, :process " (mod i 5) ", :f :txn, :value [[:append " (mod i 7) " " i "]]}\n")))
+          o (ByteArrayOutputStream.)
+          _ (with-open [g (java.util.zip.GZIPOutputStream. o)] (.write g (utf8 text)))
+          gz (.toByteArray o)
+          {:keys [status err]} (one-line-error "trunc.edn.gz" (java.util.Arrays/copyOf gz (quot (count gz) 2)))]
+      (is (= 3 status))
+      (is (re-find #"^ truncated gzip data \(the file is incomplete\): the input breaks off inside op \d+ \(line \d+\), after \d+ complete ops$" err) err)))
+  (testing "a NUL byte in a read value is shown escaped"
+    (let [{:keys [status err]} (one-line-error "nul.edn" (utf8 (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"
+                                                                    "{:index 1, :type :ok, :process 0, :f :txn, :value [[:r :x \"a\u0000b\"]]}\n")))]
+      (is (= 3 status))
+      (is (str/includes? err "micro-op 0 [:r :x \"a\\u0000b\"] reads a non-list value") err)))
+  (testing "a file of NUL bytes (like /dev/zero)"
+    (let [{:keys [status err]} (one-line-error "zeros" (byte-array 10000))]
+      (is (= 3 status))
+      (is (= " line 1, column 1: unexpected byte 0x00; control characters may appear only inside strings" err))))
+  (testing "a 200,000-digit integer"
+    (let [{:keys [status err]} (one-line-error "num.edn" (utf8 (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:r :x "
+                                                                    (apply str (repeat 200000 "7")) "]]}\n")))]
+      (is (= 3 status))
+      (is (= " op 0 (line 1, column 59): a number literal of 200000 characters; isocheck reads numbers of up to 100 characters" err))))
+  (testing ":index negative, repeated or decreasing"
+    (doseq [[idx msg] [[[-1] "op 0 (line 1, :index -1): :index -1 is negative"]
+                       [[0 0] "op 1 (line 2, :index 0): :index 0 repeats the :index of op 0 (line 1)"]
+                       [[5 3] "op 1 (line 2, :index 3): :index 3 is less than the :index 5 of op 0 (line 1)"]]]
+      (let [text (apply str (map-indexed (fn [p i] (str "{:index " i ", :type :ok, :process " p ", :f :txn, :value [[:append :x " p "]]}\n")) idx))
+            {:keys [status err]} (one-line-error "idx.edn" (utf8 text))]
+        (is (= 3 status))
+        (is (str/starts-with? err (str " " msg)) err))))
+  (testing "malformed values, in both workloads"
+    (doseq [[mops msg] [["[[:r :x [1 nil]]]" "micro-op 0 [:r :x [1 nil]] reads a list whose element 1 (counting from 0) is nil"]
+                        ["[[:r :x {:a 1}]]" "micro-op 0 [:r :x {:a 1}] reads a map"]]]
+      (let [{:keys [status err]} (one-line-error "v.edn" (utf8 (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"
+                                                                    "{:index 1, :type :ok, :process 1, :f :txn, :value " mops "}\n")))]
+        (is (= 3 status))
+        (is (str/includes? err (str "op 1 (line 2, :index 1): " msg)) err))
+      (let [{:keys [status err]} (one-line-error "v.edn" (utf8 (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n"
+                                                                    "{:index 1, :type :ok, :process 1, :f :txn, :value " mops "}\n")))]
+        (is (= 3 status))
+        (is (str/includes? err (str "op 1 (line 2, :index 1): " msg)) err))))
+  (testing "EDN op maps with string keys"
+    (let [{:keys [status err]} (one-line-error "sk.edn" (utf8 "#jepsen.history.Op{\"type\" :ok, \"f\" :txn, \"process\" 0, :value [[:append 1 2]]}\n"))]
+      (is (= 3 status))
+      (is (= " op 0 (line 1, column 20): the key \"type\" is a string; EDN op maps have keyword keys such as :type" err)))
+    (let [{:keys [status err]} (one-line-error "sk.edn" (utf8 "{\"type\" :ok, \"f\" :txn, \"process\" 0, :value [[:append 1 2]]}\n"))]
+      (is (= 3 status))
+      (is (str/includes? err "(read as JSON because it starts with {\", a string key, though the name sk.edn says EDN)") err))))
+
+(deftest json-named-edn-is-read-as-json
+  (let [f (tmp-file "j.edn" "[{\"type\":\"ok\",\"f\":\"txn\",\"process\":0,\"value\":[[\"append\",1,2]],\"index\":0}]")
+        {:keys [status out]} (run "check" "--format" "edn" f)]
+    (is (= 0 status))
+    (is (= 1 (get-in (edn/read-string out) [:stats :txns])))))
+
 ;; --- subprocesses: bin/isocheck and plain java --------------------------------------------
 
 (defn- sh
@@ -356,6 +474,8 @@
     (spit (io/file d "ws.edn") write-skew-edn)
     (spit (io/file d "wr.edn") register-edn)
     (spit (io/file d "bad.edn") "{:index 0, :type :ok, :process 0, :f :txn, :value [[:foo :x 2]]}\n")
+    (spit (io/file d "empty.edn") "")
+    (spit (io/file d "tx.edn") tx-edn)
     (doseq [[status args] [[0 ["check" "ok.edn"]]
                            [1 ["check" "ws.edn"]]
                            [0 ["check" "wr.edn"]]
@@ -363,7 +483,11 @@
                            [3 ["check" "bad.edn"]]
                            [3 ["check" "missing.edn"]]
                            [3 ["check" "--levels" "nope" "ok.edn"]]
-                           [3 ["check" "--max-anomalies" "-1" "ok.edn"]]]]
+                           [3 ["check" "--max-anomalies" "-1" "ok.edn"]]
+                           [2 ["check" "empty.edn"]]
+                           [2 ["check" "-"]]
+                           [0 ["check" "--f" "tx" "tx.edn"]]
+                           [3 ["check" "/dev/zero"]]]]
       (let [r (apply sh d {} launcher args)]
         (is (= status (:status r)) (str args " " (:err r)))
         (is (no-trace? (:err r)) (str args))

@@ -617,3 +617,130 @@
     "{:type :ok, :f :txn, :process 0, :value nil}" #"op 0 \(line 1\): :value is nil; expected a vector of micro-ops"
     "{:type :ok, :f :txn, :process 0, :value [1 2]}" #"op 0 \(line 1\): :value is \[1 2\]; expected a vector of micro-ops"
     "{:type :ok, :f :txn, :process 0}" #":value is missing"))
+
+;; ---------------------------------------------------------------- input limits and damage
+
+(defn- limited-error
+  "The error reading s (UTF-8) with reader-fn (EdnReader/read or JsonReader/read as a 3-arity fn)
+  and a token limit of max-token bytes, handed out n bytes at a time; nil when it reads."
+  [read-fn max-token n ^String s]
+  (try (read-with #(read-fn %1 %2 (int max-token)) (trickle (bytes-of s) n)) nil
+       (catch HistoryException e (.getMessage e))))
+
+(def ^:private edn-limited #(EdnReader/read ^InputStream %1 ^OpSink %2 (int %3)))
+(def ^:private json-limited #(JsonReader/read ^InputStream %1 ^OpSink %2 (int %3)))
+
+(deftest over-long-tokens-are-rejected-at-their-start
+  ;; The window grows to hold the token being read, up to the limit (64 MiB by default; a
+  ;; token of 1 GiB used to overflow the array's doubling). Here the limit is 4 KiB.
+  (let [long-str (apply str (repeat 5000 "a"))
+        edn (str good "\n{:type :ok, :f :txn, :process 0, :value [[:w 1 \"" long-str "\"]]}\n")
+        json (str "{\"type\":\"ok\",\"f\":\"txn\",\"process\":0,\"value\":[[\"w\",1,\"" long-str "\"]]}\n")]
+    (doseq [n [4096 1000 7]]
+      (is (= "op 1 (line 2, column 48): a token (string, number, symbol or keyword) longer than 4 KiB starts here; isocheck reads tokens of up to 4 KiB"
+             (limited-error edn-limited 4096 n edn)) (str "EDN, " n " bytes per read"))
+      (is (= "op 0 (line 1, column 52): a token (string, number, symbol or keyword) longer than 4 KiB starts here; isocheck reads tokens of up to 4 KiB"
+             (limited-error json-limited 4096 n json)) (str "JSON, " n " bytes per read")))
+    (testing "a symbol at the top level (a file of one character repeated)"
+      (is (= "line 1, column 1: a token (string, number, symbol or keyword) longer than 4 KiB starts here; isocheck reads tokens of up to 4 KiB"
+             (limited-error edn-limited 4096 512 long-str))))
+    (testing "tokens up to the limit read, straddling refills"
+      (let [ok-str (apply str (repeat 4000 "b"))
+            ops (read-with #(EdnReader/read ^InputStream %1 ^OpSink %2 (int 4096))
+                           (trickle (bytes-of (str good "\n{:type :ok, :f :txn, :process 0, :value [[:w 1 \"" ok-str "\"]]}\n")) 333))]
+        (is (= ok-str (:value (first (:mops (second ops))))))))))
+
+(deftest absurd-number-literals-are-rejected
+  (let [digits (fn [n] (apply str "1" (repeat (dec n) "7")))]
+    (testing "100 characters read (a BigInteger), 101 do not"
+      (is (= (biginteger (BigInteger. ^String (digits 100))) (:value (first (:mops (first (edn-ops (str "{:value [[:w 1 " (digits 100) "]]}"))))))))
+      (is (= "op 0 (line 1, column 16): a number literal of 101 characters; isocheck reads numbers of up to 100 characters"
+             (error-of edn-ops (str "{:value [[:w 1 " (digits 101) "]]}")))))
+    (testing "a 200,000-digit integer (quadratic to parse) is rejected without parsing it"
+      (is (= "op 0 (line 1, column 16): a number literal of 200000 characters; isocheck reads numbers of up to 100 characters"
+             (error-of edn-ops (str "{:value [[:w 1 " (digits 200000) "]]}"))))
+      (is (= "op 0 (line 1, column 18): a number literal of 200000 characters; isocheck reads numbers of up to 100 characters"
+             (error-of json-ops (str "{\"value\":[[\"w\",1," (digits 200000) "]]}")))))
+    (testing "floats and ratios too"
+      (is (str/includes? (error-of edn-ops (str "{:value [[:w 1 " (digits 150) ".5]]}")) "a number literal of 152 characters"))
+      (is (str/includes? (error-of edn-ops (str "{:value [[:w 1 1/" (digits 150) "]]}")) "a number literal of 152 characters")))))
+
+(deftest control-characters-never-reach-messages-raw
+  (testing "outside strings, a control byte is an error where it is"
+    (is (= "line 1, column 1: unexpected byte 0x00; control characters may appear only inside strings"
+           (error-of edn-ops (String. (byte-array 100) StandardCharsets/ISO_8859_1))))
+    (is (= "op 0 (line 1, column 18): unexpected byte 0x00 inside a symbol, keyword or number; control characters may appear only inside strings"
+           (error-of edn-ops "{:value [[:w 1 ab\u0000c]]}")))
+    (is (= "op 0 (line 1, column 9): unexpected byte 0x01; control characters may appear only inside strings"
+           (error-of edn-ops "{:value \u0001}"))))
+  (testing "inside a string it reads, and messages show it escaped"
+    (let [[o] (edn-ops "{:type :ok, :f :txn, :process 0, :value [[:r :x \"a\u0000b\"]]}")]
+      (is (= "a\u0000b" (:value (first (:mops o))))))
+    (let [e (try (build edn-ops (str "{:type :ok, :f :txn, :process 0, :value [[:append :x 1]]}\n"
+                                     "{:type :ok, :f :txn, :process 0, :value [[:r :x \"a\u0000b\"]]}"))
+                 nil
+                 (catch HistoryException e (.getMessage e)))]
+      (is (str/includes? e "micro-op 0 [:r :x \"a\\u0000b\"] reads a non-list value") e)
+      (is (not (re-find #"[\x00-\x1f]" e)))))
+  (testing "a JSON literal with a control byte: the message escapes it"
+    (let [e (error-of json-ops "{\"value\":[[\"w\",1,tr\u0000ue]]}")]
+      (is (= "op 0 (line 1, column 18): expected a JSON value, found tr\\u0000ue" e))))
+  (testing "Edn rendering, which explanations and reports use"
+    (is (= "[\"a\\u0000b\\u001f\" \\u0000 \\newline \\a]" (isocheck.history.Edn/str ["a\u0000b\u001f" \u0000 \newline \a])))))
+
+(defn- gzipped ^bytes [^String s]
+  (let [o (ByteArrayOutputStream.)]
+    (with-open [g (GZIPOutputStream. o)] (.write g (bytes-of s)))
+    (.toByteArray o)))
+
+(defn- gz-error [^bytes bs]
+  (try (read-with #(Formats/read ^InputStream %1 ^OpSink %2) (ByteArrayInputStream. bs)) nil
+       (catch HistoryException e (.getMessage e))))
+
+(deftest damaged-gzip-says-where-the-text-breaks-off
+  (let [text (str/join "\n" (for [i (range 2000)]
+                              (str "{:index " i ", :type :ok, :process " (mod i 7) ", :f :txn, :value [[:append " (mod i 13) " " i "]], :time " (* 1000 i) "}")))
+        gz (gzipped text)
+        cut (fn [n] (java.util.Arrays/copyOf gz (int n)))]
+    (is (< 4096 (count gz)) "longer than the 4 KiB the format is sniffed from")
+    (testing "cut inside the compressed text: names the op it breaks off in"
+      (let [e (gz-error (cut (quot (count gz) 2)))]
+        (is (re-find #"^truncated gzip data \(the file is incomplete\): the input breaks off inside op (\d+) \(line (\d+)\), after \1 complete ops$" e) e)
+        (let [[_ op line] (re-find #"inside op (\d+) \(line (\d+)\)" e)]
+          (is (= (inc (parse-long op)) (parse-long line)) "one op per line")
+          (is (< 100 (parse-long op) 1900)))))
+    (testing "cut within the first 4 KiB (while the format is sniffed) or in the header"
+      (is (= "truncated gzip data (the file is incomplete): the input breaks off before the first op" (gz-error (cut 30))))
+      (is (= "truncated gzip data (the file is incomplete): the input breaks off before the first op" (gz-error (cut 5)))))
+    (testing "cut in the trailer: every op was read"
+      (is (= "truncated gzip data (the file is incomplete): the input breaks off after op 1999 (at line 2000)"
+             (gz-error (cut (- (count gz) 4))))))
+    (testing "a corrupt trailer (wrong CRC) is corrupt, not truncated"
+      (let [bad (java.util.Arrays/copyOf gz (count gz))]
+        (aset-byte bad (- (count bad) 8) (unchecked-byte (bit-xor 0xff (aget bad (- (count bad) 8)))))
+        (is (= "corrupt gzip data (Corrupt GZIP trailer): the input breaks off after op 1999 (at line 2000)" (gz-error bad)))))
+    (testing "a file, by name, the same"
+      (let [p (temp-file ".edn.gz" "")]
+        (Files/write p (cut 3000) (make-array java.nio.file.OpenOption 0))
+        (is (str/starts-with? (try (Formats/readHistory (str p) nil) nil (catch HistoryException e (.getMessage e)))
+                              "truncated gzip data (the file is incomplete): the input breaks off inside op "))))))
+
+(deftest content-decides-the-format-over-the-name
+  (let [json "[{\"type\":\"ok\",\"f\":\"txn\",\"process\":0,\"value\":[[\"append\",1,2]]}]"
+        edn "{:type :ok, :f :txn, :process 0, :value [[:append 1 2]]}"
+        txns (fn [suffix content] (let [h (Formats/readHistory (str (temp-file suffix content)) nil)]
+                                    (mapv #(.txnStr h %) (range (.nTxns h)))))
+        err (fn [suffix content] (try (Formats/readHistory (str (temp-file suffix content)) nil) nil
+                                      (catch HistoryException e (.getMessage e))))]
+    (is (= ["[[:append 1 2]]"] (txns ".edn" json)) "JSON named .edn")
+    (is (= ["[[:append 1 2]]"] (txns ".edn.gz" json)))
+    (is (= ["[[:append 1 2]]"] (txns ".json" edn)) "EDN named .json")
+    (testing "when the content overrode the name, an error says so"
+      (is (= (str "op 0 (line 1, column 10): expected a JSON value (string, number, array, object, true, false or null), found 'o'"
+                  " (read as JSON because it starts with {\", a string key, though the name ")
+             (first (str/split (err ".edn" "{\"type\" :ok \"f\" :txn \"process\" 0 :value [[:append 1 2]]}") #"isocheck-io")))))
+    (testing "EDN op maps with string keys, where the content says EDN"
+      (is (= "op 0 (line 1, column 20): the key \"type\" is a string; EDN op maps have keyword keys such as :type"
+             (error-of edn-ops "#jepsen.history.Op{\"type\" :ok \"f\" :txn :value [[:append 1 2]] \"process\" 0}")))
+      (is (= "op 0 (line 1, column 12): the key \"f\" is a string; EDN op maps have keyword keys such as :f"
+             (error-of edn-ops "{:type :ok \"f\" :txn :value [[:append 1 2]] :process 0}"))))))

@@ -3,7 +3,8 @@
 
       bin/isocheck check [--workload append|wr] [--levels L1,L2,...]
                          [--format text|edn|json] [--max-anomalies N]
-                         [--clocks vector|tree] [--first] [--out DIR] FILE...
+                         [--clocks vector|tree] [--first] [--time-limit S]
+                         [--f NAME] [--out DIR] FILE...
       bin/isocheck demo [--seed N] [--txns N]
 
   (or `lein run check ...`, or `java -jar target/uberjar/isocheck-*-standalone.jar
@@ -11,8 +12,8 @@
   file loads no Clojure; this namespace only delegates to it, for `lein run`.
   `(isocheck.cli.Main/run (into-array String args) out err)` runs it in-process
   and returns the exit status: 0 every requested level holds; 1 some level is
-  violated; 2 some level is unknown and none is violated; 3 bad usage or
-  unreadable input."
+  violated; 2 some level is unknown and none is violated (a history with no
+  transactions to check included); 3 bad usage or unreadable input."
   (:import (isocheck.cli Main)))
 
 (set! *warn-on-reflection* true)

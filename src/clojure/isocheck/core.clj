@@ -42,6 +42,10 @@
                       :tcc :ra :rc :ci (aliases :causal :read-atomic
                       :cut-isolation).
       :workload       :append or :wr (default: detected from the micro-ops)
+      :f              the :f of transaction ops (default :txn); ops with
+                      another :f are skipped and counted. A history with no
+                      transaction at all is :valid? :unknown, with the
+                      reason
       :max-anomalies  instances kept per anomaly type (default 16; all are
                       counted in :anomaly-counts; 0 keeps none, counts only)
       :clocks         weak levels: :vector (default) or :tree clocks for
@@ -110,6 +114,7 @@
        (throw (IllegalArgumentException. ":levels must name at least one level")))
      (run! parse-level levels)
      (j/workload (:workload opts))
+     (j/txn-f (:f opts))
      (options (assoc opts :levels levels))
      (->IsoChecker (assoc opts :levels levels)))))
 
@@ -211,7 +216,7 @@
   ([checker test history check-opts]
    (let [opts (:opts checker)]
      (try
-       (let [h         (j/->history history (:workload opts))
+       (let [h         (j/->history history (:workload opts) (:f opts))
              [r m]     (check-history opts h)
              dir       (or (:directory opts) (j/store-dir test check-opts))]
          (if dir

@@ -26,6 +26,18 @@
     (throw (IllegalArgumentException.
              (str "Unknown workload " (pr-str w) "; expected :append or :wr")))))
 
+(defn txn-f
+  "The name of the :f that marks transaction ops, as the Java core takes it:
+  \"txn\" for nil (the default); \"tx\" for :tx, \"tx\" or 'tx; a namespaced
+  keyword keeps its namespace (:my/txn is \"my/txn\")."
+  ^String [f]
+  (cond (nil? f) "txn"
+        (keyword? f) (subs (str f) 1)
+        (and (string? f) (seq f)) f
+        (symbol? f) (str f)
+        :else (throw (IllegalArgumentException.
+                       (str ":f must name the :f of transaction ops, such as :txn, not " (pr-str f))))))
+
 (defn- fill!
   "Copies one Jepsen op into the reusable record."
   [^OpRecord r ^long ordinal op]
@@ -60,11 +72,13 @@
 (defn ->history
   "Builds a History from Jepsen ops (maps or records with :index :time :type
   :process :f :value), reducing over the collection once. `wl` forces the
-  workload (:append or :wr); nil detects it. Throws
+  workload (:append or :wr); nil detects it. `f` is the :f of transaction
+  ops (default :txn); other ops are skipped. Throws
   isocheck.history.HistoryException, naming the op, on input it cannot check."
-  (^History [ops] (->history ops nil))
-  (^History [ops wl]
-   (let [b (HistoryBuilder. (workload wl))
+  (^History [ops] (->history ops nil nil))
+  (^History [ops wl] (->history ops wl nil))
+  (^History [ops wl f]
+   (let [b (HistoryBuilder. (workload wl) (txn-f f))
          r (OpRecord.)]
      (reduce (fn [^long i op]
                (.op b (fill! r i op))

@@ -59,6 +59,12 @@ public final class Checker {
     stats.put("sessions", (long) h.sessionCount());
     stats.put("ops", h.opsSeen);
     if (h.opsSkipped > 0) stats.put("skipped-ops", h.opsSkipped);
+    if (h.nTxns == 0) {
+      // Nothing to check is not a pass: an empty or wrong file must not look like a correct database.
+      LinkedHashMap<Level, Verdict> none = new LinkedHashMap<>();
+      for (Level l : o.levels) none.put(l, new Verdict(Verdict.Value.UNKNOWN, h.noTxnReason, List.of()));
+      return new Result(h, none, anomalies, stats);
+    }
     LinkedHashMap<Level, Verdict> got = req.isEmpty() ? new LinkedHashMap<>() : strong(h, o, req, anomalies, stats);
     @SuppressWarnings("unchecked")
     java.util.Map<String, Object> ms = (java.util.Map<String, Object>) stats.computeIfAbsent("ms", k -> new LinkedHashMap<String, Object>());

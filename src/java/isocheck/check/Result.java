@@ -148,7 +148,7 @@ public final class Result {
       lv.put(new Kw(e.getKey().id), d);
     }
     m.put("levels", lv);
-    if (valid == Verdict.Value.UNKNOWN) m.put("unknown-reason", String.join("; ", reasons));
+    if (valid == Verdict.Value.UNKNOWN) m.put("unknown-reason", commonReason() != null ? commonReason() : String.join("; ", reasons));
     m.put("counterexamples", cx);
     LinkedHashMap<Object, Object> counts = new LinkedHashMap<>();
     for (String t : types) counts.put(new Kw(t), anomalies.count(t));
@@ -160,12 +160,27 @@ public final class Result {
     return m;
   }
 
+  /**
+   * The reason every level is unknown for, when there are several levels and they share one
+   * (no transactions to check): then said once. Null otherwise.
+   */
+  public String commonReason() {
+    if (levels.size() < 2) return null;
+    String r = null;
+    for (Verdict v : levels.values()) {
+      if (v.value != Verdict.Value.UNKNOWN || v.reason == null || (r != null && !r.equals(v.reason))) return null;
+      r = v.reason;
+    }
+    return r;
+  }
+
   /** A readable report: verdict per level, then each anomaly type with its smallest counterexample explained. */
   public String text() {
     StringBuilder sb = new StringBuilder();
     Verdict.Value valid = valid();
+    String common = commonReason();
     sb.append("valid? ").append(valid == Verdict.Value.UNKNOWN ? "unknown" : valid == Verdict.Value.TRUE ? "true" : "false")
-        .append('\n');
+        .append(common != null ? ": " + common : "").append('\n');
     int w = 0;
     for (Level l : levels.keySet()) w = Math.max(w, l.id.length());
     for (Map.Entry<Level, Verdict> e : levels.entrySet()) {
@@ -174,7 +189,7 @@ public final class Result {
       switch (v.value) {
         case TRUE: sb.append("holds"); break;
         case FALSE: sb.append("VIOLATED (").append(String.join(", ", v.anomalyTypes)).append(')'); break;
-        default: sb.append("unknown: ").append(v.reason);
+        default: sb.append(common != null ? "unknown" : "unknown: " + v.reason);
       }
       sb.append('\n');
     }

@@ -21,6 +21,8 @@ final class CheckArgs {
 
   String format = "text";
   History.Workload workload;
+  /** The :f of transaction ops, without the colon. */
+  String txnF = "txn";
   List<Level> levels = DEFAULT_LEVELS;
   /** Instances kept per anomaly type; 0 keeps none (counts only). */
   int maxAnomalies = 16;
@@ -48,6 +50,7 @@ final class CheckArgs {
           break;
         }
         case "--out": a.out = value(args, ++i, arg); break;
+        case "--f": a.txnF = txnF(value(args, ++i, arg)); break;
         case "--clocks": {
           String c = value(args, ++i, arg);
           if (!c.equals("vector") && !c.equals("tree")) throw new UsageException("--clocks must be vector or tree, not " + c);
@@ -79,6 +82,15 @@ final class CheckArgs {
       case "wr": case "rw-register": case "register": return History.Workload.REGISTER;
       default: throw new UsageException("Unknown workload " + w + "; expected append or wr");
     }
+  }
+
+  /** An op :f name: a keyword's name, a leading ':' allowed (--f tx, --f :tx). */
+  static String txnF(String f) throws UsageException {
+    String n = f.startsWith(":") ? f.substring(1) : f;
+    if (n.isEmpty() || !n.chars().allMatch(c -> c > ' ' && c != 0x7f && c != ',' && c != '"')) {
+      throw new UsageException("--f takes the name of the :f of transaction ops, such as txn, not \"" + f + "\"");
+    }
+    return n;
   }
 
   static List<Level> levels(String spec) throws UsageException {

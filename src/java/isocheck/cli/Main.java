@@ -50,7 +50,7 @@ public final class Main {
   public static final String USAGE =
       "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]\n"
     + "                      [--max-anomalies N] [--clocks vector|tree] [--first] [--time-limit S]\n"
-    + "                      [--out DIR] FILE...\n"
+    + "                      [--f NAME] [--out DIR] FILE...\n"
     + "       isocheck demo [--seed N] [--txns N]\n"
     + "\n"
     + "Levels (default: all implemented): strict-serializable, strong-session-serializable,\n"
@@ -66,10 +66,11 @@ public final class Main {
     + "--out DIR writes report.html, report.txt, result.edn, result.json and the pictures into\n"
     + "DIR (several files: DIR/<test>/<time>/ for Jepsen's store/<test>/<time>/history.edn,\n"
     + "else DIR/<file name>/), replacing the report files an earlier run left there.\n"
+    + "--f NAME: the :f of transaction ops (default txn); ops with another :f are skipped.\n"
     + "FILE: Jepsen history.edn or JSON (optionally .gz); - reads standard input.\n"
     + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
-    + "violated (or out of memory while checking), 3 bad usage or unreadable input (or out\n"
-    + "of memory while reading).\n";
+    + "violated (or no transactions to check, or out of memory while checking), 3 bad usage\n"
+    + "or unreadable input (or out of memory while reading).\n";
 
   /** Whether main was entered (not an in-process run), and when (for [:stats :ms :start]). */
   private static volatile boolean fromMain;
@@ -174,7 +175,7 @@ public final class Main {
       long bytes = Heap.inputBytes(file);
       History h;
       try {
-        h = Formats.readHistory(file, a.workload);
+        h = Formats.readHistory(file, a.workload, a.txnF);
       } catch (HistoryException e) {
         return failed(BAD, e.getMessage());
       } catch (NoSuchFileException e) {

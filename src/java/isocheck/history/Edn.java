@@ -18,7 +18,7 @@ public final class Edn {
   public static void render(StringBuilder sb, Object o) {
     if (o == null) sb.append("nil");
     else if (o instanceof String s) quote(sb, s);
-    else if (o instanceof Character c) sb.append('\\').append(c);
+    else if (o instanceof Character c) character(sb, c);
     else if (o instanceof Map<?, ?> m) {
       sb.append('{');
       boolean first = true;
@@ -73,9 +73,25 @@ public final class Edn {
         case '\n': sb.append("\\n"); break;
         case '\t': sb.append("\\t"); break;
         case '\r': sb.append("\\r"); break;
-        default: sb.append(c);
+        default:
+          if (c < 0x20 || c == 0x7f) sb.append(String.format("\\u%04x", (int) c));
+          else sb.append(c);
       }
     }
     sb.append('"');
+  }
+
+  /** A character literal: \\a, \\newline, \\space, \\tab; other control characters as \\uXXXX, never raw. */
+  private static void character(StringBuilder sb, char c) {
+    sb.append('\\');
+    switch (c) {
+      case '\n': sb.append("newline"); break;
+      case ' ': sb.append("space"); break;
+      case '\t': sb.append("tab"); break;
+      case '\r': sb.append("return"); break;
+      default:
+        if (c < 0x20 || c == 0x7f) sb.append(String.format("u%04x", (int) c));
+        else sb.append(c);
+    }
   }
 }

@@ -48,12 +48,18 @@ public final class History {
   public final boolean indexUsable;
   /** Ops seen in all; ops skipped because their :f was not :txn (nemesis and the like). */
   public final long opsSeen, opsSkipped;
+  /**
+   * Why there is nothing to check, when there are no transactions (null otherwise): no ops at
+   * all, or none with the transactions' :f, with the first op skipped. Every level is then
+   * unknown with this reason: an empty or wrong file is not a pass.
+   */
+  public final String noTxnReason;
 
   History(Workload workload, Object[] keys, Object[] values, int nTxns, byte[] status, int[] session,
           Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, long[] invokeIndex,
           long[] completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
           int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, isocheck.util.PairIntMap writerIndex,
-          boolean indexUsable, long opsSeen, long opsSkipped) {
+          boolean indexUsable, long opsSeen, long opsSkipped, String noTxnReason) {
     this.workload = workload;
     this.keys = keys;
     this.values = values;
@@ -78,6 +84,7 @@ public final class History {
     this.indexUsable = indexUsable;
     this.opsSeen = opsSeen;
     this.opsSkipped = opsSkipped;
+    this.noTxnReason = nTxns == 0 ? noTxnReason : null;
   }
 
   // ------------------------------------------------------------------ transactions

@@ -16,9 +16,19 @@ import java.util.Map;
  * neither a read nor an append (or write), a list read in a register history or a non-list read
  * in a list-append one, one history mixing appends and register writes, an appended (or
  * written) value that is not unique per key, a process invoking while its previous op is still
- * pending, or a completion whose micro-ops differ from its invocation's.
+ * pending, a completion whose micro-ops differ from its invocation's, or a value that is not a
+ * single value (one rule for both workloads: an appended or written value, a register read and
+ * each element of a list read is neither nil nor a collection; only a whole read may be nil).
  *
- * <p>Ops whose :f is not :txn (nemesis ops and the like) are skipped and counted.
+ * <p>Order: the history's order is the order of events (realtime order comes from it). An
+ * :index, where ops carry one, must agree: 0 or more, and greater than every earlier op's
+ * (gaps are fine: a filtered Jepsen history keeps its ops' numbers). A negative, repeated or
+ * decreasing :index is an error naming both ops, never silently overruled by file position.
+ * :time is not used for order.
+ *
+ * <p>Ops whose :f is not the transactions' (:txn unless told otherwise: nemesis ops and the
+ * like) are skipped and counted. A history with no transaction at all says why
+ * ({@link History#noTxnReason}), naming the first op skipped.
  */
 public final class HistoryBuilder implements OpSink {
   private final History.Workload forced;
@@ -53,9 +63,11 @@ public final class HistoryBuilder implements OpSink {
       mopLen = new IntList(4096), mopTxn = new IntList(4096), listPool = new IntList(1 << 14);
   private final isocheck.util.PairIntMap writerIndex = new isocheck.util.PairIntMap(1 << 14);
 
-  private long lastIndex = OpRecord.ABSENT;
+  private final String txnF;
+  private long lastIndex = OpRecord.ABSENT, lastIndexOrdinal, lastIndexLine;
   private boolean indexUsable = true;
   private long opsSeen, opsSkipped;
+  private String firstSkipped;
   private String firstScalarRead, firstListRead;
   private History built;
 
@@ -85,7 +97,16 @@ public final class HistoryBuilder implements OpSink {
   }
 
   /** @param workload the workload to insist on, or null to detect it from the micro-ops. */
-  public HistoryBuilder(History.Workload workload) {
+  public HistoryBuilder(History.Workload workload) { this(workload, null); }
+
+  /**
+   * @param workload the workload to insist on, or null to detect it from the micro-ops.
+   * @param txnF the :f of transaction ops (a keyword's name, a leading ':' ignored), or null for txn.
+   */
+  public HistoryBuilder(History.Workload workload, String txnF) {
+    String f = txnF == null ? "txn" : txnF.startsWith(":") ? txnF.substring(1) : txnF;
+    if (f.isEmpty()) throw new IllegalArgumentException("the :f of transaction ops cannot be empty");
+    this.txnF = f;
     this.forced = workload;
     this.workload = workload;
     if (workload != null) workloadWhere = "--workload " + workload.cliName;
@@ -98,11 +119,11 @@ public final class HistoryBuilder implements OpSink {
   public void op(OpRecord r) {
     if (built != null) throw new IllegalStateException("history already built");
     opsSeen++;
-    if (r.index == OpRecord.ABSENT || (lastIndex != OpRecord.ABSENT && r.index <= lastIndex)) indexUsable = false;
-    lastIndex = r.index;
-
-    if (!"txn".equals(Kw.nameOf(r.f))) {
-      opsSkipped++;
+    checkIndex(r);
+    if (!txnF.equals(Kw.nameOf(r.f))) {
+      if (opsSkipped++ == 0) {
+        firstSkipped = r.where() + ", has " + (r.f == null ? "no :f" : ":f " + shorten(Edn.str(r.f)));
+      }
       return;
     }
     if (r.type < 0) {
@@ -152,6 +173,32 @@ public final class HistoryBuilder implements OpSink {
     } else {
       addMops(t, inv, true);
     }
+  }
+
+  /** Rejects a negative :index, or one not greater than the last op's that had one. */
+  private void checkIndex(OpRecord r) {
+    long i = r.index;
+    if (i == OpRecord.ABSENT) {
+      indexUsable = false;
+      return;
+    }
+    if (i < 0) {
+      throw new HistoryException(r.ordinal, r.where() + ": :index " + i
+          + " is negative; an :index numbers an op's place in the history, from 0");
+    }
+    if (lastIndex != OpRecord.ABSENT && i <= lastIndex) {
+      throw new HistoryException(r.ordinal, r.where() + ": :index " + i
+          + (i == lastIndex ? " repeats the :index of" : " is less than the :index " + lastIndex + " of")
+          + " op " + lastIndexOrdinal + (lastIndexLine >= 0 ? " (line " + lastIndexLine + ")" : "")
+          + "; each op's :index must be greater than every earlier op's, since the order of the history is the order of events");
+    }
+    lastIndex = i;
+    lastIndexOrdinal = r.ordinal;
+    lastIndexLine = r.line;
+  }
+
+  private static String shorten(String s) {
+    return s.length() <= 60 ? s : s.substring(0, 57) + "...";
   }
 
   @Override
@@ -210,8 +257,15 @@ public final class HistoryBuilder implements OpSink {
         session.compact(), procs, invokeOrd.compact(), completeOrd.compact(), invokeIndex.compact(),
         completeIndex.compact(), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
         kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.compact(), writerIndex,
-        indexUsable, opsSeen, opsSkipped);
+        indexUsable, opsSeen, opsSkipped, n > 0 ? null : noTxnReason());
     return built;
+  }
+
+  private String noTxnReason() {
+    if (opsSeen == 0) return "no operations: the history is empty";
+    return "no :" + txnF + " operations, so nothing to check: " + opsSeen + (opsSeen == 1 ? " op" : " ops")
+        + " skipped; the first, " + firstSkipped
+        + " (the :f of transaction ops is :" + txnF + "; --f NAME on the command line, :f in the API, names another)";
   }
 
   // ------------------------------------------------------------------ validation
@@ -247,12 +301,19 @@ public final class HistoryBuilder implements OpSink {
           throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
               + (k == OpRecord.APPEND ? " appends" : " writes") + " nil; nil stands for the initial state, so values must be non-nil");
         }
-        if (tag == OpRecord.V_LIST) {
+        String coll = tag == OpRecord.V_LIST ? "a list" : tag == OpRecord.V_OBJ ? collection(r.valueObj(i)) : null;
+        if (coll != null) {
           throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
-              + (k == OpRecord.APPEND ? " appends" : " writes") + " a list; expected a single value such as 5");
+              + (k == OpRecord.APPEND ? " appends " : " writes ") + coll + "; expected a single value such as 5");
         }
       } else if (r.type == OpType.OK) {
         byte tag = r.valueTag(i);
+        String coll = tag == OpRecord.V_OBJ ? collection(r.valueObj(i)) : null;
+        if (coll != null) {
+          throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i) + " reads " + coll
+              + "; a read returns nil, a single value such as 5 (rw-register) or a list of them such as [1 2] (list-append)");
+        }
+        if (tag == OpRecord.V_LIST && r.hasObjectElems()) listElems(r, i);
         if (tag == OpRecord.V_LIST && firstListRead == null) {
           firstListRead = r.where() + ": micro-op " + i + " " + r.renderMop(i) + " reads a list";
           if (workload == History.Workload.REGISTER) {
@@ -264,6 +325,26 @@ public final class HistoryBuilder implements OpSink {
             throw new HistoryException(r.ordinal, firstScalarRead + "; list-append reads return a list such as [1 2] (or nil)");
           }
         }
+      }
+    }
+  }
+
+  /** "a map", "a set" or "a list" when o is a collection (not a single value), else null. */
+  private static String collection(Object o) {
+    return o instanceof java.util.Map ? "a map" : o instanceof java.util.Set ? "a set"
+        : o instanceof java.util.Collection ? "a list" : null;
+  }
+
+  /** A list read's elements are appended values: neither nil nor collections. */
+  private static void listElems(OpRecord r, int i) {
+    for (int j = 0, n = r.listLen(i); j < n; j++) {
+      if (r.elemIsLong(i, j)) continue;
+      Object e = r.elem(i, j);
+      String what = e == null ? "nil" : collection(e);
+      if (what != null) {
+        throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
+            + " reads a list whose element " + j + " (counting from 0) is " + what
+            + "; list elements are appended values, single values such as 5, never nil");
       }
     }
   }

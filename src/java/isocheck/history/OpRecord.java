@@ -246,6 +246,8 @@ public final class OpRecord {
   public long valueLong(int i) { return valL[i]; }
   public Object valueObj(int i) { return valO[i]; }
   public int listLen(int i) { return listLen[i]; }
+  /** Whether any list element of this op is not an integer (else every {@link #elemIsLong} is true). */
+  public boolean hasObjectElems() { return anyElemObj; }
   public boolean elemIsLong(int i, int j) { return elemO[listStart[i] + j] == null; }
   public long elemLong(int i, int j) { return elemL[listStart[i] + j]; }
   /** The j-th list element of micro-op i as an object. */
@@ -268,7 +270,10 @@ public final class OpRecord {
     }
   }
 
-  /** EDN rendering of micro-op i, e.g. [:append 3 5], for messages. */
+  /** List elements shown by {@link #renderMop}: half at each end. */
+  private static final int SHOWN = 16;
+
+  /** EDN rendering of micro-op i, e.g. [:append 3 5], for messages; a list of more than 16 elements abbreviated. */
   public String renderMop(int i) {
     if (kind[i] == MALFORMED) return Edn.str(valO[i]);
     StringBuilder sb = new StringBuilder("[");
@@ -276,7 +281,21 @@ public final class OpRecord {
     sb.append(fo instanceof String s ? ":" + s : String.valueOf(fo)).append(' ');
     Edn.render(sb, key(i));
     sb.append(' ');
-    Edn.render(sb, value(i));
+    int len = vtag[i] == V_LIST ? listLen[i] : 0;
+    if (len <= SHOWN) Edn.render(sb, value(i));
+    else {
+      // A long list read is abbreviated (messages stay short), keeping both ends.
+      sb.append('[');
+      for (int j = 0; j < len; j++) {
+        if (j == SHOWN / 2) {
+          sb.append("... (").append(len - SHOWN).append(" more) ");
+          j = len - SHOWN / 2;
+        }
+        Edn.render(sb, elem(i, j));
+        if (j < len - 1) sb.append(' ');
+      }
+      sb.append(']');
+    }
     return sb.append(']').toString();
   }
 

@@ -69,6 +69,11 @@ public final class EdnReader extends OpReader {
     DELIM[0x0B] = true;
     for (int c = 0x1C; c <= 0x1F; c++) DELIM[c] = true;
   }
+  /** Per byte: 1 ends a token (a delimiter), 2 may not appear in one (a control character), 0 continues it. */
+  private static final byte[] TOKEN_END = new byte[256];
+  static {
+    for (int c = 0; c < 256; c++) TOKEN_END[c] = DELIM[c] ? (byte) 1 : c < 0x20 || c == 0x7f ? (byte) 2 : 0;
+  }
 
   private static final int F_TYPE = 0, F_F = 1, F_PROCESS = 2, F_VALUE = 3, F_INDEX = 4, F_TIME = 5;
   private static final String[] FIELD = {":type", ":f", ":process", ":value", ":index", ":time"};
@@ -77,8 +82,8 @@ public final class EdnReader extends OpReader {
 
 
 
-  private EdnReader(InputStream in, OpSink sink) {
-    super(in, sink);
+  private EdnReader(InputStream in, OpSink sink, int maxToken) {
+    super(in, sink, maxToken);
   }
 
   @Override
@@ -95,7 +100,12 @@ public final class EdnReader extends OpReader {
 
   /** Reads an EDN history from {@code in} (not closed) into {@code sink}, then calls {@code sink.end()}. */
   public static void read(InputStream in, OpSink sink) throws IOException {
-    new EdnReader(in, sink).run();
+    read(in, sink, MAX_TOKEN);
+  }
+
+  /** As {@link #read(InputStream, OpSink)}, accepting tokens of up to {@code maxToken} bytes (tests lower it). */
+  public static void read(InputStream in, OpSink sink, int maxToken) throws IOException {
+    new EdnReader(in, sink, maxToken).run();
   }
 
   private void run() throws IOException {
@@ -161,6 +171,7 @@ public final class EdnReader extends OpReader {
     r.line = ol;
     pos++;
     int seen = 0;
+    strField = -1;
     for (;;) {
       int c = skipWs();
       if (c == '}') { pos++; break; }
@@ -168,7 +179,14 @@ public final class EdnReader extends OpReader {
       long kl = line, kc = col(pos);
       int field = -1;
       if (c == ':') field = readOpKey();
-      else skipValue(c);
+      else if (c == '"') {
+        int sf = stringKey();
+        if (sf >= 0 && strField < 0) {
+          strField = sf;
+          strLine = kl;
+          strCol = kc;
+        }
+      } else skipValue(c);
       c = skipWs();
       if (c < 0 || isCloser(c)) {
         throw err(pos, "expected a value for " + (field >= 0 ? FIELD[field] : "the key at " + at(kl, kc))
@@ -192,9 +210,29 @@ public final class EdnReader extends OpReader {
         default: readValueField(c);
       }
     }
+    if (strField >= 0 && (seen & 1 << strField) == 0) {
+      throw errAt(strLine, strCol, "the key \"" + FIELD[strField].substring(1) + "\" is a string; EDN op maps have keyword keys such as "
+          + FIELD[strField]);
+    }
     sink.op(r);
     ordinal++;
     inOp = false;
+  }
+
+  /** The first string key of the op map being read that names an op field ("type", "f", ...), or -1; and where it is. */
+  private int strField;
+  private long strLine, strCol;
+
+  /**
+   * At '"' of a key in an op map: the F_ constant of the op field the string spells, or -1. Such
+   * a key is an error unless the map has the keyword key too: an op of string keys would be
+   * skipped for want of :f, and a history of them pass unchecked.
+   */
+  private int stringKey() throws IOException {
+    String k = readString();
+    String name = k.startsWith(":") ? k.substring(1) : k;
+    for (int f = 0; f < FIELD.length; f++) if (FIELD[f].substring(1).equals(name)) return f;
+    return -1;
   }
 
   /** At ':' of a key in an op map: returns the F_ constant, or -1 for keys we skip. */
@@ -425,12 +463,19 @@ public final class EdnReader extends OpReader {
     }
   }
 
-  /** The end of the token whose bytes continue at buf[from] (refilling; the token stays at pos). */
+  /**
+   * The end of the token whose bytes continue at buf[from] (refilling; the token stays at pos).
+   * A control character inside a token is an error: it would end up raw in names and messages.
+   */
   private int tokenEnd(int from) throws IOException {
     int i = from;
     for (;;) {
       while (i < lim) {
-        if (DELIM[buf[i] & 0xff]) return i;
+        byte k = TOKEN_END[buf[i] & 0xff];
+        if (k != 0) {
+          if (k == 1) return i;
+          throw err(i, "unexpected " + describe(i) + " inside a symbol, keyword or number; control characters may appear only inside strings");
+        }
         i++;
       }
       int s = fill();
@@ -458,7 +503,9 @@ public final class EdnReader extends OpReader {
         return readSymbol();
       }
       case ')': case ']': case '}': throw err(pos, "unexpected " + (char) c + " (no bracket open)");
-      default: return readSymbol();
+      default:
+        if (c < 0x20 || c == 0x7f) throw err(pos, "unexpected " + describe(pos) + "; control characters may appear only inside strings");
+        return readSymbol();
     }
   }
 
@@ -538,6 +585,7 @@ public final class EdnReader extends OpReader {
 
   private int readNumberSlow() throws IOException {
     int end = tokenEnd(pos + 1);
+    checkNumberLength(pos, end);
     long l = line, cc = col(pos);
     String tok = utf8(pos, end, pos);
     pos = end;

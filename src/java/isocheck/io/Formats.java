@@ -1,6 +1,7 @@
 package isocheck.io;
 
 import isocheck.history.History;
+import isocheck.history.HistoryException;
 import isocheck.history.HistoryBuilder;
 import isocheck.history.OpSink;
 import java.io.ByteArrayInputStream;
@@ -11,25 +12,29 @@ import java.io.SequenceInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.zip.GZIPInputStream;
 
 /**
  * The history file formats we read, and how we tell them apart.
  *
  * <p>Compression: any input starting with gzip's magic bytes is decompressed first, whatever
- * its name (so {@code history.edn.gz} and a gzipped {@code history.edn} both work).
+ * its name (so {@code history.edn.gz} and a gzipped {@code history.edn} both work). Truncated
+ * or corrupt gzip data is bad input that says after which op the text breaks off
+ * ({@link GzipInput}).
  *
- * <p>By name: a trailing {@code .gz} is set aside; then {@code .edn} is EDN
- * ({@link EdnReader}), and {@code .json}, {@code .jsonl} and {@code .ndjson} are JSON
- * ({@link JsonReader}, either an array of ops or one op per line). {@code -} is standard input.
+ * <p>The content decides when it can: whitespace (and a UTF-8 byte order mark) is skipped and
+ * the first bytes (of the first 4 KiB) are looked at. An object whose first key is a string,
+ * <code>{"</code>, is JSON, and so is an array of such objects, <code>[{"</code>. Keyword keys
+ * <code>{:</code> and <code>[{:</code>, a tagged record <code>#jepsen.history.Op{...}</code>, a
+ * list <code>(</code> or a comment <code>;</code> are EDN. So a JSON history named
+ * {@code history.edn} is read as JSON. When a reader then finds an error, and the format came
+ * from the content against (or without) the name, the message says so: an EDN history whose
+ * op maps have string keys starts like JSON, and the JSON reader's complaint would puzzle.
  *
- * <p>By content, for standard input and for names that say neither: whitespace (and a UTF-8
- * byte order mark) is skipped and the first bytes (of the first 4 KiB) decide. An object whose
- * first key is a string, <code>{"</code>, is JSON; so is an array of such objects,
- * <code>[{"</code>, and an empty array. Everything else is EDN: keyword keys <code>{:</code>
- * and <code>[{:</code>, a tagged record <code>#jepsen.history.Op{...}</code>, a list
- * <code>(</code>, a comment <code>;</code>. Input that fits neither is left to the EDN reader,
- * whose error then says what it found.
+ * <p>When the content does not decide (no input, an empty array, something neither format
+ * starts with): by name, a trailing {@code .gz} set aside, {@code .edn} is EDN
+ * ({@link EdnReader}) and {@code .json}, {@code .jsonl} and {@code .ndjson} are JSON
+ * ({@link JsonReader}, either an array of ops or one op per line); any other name, or
+ * {@code -} (standard input), is EDN, whose error then says what it found.
  */
 public final class Formats {
   private Formats() {}
@@ -54,28 +59,48 @@ public final class Formats {
       return;
     }
     Path p = Path.of(path);
-    Format f = byName(p.getFileName() == null ? path : p.getFileName().toString());
+    String name = p.getFileName() == null ? path : p.getFileName().toString();
     try (InputStream in = open(p)) {
-      if (f == null) read(in, sink);
-      else read(in, f, sink);
+      read(in, byName(name), name, sink);
     }
   }
 
   /** Reads a history in either format, gzip-compressed or not, from {@code in} (not closed). */
   public static void read(InputStream in, OpSink sink) throws IOException {
+    read(in, null, null, sink);
+  }
+
+  /** Reads {@code in} (gzip-compressed or not) in the format its content shows, else {@code named}, else EDN. */
+  private static void read(InputStream in, Format named, String name, OpSink sink) throws IOException {
     byte[] head = new byte[SNIFF];
     int n = fillPrefix(in, head);
     InputStream all = new SequenceInputStream(new ByteArrayInputStream(head, 0, n), in);
     if (n >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b) {
-      read(new GZIPInputStream(all, 1 << 16), sink);
+      read(new GzipInput(all), named, name, sink);
       return;
     }
-    read(all, sniff(head, n), sink);
+    Format seen = sniff(head, n);
+    Format f = seen != null ? seen : named != null ? named : Format.EDN;
+    try {
+      read(all, f, sink);
+    } catch (HistoryException e) {
+      // Say so when the content overrode the name, or chose JSON for a nameless input (an EDN
+      // history with string keys looks like JSON); EDN is the default, not worth a note.
+      if (seen == null || seen == named || (named == null && seen == Format.EDN)) throw e;
+      String why = seen == Format.JSON ? "it starts with {\", a string key" : "it starts like EDN";
+      throw new HistoryException(e.ordinal, e.getMessage() + " (read as " + seen + " because " + why
+          + (named != null ? ", though the name " + name + " says " + named : "") + ")");
+    }
   }
 
   /** Builds the history at {@code path} ({@code -} for standard input); {@code workload} null detects it. */
   public static History readHistory(String path, History.Workload workload) throws IOException {
-    HistoryBuilder b = new HistoryBuilder(workload);
+    return readHistory(path, workload, null);
+  }
+
+  /** As {@link #readHistory(String, History.Workload)}, with {@code txnF} the :f of transaction ops (null: txn). */
+  public static History readHistory(String path, History.Workload workload, String txnF) throws IOException {
+    HistoryBuilder b = new HistoryBuilder(workload, txnF);
     if (!path.equals("-") && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) {
       // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
       long size = Files.size(Path.of(path));
@@ -90,23 +115,25 @@ public final class Formats {
     else EdnReader.read(in, sink);
   }
 
-  /** The format of a history starting with {@code head[0..n)}, by the rules above. */
+  /** The format a history starting with {@code head[0..n)} shows, by the rules above, or null when it shows neither. */
   static Format sniff(byte[] head, int n) {
     int i = skip(head, n, 0);
     if (i + 2 < n && (head[i] & 0xff) == 0xEF && (head[i + 1] & 0xff) == 0xBB && (head[i + 2] & 0xff) == 0xBF) {
       i = skip(head, n, i + 3);
     }
-    if (i >= n) return Format.EDN;
+    if (i >= n) return null;
     if (head[i] == '[') {
       i = skip(head, n, i + 1);
-      if (i < n && head[i] == ']') return Format.JSON;
-      if (i >= n || head[i] != '{') return Format.EDN;
+      if (i >= n) return null;
+      if (head[i] == '#' || head[i] == '(') return Format.EDN;
+      if (head[i] != '{') return null;
     }
     if (head[i] == '{') {
       i = skip(head, n, i + 1);
-      return i < n && head[i] == '"' ? Format.JSON : Format.EDN;
+      if (i >= n) return null;
+      return head[i] == '"' ? Format.JSON : head[i] == ':' ? Format.EDN : null;
     }
-    return Format.EDN;
+    return head[i] == '#' || head[i] == '(' || head[i] == ';' ? Format.EDN : null;
   }
 
   private static int skip(byte[] b, int n, int i) {
@@ -114,10 +141,19 @@ public final class Formats {
     return i;
   }
 
+  /**
+   * Reads up to head.length bytes. Damaged gzip data ends the prefix early: the failure is
+   * sticky, so the reader meets it again where the prefix ends and reports it with the op.
+   */
   private static int fillPrefix(InputStream in, byte[] head) throws IOException {
     int n = 0;
     while (n < head.length) {
-      int k = in.read(head, n, head.length - n);
+      int k;
+      try {
+        k = in.read(head, n, head.length - n);
+      } catch (GzipInput.Damaged e) {
+        break;
+      }
       if (k < 0) break;
       n += k;
     }
@@ -131,7 +167,7 @@ public final class Formats {
       byte[] magic = new byte[2];
       int n = in.readNBytes(magic, 0, 2);
       in.unread(magic, 0, n);
-      if (n == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) return new GZIPInputStream(in, 1 << 16);
+      if (n == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) return new GzipInput(in);
       return in;
     } catch (IOException e) {
       in.close();

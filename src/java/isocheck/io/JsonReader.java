@@ -53,8 +53,8 @@ public final class JsonReader extends OpReader {
   @Override
   String fieldName(int f) { return FIELD[f]; }
 
-  private JsonReader(InputStream in, OpSink sink) {
-    super(in, sink);
+  private JsonReader(InputStream in, OpSink sink, int maxToken) {
+    super(in, sink, maxToken);
   }
 
   /** Reads the JSON history at {@code path} (decompressed if gzipped) into {@code sink}. */
@@ -66,7 +66,12 @@ public final class JsonReader extends OpReader {
 
   /** Reads a JSON history from {@code in} (not closed) into {@code sink}, then calls {@code sink.end()}. */
   public static void read(InputStream in, OpSink sink) throws IOException {
-    new JsonReader(in, sink).run();
+    read(in, sink, MAX_TOKEN);
+  }
+
+  /** As {@link #read(InputStream, OpSink)}, accepting tokens of up to {@code maxToken} bytes (tests lower it). */
+  public static void read(InputStream in, OpSink sink, int maxToken) throws IOException {
+    new JsonReader(in, sink, maxToken).run();
   }
 
   private void run() throws IOException {
@@ -431,6 +436,7 @@ public final class JsonReader extends OpReader {
       return LONG;
     }
     int end = tokenEnd(pos + 1);
+    checkNumberLength(pos, end);
     long l = line, cc = col(pos);
     String tok = utf8(pos, end, pos);
     pos = end;

@@ -29,8 +29,8 @@ abstract class OpReader extends TextSource {
   private Object[] eo = new Object[64];
   private int ne;
 
-  OpReader(InputStream in, OpSink sink) {
-    super(in);
+  OpReader(InputStream in, OpSink sink, int maxToken) {
+    super(in, maxToken);
     this.sink = sink;
   }
 

@@ -26,9 +26,23 @@ import java.util.Arrays;
  */
 abstract class TextSource {
   private static final int BUFFER = 1 << 20;
+  /**
+   * The longest token (string, number, symbol, keyword) read by default: 64 MiB. The window
+   * grows to hold the token being read, so this also bounds the window; a longer token is bad
+   * input, reported at its start, rather than an array that cannot grow (a Java array stops
+   * at 2 GiB: doubling a 1 GiB window overflows).
+   */
+  public static final int MAX_TOKEN = 64 << 20;
+  /**
+   * The longest number literal: 100 characters, far beyond any integer or float a database
+   * returns (2^64 has 20 digits). Longer ones are rejected before parsing them, which for an
+   * integer costs time quadratic in its digits (a million digits: over a minute).
+   */
+  public static final int MAX_NUMBER = 100;
 
   private final InputStream in;
-  byte[] buf = new byte[BUFFER];
+  private final int maxToken;
+  byte[] buf;
   int pos, lim;
   private boolean eof;
   /** Absolute offset of buf[0] in the input. */
@@ -46,7 +60,13 @@ abstract class TextSource {
       .onUnmappableCharacter(CodingErrorAction.REPORT);
   private final StringBuilder sb = new StringBuilder();
 
-  TextSource(InputStream in) { this.in = in; }
+  /** @param maxToken the longest token accepted, in bytes (at least 64; {@link #MAX_TOKEN} by default) */
+  TextSource(InputStream in, int maxToken) {
+    if (maxToken < 64) throw new IllegalArgumentException("maxToken must be at least 64, not " + maxToken);
+    this.in = in;
+    this.maxToken = maxToken;
+    buf = new byte[Math.min(BUFFER, maxToken)];
+  }
 
   /**
    * Makes more input available after lim, keeping buf[pos..lim). Returns how far the window
@@ -62,10 +82,15 @@ abstract class TextSource {
       base += pos;
       pos = 0;
     } else if (lim == buf.length) {
-      buf = Arrays.copyOf(buf, buf.length * 2);
+      if (buf.length >= maxToken) throw tooLong();
+      buf = Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, maxToken));
     }
     int n;
-    do n = in.read(buf, lim, buf.length - lim); while (n == 0);
+    try {
+      do n = in.read(buf, lim, buf.length - lim); while (n == 0);
+    } catch (GzipInput.Damaged e) {
+      throw damaged(e);
+    }
     if (n < 0) {
       eof = true;
       return shift == 0 ? -1 : shift;
@@ -102,6 +127,37 @@ abstract class TextSource {
   final long col(int i) { return base + i - lineStart + 1; }
 
   // ------------------------------------------------------------------ errors
+
+  /** The window is full with one token that goes on. */
+  private HistoryException tooLong() {
+    return err(pos, "a token (string, number, symbol or keyword) longer than " + human(maxToken)
+        + " starts here; isocheck reads tokens of up to " + human(maxToken));
+  }
+
+  private static String human(long bytes) {
+    if (bytes % (1 << 20) == 0) return (bytes >> 20) + " MiB";
+    if (bytes % (1 << 10) == 0) return (bytes >> 10) + " KiB";
+    return bytes + " bytes";
+  }
+
+  /** Damaged compressed input, said with where the text read so far ends. */
+  private HistoryException damaged(GzipInput.Damaged e) {
+    String what = e.truncated ? "truncated gzip data (the file is incomplete)" : "corrupt gzip data (" + e.getMessage() + ")";
+    if (inOp) {
+      return new HistoryException(ordinal, what + ": the input breaks off inside op " + ordinal + " (line " + line
+          + ")" + (ordinal == 0 ? "" : ", after " + ordinal + " complete op" + (ordinal == 1 ? "" : "s")));
+    }
+    return new HistoryException(ordinal == 0 ? what + ": the input breaks off before the first op"
+        : what + ": the input breaks off after op " + (ordinal - 1) + " (at line " + line + ")");
+  }
+
+  /** A number literal of more than {@link #MAX_NUMBER} characters, buf[from..to), is rejected at its start. */
+  final void checkNumberLength(int from, int to) {
+    if (to - from > MAX_NUMBER) {
+      throw err(from, "a number literal of " + (to - from) + " characters; isocheck reads numbers of up to "
+          + MAX_NUMBER + " characters");
+    }
+  }
 
   /** An error at buf[i]. */
   final HistoryException err(int i, String msg) { return errAt(line, col(i), msg); }
