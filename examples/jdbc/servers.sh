@@ -115,6 +115,8 @@ start_mariadb() {
       die "mariadb-install-db failed; see $ROOT/mariadb-install.log"
   fi
   owned_by mysql "$MARIADB_DIR"
+  touch "$ROOT/mariadb.log"
+  if [ "$(id -u)" = 0 ]; then chown mysql: "$ROOT/mariadb.log"; fi
   setsid "$mariadbd" --no-defaults "${user[@]}" --datadir="$MARIADB_DIR/data" \
     --bind-address=127.0.0.1 --port="$MARIADB_PORT" --socket="$MARIADB_SOCK" \
     --pid-file="$MARIADB_DIR/mariadb.pid" --log-error="$ROOT/mariadb.log" \

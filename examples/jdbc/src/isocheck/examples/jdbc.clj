@@ -52,8 +52,7 @@
            (java.time.format DateTimeFormatter)
            (java.util ArrayList)
            (java.util.concurrent ConcurrentHashMap CountDownLatch ThreadLocalRandom TimeUnit)
-           (java.util.concurrent.atomic AtomicBoolean AtomicInteger))
-  (:gen-class))
+           (java.util.concurrent.atomic AtomicBoolean AtomicInteger)))
 
 (set! *warn-on-reflection* true)
 
@@ -352,9 +351,10 @@ and none violated, 3 bad usage or no server.")
 
 (defn- print-summary [{:keys [db isolation workload]} {:keys [summary result out]}]
   (let [{:keys [ok fail info errors processes kills seconds]} summary
-        kinds (fn [t] (->> errors (filter #(= t (ffirst %))) (sort-by (comp str key))
-                           (map (fn [[[_ k] n]] (str (name k) " " n))) (str/join ", ")))]
-    (println (format "%s %s, %s: %d ok, %d fail (%s), %d info (%s); %d processes, %d connections killed; %.1f s"
+        kinds (fn [t] (let [ks (->> errors (filter #(= t (ffirst %))) (sort-by (comp str key))
+                                    (map (fn [[[_ k] n]] (str (name k) " " n))))]
+                        (if (seq ks) (str " (" (str/join ", " ks) ")") "")))]
+    (println (format "%s %s, %s: %d ok, %d fail%s, %d info%s; %d processes, %d connections killed; %.1f s"
                      (db-names db) (name isolation) (name workload) ok fail (kinds :fail) info (kinds :info)
                      processes kills seconds))
     (println (str "history: " (io/file out "history.edn")))
