@@ -37,6 +37,16 @@ owned_by() {
   if [ "$(id -u)" = 0 ]; then chown "$user:" "$dir"; fi
 }
 
+# Removes a pid or lock file whose process is gone or is not the server (a
+# server killed with the machine's session leaves one, and its pid may have
+# been reused), so that the server does not refuse to start.
+clear_stale() {
+  local file=$1 comm=$2 pid
+  [ -f "$file" ] || return 0
+  pid=$(head -n 1 "$file" | tr -dc 0-9)
+  if [ -z "$pid" ] || [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$comm" ]; then rm -f "$file"; fi
+}
+
 # --- PostgreSQL -------------------------------------------------------------
 
 pg_bin() {
@@ -65,7 +75,7 @@ start_postgres() {
   fi
   touch "$ROOT/postgres.log"
   if [ "$(id -u)" = 0 ]; then chown postgres: "$ROOT/postgres.log"; fi
-  # A server of ours that died leaves its pid file: pg_ctl start copes with that.
+  clear_stale "$PG_DIR/postmaster.pid" postgres
   # The settings go on the command line, so that a data directory from an
   # earlier version of this script gets them too. deadlock_timeout: a test
   # server with hot keys should not wait a second to find each deadlock.
@@ -115,6 +125,8 @@ start_mariadb() {
       die "mariadb-install-db failed; see $ROOT/mariadb-install.log"
   fi
   owned_by mysql "$MARIADB_DIR"
+  clear_stale "$MARIADB_DIR/mariadb.pid" mariadbd
+  clear_stale "$MARIADB_SOCK.lock" mariadbd
   touch "$ROOT/mariadb.log"
   if [ "$(id -u)" = 0 ]; then chown mysql: "$ROOT/mariadb.log"; fi
   setsid "$mariadbd" --no-defaults "${user[@]}" --datadir="$MARIADB_DIR/data" \
