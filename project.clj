@@ -18,10 +18,17 @@
   ;; than G1 on our 2-core machines (no concurrent marking competing for the cores).
   :jvm-opts ["-XX:+UseParallelGC"]
   :aliases {"tests" ["with-profile" "+test" "run" "-m" "isocheck.test-runner"]
-            "bench" ["with-profile" "+bench" "run" "-m" "isocheck.bench"]}
+            "bench" ["with-profile" "+bench" "run" "-m" "isocheck.bench"]
+            ;; Check a real database (README): PostgreSQL or MariaDB driven over JDBC.
+            "realdb" ["with-profile" "+examples" "run" "-m" "isocheck.examples.jdbc"]}
   :profiles {;; lein's own :base profile pulls nREPL from an unreachable repository; replace it.
              :base {}
-             :test {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}
+             ;; The real-database example (examples/jdbc) and its JDBC drivers: on the test
+             ;; classpath (realdb_test drives it), never in the jar's dependencies.
+             :examples {:source-paths ["examples/jdbc/src"]
+                        :dependencies [[org.postgresql/postgresql "42.7.14"]
+                                       [org.mariadb.jdbc/mariadb-java-client "3.5.3"]]}
+             :test [:examples {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}]
              :bench {:jvm-opts ["-Xmx6g" "-Xms6g" "-XX:+UseParallelGC"]}
              ;; The jar's Main-Class is the Java command line (no Clojure loaded to check a
              ;; file); lein run keeps :main isocheck.cli, which delegates to it.
