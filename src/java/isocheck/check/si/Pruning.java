@@ -11,7 +11,8 @@ import java.util.Arrays;
  * Pruning to a fixpoint (PolySI §4.3, Algorithm 1 lines 10–34; VeriStrong's "1-width cycles"):
  * with reachability over the known graph, a constraint side that has an edge u → v with v ⇝ u
  * (reflexively) would close a cycle, so it is discarded and the other side becomes known; both
- * sides discarded is a violation. Rounds repeat until one decides nothing. Reachability is
+ * sides discarded is a violation. Rounds repeat until one decides nothing, or too little to pay
+ * for itself (the solver decides the rest: pruning only shrinks its problem). Reachability is
  * recomputed per round and may be stale within one, which is sound: the known graph only grows.
  *
  * <p>Reachability is answered by {@link ChainClocks} built over a topological order of the known
@@ -56,11 +57,22 @@ final class Pruning {
     return this;
   }
 
-  /** Runs rounds until one decides nothing, a violation shows, or the deadline (System.nanoTime) passes. */
+  /**
+   * A round that decides fewer than this fraction of the constraints still open ends pruning:
+   * each round costs a pass over the whole graph, and a chain of orders each forced by the one
+   * before (pair i+1 only once pair i is known) would take one round per pair, quadratic in all,
+   * where the solver's propagation follows the chain in one pass.
+   */
+  static final int MIN_YIELD = 64;
+
+  /**
+   * Runs rounds until one decides nothing (or fewer than 1/{@link #MIN_YIELD} of the constraints
+   * still open), a violation shows, or the deadline (System.nanoTime) passes.
+   */
   Pruning run(long deadline) {
     int nc = g.p.constraints();
+    boolean stop = false;
     while (true) {
-      rounds++;
       Digraph d = graph();
       Scc scc = Scc.of(d, ~0);
       last = d;
@@ -69,6 +81,12 @@ final class Pruning {
         status = Status.VIOLATED;
         return this;
       }
+      if (stop) {
+        // The last round's orders are in the graph, which is still acyclic: the solver goes on.
+        status = Status.OPEN;
+        return this;
+      }
+      rounds++;
       Reach r = new Reach(d, scc);
       int before = decided;
       for (int c = 0; c < nc; c++) {
@@ -100,6 +118,7 @@ final class Pruning {
         status = Status.OPEN;
         return this;
       }
+      stop = (long) (decided - before) * MIN_YIELD < nc - before;
     }
   }
 
