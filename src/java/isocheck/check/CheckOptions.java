@@ -24,6 +24,8 @@ public final class CheckOptions {
   public long timeLimitMs = 60_000;
   /** Pruning and the time-ordered choice before the solver (tests turn them off to compare: the solver alone must agree). */
   public boolean searchShortcuts = true;
+  /** Temporary: the old backtracking order of never-read appends instead of the engine (to compare them). */
+  public boolean legacyUnreadOrder = false;
 
   /** Weak levels (TCC, RA, RC, CI): clocks ("vector" or "tree") and whether to stop at the first anomaly. */
   public isocheck.check.weak.WeakCheck.Options weak = new isocheck.check.weak.WeakCheck.Options();

@@ -231,30 +231,22 @@ public final class Checker {
         }
       }
       searchNs += System.nanoTime() - ts;
-      // Snapshot isolation: the order of appends no read observed.
+      // The order of appends no read observed: the polygraph engine (check/si), on the levels
+      // whose known graph is acyclic.
       long tu0 = System.nanoTime();
-      UnreadOrder.Outcome[] uo = new UnreadOrder.Outcome[3];
-      if (anySi) {
-        int multi = 0;
-        for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
-        if (multi > 0) stats.put("keys-with-unordered-unread-appends", (long) multi);
-        boolean pre = hasPrecheck();
-        UnreadOrder.Outcome prev = null;
-        for (int fi = 0; fi <= top && multi > 0 && !pre; fi++) {
-          Level.Family f = Level.Family.values()[fi];
-          boolean wanted = false;
-          for (Level l : req) if (l.implemented() && l.kind == Level.Kind.SI && l.family.ordinal() >= fi) wanted = true;
-          if (!wanted || !siAcyclic[fi]) continue;
-          if (serAcyclic[fi]) continue; // a topological order of the acyclic SER graph orders them
-          if (prev != null && prev.status == UnreadOrder.Status.VIOLATED) {
-            uo[fi] = prev;
-            continue;
+      int multi = 0;
+      for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
+      if (multi > 0) stats.put("keys-with-unordered-unread-appends", (long) multi);
+      LinkedHashMap<Level, Verdict> decided;
+      if (o.legacyUnreadOrder) decided = legacyUnread(req, top, anySi, serAcyclic, siAcyclic, la);
+      else {
+        isocheck.check.si.AppendSearch search = new isocheck.check.si.AppendSearch(h, la, g, o.searchShortcuts);
+        for (Level l : req) {
+          if (l.implemented() && l.kind != Level.Kind.WEAK) {
+            search.knownAcyclic(l, (l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()]);
           }
-          uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget, completionHint());
-
-          if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la);
-          prev = uo[fi];
         }
+        decided = searched(req, search, l -> !(l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()]);
       }
       unreadNs += System.nanoTime() - tu0;
       // Make sure every violated level has a counterexample of a type that rules it out.
@@ -278,12 +270,58 @@ public final class Checker {
         int fi = l.family.ordinal();
         List<String> types = violating(l);
         boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
-        if (cyc || !types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
-        else if (l.kind == Level.Kind.SI && uo[fi] != null && uo[fi].status == UnreadOrder.Status.UNKNOWN) {
-          out.put(l, new Verdict(Verdict.Value.UNKNOWN, uo[fi].reason, List.of()));
-        } else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+        if (cyc) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
+        else out.put(l, verdict(l, types, decided.get(l)));
       }
       return out;
+    }
+
+    /**
+     * The levels a polygraph search decides (rw-register: every one; list-append: those whose
+     * known graph is acyclic; never one a pre-check or a cycle already rules out), strongest
+     * first, so that a level another one implies is settled by it. Their counterexamples go in
+     * weakest first: a stronger level a weaker one's counterexample already rules out (by its
+     * name) adds none of its own. Statistics per level in [:stats :search].
+     */
+    LinkedHashMap<Level, Verdict> searched(Set<Level> req, isocheck.check.si.PolygraphSearch search,
+                                           java.util.function.Predicate<Level> skip) {
+      LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>();
+      LinkedHashMap<String, Object> searchStats = new LinkedHashMap<>();
+      java.util.EnumMap<Level, isocheck.check.si.PolygraphSearch.Outcome> outcomes = new java.util.EnumMap<>(Level.class);
+      long deadline = System.nanoTime() + o.timeLimitMs * 1_000_000L;
+      for (Level l : Level.values()) {
+        if (!req.contains(l) || !l.implemented() || l.kind == Level.Kind.WEAK) continue;
+        if (!violating(l).isEmpty() || skip.test(l)) continue;
+        Level by = null;
+        for (java.util.Map.Entry<Level, Verdict> e : decided.entrySet()) {
+          if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(l)) by = e.getKey();
+        }
+        if (by != null) {
+          decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+          searchStats.put(l.id, new LinkedHashMap<>(java.util.Map.of("decided-by", new isocheck.history.Kw("implied"),
+              "implied-by", new isocheck.history.Kw(by.id))));
+          continue;
+        }
+        isocheck.check.si.PolygraphSearch.Outcome oc = search.decide(l, deadline);
+        outcomes.put(l, oc);
+        searchStats.put(l.id, oc.stats);
+        decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
+      }
+      if (!searchStats.isEmpty()) stats.put("search", searchStats);
+      Level[] all = Level.values();
+      for (int i = all.length - 1; i >= 0; i--) {
+        isocheck.check.si.PolygraphSearch.Outcome oc = outcomes.get(all[i]);
+        if (oc == null || !violating(all[i]).isEmpty()) continue;
+        for (Anomaly a : oc.anomalies) anomalies.add(a);
+      }
+      return decided;
+    }
+
+    /** A searched level's verdict: false with the anomaly types that rule it out, else the search's. */
+    Verdict verdict(Level l, List<String> types, Verdict d) {
+      if (!types.isEmpty()) return new Verdict(Verdict.Value.FALSE, null, types);
+      if (d != null && d.value == Verdict.Value.FALSE) return new Verdict(Verdict.Value.FALSE, null, List.of("unclassified-cycle"));
+      return d;
     }
 
     LinkedHashMap<Level, Verdict> registerLevels(Set<Level> req, Level.Family maxFam) {
@@ -296,52 +334,10 @@ public final class Checker {
         acyclic[fi] = !s.hasCycle();
         if (!acyclic[fi]) reportSer(s, f, false);
       }
-      // The version order: the polygraph search (isocheck.check.si), strongest level first, so
-      // that a level another one implies is settled by it.
-      LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>();
-      isocheck.check.si.RegisterSearch search = null;
-      LinkedHashMap<String, Object> searchStats = new LinkedHashMap<>();
-      java.util.EnumMap<Level, isocheck.check.si.RegisterSearch.Outcome> outcomes = new java.util.EnumMap<>(Level.class);
-      long deadline = System.nanoTime() + o.timeLimitMs * 1_000_000L;
-      for (Level l : Level.values()) {
-        if (!req.contains(l) || !l.implemented()) continue;
-        if (!violating(l).isEmpty()) continue;
-        Level by = null;
-        for (java.util.Map.Entry<Level, Verdict> e : decided.entrySet()) {
-          if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(l)) by = e.getKey();
-        }
-        if (by != null) {
-          decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
-          continue;
-        }
-        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts);
-        isocheck.check.si.RegisterSearch.Outcome oc = search.decide(l, deadline);
-        outcomes.put(l, oc);
-        searchStats.put(l.id, oc.stats);
-        decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
-      }
-      if (!searchStats.isEmpty()) stats.put("search", searchStats);
-      // Counterexamples weakest level first: a stronger level a weaker one's counterexample
-      // already rules out (by its name) adds none of its own.
-      Level[] all = Level.values();
-      for (int i = all.length - 1; i >= 0; i--) {
-        isocheck.check.si.RegisterSearch.Outcome oc = outcomes.get(all[i]);
-        if (oc == null || !violating(all[i]).isEmpty()) continue;
-        for (Anomaly a : oc.anomalies) anomalies.add(a);
-      }
+      // The version order: the polygraph search (isocheck.check.si).
+      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts), l -> false);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
-      for (Level l : req) {
-        if (!l.implemented()) {
-          out.put(l, unimplemented(l));
-          continue;
-        }
-        List<String> types = violating(l);
-        Verdict d = decided.get(l);
-        if (!types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
-        else if (d != null && d.value == Verdict.Value.FALSE) {
-          out.put(l, new Verdict(Verdict.Value.FALSE, null, List.of("unclassified-cycle")));
-        } else out.put(l, d);
-      }
+      for (Level l : req) out.put(l, l.implemented() ? verdict(l, violating(l), decided.get(l)) : unimplemented(l));
       return out;
     }
 
@@ -356,6 +352,41 @@ public final class Checker {
       for (String t : anomalies.types()) if (Level.violatedBy(t).contains(l)) r.add(t);
       java.util.Collections.sort(r);
       return r;
+    }
+
+    /** The old search for an order of never-read appends (UnreadOrder), kept to compare with the engine. */
+    LinkedHashMap<Level, Verdict> legacyUnread(Set<Level> req, int top, boolean anySi, boolean[] serAcyclic, boolean[] siAcyclic,
+                                               ListAppendAnalysis la) {
+      UnreadOrder.Outcome[] uo = new UnreadOrder.Outcome[3];
+      if (anySi) {
+        int multi = 0;
+        for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
+        boolean pre = hasPrecheck();
+        UnreadOrder.Outcome prev = null;
+        for (int fi = 0; fi <= top && multi > 0 && !pre; fi++) {
+          Level.Family f = Level.Family.values()[fi];
+          boolean wanted = false;
+          for (Level l : req) if (l.implemented() && l.kind == Level.Kind.SI && l.family.ordinal() >= fi) wanted = true;
+          if (!wanted || !siAcyclic[fi]) continue;
+          if (serAcyclic[fi]) continue; // a topological order of the acyclic SER graph orders them
+          if (prev != null && prev.status == UnreadOrder.Status.VIOLATED) {
+            uo[fi] = prev;
+            continue;
+          }
+          uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget, completionHint());
+          if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la);
+          prev = uo[fi];
+        }
+      }
+      LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
+      for (Level l : req) {
+        if (!l.implemented() || l.kind == Level.Kind.WEAK) continue;
+        int fi = l.family.ordinal();
+        if (l.kind == Level.Kind.SI && uo[fi] != null && uo[fi].status == UnreadOrder.Status.UNKNOWN) {
+          out.put(l, new Verdict(Verdict.Value.UNKNOWN, uo[fi].reason, List.of()));
+        } else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+      }
+      return out;
     }
 
     boolean hasPrecheck() {

@@ -12,8 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The generalized polygraph of an rw-register history (PolySI, PVLDB'23, Def. 9 and §4.2), over
- * its committed transactions. Values are unique per key, so every read names the version it
+ * The generalized polygraph of a history (PolySI, PVLDB'23, Def. 9 and §4.2), over its committed
+ * transactions: known edges, and constraints of two sides each, exactly one of which holds. This
+ * class builds it for rw-register histories ({@link #of}); {@link AppendSearch#polygraph} builds
+ * the list-append one, whose only open orders are those of appends no read observed.
+ *
+ * <p>rw-register. Values are unique per key, so every read names the version it
  * read (reads-from is known); only the version (write-write) order is unknown.
  *
  * <ul>
@@ -45,8 +49,12 @@ public final class Polygraph {
   /** A read of the initial state, as a version's writer. */
   public static final int BOT = -1;
 
-  /** Why a known edge holds, for explanations. */
-  public static final int READS_FROM = 0, READ_MODIFY_WRITE = 1, INITIAL_READ = 2, OVERWRITTEN_READ = 3, ORDER = 4;
+  /**
+   * Why a known edge holds, for explanations; TRANSLATED: the workload's analysis fixed it and
+   * explains it (list-append: the version order read off the lists).
+   */
+  public static final int READS_FROM = 0, READ_MODIFY_WRITE = 1, INITIAL_READ = 2, OVERWRITTEN_READ = 3, ORDER = 4,
+      TRANSLATED = 5;
 
   public final History h;
   public final int nTxns;
@@ -54,9 +62,9 @@ public final class Polygraph {
   public final int nodes;
   public final boolean[] committed;
   /** Known edges over transactions (and relays), labelled {@link Edge} types. */
-  public final EdgeList known = new EdgeList();
+  public final EdgeList known;
   /** Per known edge: the key it is about (-1 for SO and RT), and why it holds (the constants above). */
-  public final IntList knownKey = new IntList(), knownWhy = new IntList();
+  public final IntList knownKey, knownWhy;
   /** Constraints: the writer pairs, first &lt; second. */
   public final int[] first, second;
   /** Side s of constraint c holds edges [sideStart[2c+s], sideStart[2c+s+1]) of sideSrc/Dst/Type/Key. */
@@ -67,12 +75,22 @@ public final class Polygraph {
   /** A lost update: {key, the version's writer or BOT, t1, t2}. */
   public static int[] lostUpdate(int key, int version, int t1, int t2) { return new int[] {key, version, t1, t2}; }
 
-  private Polygraph(History h, int nodes, boolean[] committed, int[] first, int[] second, int[] sideStart, int[] src,
-                    int[] dst, int[] type, int[] key) {
+  /**
+   * A polygraph over {@code nodes} nodes (the history's transactions, then realtime relays): the
+   * known edges with their keys and reasons, and the constraints' sides as flat arrays (see the
+   * fields). Each workload's builder fills these ({@link #of}, {@link AppendSearch#polygraph}).
+   */
+  Polygraph(History h, int nodes, boolean[] committed, EdgeList known, IntList knownKey, IntList knownWhy, int[] first,
+            int[] second, int[] sideStart, int[] src, int[] dst, int[] type, int[] key) {
+    if (knownKey.size() != known.size() || knownWhy.size() != known.size()) throw new IllegalArgumentException("known edges without reasons");
+    if (sideStart.length != 2 * first.length + 1 || second.length != first.length) throw new IllegalArgumentException("bad sides");
     this.h = h;
     this.nTxns = h.nTxns;
     this.nodes = nodes;
     this.committed = committed;
+    this.known = known;
+    this.knownKey = knownKey;
+    this.knownWhy = knownWhy;
     this.first = first;
     this.second = second;
     this.sideStart = sideStart;
@@ -272,10 +290,8 @@ public final class Polygraph {
         relays = Orders.realtime(h, committed, rt);
         for (int i = 0; i < rt.size(); i++) parts.known(rt.src(i), rt.dst(i), Edge.RT, -1, ORDER);
       }
-      Polygraph p = new Polygraph(h, n + relays, committed, first.toArray(), second.toArray(), start, src, dst, type, key);
-      for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
-      p.knownKey.addAll(knownKey);
-      p.knownWhy.addAll(knownWhy);
+      Polygraph p = new Polygraph(h, n + relays, committed, known, knownKey, knownWhy, first.toArray(), second.toArray(),
+          start, src, dst, type, key);
       p.lostUpdates.addAll(lost);
       return p;
     }

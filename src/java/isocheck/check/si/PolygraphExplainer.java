@@ -10,26 +10,36 @@ import isocheck.report.Steps;
 import java.util.HashMap;
 
 /**
- * Explains the steps of an rw-register cycle (PolySI §5.3: counterexamples in base steps): a
- * reads-from step as {@link RegisterAnalysis} does, and each write-write or anti-dependency step
+ * Explains the steps of a polygraph's cycle (PolySI §5.3: counterexamples in base steps): a
+ * reads-from step as the workload's analysis does, and each write-write or anti-dependency step
  * by why it holds: a read-modify-write, a read of the initial state, a read of a version another
- * transaction read and overwrote, an order pruning forced (the other one closes a cycle), or the
+ * transaction read and overwrote (rw-register), an order the list-append translator fixed (by
+ * its analysis), an order pruning or the solver forced (the other one closes a cycle), or the
  * order under consideration when both orders of a pair close one.
  */
 final class PolygraphExplainer implements Steps.DataExplainer {
   private final Polygraph p;
   private final History h;
+  /** The workload's explanations of the edges it fixed. */
+  private final Steps.DataExplainer data;
+  /** rw-register only (null for list-append): which version each read saw. */
   private final RegisterAnalysis ra;
   /** (from, to, type) → known edge index. */
   private final HashMap<Long, Integer> known = new HashMap<>();
   /** (from, to, type) → side edge index, for decided sides (forced) and the side considered. */
   private final HashMap<Long, Integer> forced = new HashMap<>(), considered = new HashMap<>();
 
-  PolygraphExplainer(Polygraph p, RegisterAnalysis ra) {
+  PolygraphExplainer(Polygraph p, Steps.DataExplainer data, RegisterAnalysis ra) {
     this.p = p;
     this.h = p.h;
+    this.data = data;
     this.ra = ra;
-    for (int i = 0; i < p.known.size(); i++) known.putIfAbsent(key(p.known.src(i), p.known.dst(i), p.known.type(i)), i);
+    // Known edges with a reason of their own (rw-register); the workload's analysis explains the
+    // others, and Steps process and realtime order.
+    for (int i = 0; i < p.knownWhy.size(); i++) {
+      int why = p.knownWhy.get(i);
+      if (why != Polygraph.TRANSLATED && why != Polygraph.ORDER) known.putIfAbsent(key(p.known.src(i), p.known.dst(i), p.known.type(i)), i);
+    }
   }
 
   private static long key(int a, int b, int type) { return ((long) a << 36) | ((long) b << 8) | type; }
@@ -56,14 +66,14 @@ final class PolygraphExplainer implements Steps.DataExplainer {
 
   @Override
   public Steps.Step explain(int a, int b, int type) {
-    if (type == Edge.WR) return ra.explain(a, b, type);
+    if (type == Edge.WR) return data.explain(a, b, type);
     Integer k = known.get(key(a, b, type));
     if (k != null) return knownStep(a, b, type, p.knownKey.get(k), p.knownWhy.get(k));
     Integer e = considered.get(key(a, b, type));
     if (e != null) return sideStep(a, b, type, p.sideKey[e], " (the order considered)");
     e = forced.get(key(a, b, type));
     if (e != null) return sideStep(a, b, type, p.sideKey[e], " (forced: the other order of these two writers closes a cycle)");
-    return null;
+    return data.explain(a, b, type);
   }
 
   private Steps.Step knownStep(int a, int b, int type, int k, int why) {
@@ -85,6 +95,10 @@ final class PolygraphExplainer implements Steps.DataExplainer {
   }
 
   private Steps.Step sideStep(int a, int b, int type, int k, String qualifier) {
+    if (type == Edge.WW && h.workload == History.Workload.APPEND) {
+      return step(type, k, h.name(a) + "'s append to key " + h.keyStr(k) + " (" + value(a, k) + ") comes before " + h.name(b)
+          + "'s (" + value(b, k) + "), neither ever read" + qualifier);
+    }
     if (type == Edge.WW) {
       return step(type, k, h.name(a) + "'s write of key " + h.keyStr(k) + " (" + value(a, k) + ") comes before " + h.name(b)
           + "'s (" + value(b, k) + ")" + qualifier);
@@ -110,11 +124,11 @@ final class PolygraphExplainer implements Steps.DataExplainer {
     return Polygraph.BOT;
   }
 
-  /** Transaction t's last write of key k, rendered (nil for the initial state). */
+  /** Transaction t's last write (or append) of key k, rendered (nil for the initial state). */
   private String value(int t, int k) {
     if (t < 0) return "nil";
     for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
-      if (h.mopKind(m) == OpRecord.WRITE && h.mopKey(m) == k) return h.valueStr(h.mopVal(m));
+      if ((h.mopKind(m) == OpRecord.WRITE || h.mopKind(m) == OpRecord.APPEND) && h.mopKey(m) == k) return h.valueStr(h.mopVal(m));
     }
     return "?";
   }
