@@ -264,15 +264,27 @@ public abstract class PolygraphSearch {
     }
     Steps steps = new Steps(h, px);
     if (refuteAsPair() && ref != null) {
-      // A forced order on the final cycle, and the cycle that forced it: both orders of that
-      // pair close a cycle.
-      for (int i = 0; i < ec.length(); i++) {
-        int lit = ec.lits[i];
-        if (lit == 0) continue;
-        for (Refutation.Step step : ref.steps) {
-          if (step.lit != lit || step.reason != Refutation.Reason.CYCLE || step.cycle == null) continue;
+      // An order on the final cycle whose opposite closes a cycle too, with the known edges and
+      // the orders forced at the root (true in every compatible graph): the cycle that forced
+      // it, or else one found under the flipped order. Both orders of that pair close a cycle.
+      int[] root = lits.stream().mapToInt(Integer::intValue).toArray();
+      for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < ec.length(); i++) {
+          int lit = ec.lits[i];
+          if (lit == 0) continue;
+          EdgeCycle other = null;
+          if (pass == 0) {
+            for (Refutation.Step step : ref.steps) {
+              if (step.lit == lit && step.reason == Refutation.Reason.CYCLE && step.cycle != null) other = step.cycle;
+            }
+          } else {
+            int[] flipped = root.clone();
+            for (int j = 0; j < flipped.length; j++) if (flipped[j] == lit) flipped[j] = -lit;
+            other = s.cycleUnder(flipped);
+          }
+          if (other == null) continue;
           int c = ofVar[Math.abs(lit)], side = lit > 0 ? 0 : 1;
-          Cycle c0 = txnCycle(g, edgeCycle(g, pr, ec, ofVar)), c1 = txnCycle(g, edgeCycle(g, pr, step.cycle, ofVar));
+          Cycle c0 = txnCycle(g, edgeCycle(g, pr, ec, ofVar)), c1 = txnCycle(g, edgeCycle(g, pr, other, ofVar));
           return pair(l, g, px, steps, c, side, c0, c1, name(c0, l.family, serOnly));
         }
       }
