@@ -114,7 +114,11 @@
                                (str (.id ^Level l) "="
                                     (str/lower-case (str (.value ^isocheck.check.Verdict (get (.levels r) l)))))))
      :anomalies (reduce + (vals (.counts (.anomalies r))))
-     :ms (get (.stats r) "ms")}))
+     :ms (get (.stats r) "ms")
+     ;; How each level was decided, and the never-read-append pairs its search had open.
+     :search (str/join " " (for [[l m] (get (.stats r) "search")]
+                             (str l "=" (get m "decided-by")
+                                  (when-let [c (get m "constraints")] (str "/" c)))))}))
 
 (defn- row [{:keys [txns ops bytes parse-s load-s load-peak check-s check-peak hist-heap]}]
   (format "%,10d %,10d %8s %,11.0f %7.2f s %,11.0f %8s %7.2f s %,11.0f %9s %9s"
@@ -401,6 +405,7 @@
         (let [r (run-size store n dir)]
           (println (row r))
           (println (format "%10s verdicts: %s; %d anomalies; check ms %s" "" (:verdicts r) (:anomalies r) (:ms r)))
+          (println (format "%10s search (decided-by/constraints): %s" "" (:search r)))
           (flush))))
     (Files/deleteIfExists dir)
     (shutdown-agents)

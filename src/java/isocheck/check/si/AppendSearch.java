@@ -148,10 +148,10 @@ public final class AppendSearch extends PolygraphSearch {
         }
       }
     }
-    // Known edges: the translator's graph, restricted to f's orders, one edge per type.
+    // Known edges: the translator's graph, restricted to f's orders, one edge per type. The
+    // translator's analysis explains them (no reasons of their own).
     int filter = Edge.DATA | f.bits;
     EdgeList known = new EdgeList(g.edgeCount() + 16);
-    IntList knownKey = new IntList(g.edgeCount() + 16), knownWhy = new IntList(g.edgeCount() + 16);
     for (int v = 0; v < g.n; v++) {
       for (int e = g.start(v); e < g.end(v); e++) {
         int m = g.mask(e) & filter;
@@ -159,13 +159,11 @@ public final class AppendSearch extends PolygraphSearch {
           int bit = Integer.lowestOneBit(m);
           m &= m - 1;
           known.add(v, g.target(e), bit);
-          knownKey.add(-1);
-          knownWhy.add((bit & Edge.DATA) != 0 ? Polygraph.TRANSLATED : Polygraph.ORDER);
         }
       }
     }
-    return new Polygraph(h, g.n, la.committed, known, knownKey, knownWhy, first.toArray(), second.toArray(), start, src, dst,
-        type, key);
+    return new Polygraph(h, g.n, la.committed, known, new IntList(1), new IntList(1), first.toArray(), second.toArray(), start,
+        src, dst, type, key);
   }
 
   @Override

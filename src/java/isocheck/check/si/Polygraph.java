@@ -63,7 +63,10 @@ public final class Polygraph {
   public final boolean[] committed;
   /** Known edges over transactions (and relays), labelled {@link Edge} types. */
   public final EdgeList known;
-  /** Per known edge: the key it is about (-1 for SO and RT), and why it holds (the constants above). */
+  /**
+   * Per known edge: the key it is about (-1 for SO and RT), and why it holds (the constants
+   * above); both empty when the workload's analysis explains every known edge (list-append).
+   */
   public final IntList knownKey, knownWhy;
   /** Constraints: the writer pairs, first &lt; second. */
   public final int[] first, second;
@@ -78,11 +81,13 @@ public final class Polygraph {
   /**
    * A polygraph over {@code nodes} nodes (the history's transactions, then realtime relays): the
    * known edges with their keys and reasons, and the constraints' sides as flat arrays (see the
-   * fields). Each workload's builder fills these ({@link #of}, {@link AppendSearch#polygraph}).
+   * fields; the reasons may be left empty). Each workload's builder fills these ({@link #of},
+   * {@link AppendSearch#polygraph}).
    */
   Polygraph(History h, int nodes, boolean[] committed, EdgeList known, IntList knownKey, IntList knownWhy, int[] first,
             int[] second, int[] sideStart, int[] src, int[] dst, int[] type, int[] key) {
-    if (knownKey.size() != known.size() || knownWhy.size() != known.size()) throw new IllegalArgumentException("known edges without reasons");
+    boolean reasons = knownKey.size() == known.size() && knownWhy.size() == known.size();
+    if (!reasons && (knownKey.size() > 0 || knownWhy.size() > 0)) throw new IllegalArgumentException("known edges without reasons");
     if (sideStart.length != 2 * first.length + 1 || second.length != first.length) throw new IllegalArgumentException("bad sides");
     this.h = h;
     this.nTxns = h.nTxns;

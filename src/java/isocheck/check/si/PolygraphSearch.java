@@ -160,8 +160,11 @@ public abstract class PolygraphSearch {
     // history's own time suggests leave it acyclic the level holds: the common case, with
     // neither pruning nor solver. Then pruning to a fixpoint, the time order again, the solver.
     // (Without the shortcuts, as tests compare, the solver decides alone.)
-    Pruning pr = new Pruning(g).checkOnly();
-    if (shortcuts && pr.status == Pruning.Status.OPEN && topologicalChoice(g, pr)) {
+    Pruning pr = new Pruning(g).build();
+    int[] pos = shortcuts ? timeOrder(g, pr.last) : null;
+    if (pos == null) pr.checkOnly();
+    else pr.acyclic();
+    if (shortcuts && pr.status == Pruning.Status.OPEN && topologicalChoice(g, pr, pos)) {
       st.put("prune-ms", (System.nanoTime() - tp) / 1_000_000L);
       st.put("open", (long) p.constraints());
       st.put("decided-by", new Kw("time-order"));
@@ -188,7 +191,8 @@ public abstract class PolygraphSearch {
     }
     int open = p.constraints() - pr.decided;
     st.put("open", (long) open);
-    if (shortcuts && topologicalChoice(g, pr)) {
+    int[] again = shortcuts ? timeOrder(g, pr.last) : null;
+    if (again != null && topologicalChoice(g, pr, again)) {
       st.put("decided-by", new Kw("time-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
@@ -320,29 +324,84 @@ public abstract class PolygraphSearch {
   }
 
   /**
-   * Chooses, for every open constraint, the side whose first edge agrees with a topological order
-   * of the pruned graph; true when known ∪ decided ∪ chosen is acyclic (then the level holds).
+   * Chooses, for every open constraint, the side whose first edge agrees with pos, a topological
+   * order of the pruned graph; true when known ∪ decided ∪ chosen is acyclic (then the level holds).
    */
-  private boolean topologicalChoice(LevelGraph g, Pruning pr) {
-    int[] pos = timeOrder(g, pr.last);
+  private boolean topologicalChoice(LevelGraph g, Pruning pr, int[] pos) {
     int[] choice = pr.choice.clone();
-    boolean forward = true;
     for (int c = 0; c < choice.length; c++) {
-      if (choice[c] < 0) {
-        // The version order follows the writers' commits (serializability: the transactions).
-        int a = g.p.first[c], b = g.p.second[c];
-        choice[c] = g.si ? (pos[BcGraph.commit(a)] < pos[BcGraph.commit(b)] ? 0 : 1) : (pos[a] < pos[b] ? 0 : 1);
+      if (choice[c] >= 0) continue;
+      // The version order follows the writers' commits (serializability: the transactions).
+      int a = g.p.first[c], b = g.p.second[c];
+      choice[c] = g.si ? (pos[BcGraph.commit(a)] < pos[BcGraph.commit(b)] ? 0 : 1) : (pos[a] < pos[b] ? 0 : 1);
+    }
+    return acyclicWith(g, pr.last, pos, choice);
+  }
+
+  /**
+   * Whether d (acyclic, pos a topological order of it) stays acyclic with the edges of each
+   * constraint's chosen side. An edge that goes forward in pos cannot close a cycle by itself;
+   * every node of a cycle lies between the two ends of one of the backward edges on it (walking
+   * the cycle, positions rise along forward edges and fall only along backward ones). So only
+   * the nodes inside those intervals are searched, by Kahn's algorithm: where the history's
+   * time order is close to a valid one, few and short intervals, not the whole graph.
+   */
+  private static boolean acyclicWith(LevelGraph g, Digraph d, int[] pos, int[] choice) {
+    int n = d.n;
+    int[] cover = null;
+    isocheck.util.IntList extra = new isocheck.util.IntList();
+    for (int c = 0; c < choice.length; c++) {
+      for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) {
+        int u = g.sideSrc[e], v = g.sideDst[e];
+        extra.add(u);
+        extra.add(v);
+        if (pos[u] < pos[v]) continue;
+        if (cover == null) cover = new int[n + 1];
+        cover[pos[v]]++;
+        cover[pos[u] + 1]--;
       }
-      for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]) && forward; e++) forward = pos[g.sideSrc[e]] < pos[g.sideDst[e]];
     }
-    // Every side edge goes forward in a topological order of the known graph: still acyclic.
-    if (forward) return true;
-    isocheck.graph.EdgeList es = new isocheck.graph.EdgeList(g.known.size() + 1024);
-    for (int i = 0; i < g.known.size(); i++) es.add(g.known.src(i), g.known.dst(i), g.known.type(i));
-    for (int c = 0; c < choice.length; c++) {
-      for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) es.add(g.sideSrc[e], g.sideDst[e], g.p.sideType[e]);
+    if (cover == null) return true;
+    // Nodes by position, those inside some backward interval marked.
+    int[] at = new int[n];
+    for (int v = 0; v < n; v++) at[pos[v]] = v;
+    boolean[] in = new boolean[n];
+    int inside = 0;
+    for (int p = 0, depth = 0; p < n; p++) {
+      depth += cover[p];
+      if (depth > 0) {
+        in[at[p]] = true;
+        inside++;
+      }
     }
-    return !Scc.of(Digraph.of(g.nodes, es), ~0).hasCycle();
+    // The chosen edges inside, as CSR.
+    int[] xs = new int[n + 1];
+    for (int i = 0; i < extra.size(); i += 2) if (in[extra.get(i)] && in[extra.get(i + 1)]) xs[extra.get(i) + 1]++;
+    for (int v = 0; v < n; v++) xs[v + 1] += xs[v];
+    int[] xt = new int[xs[n]], fill = java.util.Arrays.copyOf(xs, n);
+    for (int i = 0; i < extra.size(); i += 2) {
+      int u = extra.get(i), v = extra.get(i + 1);
+      if (in[u] && in[v]) xt[fill[u]++] = v;
+    }
+    int[] indeg = new int[n];
+    for (int p = 0; p < n; p++) {
+      int v = at[p];
+      if (!in[v]) continue;
+      for (int e = d.start(v); e < d.end(v); e++) if (in[d.target(e)]) indeg[d.target(e)]++;
+      for (int i = xs[v]; i < xs[v + 1]; i++) indeg[xt[i]]++;
+    }
+    int[] queue = new int[inside];
+    int head = 0, tail = 0;
+    for (int p = 0; p < n; p++) if (in[at[p]] && indeg[at[p]] == 0) queue[tail++] = at[p];
+    while (head < tail) {
+      int v = queue[head++];
+      for (int e = d.start(v); e < d.end(v); e++) {
+        int w = d.target(e);
+        if (in[w] && --indeg[w] == 0) queue[tail++] = w;
+      }
+      for (int i = xs[v]; i < xs[v + 1]; i++) if (--indeg[xt[i]] == 0) queue[tail++] = xt[i];
+    }
+    return tail == inside;
   }
 
   /**
@@ -350,36 +409,103 @@ public abstract class PolygraphSearch {
    * where d leaves a choice (Kahn's algorithm, the ready node that happened first next): a
    * transaction by its completion (serializability), a begin by its invocation and a commit by
    * its completion (snapshot isolation); relays as soon as they are ready. A store that is
-   * correct usually committed in an order close to this, so its sides agree with it.
+   * correct usually committed in an order close to this, so its sides agree with it. Null when
+   * d has a cycle (Kahn's algorithm stops short).
    */
   private int[] timeOrder(LevelGraph g, Digraph d) {
     int n = d.n;
-    long[] prio = new long[n];
+    // Ranks: relays 0, then op ordinals + 1, then transactions never completed (by invocation).
+    long[] at = new long[n];
+    long maxOrd = 0;
     for (int v = 0; v < n; v++) {
       int t = g.owner(v);
-      if (t >= g.p.nTxns) prio[v] = Long.MIN_VALUE;
-      else {
-        long c = h.completeOrdinal(t), i = h.invokeOrdinal(t);
-        boolean begin = g.si && (v & 1) == 0;
-        long at = begin ? (i >= 0 ? i : c) : (c >= 0 ? c : Long.MAX_VALUE / 4 + Math.max(0, i));
-        prio[v] = at;
+      if (t >= g.p.nTxns) {
+        at[v] = -1;
+        continue;
       }
+      long c = h.completeOrdinal(t), i = h.invokeOrdinal(t);
+      boolean begin = g.si && (v & 1) == 0;
+      at[v] = begin ? (i >= 0 ? i : c) : c;
+      if (at[v] < 0) at[v] = -2 - Math.max(0, i); // never completed: after every ordinal, by invocation
+      else maxOrd = Math.max(maxOrd, at[v]);
+    }
+    long[] rank = new long[n];
+    long top = 0;
+    for (int v = 0; v < n; v++) {
+      rank[v] = at[v] == -1 ? 0 : at[v] >= 0 ? at[v] + 1 : maxOrd + 2 + (-2 - at[v]);
+      top = Math.max(top, rank[v]);
+    }
+    // Nodes sorted by (rank, node): counting sort.
+    int[] sorted = new int[n];
+    if (top < 4L * n + 1024) {
+      int[] cnt = new int[(int) top + 2];
+      for (int v = 0; v < n; v++) cnt[(int) rank[v] + 1]++;
+      for (int r = 0; r <= top; r++) cnt[r + 1] += cnt[r];
+      for (int v = 0; v < n; v++) sorted[cnt[(int) rank[v]]++] = v;
+    } else {
+      Integer[] boxed = new Integer[n];
+      for (int v = 0; v < n; v++) boxed[v] = v;
+      java.util.Arrays.sort(boxed, (x, y) -> rank[x] != rank[y] ? Long.compare(rank[x], rank[y]) : Integer.compare(x, y));
+      for (int v = 0; v < n; v++) sorted[v] = boxed[v];
     }
     int[] indeg = new int[n];
     for (int v = 0; v < n; v++) for (int e = d.start(v); e < d.end(v); e++) indeg[d.target(e)]++;
-    java.util.PriorityQueue<long[]> q = new java.util.PriorityQueue<>((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
-    for (int v = 0; v < n; v++) if (indeg[v] == 0) q.add(new long[] {prio[v], v});
+    // Kahn's algorithm, the ready node of least (rank, node) next: those at or after the cursor
+    // in sorted order are found by scanning; those the cursor passed before they were ready wait
+    // in a heap (few, when the graph mostly follows time).
+    int[] index = new int[n];
+    for (int k = 0; k < n; k++) index[sorted[k]] = k;
+    int[] heap = new int[16];
+    int size = 0, cursor = 0, k = 0;
+    boolean[] done = new boolean[n];
     int[] pos = new int[n];
-    int k = 0;
-    while (!q.isEmpty()) {
-      int v = (int) q.poll()[1];
+    while (true) {
+      while (cursor < n && (done[sorted[cursor]] || indeg[sorted[cursor]] > 0)) cursor++;
+      int v;
+      if (cursor < n && (size == 0 || before(rank, sorted[cursor], heap[0]))) v = sorted[cursor++];
+      else if (size > 0) {
+        v = heap[0];
+        size = pop(heap, size, rank);
+      } else break;
+      done[v] = true;
       pos[v] = k++;
       for (int e = d.start(v); e < d.end(v); e++) {
         int w = d.target(e);
-        if (--indeg[w] == 0) q.add(new long[] {prio[w], w});
+        if (--indeg[w] == 0 && index[w] < cursor) {
+          if (size == heap.length) heap = java.util.Arrays.copyOf(heap, size * 2);
+          size = push(heap, size, rank, w);
+        }
       }
     }
-    return pos;
+    return k == n ? pos : null;
+  }
+
+  private static boolean before(long[] prio, int a, int b) { return prio[a] != prio[b] ? prio[a] < prio[b] : a < b; }
+
+  private static int push(int[] heap, int size, long[] prio, int v) {
+    int i = size++;
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      if (!before(prio, v, heap[parent])) break;
+      heap[i] = heap[parent];
+      i = parent;
+    }
+    heap[i] = v;
+    return size;
+  }
+
+  private static int pop(int[] heap, int size, long[] prio) {
+    int v = heap[--size], i = 0;
+    while (true) {
+      int l = 2 * i + 1;
+      if (l >= size) break;
+      int m = l + 1 < size && before(prio, heap[l + 1], heap[l]) ? l + 1 : l;
+      if (!before(prio, heap[m], v)) break;
+      heap[i] = heap[m];
+      i = m;
+    }
+    if (size > 0) heap[i] = v;
+    return size;
   }
 
   // ------------------------------------------------------------------ counterexamples

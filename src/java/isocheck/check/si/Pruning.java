@@ -50,10 +50,26 @@ final class Pruning {
 
   /** Only checks the known graph for a cycle, deciding no constraint (the solver then decides them all). */
   Pruning checkOnly() {
+    if (last == null) last = graph();
     rounds = 1;
-    last = graph();
     lastScc = Scc.of(last, ~0);
     status = lastScc.hasCycle() ? Status.VIOLATED : choice.length == 0 ? Status.DECIDED : Status.OPEN;
+    return this;
+  }
+
+  /**
+   * As {@link #checkOnly}, when the caller has found a topological order of the known graph
+   * ({@link #last}, built first): acyclic, so no component search.
+   */
+  Pruning acyclic() {
+    rounds = 1;
+    status = choice.length == 0 ? Status.DECIDED : Status.OPEN;
+    return this;
+  }
+
+  /** Builds the known graph with the decided sides ({@link #last}), deciding nothing. */
+  Pruning build() {
+    last = graph();
     return this;
   }
 
@@ -132,6 +148,7 @@ final class Pruning {
 
   /** The known graph with every decided side. */
   Digraph graph() {
+    if (decided == 0) return Digraph.of(g.nodes, g.known);
     EdgeList es = new EdgeList(g.known.size() + 1024);
     for (int i = 0; i < g.known.size(); i++) es.add(g.known.src(i), g.known.dst(i), g.known.type(i));
     for (int c = 0; c < choice.length; c++) {
