@@ -335,14 +335,15 @@
     (doseq [l levels
             :let [lv (Level/parse (name l))
                   v (get (.levels r) lv)
-                  m (get search (.id lv))]]
+                  m (get search (.id lv))
+                  m (when-not (= ":implied" (str (get m "decided-by"))) m)]]
       (println (format "  %-36s %-8s %s" (.id lv) (str (.value ^isocheck.check.Verdict v))
                        (if m
                          (format "polygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, solver %s, by %s"
                                  (long (get m "polygraph-ms" 0)) (long (get m "prune-ms" 0)) (long (get m "pruning-rounds" 0))
                                  (long (get m "constraints" 0)) (long (get m "open" 0))
                                  (if-let [sv (get m "solver")] (format "%d ms, %d conflicts" (long (get sv "ms")) (long (get sv "conflicts" 0))) "-")
-                                 (str (or (get m "decided-by") (if (= "FALSE" (str (.value ^isocheck.check.Verdict v))) "pruning or pre-check" "pruning"))))
+                                 (str (get m "decided-by")))
                          (str "decided without a search of its own" (when-let [t (seq (.anomalyTypes ^isocheck.check.Verdict v))] (str ": " (vec t))))))))
     (flush)))
 

@@ -46,6 +46,7 @@ public final class RegisterSearch extends PolygraphSearch {
       for (int[] lu : p.lostUpdates) lost.add(lostUpdate(lu));
     }
     st.put("lost-updates", (long) p.lostUpdates.size());
+    st.put("decided-by", new isocheck.history.Kw("lost-update"));
     return new Outcome(Verdict.Value.FALSE, null, new ArrayList<>(lost), st);
   }
 
