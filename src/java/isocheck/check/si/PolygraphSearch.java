@@ -415,24 +415,19 @@ public abstract class PolygraphSearch {
   private int[] timeOrder(LevelGraph g, Digraph d) {
     int n = d.n;
     // Ranks: relays 0, then op ordinals + 1, then transactions never completed (by invocation).
-    long[] at = new long[n];
+    long[] rank = new long[n];
     long maxOrd = 0;
     for (int v = 0; v < n; v++) {
       int t = g.owner(v);
-      if (t >= g.p.nTxns) {
-        at[v] = -1;
-        continue;
-      }
+      if (t >= g.p.nTxns) continue;
       long c = h.completeOrdinal(t), i = h.invokeOrdinal(t);
-      boolean begin = g.si && (v & 1) == 0;
-      at[v] = begin ? (i >= 0 ? i : c) : c;
-      if (at[v] < 0) at[v] = -2 - Math.max(0, i); // never completed: after every ordinal, by invocation
-      else maxOrd = Math.max(maxOrd, at[v]);
+      long at = g.si && (v & 1) == 0 && i >= 0 ? i : c;
+      rank[v] = at >= 0 ? at + 1 : -1 - Math.max(0, i); // never completed: placed below
+      if (at >= 0) maxOrd = Math.max(maxOrd, at + 1);
     }
-    long[] rank = new long[n];
     long top = 0;
     for (int v = 0; v < n; v++) {
-      rank[v] = at[v] == -1 ? 0 : at[v] >= 0 ? at[v] + 1 : maxOrd + 2 + (-2 - at[v]);
+      if (rank[v] < 0) rank[v] = maxOrd + 1 + (-1 - rank[v]);
       top = Math.max(top, rank[v]);
     }
     // Nodes sorted by (rank, node): counting sort.
@@ -452,32 +447,30 @@ public abstract class PolygraphSearch {
     for (int v = 0; v < n; v++) for (int e = d.start(v); e < d.end(v); e++) indeg[d.target(e)]++;
     // Kahn's algorithm, the ready node of least (rank, node) next: those at or after the cursor
     // in sorted order are found by scanning; those the cursor passed before they were ready wait
-    // in a heap (few, when the graph mostly follows time).
-    int[] index = new int[n];
-    for (int k = 0; k < n; k++) index[sorted[k]] = k;
+    // in a heap (few, when the graph mostly follows time). pos[v] > 0 once v is placed.
     int[] heap = new int[16];
     int size = 0, cursor = 0, k = 0;
-    boolean[] done = new boolean[n];
     int[] pos = new int[n];
     while (true) {
-      while (cursor < n && (done[sorted[cursor]] || indeg[sorted[cursor]] > 0)) cursor++;
+      while (cursor < n && (pos[sorted[cursor]] > 0 || indeg[sorted[cursor]] > 0)) cursor++;
       int v;
       if (cursor < n && (size == 0 || before(rank, sorted[cursor], heap[0]))) v = sorted[cursor++];
       else if (size > 0) {
         v = heap[0];
         size = pop(heap, size, rank);
       } else break;
-      done[v] = true;
-      pos[v] = k++;
+      pos[v] = ++k;
       for (int e = d.start(v); e < d.end(v); e++) {
         int w = d.target(e);
-        if (--indeg[w] == 0 && index[w] < cursor) {
+        if (--indeg[w] == 0 && (cursor == n || before(rank, w, sorted[cursor]))) {
           if (size == heap.length) heap = java.util.Arrays.copyOf(heap, size * 2);
           size = push(heap, size, rank, w);
         }
       }
     }
-    return k == n ? pos : null;
+    if (k < n) return null;
+    for (int v = 0; v < n; v++) pos[v]--;
+    return pos;
   }
 
   private static boolean before(long[] prio, int a, int b) { return prio[a] != prio[b] ? prio[a] < prio[b] : a < b; }
