@@ -150,8 +150,9 @@ public final class AppendSearch extends PolygraphSearch {
     }
     // Known edges: the translator's graph, restricted to f's orders, one edge per type. The
     // translator's analysis explains them (no reasons of their own).
-    int filter = Edge.DATA | f.bits;
-    EdgeList known = new EdgeList(g.edgeCount() + 16);
+    int filter = Edge.DATA | f.bits, size = 0;
+    for (int e = 0; e < g.edgeCount(); e++) size += Integer.bitCount(g.mask(e) & filter);
+    EdgeList known = new EdgeList(size);
     for (int v = 0; v < g.n; v++) {
       for (int e = g.start(v); e < g.end(v); e++) {
         int m = g.mask(e) & filter;

@@ -27,20 +27,18 @@ final class LevelGraph {
     this.si = si;
     int n = p.nTxns, relays = p.nodes - n;
     nodes = si ? 2 * n + relays : p.nodes;
-    int extra = si ? n : 0;
-    known = new EdgeList(p.known.size() + extra);
-    if (si) {
-      for (int t = 0; t < n; t++) if (p.committed[t]) known.add(BcGraph.begin(t), BcGraph.commit(t), Edge.INTRA);
-    }
-    for (int i = 0; i < p.known.size(); i++) {
-      int type = p.known.type(i);
-      known.add(from(p.known.src(i), type), to(p.known.dst(i), type), type);
-    }
     if (!si) {
       // Transaction nodes: the polygraph's own edges (no copy).
+      known = p.known;
       sideSrc = p.sideSrc;
       sideDst = p.sideDst;
       return;
+    }
+    known = new EdgeList(p.known.size() + n);
+    for (int t = 0; t < n; t++) if (p.committed[t]) known.add(BcGraph.begin(t), BcGraph.commit(t), Edge.INTRA);
+    for (int i = 0; i < p.known.size(); i++) {
+      int type = p.known.type(i);
+      known.add(from(p.known.src(i), type), to(p.known.dst(i), type), type);
     }
     int m = p.sideSrc.length;
     sideSrc = new int[m];
