@@ -46,7 +46,9 @@
 ;; process-> T2 ww-> T1) needs process order. Level.violatedBy("G-single-item")
 ;; then rules out serializable and snapshot-isolation too: false positives at
 ;; the plain levels. The type should carry the strongest family the two
-;; alternatives need (here G-single-item-process).
+;; alternatives need (here G-single-item-process). (UnreadOrder is gone: the
+;; polygraph search, AppendSearch, names a counterexample found with a
+;; family's orders at least after that family.)
 
 (def unread-order-history
   [(ok 0 [[:append :y 5]])

@@ -114,7 +114,11 @@
                                (str (.id ^Level l) "="
                                     (str/lower-case (str (.value ^isocheck.check.Verdict (get (.levels r) l)))))))
      :anomalies (reduce + (vals (.counts (.anomalies r))))
-     :ms (get (.stats r) "ms")}))
+     :ms (get (.stats r) "ms")
+     ;; How each level was decided, and the never-read-append pairs its search had open.
+     :search (str/join " " (for [[l m] (get (.stats r) "search")]
+                             (str l "=" (get m "decided-by")
+                                  (when-let [c (get m "constraints")] (str "/" c)))))}))
 
 (defn- row [{:keys [txns ops bytes parse-s load-s load-peak check-s check-peak hist-heap]}]
   (format "%,10d %,10d %8s %,11.0f %7.2f s %,11.0f %8s %7.2f s %,11.0f %9s %9s"
@@ -331,14 +335,15 @@
     (doseq [l levels
             :let [lv (Level/parse (name l))
                   v (get (.levels r) lv)
-                  m (get search (.id lv))]]
+                  m (get search (.id lv))
+                  m (when-not (= ":implied" (str (get m "decided-by"))) m)]]
       (println (format "  %-36s %-8s %s" (.id lv) (str (.value ^isocheck.check.Verdict v))
                        (if m
                          (format "polygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, solver %s, by %s"
                                  (long (get m "polygraph-ms" 0)) (long (get m "prune-ms" 0)) (long (get m "pruning-rounds" 0))
                                  (long (get m "constraints" 0)) (long (get m "open" 0))
                                  (if-let [sv (get m "solver")] (format "%d ms, %d conflicts" (long (get sv "ms")) (long (get sv "conflicts" 0))) "-")
-                                 (str (or (get m "decided-by") (if (= "FALSE" (str (.value ^isocheck.check.Verdict v))) "pruning or pre-check" "pruning"))))
+                                 (str (get m "decided-by")))
                          (str "decided without a search of its own" (when-let [t (seq (.anomalyTypes ^isocheck.check.Verdict v))] (str ": " (vec t))))))))
     (flush)))
 
@@ -405,6 +410,7 @@
         (let [r (run-size store n dir)]
           (println (row r))
           (println (format "%10s verdicts: %s; %d anomalies; check ms %s" "" (:verdicts r) (:anomalies r) (:ms r)))
+          (println (format "%10s search (decided-by/constraints): %s" "" (:search r)))
           (flush))))
     (Files/deleteIfExists dir)
     (shutdown-agents)

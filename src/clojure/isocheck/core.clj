@@ -52,10 +52,11 @@
                       causal order
       :stop-at-first? weak levels: stop at the first anomaly per level
                       instead of finding them all (default false)
-      :time-limit     seconds for the search of an rw-register history's
-                      version order (serializable and SI levels; default
-                      60); past it a level still open is :unknown with the
-                      reason
+      :time-limit     seconds for the search of the serializable and SI
+                      levels: an rw-register history's version order, a
+                      list-append history's order of never-read appends
+                      (default 60); past it a level still open is :unknown
+                      with the reason
       :directory      where to write the report files (default: the Jepsen
                       store directory when checking inside Jepsen, else none)"
   (:require [clojure.java.io :as io]

@@ -13,13 +13,17 @@ public final class CheckOptions {
   public long searchBudget = 4_000_000;
   /** Components searched for typed cycles per family; beyond that, one cycle each is still reported. */
   public int maxComponents = 2_000;
-  /** Work allowed for ordering never-read appends under snapshot isolation (nodes and edges visited); beyond it the SI verdict is :unknown with the reason. */
+  /**
+   * Ignored: the order of never-read appends (list-append) is decided by the polygraph search,
+   * whose only limit is {@link #timeLimitMs}. Kept so that callers setting it still compile.
+   */
+  @Deprecated
   public long unreadBudget = 200_000_000;
 
   /**
-   * Time allowed, per history, for searching the version order of rw-register histories
-   * (serializable and snapshot-isolation levels); past it a level still open is :unknown with
-   * the reason.
+   * Time allowed, per history, for the polygraph search of the serializable and snapshot-isolation
+   * levels (rw-register: the version order; list-append: the order of never-read appends); past it
+   * a level still open is :unknown with the reason.
    */
   public long timeLimitMs = 60_000;
   /** Pruning and the time-ordered choice before the solver (tests turn them off to compare: the solver alone must agree). */

@@ -31,8 +31,9 @@ import java.util.Set;
  * <p>Pipeline: the workload's analysis (pre-checks, version orders, WW/WR/RW edges) → session and
  * realtime edges → one compact graph → per level, a strongly-connected-components pass over the
  * level's edges (for snapshot isolation, over the begin/commit split graph, {@link BcGraph}) →
- * within each cyclic component, a search for the shortest cycle of each anomaly type → for
- * snapshot isolation on list-append, the order of never-read appends ({@link UnreadOrder}).
+ * within each cyclic component, a search for the shortest cycle of each anomaly type → the
+ * levels whose graph is acyclic, to the polygraph search ({@link isocheck.check.si}): on
+ * list-append, the order of appends no read observed; on rw-register, the whole version order.
  * Stronger graphs are checked first: when one is acyclic, every level it implies holds.
  *
  * <p>Verdicts are sound and complete. On list-append histories a level is violated iff a
@@ -176,7 +177,7 @@ public final class Checker {
     /** The rw-register analysis, for the version-order search. */
     RegisterAnalysis ra;
     boolean truncated;
-    long sccNs, searchNs, unreadNs;
+    long sccNs, searchNs, polygraphNs;
 
     Scc scc(Digraph gr, int filter) {
       long t = System.nanoTime();
@@ -238,32 +239,21 @@ public final class Checker {
         }
       }
       searchNs += System.nanoTime() - ts;
-      // Snapshot isolation: the order of appends no read observed.
-      long tu0 = System.nanoTime();
-      UnreadOrder.Outcome[] uo = new UnreadOrder.Outcome[3];
-      if (anySi) {
-        int multi = 0;
-        for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
-        if (multi > 0) stats.put("keys-with-unordered-unread-appends", (long) multi);
-        boolean pre = hasPrecheck();
-        UnreadOrder.Outcome prev = null;
-        for (int fi = 0; fi <= top && multi > 0 && !pre; fi++) {
-          Level.Family f = Level.Family.values()[fi];
-          boolean wanted = false;
-          for (Level l : req) if (l.implemented() && l.kind == Level.Kind.SI && l.family.ordinal() >= fi) wanted = true;
-          if (!wanted || !siAcyclic[fi]) continue;
-          if (serAcyclic[fi]) continue; // a topological order of the acyclic SER graph orders them
-          if (prev != null && prev.status == UnreadOrder.Status.VIOLATED) {
-            uo[fi] = prev;
-            continue;
-          }
-          uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget, completionHint());
-
-          if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la);
-          prev = uo[fi];
+      // The order of appends no read observed: the polygraph engine (check/si), on the levels
+      // whose known graph is acyclic.
+      long tp0 = System.nanoTime();
+      int multi = 0;
+      for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
+      if (multi > 0) stats.put("keys-with-unordered-unread-appends", (long) multi);
+      isocheck.check.si.AppendSearch search = new isocheck.check.si.AppendSearch(h, la, g, o.searchShortcuts);
+      for (Level l : req) {
+        if (l.implemented() && l.kind != Level.Kind.WEAK) {
+          search.knownAcyclic(l, (l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()]);
         }
       }
-      unreadNs += System.nanoTime() - tu0;
+      LinkedHashMap<Level, Verdict> decided =
+          searched(req, search, l -> !(l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()]);
+      polygraphNs += System.nanoTime() - tp0;
       // Make sure every violated level has a counterexample of a type that rules it out.
       for (Level l : req) {
         if (!l.implemented()) continue;
@@ -285,12 +275,58 @@ public final class Checker {
         int fi = l.family.ordinal();
         List<String> types = violating(l);
         boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
-        if (cyc || !types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
-        else if (l.kind == Level.Kind.SI && uo[fi] != null && uo[fi].status == UnreadOrder.Status.UNKNOWN) {
-          out.put(l, new Verdict(Verdict.Value.UNKNOWN, uo[fi].reason, List.of()));
-        } else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+        if (cyc) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
+        else out.put(l, verdict(l, types, decided.get(l)));
       }
       return out;
+    }
+
+    /**
+     * The levels a polygraph search decides (rw-register: every one; list-append: those whose
+     * known graph is acyclic; never one a pre-check or a cycle already rules out), strongest
+     * first, so that a level another one implies is settled by it. Their counterexamples go in
+     * weakest first: a stronger level a weaker one's counterexample already rules out (by its
+     * name) adds none of its own. Statistics per level in [:stats :search].
+     */
+    LinkedHashMap<Level, Verdict> searched(Set<Level> req, isocheck.check.si.PolygraphSearch search,
+                                           java.util.function.Predicate<Level> skip) {
+      LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>();
+      LinkedHashMap<String, Object> searchStats = new LinkedHashMap<>();
+      java.util.EnumMap<Level, isocheck.check.si.PolygraphSearch.Outcome> outcomes = new java.util.EnumMap<>(Level.class);
+      long deadline = System.nanoTime() + o.timeLimitMs * 1_000_000L;
+      for (Level l : Level.values()) {
+        if (!req.contains(l) || !l.implemented() || l.kind == Level.Kind.WEAK) continue;
+        if (!violating(l).isEmpty() || skip.test(l)) continue;
+        Level by = null;
+        for (java.util.Map.Entry<Level, Verdict> e : decided.entrySet()) {
+          if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(l)) by = e.getKey();
+        }
+        if (by != null) {
+          decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+          searchStats.put(l.id, new LinkedHashMap<>(java.util.Map.of("decided-by", new isocheck.history.Kw("implied"),
+              "implied-by", new isocheck.history.Kw(by.id))));
+          continue;
+        }
+        isocheck.check.si.PolygraphSearch.Outcome oc = search.decide(l, deadline);
+        outcomes.put(l, oc);
+        searchStats.put(l.id, oc.stats);
+        decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
+      }
+      if (!searchStats.isEmpty()) stats.put("search", searchStats);
+      Level[] all = Level.values();
+      for (int i = all.length - 1; i >= 0; i--) {
+        isocheck.check.si.PolygraphSearch.Outcome oc = outcomes.get(all[i]);
+        if (oc == null || !violating(all[i]).isEmpty()) continue;
+        for (Anomaly a : oc.anomalies) anomalies.add(a);
+      }
+      return decided;
+    }
+
+    /** A searched level's verdict: false with the anomaly types that rule it out, else the search's. */
+    Verdict verdict(Level l, List<String> types, Verdict d) {
+      if (!types.isEmpty()) return new Verdict(Verdict.Value.FALSE, null, types);
+      if (d != null && d.value == Verdict.Value.FALSE) return new Verdict(Verdict.Value.FALSE, null, List.of("unclassified-cycle"));
+      return d;
     }
 
     LinkedHashMap<Level, Verdict> registerLevels(Set<Level> req, Level.Family maxFam) {
@@ -303,52 +339,10 @@ public final class Checker {
         acyclic[fi] = !s.hasCycle();
         if (!acyclic[fi]) reportSer(s, f, false);
       }
-      // The version order: the polygraph search (isocheck.check.si), strongest level first, so
-      // that a level another one implies is settled by it.
-      LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>();
-      isocheck.check.si.RegisterSearch search = null;
-      LinkedHashMap<String, Object> searchStats = new LinkedHashMap<>();
-      java.util.EnumMap<Level, isocheck.check.si.RegisterSearch.Outcome> outcomes = new java.util.EnumMap<>(Level.class);
-      long deadline = System.nanoTime() + o.timeLimitMs * 1_000_000L;
-      for (Level l : Level.values()) {
-        if (!req.contains(l) || !l.implemented()) continue;
-        if (!violating(l).isEmpty()) continue;
-        Level by = null;
-        for (java.util.Map.Entry<Level, Verdict> e : decided.entrySet()) {
-          if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(l)) by = e.getKey();
-        }
-        if (by != null) {
-          decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
-          continue;
-        }
-        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts);
-        isocheck.check.si.RegisterSearch.Outcome oc = search.decide(l, deadline);
-        outcomes.put(l, oc);
-        searchStats.put(l.id, oc.stats);
-        decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
-      }
-      if (!searchStats.isEmpty()) stats.put("search", searchStats);
-      // Counterexamples weakest level first: a stronger level a weaker one's counterexample
-      // already rules out (by its name) adds none of its own.
-      Level[] all = Level.values();
-      for (int i = all.length - 1; i >= 0; i--) {
-        isocheck.check.si.RegisterSearch.Outcome oc = outcomes.get(all[i]);
-        if (oc == null || !violating(all[i]).isEmpty()) continue;
-        for (Anomaly a : oc.anomalies) anomalies.add(a);
-      }
+      // The version order: the polygraph search (isocheck.check.si).
+      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts), l -> false);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
-      for (Level l : req) {
-        if (!l.implemented()) {
-          out.put(l, unimplemented(l));
-          continue;
-        }
-        List<String> types = violating(l);
-        Verdict d = decided.get(l);
-        if (!types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
-        else if (d != null && d.value == Verdict.Value.FALSE) {
-          out.put(l, new Verdict(Verdict.Value.FALSE, null, List.of("unclassified-cycle")));
-        } else out.put(l, d);
-      }
+      for (Level l : req) out.put(l, l.implemented() ? verdict(l, violating(l), decided.get(l)) : unimplemented(l));
       return out;
     }
 
@@ -365,29 +359,11 @@ public final class Checker {
       return r;
     }
 
-    boolean hasPrecheck() {
-      for (String t : anomalies.types()) {
-        EnumSet<Level> v = Level.violatedBy(t);
-        if (v.contains(Level.SERIALIZABLE) && v.contains(Level.SNAPSHOT_ISOLATION) && v.contains(Level.STRICT_SERIALIZABLE) && !t.startsWith("G0") && !t.startsWith("G1c") && !t.startsWith("G-")) return true;
-      }
-      return false;
-    }
-
-    /** Completion position per txn (txns never completed last, by invocation): the order to try first. */
-    long[] completionHint() {
-      long[] hint = new long[n];
-      for (int t = 0; t < n; t++) {
-        long c = h.completeOrdinal(t);
-        hint[t] = c >= 0 ? c : Long.MAX_VALUE / 2 + Math.max(0, h.invokeOrdinal(t));
-      }
-      return hint;
-    }
-
     void phaseStats() {
       LinkedHashMap<String, Object> ph = new LinkedHashMap<>();
       ph.put("scc", sccNs / 1_000_000L);
       ph.put("counterexamples", searchNs / 1_000_000L);
-      ph.put("unread-order", unreadNs / 1_000_000L);
+      ph.put("search", polygraphNs / 1_000_000L);
       stats.put("levels-ms", ph);
     }
 
@@ -524,62 +500,6 @@ public final class Checker {
       if (cy == null) return;
       Cycle tc = isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n);
       addCycle(tc, -1, null, null);
-    }
-
-    void reportUnread(UnreadOrder.Outcome u, ListAppendAnalysis la) {
-      if (u.a < 0) {
-        // The forced orders of never-read appends close a cycle by themselves.
-        Cycle c = BcGraph.toTxnCycle(u.forcedCycle, n).withoutRelays(n);
-        String note = "Appends no read observed have an unknown order, but here every order is forced: for each step "
-            + "marked as an order of never-read appends, the opposite order closes a cycle of its own. Together they "
-            + "close this one:";
-        anomalies.add(CycleReport.of(h, steps, c, hypothetical(c), note, Anomaly.map("forced-orders", (long) u.forced)));
-        return;
-      }
-      Cycle c1 = BcGraph.toTxnCycle(u.first, n).withoutRelays(n);
-      Cycle c2 = BcGraph.toTxnCycle(u.second, n).withoutRelays(n);
-      int a = u.a, b = u.b;
-      // The violation needs both cycles, so it counts only for levels whose graphs hold both:
-      // name it after the one that needs the stronger orders.
-      if (Level.violatedBy(c2.anomalyType()).size() < Level.violatedBy(c1.anomalyType()).size()) {
-        Cycle t = c1;
-        c1 = c2;
-        c2 = t;
-        int x = a;
-        a = b;
-        b = x;
-      }
-      int key = -1;
-      for (int k = 0; k < la.unread.length && key < 0; k++) {
-        int[] us = la.unread[k];
-        if (us == null) continue;
-        boolean ha = false, hb = false;
-        for (int x : us) {
-          ha |= x == a;
-          hb |= x == b;
-        }
-        if (ha && hb) key = k;
-      }
-      Anomaly second = CycleReport.of(h, steps, c2, hypothetical(c2), null, null);
-      String note = h.name(a) + " and " + h.name(b) + " both appended to key " + (key >= 0 ? h.keyStr(key) : "?")
-          + " and both committed, but no read observed either append, so which came first is unknown. Snapshot "
-          + "isolation lets one writer of a key commit only before the other begins, and either order closes a cycle."
-          + " If " + h.name(a) + "'s append came first:";
-      java.util.Map<String, Object> extra = Anomaly.map("key", key >= 0 ? h.key(key) : null,
-          "unordered", isocheck.report.Data.ops(h, a, b), "alternative", second.data);
-      Anomaly first = CycleReport.of(h, steps, c1, hypothetical(c1), note, extra);
-      anomalies.add(new Anomaly(first.type, first.txns, first.data,
-          first.explanation + "\nIf " + h.name(b) + "'s came first instead:\n" + second.explanation, first.cycle));
-    }
-
-    /** The steps of a cycle that are orders of never-read appends rather than observed dependencies. */
-    private boolean[] hypothetical(Cycle c) {
-      boolean[] hyp = new boolean[c.length()];
-      for (int i = 0; i < c.length(); i++) {
-        int a = c.nodes[i], b = c.nodes[(i + 1) % c.length()];
-        hyp[i] = c.labels[i] == Edge.WW && (g.maskOf(a, b) & Edge.WW) == 0;
-      }
-      return hyp;
     }
   }
 

@@ -55,7 +55,15 @@ public final class HistoryGen {
   public static Gen generate(long seed) { return generate(seed, 6); }
 
   /** A history with 2..maxTxns transactions (the tests use 6; larger is for exploration). */
-  public static Gen generate(long seed, int maxTxns) {
+  public static Gen generate(long seed, int maxTxns) { return generate(seed, maxTxns, false); }
+
+  /**
+   * As {@link #generate(long, int)}, and with {@code sink}, one more key that no read names and
+   * most transactions append to (at a random place among their micro-ops): several never-read
+   * appends per key, whose order only snapshot isolation's rule (no two concurrent writers of a
+   * key) constrains. Without {@code sink}, the same history as before for each seed.
+   */
+  public static Gen generate(long seed, int maxTxns, boolean sink) {
     Random r = new Random(seed);
     int n = 2 + r.nextInt(maxTxns - 1);
     int nKeys = 2 + r.nextInt(2);
@@ -87,6 +95,31 @@ public final class HistoryGen {
       }
     }
     StringBuilder how = new StringBuilder(shape == 0 ? "random " : shape == 1 ? "rmw " : "cross ");
+    if (sink) {
+      int k = nKeys++;
+      for (int t = 0; t < n; t++) {
+        if (r.nextInt(100) >= 60) continue;
+        int m = app[t].length, at = r.nextInt(m + 1);
+        boolean[] a2 = new boolean[m + 1];
+        int[] k2 = new int[m + 1], v2 = new int[m + 1];
+        for (int i = 0, j = 0; i <= m; i++) {
+          if (i == at) {
+            a2[i] = true;
+            k2[i] = k;
+            v2[i] = next++;
+          } else {
+            a2[i] = app[t][j];
+            k2[i] = key[t][j];
+            v2[i] = val[t][j];
+            j++;
+          }
+        }
+        app[t] = a2;
+        key[t] = k2;
+        val[t] = v2;
+      }
+      how.append("sink ");
+    }
 
     // ---- threads, timeline and statuses
     int[] thread = new int[n];

@@ -17,9 +17,8 @@ final class LevelGraph {
   final Polygraph p;
   final boolean si;
   final int nodes;
-  /** Known edges, node-level, with the index of the polygraph edge each comes from (-1: begin → commit). */
+  /** Known edges, node-level: begin → commit (snapshot isolation), then the polygraph's in order. */
   final EdgeList known;
-  final int[] knownOrigin;
   /** Side edges, node-level, indexed like the polygraph's. */
   final int[] sideSrc, sideDst;
 
@@ -28,27 +27,18 @@ final class LevelGraph {
     this.si = si;
     int n = p.nTxns, relays = p.nodes - n;
     nodes = si ? 2 * n + relays : p.nodes;
-    int extra = si ? n : 0;
-    known = new EdgeList(p.known.size() + extra);
-    knownOrigin = new int[p.known.size() + extra];
-    int k = 0;
-    if (si) {
-      for (int t = 0; t < n; t++) {
-        if (!p.committed[t]) continue;
-        known.add(BcGraph.begin(t), BcGraph.commit(t), Edge.INTRA);
-        knownOrigin[k++] = -1;
-      }
-    }
-    for (int i = 0; i < p.known.size(); i++) {
-      int type = p.known.type(i);
-      known.add(from(p.known.src(i), type), to(p.known.dst(i), type), type);
-      knownOrigin[k++] = i;
-    }
     if (!si) {
       // Transaction nodes: the polygraph's own edges (no copy).
+      known = p.known;
       sideSrc = p.sideSrc;
       sideDst = p.sideDst;
       return;
+    }
+    known = new EdgeList(p.known.size() + n);
+    for (int t = 0; t < n; t++) if (p.committed[t]) known.add(BcGraph.begin(t), BcGraph.commit(t), Edge.INTRA);
+    for (int i = 0; i < p.known.size(); i++) {
+      int type = p.known.type(i);
+      known.add(from(p.known.src(i), type), to(p.known.dst(i), type), type);
     }
     int m = p.sideSrc.length;
     sideSrc = new int[m];

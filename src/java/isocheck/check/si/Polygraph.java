@@ -11,8 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The generalized polygraph of an rw-register history (PolySI, PVLDB'23, Def. 9 and §4.2), over
- * its committed transactions. Values are unique per key, so every read names the version it
+ * The generalized polygraph of a history (PolySI, PVLDB'23, Def. 9 and §4.2), over its committed
+ * transactions: known edges, and constraints of two sides each, exactly one of which holds. This
+ * class builds it for rw-register histories ({@link #of}); {@link AppendSearch#polygraph} builds
+ * the list-append one, whose only open orders are those of appends no read observed.
+ *
+ * <p>rw-register. Values are unique per key, so every read names the version it
  * read (reads-from is known); only the version (write-write) order is unknown.
  *
  * <ul>
@@ -44,8 +48,12 @@ public final class Polygraph {
   /** A read of the initial state, as a version's writer. */
   public static final int BOT = -1;
 
-  /** Why a known edge holds, for explanations. */
-  public static final int READS_FROM = 0, READ_MODIFY_WRITE = 1, INITIAL_READ = 2, OVERWRITTEN_READ = 3, ORDER = 4;
+  /**
+   * Why a known edge holds, for explanations; TRANSLATED: the workload's analysis fixed it and
+   * explains it (list-append: the version order read off the lists).
+   */
+  public static final int READS_FROM = 0, READ_MODIFY_WRITE = 1, INITIAL_READ = 2, OVERWRITTEN_READ = 3, ORDER = 4,
+      TRANSLATED = 5;
 
   public final History h;
   public final int nTxns;
@@ -53,9 +61,12 @@ public final class Polygraph {
   public final int nodes;
   public final boolean[] committed;
   /** Known edges over transactions (and relays), labelled {@link Edge} types. */
-  public final EdgeList known = new EdgeList();
-  /** Per known edge: the key it is about (-1 for SO and RT), and why it holds (the constants above). */
-  public final IntList knownKey = new IntList(), knownWhy = new IntList();
+  public final EdgeList known;
+  /**
+   * Per known edge: the key it is about (-1 for SO and RT), and why it holds (the constants
+   * above); both empty when the workload's analysis explains every known edge (list-append).
+   */
+  public final IntList knownKey, knownWhy;
   /** Constraints: the writer pairs, first &lt; second, numbered in (first, second) order. */
   public final int[] first, second;
   /** Side s of constraint c holds edges [sideStart[2c+s], sideStart[2c+s+1]) of sideSrc/Dst/Type/Key. */
@@ -66,12 +77,24 @@ public final class Polygraph {
   /** A lost update: {key, the version's writer or BOT, t1, t2}. */
   public static int[] lostUpdate(int key, int version, int t1, int t2) { return new int[] {key, version, t1, t2}; }
 
-  private Polygraph(History h, int nodes, boolean[] committed, int[] first, int[] second, int[] sideStart, int[] src,
-                    int[] dst, int[] type, int[] key) {
+  /**
+   * A polygraph over {@code nodes} nodes (the history's transactions, then realtime relays): the
+   * known edges with their keys and reasons, and the constraints' sides as flat arrays (see the
+   * fields; the reasons may be left empty). Each workload's builder fills these ({@link #of},
+   * {@link AppendSearch#polygraph}).
+   */
+  Polygraph(History h, int nodes, boolean[] committed, EdgeList known, IntList knownKey, IntList knownWhy, int[] first,
+            int[] second, int[] sideStart, int[] src, int[] dst, int[] type, int[] key) {
+    boolean reasons = knownKey.size() == known.size() && knownWhy.size() == known.size();
+    if (!reasons && (knownKey.size() > 0 || knownWhy.size() > 0)) throw new IllegalArgumentException("known edges without reasons");
+    if (sideStart.length != 2 * first.length + 1 || second.length != first.length) throw new IllegalArgumentException("bad sides");
     this.h = h;
     this.nTxns = h.nTxns;
     this.nodes = nodes;
     this.committed = committed;
+    this.known = known;
+    this.knownKey = knownKey;
+    this.knownWhy = knownWhy;
     this.first = first;
     this.second = second;
     this.sideStart = sideStart;
@@ -107,19 +130,27 @@ public final class Polygraph {
     EdgeList so = new EdgeList(64), rt = new EdgeList(64);
     if (session) Orders.sessionOrder(h, committed, so);
     if (realtime) relays = Orders.realtime(h, committed, rt);
-    Polygraph p = new Polygraph(h, nTxns + relays, committed, first, second, sideStart, sideSrc, sideDst, sideType, sideKey);
-    for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
-    p.knownKey.addAll(knownKey);
-    p.knownWhy.addAll(knownWhy);
-    p.lostUpdates.addAll(lostUpdates);
+    boolean reasons = knownWhy.size() == known.size() && known.size() > 0;
+    EdgeList k2 = new EdgeList(known.size() + so.size() + rt.size());
+    IntList key2 = new IntList(), why2 = new IntList();
+    for (int i = 0; i < known.size(); i++) k2.add(known.src(i), known.dst(i), known.type(i));
+    if (reasons) {
+      key2.addAll(knownKey);
+      why2.addAll(knownWhy);
+    }
     for (EdgeList es : new EdgeList[] {so, rt}) {
       int type = es == so ? Edge.SO : Edge.RT;
       for (int i = 0; i < es.size(); i++) {
-        p.known.add(es.src(i), es.dst(i), type);
-        p.knownKey.add(-1);
-        p.knownWhy.add(ORDER);
+        k2.add(es.src(i), es.dst(i), type);
+        if (reasons) {
+          key2.add(-1);
+          why2.add(ORDER);
+        }
       }
     }
+    Polygraph p = new Polygraph(h, nTxns + relays, committed, k2, key2, why2, first, second, sideStart, sideSrc, sideDst,
+        sideType, sideKey);
+    p.lostUpdates.addAll(lostUpdates);
     return p;
   }
 
@@ -313,10 +344,7 @@ public final class Polygraph {
           continue;
         }
         start[2 * nc] = o;
-        Polygraph p = new Polygraph(h, n, committed, firstA, secondA, start, src, dst, type, key);
-        for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
-        p.knownKey.addAll(knownKey);
-        p.knownWhy.addAll(knownWhy);
+        Polygraph p = new Polygraph(h, n, committed, known, knownKey, knownWhy, firstA, secondA, start, src, dst, type, key);
         p.lostUpdates.addAll(lost);
         return p;
       }

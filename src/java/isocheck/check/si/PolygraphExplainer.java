@@ -10,15 +10,19 @@ import isocheck.report.Steps;
 import java.util.HashSet;
 
 /**
- * Explains the steps of an rw-register cycle (PolySI §5.3: counterexamples in base steps): a
- * reads-from step as {@link RegisterAnalysis} does, and each write-write or anti-dependency step
+ * Explains the steps of a polygraph's cycle (PolySI §5.3: counterexamples in base steps): a
+ * reads-from step as the workload's analysis does, and each write-write or anti-dependency step
  * by why it holds: a read-modify-write, a read of the initial state, a read of a version another
- * transaction read and overwrote, an order pruning forced (the other one closes a cycle), or the
+ * transaction read and overwrote (rw-register), an order the list-append translator fixed (by
+ * its analysis), an order pruning or the solver forced (the other one closes a cycle), or the
  * order under consideration when both orders of a pair close one.
  */
 final class PolygraphExplainer implements Steps.DataExplainer {
   private final Polygraph p;
   private final History h;
+  /** The workload's explanations of the edges it fixed. */
+  private final Steps.DataExplainer data;
+  /** rw-register only (null for list-append): which version each read saw. */
   private final RegisterAnalysis ra;
   /** The pruning whose decided sides count as forced (null: none). */
   private Pruning pruning;
@@ -33,9 +37,10 @@ final class PolygraphExplainer implements Steps.DataExplainer {
   // by scanning the known edges and finding the constraints of its pair, rather than indexing
   // millions of edges in maps up front (which took most of a 10^6-transaction check).
 
-  PolygraphExplainer(Polygraph p, RegisterAnalysis ra) {
+  PolygraphExplainer(Polygraph p, Steps.DataExplainer data, RegisterAnalysis ra) {
     this.p = p;
     this.h = p.h;
+    this.data = data;
     this.ra = ra;
   }
 
@@ -50,11 +55,13 @@ final class PolygraphExplainer implements Steps.DataExplainer {
 
   @Override
   public Steps.Step explain(int a, int b, int type) {
-    if (type == Edge.WR) return ra.explain(a, b, type);
-    for (int i = 0; i < p.known.size(); i++) {
-      if (p.known.src(i) == a && p.known.dst(i) == b && p.known.type(i) == type) {
-        return knownStep(a, b, type, p.knownKey.get(i), p.knownWhy.get(i));
-      }
+    if (type == Edge.WR) return data.explain(a, b, type);
+    // Known edges with a reason of their own (rw-register); the workload's analysis explains the
+    // others, and Steps process and realtime order.
+    for (int i = 0; i < p.knownWhy.size(); i++) {
+      if (p.known.src(i) != a || p.known.dst(i) != b || p.known.type(i) != type) continue;
+      int why = p.knownWhy.get(i);
+      if (why != Polygraph.TRANSLATED && why != Polygraph.ORDER) return knownStep(a, b, type, p.knownKey.get(i), why);
     }
     if (considered >= 0) {
       int e = edgeOf((int) (considered >> 1), (int) (considered & 1), a, b, type);
@@ -65,7 +72,7 @@ final class PolygraphExplainer implements Steps.DataExplainer {
     if (type == Edge.WW) {
       Steps.Step st = forcedStep(a, b, a, b, type);
       if (st != null) return st;
-    } else {
+    } else if (ra != null) {
       for (int m = h.mopStart(a); m < h.mopEnd(a); m++) {
         if (h.mopKind(m) != OpRecord.READ || !ra.external[m] || h.mopVal(m) == History.NIL) continue;
         int w = h.writerMop(h.mopKey(m), h.mopVal(m));
@@ -74,7 +81,7 @@ final class PolygraphExplainer implements Steps.DataExplainer {
         if (st != null) return st;
       }
     }
-    return null;
+    return data.explain(a, b, type);
   }
 
   /** The step a → b of the side "w before x", when that side is forced and holds it. */
@@ -140,6 +147,10 @@ final class PolygraphExplainer implements Steps.DataExplainer {
   }
 
   private Steps.Step sideStep(int a, int b, int type, int k, String qualifier) {
+    if (type == Edge.WW && h.workload == History.Workload.APPEND) {
+      return step(type, k, h.name(a) + "'s append to key " + h.keyStr(k) + " (" + value(a, k) + ") comes before " + h.name(b)
+          + "'s (" + value(b, k) + "), neither ever read" + qualifier);
+    }
     if (type == Edge.WW) {
       return step(type, k, h.name(a) + "'s write of key " + h.keyStr(k) + " (" + value(a, k) + ") comes before " + h.name(b)
           + "'s (" + value(b, k) + ")" + qualifier);
@@ -165,11 +176,11 @@ final class PolygraphExplainer implements Steps.DataExplainer {
     return Polygraph.BOT;
   }
 
-  /** Transaction t's last write of key k, rendered (nil for the initial state). */
+  /** Transaction t's last write (or append) of key k, rendered (nil for the initial state). */
   private String value(int t, int k) {
     if (t < 0) return "nil";
     for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
-      if (h.mopKind(m) == OpRecord.WRITE && h.mopKey(m) == k) return h.valueStr(h.mopVal(m));
+      if ((h.mopKind(m) == OpRecord.WRITE || h.mopKind(m) == OpRecord.APPEND) && h.mopKey(m) == k) return h.valueStr(h.mopVal(m));
     }
     return "?";
   }

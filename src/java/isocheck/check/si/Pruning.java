@@ -11,7 +11,8 @@ import java.util.Arrays;
  * Pruning to a fixpoint (PolySI §4.3, Algorithm 1 lines 10–34; VeriStrong's "1-width cycles"):
  * with reachability over the known graph, a constraint side that has an edge u → v with v ⇝ u
  * (reflexively) would close a cycle, so it is discarded and the other side becomes known; both
- * sides discarded is a violation. Rounds repeat until one decides nothing. Reachability is
+ * sides discarded is a violation. Rounds repeat until one decides nothing, or too little to pay
+ * for itself (the solver decides the rest: pruning only shrinks its problem). Reachability is
  * recomputed per round and may be stale within one, which is sound: the known graph only grows.
  *
  * <p>Reachability is answered by {@link ChainClocks} built over a topological order of the known
@@ -49,18 +50,45 @@ final class Pruning {
 
   /** Only checks the known graph for a cycle, deciding no constraint (the solver then decides them all). */
   Pruning checkOnly() {
+    if (last == null) last = graph();
     rounds = 1;
-    last = graph();
     lastScc = Scc.of(last, ~0);
     status = lastScc.hasCycle() ? Status.VIOLATED : choice.length == 0 ? Status.DECIDED : Status.OPEN;
     return this;
   }
 
-  /** Runs rounds until one decides nothing, a violation shows, or the deadline (System.nanoTime) passes. */
+  /**
+   * As {@link #checkOnly}, when the caller has found a topological order of the known graph
+   * ({@link #last}, built first): acyclic, so no component search.
+   */
+  Pruning acyclic() {
+    rounds = 1;
+    status = choice.length == 0 ? Status.DECIDED : Status.OPEN;
+    return this;
+  }
+
+  /** Builds the known graph with the decided sides ({@link #last}), deciding nothing. */
+  Pruning build() {
+    last = graph();
+    return this;
+  }
+
+  /**
+   * A round that decides fewer than this fraction of the constraints still open ends pruning:
+   * each round costs a pass over the whole graph, and a chain of orders each forced by the one
+   * before (pair i+1 only once pair i is known) would take one round per pair, quadratic in all,
+   * where the solver's propagation follows the chain in one pass.
+   */
+  static final int MIN_YIELD = 64;
+
+  /**
+   * Runs rounds until one decides nothing (or fewer than 1/{@link #MIN_YIELD} of the constraints
+   * still open), a violation shows, or the deadline (System.nanoTime) passes.
+   */
   Pruning run(long deadline) {
     int nc = g.p.constraints();
+    boolean stop = false;
     while (true) {
-      rounds++;
       Digraph d = graph();
       Scc scc = Scc.of(d, ~0);
       last = d;
@@ -69,6 +97,12 @@ final class Pruning {
         status = Status.VIOLATED;
         return this;
       }
+      if (stop) {
+        // The last round's orders are in the graph, which is still acyclic: the solver goes on.
+        status = Status.OPEN;
+        return this;
+      }
+      rounds++;
       Reach r = new Reach(d, scc);
       int before = decided;
       for (int c = 0; c < nc; c++) {
@@ -100,6 +134,7 @@ final class Pruning {
         status = Status.OPEN;
         return this;
       }
+      stop = (long) (decided - before) * MIN_YIELD < nc - before;
     }
   }
 
@@ -113,6 +148,7 @@ final class Pruning {
 
   /** The known graph with every decided side. */
   Digraph graph() {
+    if (decided == 0) return Digraph.of(g.nodes, g.known);
     EdgeList es = new EdgeList(g.known.size() + 1024);
     for (int i = 0; i < g.known.size(); i++) es.add(g.known.src(i), g.known.dst(i), g.known.type(i));
     for (int c = 0; c < choice.length; c++) {
