@@ -86,6 +86,9 @@ public final class ChainClocks implements Clocks {
     }
   }
 
+  /** Entries a block holds. */
+  public static int blockSize() { return B; }
+
   private static int blocks(int width) { return (width + MASK) >>> SHIFT; }
 
   /**

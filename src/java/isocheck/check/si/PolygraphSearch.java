@@ -173,6 +173,7 @@ public abstract class PolygraphSearch {
     boolean knownCycle = pr.status == Pruning.Status.VIOLATED;
     if (shortcuts && pr.status == Pruning.Status.OPEN) pr = new Pruning(g).run(deadline);
     st.put("pruning-rounds", (long) pr.rounds);
+    if (pr.tooWide) st.put("pruning-stopped", new isocheck.history.Kw("too-wide"));
     st.put("pruned", (long) pr.decided);
     long t1 = System.nanoTime();
     st.put("prune-ms", (t1 - tp) / 1_000_000L);

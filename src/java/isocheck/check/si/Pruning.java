@@ -38,6 +38,8 @@ final class Pruning {
   Digraph last;
   Scc lastScc;
   int rounds, decided;
+  /** Whether pruning stopped because the known graph was too wide for its reachability clocks. */
+  boolean tooWide;
 
   Pruning(LevelGraph g) {
     this.g = g;
@@ -103,7 +105,18 @@ final class Pruning {
         return this;
       }
       rounds++;
-      Reach r = new Reach(d, scc);
+      Reach r;
+      try {
+        r = new Reach(d, scc);
+      } catch (isocheck.clock.ChainClocks.TooWide e) {
+        // Too wide for chain clocks within a budget linear in the graph (a plain level's known
+        // graph, without session order, can be): pruning only shrinks the solver's problem, so
+        // the solver decides what is open.
+        tooWide = true;
+        rounds--;
+        status = Status.OPEN;
+        return this;
+      }
       int before = decided;
       for (int c = 0; c < nc; c++) {
         if (choice[c] >= 0) continue;
@@ -203,7 +216,7 @@ final class Pruning {
       for (int v = 0; v < n; v++) ps[v + 1] += ps[v];
       int[] pred = new int[ps[n]], fill = Arrays.copyOf(ps, n);
       for (int v = 0; v < n; v++) for (int e = d.start(v); e < d.end(v); e++) pred[fill[d.target(e)]++] = v;
-      cc = new ChainClocks(n, budget());
+      cc = new ChainClocks(n, budget(n));
       for (int v : order) {
         int p0 = ps[v] < ps[v + 1] ? pred[ps[v]] : -1;
         cc.open(v, p0);
@@ -220,9 +233,15 @@ final class Pruning {
       return c >= 0 && cc.get(b, c) >= cc.index(a);
     }
 
-    private static long budget() {
+    /**
+     * Ints the clocks may take: two blocks a node on average (and at most a sixth of the free
+     * heap). A wider graph makes every node copy many blocks, and a round then costs more than
+     * the solver takes to decide what pruning would.
+     */
+    private static long budget(int n) {
       Runtime rt = Runtime.getRuntime();
-      return Math.max(1 << 20, (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 6);
+      long free = (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 6;
+      return Math.max(1 << 20, Math.min(free, 2L * ChainClocks.blockSize() * n + (1 << 20)));
     }
   }
 }
