@@ -70,7 +70,7 @@ public final class Checker {
     java.util.Map<String, Object> ms = (java.util.Map<String, Object>) stats.computeIfAbsent("ms", k -> new LinkedHashMap<String, Object>());
     if (!weak.isEmpty()) {
       long t = System.nanoTime();
-      got.putAll(isocheck.check.weak.WeakCheck.check(h, weak, o.weak, anomalies, stats));
+      got.putAll(isocheck.check.weak.WeakCheck.check(h, weak, o.weak, anomalies, stats, o.progress));
       long wms = (System.nanoTime() - t) / 1_000_000L;
       ms.put("weak", wms);
       ms.put("total", ((Long) ms.getOrDefault("total", 0L)) + wms);
@@ -121,6 +121,7 @@ public final class Checker {
     EdgeList es;
     Steps.DataExplainer dx;
     ListAppendAnalysis la = null;
+    o.progress.stage("analysis");
     if (h.workload == History.Workload.APPEND) {
       la = new ListAppendAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
       anomalies.addAll(la.anomalies);
@@ -139,6 +140,7 @@ public final class Checker {
     stats.put("committed", committedCount);
     long t1 = System.nanoTime();
 
+    o.progress.stage("graph");
     if (maxFam.ordinal() >= Level.Family.PROCESS.ordinal()) Orders.sessionOrder(h, committed, es);
     int relays = maxFam == Level.Family.REALTIME ? Orders.realtime(h, committed, es) : 0;
     Digraph g = Digraph.of(n + relays, es);
@@ -208,6 +210,7 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> appendLevels(Set<Level> req, Level.Family maxFam, boolean anySer, boolean anySi,
                                                ListAppendAnalysis la) {
       int top = maxFam.ordinal();
+      o.progress.stage("cycles");
       Scc[] ser = new Scc[3], si = new Scc[3];
       boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
       for (int fi = top; fi >= 0; fi--) {
@@ -257,6 +260,7 @@ public final class Checker {
             uo[fi] = prev;
             continue;
           }
+          o.progress.stage("order of never-read appends");
           uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget, completionHint());
 
           if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la);
@@ -295,6 +299,7 @@ public final class Checker {
 
     LinkedHashMap<Level, Verdict> registerLevels(Set<Level> req, Level.Family maxFam) {
       int top = maxFam.ordinal();
+      o.progress.stage("cycles");
       boolean[] acyclic = new boolean[3];
       for (int fi = top; fi >= 0; fi--) {
         Level.Family f = Level.Family.values()[fi];
@@ -321,7 +326,7 @@ public final class Checker {
           decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
           continue;
         }
-        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts);
+        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts).progress(o.progress);
         isocheck.check.si.RegisterSearch.Outcome oc = search.decide(l, deadline);
         outcomes.put(l, oc);
         searchStats.put(l.id, oc.stats);
@@ -419,11 +424,13 @@ public final class Checker {
     private void report(Scc scc, Level.Family f, boolean g2, boolean isBc) {
       List<int[]> comps = components(scc, isBc ? bc() : null);
       int searched = 0;
+      o.progress.stage("counterexamples" + (f == Level.Family.PLAIN ? "" : " with " + fname(f) + " order"), Math.min(comps.size(), o.maxComponents), "cyclic components");
       for (int[] nodes : comps) {
         if (searched++ >= o.maxComponents) {
           truncated = true;
           break;
         }
+        o.progress.done(searched - 1);
         stamp++;
         for (int v : nodes) member[v] = stamp;
         if (searchComponent(nodes, f, g2)) continue;

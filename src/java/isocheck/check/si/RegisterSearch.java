@@ -58,6 +58,13 @@ public final class RegisterSearch {
   private List<Anomaly> lost;
 
   private final boolean shortcuts;
+  private isocheck.util.Progress progress = isocheck.util.Progress.NONE;
+
+  /** Tells progress each level's stages: polygraph, known graph, time order, pruning, solver. */
+  public RegisterSearch progress(isocheck.util.Progress p) {
+    progress = p;
+    return this;
+  }
 
   public RegisterSearch(History h, RegisterAnalysis ra) { this(h, ra, true); }
 
@@ -108,6 +115,7 @@ public final class RegisterSearch {
   private Outcome search(Level l, long deadline) {
     long t0 = System.nanoTime();
     Polygraph p;
+    progress.stage(l.id + ": polygraph");
     try {
       p = polygraph(l.family);
     } catch (Polygraph.TooLarge e) {
@@ -131,19 +139,26 @@ public final class RegisterSearch {
     }
     boolean si = l.kind == Level.Kind.SI;
     long tp = System.nanoTime();
+    progress.stage(l.id + ": known graph");
     LevelGraph g = new LevelGraph(p, si);
     // The known graph alone first: a cycle in it is a violation, and when the sides the
     // history's own time suggests leave it acyclic the level holds: the common case, with
     // neither pruning nor solver. Then pruning to a fixpoint, the time order again, the solver.
     // (Without the shortcuts, as tests compare, the solver decides alone.)
     Pruning pr = new Pruning(g).checkOnly();
+    if (shortcuts && pr.status == Pruning.Status.OPEN) progress.stage(l.id + ": time order");
     if (shortcuts && pr.status == Pruning.Status.OPEN && topologicalChoice(g, pr)) {
       st.put("prune-ms", (System.nanoTime() - tp) / 1_000_000L);
       st.put("open", (long) p.constraints());
       st.put("decided-by", new isocheck.history.Kw("time-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
-    if (shortcuts && pr.status == Pruning.Status.OPEN) pr = new Pruning(g).run(deadline);
+    if (shortcuts && pr.status == Pruning.Status.OPEN) {
+      progress.stage(l.id + ": pruning", p.constraints(), "constraints decided");
+      Pruning full = new Pruning(g);
+      full.progress = progress;
+      pr = full.run(deadline);
+    }
     st.put("pruning-rounds", (long) pr.rounds);
     st.put("pruned", (long) pr.decided);
     long t1 = System.nanoTime();
@@ -159,6 +174,7 @@ public final class RegisterSearch {
     if (pr.status == Pruning.Status.DECIDED) return new Outcome(Verdict.Value.TRUE, null, found, st);
     int open = p.constraints() - pr.decided;
     st.put("open", (long) open);
+    if (shortcuts) progress.stage(l.id + ": time order");
     if (shortcuts && topologicalChoice(g, pr)) {
       st.put("decided-by", new isocheck.history.Kw("time-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
@@ -174,6 +190,7 @@ public final class RegisterSearch {
    */
   private Outcome solve(Level l, LevelGraph g, Pruning pr, long deadline, Map<String, Object> st, List<Anomaly> found) {
     long t0 = System.nanoTime();
+    progress.stage(l.id + ": solver");
     int nc = g.p.constraints();
     AcyclicitySolver s = new AcyclicitySolver(g.nodes);
     for (int i = 0; i < g.known.size(); i++) s.addKnownEdge(g.known.src(i), g.known.dst(i));
