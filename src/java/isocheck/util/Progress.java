@@ -26,6 +26,6 @@ public interface Progress {
     @Override public void done(long units) {}
   };
 
-  /** Units named "bytes" are shown as MB or GB. */
+  /** Units named "bytes" are shown as KB, MB or GB. */
   String BYTES = "bytes";
 }

@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * (after a prefix the owner gives, such as {@code "isocheck: h.edn: "}). A line is written when
  * a stage begins or reports work and the interval has passed since the last line, and, for a
  * stage that says nothing for a while (a solver's search), by a daemon thread that wakes every
- * interval: so a silent stage still shows it is alive. {@link #close} stops the thread.
+ * interval: so a silent stage still shows it is alive. {@link #close} stops the thread. An
+ * interval of 0 writes a line at every call, and starts no thread.
  *
  * <p>The threshold and the interval default to 2 s and 1 s; the system properties
  * {@value #AFTER_PROPERTY} and {@value #EVERY_PROPERTY} (milliseconds) override what the owner
@@ -57,9 +58,13 @@ public final class ProgressMeter implements Progress, AutoCloseable {
     this.startNs = System.nanoTime();
     this.afterNs = Math.max(0, property(AFTER_PROPERTY, afterMs)) * 1_000_000L;
     this.everyNs = Math.max(0, property(EVERY_PROPERTY, everyMs)) * 1_000_000L;
-    ticker = new Thread(this::tick, "isocheck progress");
-    ticker.setDaemon(true);
-    ticker.start();
+    if (everyNs > 0) {
+      ticker = new Thread(this::tick, "isocheck progress");
+      ticker.setDaemon(true);
+      ticker.start();
+    } else {
+      ticker = null;
+    }
   }
 
   /** With the default threshold and interval. */
@@ -126,6 +131,7 @@ public final class ProgressMeter implements Progress, AutoCloseable {
 
   private static String amount(long n, String unit, boolean withUnit) {
     if (BYTES.equals(unit)) {
+      if (n < 1L << 20) return (n + 512) / 1024 + " KB";
       if (n < 1L << 30) return (n + (1L << 19)) / (1L << 20) + " MB";
       long tenths = (n * 10 + (1L << 29)) / (1L << 30);
       return tenths / 10 + "." + tenths % 10 + " GB";
@@ -153,7 +159,7 @@ public final class ProgressMeter implements Progress, AutoCloseable {
   /** Stops the thread; no line is written after this returns. */
   @Override public void close() {
     closed = true;
-    ticker.interrupt();
+    if (ticker != null) ticker.interrupt();
     synchronized (this) {
       // A line being written has been written; none starts after closed is set.
     }
