@@ -34,7 +34,10 @@ import java.util.TreeSet;
 /**
  * The command line, {@code isocheck check …} and {@code isocheck demo …}, in Java: checking a
  * file loads no Clojure, so a small history checks in a fraction of a second. {@code demo} runs
- * the Clojure namespace {@code isocheck.demo}, loaded only then.
+ * the Clojure namespace {@code isocheck.demo}, loaded only then. A directory argument is a Jepsen
+ * store, test or run ({@link Inputs}); with several histories a summary line per history and a
+ * tally follow the results. A check past 2 s prints progress lines on standard error
+ * ({@link isocheck.util.ProgressMeter}) unless {@code --quiet}.
  *
  * <p>Exit status (a public contract): 0 every requested level holds; 1 some level is violated;
  * 2 some level is unknown and none is violated; 3 bad usage or unreadable input. With several
@@ -69,14 +72,14 @@ public final class Main {
     + "--out DIR writes report.html, report.txt, result.edn, result.json and the pictures into\n"
     + "DIR (several files: DIR/<test>/<time>/ for Jepsen's store/<test>/<time>/history.edn,\n"
     + "else DIR/<file name>/), replacing the report files an earlier run left there.\n"
-    + "--out-beside writes each report beside its history: a Jepsen run's into store/<test>/<time>/isocheck/,\n"
-    + "another file's (a.edn) into a.isocheck/ in its directory.\n"
+    + "--out-beside writes each report beside its history instead: a Jepsen run's into\n"
+    + "store/<test>/<time>/isocheck/, another file's (a.edn) into a.isocheck/ next to it.\n"
     + "--f NAME: the :f of transaction ops (default txn); ops with another :f are skipped.\n"
-    + "--quiet: no progress lines on standard error (a check past 2 s prints some, about every second).\n"
+    + "--quiet: no progress lines on standard error (past 2 s, a check prints one about every second).\n"
     + "FILE: Jepsen history.edn or JSON (optionally .gz); - reads standard input.\n"
-    + "DIR: Jepsen's store/, a test's store/<test>/, or a run's store/<test>/<time>/ (or store/latest):\n"
-    + "the history.edn of every run in it, tests and runs by name (symlinks such as latest skipped).\n"
-    + "With several histories, a summary line for each and the tally follow (edn/json: on standard error).\n"
+    + "DIR: Jepsen's store/, a test's store/<test>/ or a run's store/<test>/<time>/ (or store/latest):\n"
+    + "the history.edn of each run in it, tests and runs by name, symlinks (latest) skipped.\n"
+    + "Several histories: a summary line each, then a tally (edn/json: on standard error).\n"
     + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
     + "violated (or no transactions to check, or out of memory while checking), 3 bad usage\n"
     + "or unreadable input (or out of memory while reading).\n";
