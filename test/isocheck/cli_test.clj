@@ -250,8 +250,10 @@
     (is (= #{"append-test/20240101T000000" "append-test/20240102T000000" "other-test/20240101T000000"}
            (set (for [p (files-in out)] (subs p 0 (str/last-index-of p "/"))))))
     (is (= (edn/read-string (slurp (io/file out "append-test/20240102T000000/result.edn")))
-           (edn/read-string (second (str/split-lines (:out r)))))
+           (dissoc (edn/read-string (second (str/split-lines (:out r)))) :file))
         "each directory holds its own file's result")
+    (is (= (str b) (:file (edn/read-string (second (str/split-lines (:out r))))))
+        "with several files, each printed map names its file")
     (is (not (.exists (io/file out "append-test/20240102T000000/G2-item.dot"))) "no picture of another run")
     (testing "where each report went, on stderr for edn"
       (is (= 3 (count (re-seq #"report: " err))))

@@ -4,7 +4,7 @@
       bin/isocheck check [--workload append|wr] [--levels L1,L2,...]
                          [--format text|edn|json] [--max-anomalies N]
                          [--clocks vector|tree] [--first] [--time-limit S]
-                         [--f NAME] [--out DIR] FILE...
+                         [--f NAME] [--out DIR | --out-beside] [--quiet] FILE|DIR...
       bin/isocheck demo [--seed N] [--txns N]
 
   (or `lein run check ...`, or `java -jar target/uberjar/isocheck-*-standalone.jar
@@ -13,7 +13,9 @@
   `(isocheck.cli.Main/run (into-array String args) out err)` runs it in-process
   and returns the exit status: 0 every requested level holds; 1 some level is
   violated; 2 some level is unknown and none is violated (a history with no
-  transactions to check included); 3 bad usage or unreadable input."
+  transactions to check included); 3 bad usage or unreadable input. A DIR
+  is a Jepsen store, test or run directory: the history.edn of each of its
+  runs."
   (:import (isocheck.cli Main)))
 
 (set! *warn-on-reflection* true)

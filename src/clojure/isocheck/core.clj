@@ -58,12 +58,18 @@
                       (default 60); past it a level still open is :unknown
                       with the reason
       :directory      where to write the report files (default: the Jepsen
-                      store directory when checking inside Jepsen, else none)"
+                      store directory when checking inside Jepsen, else none)
+
+  A check that runs longer than 2 s logs its progress (the stage, how much
+  of it is done where that is known, the time so far) at :info through
+  clojure.tools.logging, about every 10 s, when that library is on the
+  classpath, as it is inside Jepsen; without it, nothing."
   (:require [clojure.java.io :as io]
             [isocheck.jepsen :as j])
   (:import (isocheck.check CheckOptions Checker Level Result)
            (isocheck.history History HistoryException)
            (isocheck.report ReportFiles)
+           (isocheck.util Progress ProgressMeter)
            (java.nio.file Paths)))
 
 (set! *warn-on-reflection* true)
@@ -201,10 +207,14 @@
 
 (defn check-history
   "Checks an isocheck.history.History; returns [Result result-map]. load-ms,
-  when given, is reported as [:stats :ms :load]."
+  when given, is reported as [:stats :ms :load]; progress, an
+  isocheck.util.Progress, is told each stage."
   ([opts h] (check-history opts h nil))
-  ([opts ^History h load-ms]
-   (let [r (Checker/check h (options opts))]
+  ([opts h load-ms] (check-history opts h load-ms Progress/NONE))
+  ([opts ^History h load-ms ^Progress progress]
+   (let [o (options opts)
+         _ (set! (.progress o) progress)
+         r (Checker/check h o)]
      (when load-ms
        (.put ^java.util.Map (.get (.-stats r) "ms") "load" (long load-ms)))
      [r (j/->clj (.toData r))])))
@@ -215,16 +225,21 @@
   :error \"op 12 (...): ...\"} naming the op, not an exception."
   ([checker history] (check checker {} history {}))
   ([checker test history check-opts]
-   (let [opts (:opts checker)]
+   (let [opts  (:opts checker)
+         meter (j/progress-meter)
+         p     (or meter Progress/NONE)]
      (try
-       (let [h         (j/->history history (:workload opts) (:f opts))
-             [r m]     (check-history opts h)
+       (let [h         (j/->history history (:workload opts) (:f opts) p)
+             [r m]     (check-history opts h nil p)
              dir       (or (:directory opts) (j/store-dir test check-opts))]
          (if dir
-           (do (write-report! dir r m (when-let [n (:name test)] (str "Jepsen test " n (some->> (:start-time test) (str ", started ")))))
+           (do (.stage ^Progress p "writing the report")
+               (write-report! dir r m (when-let [n (:name test)] (str "Jepsen test " n (some->> (:start-time test) (str ", started ")))))
                (assoc m :report-dir dir))
            m))
        (catch HistoryException e
-         (bad-input opts (.getMessage e)))))))
+         (bad-input opts (.getMessage e)))
+       (finally
+         (when meter (.close ^ProgressMeter meter)))))))
 
 (j/extend-checker! IsoChecker check)

@@ -8,10 +8,14 @@
     maps, vectors, sets).
   - `extend-checker!` extends `jepsen.checker/Checker` to a type, softly: only
     when that namespace can be loaded. Jepsen is never a dependency of
-    isocheck; users bring their own version."
+    isocheck; users bring their own version.
+  - `progress-meter` logs a long check's progress through
+    clojure.tools.logging, softly too: only when that library is there."
   (:import (isocheck.history History History$Workload HistoryBuilder Kw OpRecord
                              OpType Sym)
-           (java.util List Map Set)))
+           (isocheck.util Progress ProgressMeter)
+           (java.util List Map Set)
+           (java.util.function Consumer)))
 
 (set! *warn-on-reflection* true)
 
@@ -77,11 +81,14 @@
   isocheck.history.HistoryException, naming the op, on input it cannot check."
   (^History [ops] (->history ops nil nil))
   (^History [ops wl] (->history ops wl nil))
-  (^History [ops wl f]
+  (^History [ops wl f] (->history ops wl f Progress/NONE))
+  (^History [ops wl f ^Progress progress]
    (let [b (HistoryBuilder. (workload wl) (txn-f f))
          r (OpRecord.)]
+     (.stage progress "reading the history" (if (counted? ops) (count ops) 0) "ops")
      (reduce (fn [^long i op]
                (.op b (fill! r i op))
+               (when (zero? (bit-and i 0xffff)) (.done progress i))
                (inc i))
              0
              ops)
@@ -117,6 +124,39 @@
     (do (extend t @proto {:check check-fn})
         true)
     false))
+
+(def ^:private logging-required (atom false))
+
+(defn- info-logger
+  "A function of one string that logs it at :info, logger isocheck.core,
+  through clojure.tools.logging; nil when that library is not on the
+  classpath. Jepsen loads it before any checker runs; otherwise one attempt
+  is made to load it, per JVM. Resolved by name, so isocheck does not depend
+  on it."
+  []
+  (when (or (find-ns 'clojure.tools.logging)
+            (and (compare-and-set! logging-required false true)
+                 (try (require 'clojure.tools.logging) true
+                      (catch Throwable _ false))))
+    (let [log*       (ns-resolve 'clojure.tools.logging 'log*)
+          factory    (ns-resolve 'clojure.tools.logging '*logger-factory*)
+          get-logger (when (find-ns 'clojure.tools.logging.impl)
+                       (ns-resolve 'clojure.tools.logging.impl 'get-logger))]
+      (when (and log* factory get-logger)
+        (fn [^String line]
+          (@log* (@get-logger @factory "isocheck.core") :info nil line))))))
+
+(defn progress-meter
+  "An isocheck.util.ProgressMeter that logs a check's progress through
+  clojure.tools.logging, once the check has run 2 s, then about every 10 s
+  (lines such as \"isocheck: [12.0 s] serializable: solver\"); nil when
+  tools.logging is not on the classpath. Close it when the check ends."
+  ^ProgressMeter []
+  (when-let [log (info-logger)]
+    (ProgressMeter. "isocheck: "
+                    (reify Consumer (accept [_ line] (log line)))
+                    ProgressMeter/DEFAULT_AFTER_MS
+                    10000)))
 
 (defn store-dir
   "The directory where a Jepsen checker should write its files,

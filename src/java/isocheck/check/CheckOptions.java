@@ -32,6 +32,9 @@ public final class CheckOptions {
   /** Weak levels (TCC, RA, RC, CI): clocks ("vector" or "tree") and whether to stop at the first anomaly. */
   public isocheck.check.weak.WeakCheck.Options weak = new isocheck.check.weak.WeakCheck.Options();
 
+  /** Told each stage of the check as it begins ({@link isocheck.util.Progress#NONE}: no one listens). */
+  public isocheck.util.Progress progress = isocheck.util.Progress.NONE;
+
   public CheckOptions levels(List<Level> ls) {
     levels = new ArrayList<>(ls);
     return this;

@@ -71,7 +71,7 @@ public final class Checker {
     java.util.Map<String, Object> ms = (java.util.Map<String, Object>) stats.computeIfAbsent("ms", k -> new LinkedHashMap<String, Object>());
     if (!weak.isEmpty()) {
       long t = System.nanoTime();
-      got.putAll(isocheck.check.weak.WeakCheck.check(h, weak, o.weak, anomalies, stats));
+      got.putAll(isocheck.check.weak.WeakCheck.check(h, weak, o.weak, anomalies, stats, o.progress));
       long wms = (System.nanoTime() - t) / 1_000_000L;
       ms.put("weak", wms);
       ms.put("total", ((Long) ms.getOrDefault("total", 0L)) + wms);
@@ -122,6 +122,7 @@ public final class Checker {
     EdgeList es;
     Steps.DataExplainer dx;
     ListAppendAnalysis la = null;
+    o.progress.stage("analysis");
     if (h.workload == History.Workload.APPEND) {
       la = new ListAppendAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
       anomalies.addAll(la.anomalies);
@@ -140,6 +141,7 @@ public final class Checker {
     stats.put("committed", committedCount);
     long t1 = System.nanoTime();
 
+    o.progress.stage("graph");
     if (maxFam.ordinal() >= Level.Family.PROCESS.ordinal()) Orders.sessionOrder(h, committed, es);
     int relays = maxFam == Level.Family.REALTIME ? Orders.realtime(h, committed, es) : 0;
     Digraph g = Digraph.of(n + relays, es);
@@ -209,6 +211,7 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> appendLevels(Set<Level> req, Level.Family maxFam, boolean anySer, boolean anySi,
                                                ListAppendAnalysis la) {
       int top = maxFam.ordinal();
+      o.progress.stage("cycles");
       Scc[] ser = new Scc[3], si = new Scc[3];
       boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
       for (int fi = top; fi >= 0; fi--) {
@@ -245,7 +248,9 @@ public final class Checker {
       int multi = 0;
       for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
       if (multi > 0) stats.put("keys-with-unordered-unread-appends", (long) multi);
+      o.progress.stage("order of never-read appends");
       isocheck.check.si.AppendSearch search = new isocheck.check.si.AppendSearch(h, la, g, o.searchShortcuts);
+      search.progress(o.progress);
       for (Level l : req) {
         if (l.implemented() && l.kind != Level.Kind.WEAK) {
           search.knownAcyclic(l, (l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()]);
@@ -331,6 +336,7 @@ public final class Checker {
 
     LinkedHashMap<Level, Verdict> registerLevels(Set<Level> req, Level.Family maxFam) {
       int top = maxFam.ordinal();
+      o.progress.stage("cycles");
       boolean[] acyclic = new boolean[3];
       for (int fi = top; fi >= 0; fi--) {
         Level.Family f = Level.Family.values()[fi];
@@ -340,7 +346,7 @@ public final class Checker {
         if (!acyclic[fi]) reportSer(s, f, false);
       }
       // The version order: the polygraph search (isocheck.check.si).
-      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts), l -> false);
+      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts).progress(o.progress), l -> false);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) out.put(l, l.implemented() ? verdict(l, violating(l), decided.get(l)) : unimplemented(l));
       return out;
@@ -395,11 +401,13 @@ public final class Checker {
     private void report(Scc scc, Level.Family f, boolean g2, boolean isBc) {
       List<int[]> comps = components(scc, isBc ? bc() : null);
       int searched = 0;
+      o.progress.stage("counterexamples" + (f == Level.Family.PLAIN ? "" : " with " + fname(f) + " order"), Math.min(comps.size(), o.maxComponents), "cyclic components");
       for (int[] nodes : comps) {
         if (searched++ >= o.maxComponents) {
           truncated = true;
           break;
         }
+        o.progress.done(searched - 1);
         stamp++;
         for (int v : nodes) member[v] = stamp;
         if (searchComponent(nodes, f, g2)) continue;

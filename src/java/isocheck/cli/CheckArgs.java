@@ -29,6 +29,10 @@ final class CheckArgs {
   String clocks = "vector";
   boolean first;
   String out;
+  /** --out-beside: each report in a directory beside its history (a Jepsen run's own directory). */
+  boolean outBeside;
+  /** --quiet: no progress lines on standard error. */
+  boolean quiet;
   /** Seconds for the version-order search of rw-register histories (per file). */
   double timeLimit = 60;
   boolean help;
@@ -50,6 +54,8 @@ final class CheckArgs {
           break;
         }
         case "--out": a.out = value(args, ++i, arg); break;
+        case "--out-beside": a.outBeside = true; break;
+        case "--quiet": case "-q": a.quiet = true; break;
         case "--f": a.txnF = txnF(value(args, ++i, arg)); break;
         case "--clocks": {
           String c = value(args, ++i, arg);
@@ -68,6 +74,10 @@ final class CheckArgs {
     }
     if (!a.help && a.files.isEmpty()) throw new UsageException("check needs at least one FILE (or - for standard input)");
     if (a.out != null && a.out.isEmpty()) throw new UsageException("--out needs a directory");
+    if (a.out != null && a.outBeside) throw new UsageException("--out DIR and --out-beside exclude each other: give one");
+    if (a.outBeside && a.files.contains("-")) {
+      throw new UsageException("--out-beside writes each report beside its history, and standard input has no directory; use --out DIR");
+    }
     return a;
   }
 

@@ -1,5 +1,6 @@
 package isocheck.cli;
 
+import isocheck.check.CheckOptions;
 import isocheck.check.Checker;
 import isocheck.check.Level;
 import isocheck.check.Result;
@@ -9,6 +10,8 @@ import isocheck.history.HistoryException;
 import isocheck.io.Formats;
 import isocheck.report.Json;
 import isocheck.report.ReportFiles;
+import isocheck.util.Progress;
+import isocheck.util.ProgressMeter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +34,10 @@ import java.util.TreeSet;
 /**
  * The command line, {@code isocheck check …} and {@code isocheck demo …}, in Java: checking a
  * file loads no Clojure, so a small history checks in a fraction of a second. {@code demo} runs
- * the Clojure namespace {@code isocheck.demo}, loaded only then.
+ * the Clojure namespace {@code isocheck.demo}, loaded only then. A directory argument is a Jepsen
+ * store, test or run ({@link Inputs}); with several histories a summary line per history and a
+ * tally follow the results. A check past 2 s prints progress lines on standard error
+ * ({@link isocheck.util.ProgressMeter}) unless {@code --quiet}.
  *
  * <p>Exit status (a public contract): 0 every requested level holds; 1 some level is violated;
  * 2 some level is unknown and none is violated; 3 bad usage or unreadable input. With several
@@ -50,7 +56,7 @@ public final class Main {
   public static final String USAGE =
       "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]\n"
     + "                      [--max-anomalies N] [--clocks vector|tree] [--first] [--time-limit S]\n"
-    + "                      [--f NAME] [--out DIR] FILE...\n"
+    + "                      [--f NAME] [--out DIR | --out-beside] [--quiet] FILE|DIR...\n"
     + "       isocheck demo [--seed N] [--txns N]\n"
     + "\n"
     + "Levels (default: all implemented): strict-serializable, strong-session-serializable,\n"
@@ -67,8 +73,14 @@ public final class Main {
     + "--out DIR writes report.html, report.txt, result.edn, result.json and the pictures into\n"
     + "DIR (several files: DIR/<test>/<time>/ for Jepsen's store/<test>/<time>/history.edn,\n"
     + "else DIR/<file name>/), replacing the report files an earlier run left there.\n"
+    + "--out-beside writes each report beside its history instead: a Jepsen run's into\n"
+    + "store/<test>/<time>/isocheck/, another file's (a.edn) into a.isocheck/ next to it.\n"
     + "--f NAME: the :f of transaction ops (default txn); ops with another :f are skipped.\n"
+    + "--quiet: no progress lines on standard error (past 2 s, a check prints one about every second).\n"
     + "FILE: Jepsen history.edn or JSON (optionally .gz); - reads standard input.\n"
+    + "DIR: Jepsen's store/, a test's store/<test>/ or a run's store/<test>/<time>/ (or store/latest):\n"
+    + "the history.edn of each run in it, tests and runs by name, symlinks (latest) skipped.\n"
+    + "Several histories: a summary line each, then a tally (edn/json: on standard error).\n"
     + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
     + "violated (or no transactions to check, or out of memory while checking), 3 bad usage\n"
     + "or unreadable input (or out of memory while reading).\n";
@@ -134,37 +146,83 @@ public final class Main {
       out.print(USAGE);
       return HOLDS;
     }
+    List<Inputs.Input> inputs = Inputs.expand(a.files);
+    List<String> paths = new ArrayList<>();
+    for (Inputs.Input in : inputs) paths.add(in.path);
     List<Path> dirs = null;
-    if (a.out != null) {
-      try {
-        dirs = ReportDirs.of(Path.of(a.out), a.files);
-      } catch (InvalidPathException e) {
-        throw new CheckArgs.UsageException("--out " + a.out + ": not a valid path");
-      }
+    try {
+      if (a.out != null) dirs = ReportDirs.of(Path.of(a.out), paths);
+      else if (a.outBeside) dirs = ReportDirs.beside(paths);
+    } catch (InvalidPathException e) {
+      throw new CheckArgs.UsageException((a.out != null ? "--out " + a.out : "--out-beside") + ": not a valid path");
     }
-    boolean many = a.files.size() > 1;
-    boolean violated = false, unknown = false, bad = false;
-    for (int i = 0; i < a.files.size(); i++) {
-      int s = new FileCheck(a, a.files.get(i), dirs == null ? null : dirs.get(i), many, out, err).run();
+    boolean many = inputs.size() > 1;
+    List<FileCheck> done = new ArrayList<>();
+    for (int i = 0; i < inputs.size(); i++) {
+      FileCheck fc = new FileCheck(a, inputs.get(i), dirs == null ? null : dirs.get(i), many, out, err);
+      fc.status = fc.run();
+      done.add(fc);
       out.flush();
-      if (s == BAD) bad = true;
-      else if (s == VIOLATED) violated = true;
-      else if (s == UNKNOWN) unknown = true;
+    }
+    boolean violated = false, unknown = false, bad = false;
+    for (FileCheck fc : done) {
+      if (fc.status == BAD) bad = true;
+      else if (fc.status == VIOLATED) violated = true;
+      else if (fc.status == UNKNOWN) unknown = true;
+    }
+    if (many) {
+      // Text: after the reports, on standard output. edn/json: on standard error, so standard
+      // output keeps one result map per line; --quiet drops it there (the maps say it all).
+      boolean text = a.format.equals("text");
+      if (text || !a.quiet) {
+        PrintStream s = text ? out : err;
+        s.print(summary(done));
+        s.flush();
+      }
     }
     return bad ? BAD : violated ? VIOLATED : unknown ? UNKNOWN : HOLDS;
   }
 
-  /** One file: read, check, print, write the report. */
-  private static final class FileCheck {
+  /**
+   * The summary of several histories: a line per history, in the order checked, then the tally.
+   * <pre>
+   * == summary
+   * holds      store/a/20240101T000000.000Z/history.edn  412 txns, 0.3 s
+   * violated   store/a/20240102T000000.000Z/history.edn  2000 txns, 1.2 s  strict-serializable, serializable: G2-item; unknown: tcc
+   * unreadable store/b/20240103T000000.000Z  no history.edn in this Jepsen run, ...
+   * 3 files: 1 hold, 1 violated, 0 unknown, 1 unreadable
+   * </pre>
+   */
+  static String summary(List<FileCheck> done) {
+    StringBuilder sb = new StringBuilder("== summary\n");
+    int[] n = new int[4];
+    for (FileCheck fc : done) {
+      n[fc.status]++;
+      sb.append(fc.summaryLine()).append('\n');
+    }
+    sb.append(done.size()).append(done.size() == 1 ? " file: " : " files: ").append(n[HOLDS]).append(" hold, ")
+        .append(n[VIOLATED]).append(" violated, ").append(n[UNKNOWN]).append(" unknown, ").append(n[BAD]).append(" unreadable\n");
+    return sb.toString();
+  }
+
+  /** One history: read, check, print, write the report. */
+  static final class FileCheck {
     final CheckArgs a;
+    final Inputs.Input input;
     final String file;
     final Path dir;
     final boolean many;
     final PrintStream out, err;
+    int status;
+    /** For the summary: the result (null when there is none), the transactions, the time, or why it failed. */
+    Result result;
+    long txns = -1, nanos = -1;
+    String failure;
 
-    FileCheck(CheckArgs a, String file, Path dir, boolean many, PrintStream out, PrintStream err) {
+    FileCheck(CheckArgs a, Inputs.Input input, Path dir, boolean many, PrintStream out, PrintStream err) {
       this.a = a;
-      this.file = file;
+      this.input = input;
+      this.file = input.file;
       this.dir = dir;
       this.many = many;
       this.out = out;
@@ -172,11 +230,46 @@ public final class Main {
     }
 
     int run() {
+      if (input.error != null) return failed(BAD, input.error);
+      ProgressMeter meter = a.quiet ? null : new ProgressMeter("isocheck: " + file + ": ", err::println);
+      try {
+        return run(meter == null ? Progress.NONE : meter);
+      } finally {
+        if (meter != null) meter.close();
+      }
+    }
+
+    /** "violated   FILE  2000 txns, 1.2 s  serializable, strict-serializable: G2-item; unknown: tcc". */
+    String summaryLine() {
+      String word = status == HOLDS ? "holds" : status == VIOLATED ? "violated" : status == UNKNOWN ? "unknown" : "unreadable";
+      StringBuilder sb = new StringBuilder(word);
+      while (sb.length() < 10) sb.append(' ');
+      sb.append(' ').append(file).append("  ");
+      if (result == null) return sb.append(failure == null ? "" : failure).toString();
+      sb.append(txns).append(" txns, ").append(String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9));
+      // Violated levels grouped by the anomaly types that rule them out, in the levels' order.
+      LinkedHashMap<List<String>, List<String>> byTypes = new LinkedHashMap<>();
+      List<String> unknownLevels = new ArrayList<>();
+      for (Map.Entry<Level, isocheck.check.Verdict> e : result.levels.entrySet()) {
+        isocheck.check.Verdict v = e.getValue();
+        if (v.value == Verdict.Value.FALSE) byTypes.computeIfAbsent(v.anomalyTypes, k -> new ArrayList<>()).add(e.getKey().id);
+        else if (v.value == Verdict.Value.UNKNOWN) unknownLevels.add(e.getKey().id);
+      }
+      List<String> parts = new ArrayList<>();
+      for (Map.Entry<List<String>, List<String>> e : byTypes.entrySet()) {
+        parts.add(String.join(", ", e.getValue()) + (e.getKey().isEmpty() ? "" : ": " + String.join(", ", e.getKey())));
+      }
+      if (!unknownLevels.isEmpty()) parts.add("unknown: " + String.join(", ", unknownLevels));
+      if (!parts.isEmpty()) sb.append("  ").append(String.join("; ", parts));
+      return sb.toString();
+    }
+
+    private int run(Progress progress) {
       long t0 = System.nanoTime();
       long bytes = Heap.inputBytes(file);
       History h;
       try {
-        h = Formats.readHistory(file, a.workload, a.txnF);
+        h = Formats.readHistory(file, a.workload, a.txnF, progress);
       } catch (HistoryException e) {
         return failed(BAD, e.getMessage());
       } catch (NoSuchFileException e) {
@@ -205,7 +298,10 @@ public final class Main {
       String printed;
       long nTxns = h.nTxns, nMops = h.mopCount();
       try {
-        r = Checker.check(h, a.options());
+        CheckOptions o = a.options();
+        o.progress = progress;
+        r = Checker.check(h, o);
+        nanos = System.nanoTime() - t0;
         @SuppressWarnings("unchecked")
         Map<String, Object> ms = (Map<String, Object>) r.stats.computeIfAbsent("ms", k -> new LinkedHashMap<String, Object>());
         ms.put("load", loadMs);
@@ -226,9 +322,14 @@ public final class Main {
         trace(e);
         return failed(UNKNOWN, "no verdict: internal error: " + oneLine(e));
       }
+      result = r;
+      txns = nTxns;
       out.print(printed);
       out.flush();
-      if (dir != null) writeReport(r);
+      if (dir != null) {
+        progress.stage("writing the report");
+        writeReport(r);
+      }
       Verdict.Value v = r.valid();
       return v == Verdict.Value.TRUE ? HOLDS : v == Verdict.Value.FALSE ? VIOLATED : UNKNOWN;
     }
@@ -236,8 +337,8 @@ public final class Main {
     /** What stdout gets for this file, newline included. */
     private String print(Result r) {
       switch (a.format) {
-        case "edn": return EdnPrinter.str(data(r)) + "\n";
-        case "json": return Json.write(data(r)) + "\n";
+        case "edn": return EdnPrinter.str(printedData(r)) + "\n";
+        case "json": return Json.write(printedData(r)) + "\n";
         default: {
           String text = a.maxAnomalies == 0 ? countsOnlyText(r) : r.text();
           return (many ? "== " + file + "\n" : "") + text + "\n";
@@ -246,6 +347,14 @@ public final class Main {
     }
 
     private Map<String, Object> data;
+
+    /** What --format edn|json prints: the result map, and with several histories, :file last. */
+    private Map<String, Object> printedData(Result r) {
+      if (!many) return data(r);
+      LinkedHashMap<String, Object> m = new LinkedHashMap<>(data(r));
+      m.put("file", file);
+      return m;
+    }
 
     /** The result map (made once); with --max-anomalies 0, its instances and counterexamples removed. */
     private Map<String, Object> data(Result r) {
@@ -319,6 +428,7 @@ public final class Main {
     }
 
     private int failed(int status, String message) {
+      failure = message;
       err.println("isocheck: " + file + ": " + message);
       if (a.format.equals("edn") || a.format.equals("json")) {
         LinkedHashMap<String, Object> m = new LinkedHashMap<>();

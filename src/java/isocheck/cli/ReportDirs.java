@@ -86,6 +86,27 @@ final class ReportDirs {
     return dirs;
   }
 
+  /**
+   * Under {@code --out-beside}: the directory beside each history, {@code <dir>/isocheck/} for a
+   * file named {@code history.edn} (so a Jepsen run's report goes into the run's own directory,
+   * where isocheck's Jepsen checker writes it), else {@code <dir>/<name>.isocheck/} ({@code
+   * a.edn}: {@code a.isocheck/}); a directory that would repeat gets {@code -2}, {@code -3}, ….
+   */
+  static List<Path> beside(List<String> files) {
+    List<Path> dirs = new ArrayList<>();
+    HashSet<Path> used = new HashSet<>();
+    for (String f : files) {
+      Path p = Path.of(f);
+      Path parent = p.getParent() == null ? Path.of("") : p.getParent();
+      String base = p.getFileName() == null ? "history" : stripExtension(p.getFileName().toString());
+      String name = base.equals("history") ? "isocheck" : base + ".isocheck";
+      Path d = parent.resolve(name);
+      for (int k = 2; !used.add(d.toAbsolutePath().normalize()); k++) d = parent.resolve(name + "-" + k);
+      dirs.add(d);
+    }
+    return dirs;
+  }
+
   /** A history file's name without .edn, .json, .jsonl or .ndjson (and .gz). */
   static String stripExtension(String name) {
     String n = name;

@@ -4,6 +4,7 @@ import isocheck.history.History;
 import isocheck.history.HistoryException;
 import isocheck.history.HistoryBuilder;
 import isocheck.history.OpSink;
+import isocheck.util.Progress;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -100,14 +101,71 @@ public final class Formats {
 
   /** As {@link #readHistory(String, History.Workload)}, with {@code txnF} the :f of transaction ops (null: txn). */
   public static History readHistory(String path, History.Workload workload, String txnF) throws IOException {
+    return readHistory(path, workload, txnF, Progress.NONE);
+  }
+
+  /**
+   * As {@link #readHistory(String, History.Workload, String)}, telling {@code progress} how far
+   * the reading has got: stage {@code loading}, in bytes of the file as stored (compressed bytes
+   * for gzip); for standard input, the bytes so far of an unknown total.
+   */
+  public static History readHistory(String path, History.Workload workload, String txnF, Progress progress) throws IOException {
     HistoryBuilder b = new HistoryBuilder(workload, txnF);
-    if (!path.equals("-") && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) {
+    long size = -1;
+    if (!path.equals("-")) {
+      size = Files.size(Path.of(path));
       // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
-      long size = Files.size(Path.of(path));
-      b.expect(size / 160, size / 10);
+      if (!path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
     }
-    read(path, b);
+    if (progress == Progress.NONE) {
+      read(path, b);
+      return b.build();
+    }
+    progress.stage("loading", size, Progress.BYTES);
+    if (path.equals("-")) {
+      read(new Counted(System.in, progress), null, null, b);
+    } else {
+      Path p = Path.of(path);
+      String name = p.getFileName() == null ? path : p.getFileName().toString();
+      try (InputStream in = new Counted(Files.newInputStream(p), progress)) {
+        read(in, byName(name), name, b);
+      }
+    }
     return b.build();
+  }
+
+  /** An input stream that tells progress how many bytes have been read from it. */
+  private static final class Counted extends java.io.FilterInputStream {
+    private final Progress progress;
+    private long n;
+
+    Counted(InputStream in, Progress progress) {
+      super(in);
+      this.progress = progress;
+    }
+
+    @Override public int read() throws IOException {
+      int c = in.read();
+      if (c >= 0) progress.done(++n);
+      return c;
+    }
+
+    @Override public int read(byte[] b, int off, int len) throws IOException {
+      int k = in.read(b, off, len);
+      if (k > 0) progress.done(n += k);
+      return k;
+    }
+
+    @Override public long skip(long k) throws IOException {
+      long s = in.skip(k);
+      if (s > 0) progress.done(n += s);
+      return s;
+    }
+
+    /** Standard input stays open. */
+    @Override public void close() throws IOException {
+      if (in != System.in) in.close();
+    }
   }
 
   private static void read(InputStream in, Format f, OpSink sink) throws IOException {

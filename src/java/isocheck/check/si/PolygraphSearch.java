@@ -74,6 +74,15 @@ public abstract class PolygraphSearch {
   /** Builds the polygraph with the orders of family f (called once per family). */
   abstract Polygraph build(Level.Family f);
 
+  /** Told each level's stages: polygraph, known graph, time order, pruning, solver. */
+  isocheck.util.Progress progress = isocheck.util.Progress.NONE;
+
+  /** Tells progress each level's stages (polygraph, known graph, time order, pruning, solver). */
+  public PolygraphSearch progress(isocheck.util.Progress p) {
+    progress = p;
+    return this;
+  }
+
   /** Explains the steps of a counterexample: the known edges by the workload's own evidence. */
   abstract PolygraphExplainer explainer(Polygraph p);
 
@@ -140,6 +149,7 @@ public abstract class PolygraphSearch {
     Outcome early = early(l, st);
     if (early != null) return early;
     Polygraph p;
+    progress.stage(l.id + ": polygraph");
     try {
       p = polygraph(l.family);
     } catch (Polygraph.TooLarge e) {
@@ -160,7 +170,9 @@ public abstract class PolygraphSearch {
     // history's own time suggests leave it acyclic the level holds: the common case, with
     // neither pruning nor solver. Then pruning to a fixpoint, the time order again, the solver.
     // (Without the shortcuts, as tests compare, the solver decides alone.)
+    progress.stage(l.id + ": known graph");
     Pruning pr = new Pruning(g).build();
+    if (shortcuts) progress.stage(l.id + ": time order");
     int[] pos = shortcuts ? timeOrder(g, pr.last) : null;
     if (pos == null) pr.checkOnly();
     else pr.acyclic();
@@ -171,7 +183,12 @@ public abstract class PolygraphSearch {
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
     boolean knownCycle = pr.status == Pruning.Status.VIOLATED;
-    if (shortcuts && pr.status == Pruning.Status.OPEN) pr = new Pruning(g).run(deadline);
+    if (shortcuts && pr.status == Pruning.Status.OPEN) {
+      progress.stage(l.id + ": pruning", p.constraints(), "constraints decided");
+      Pruning full = new Pruning(g);
+      full.progress = progress;
+      pr = full.run(deadline);
+    }
     st.put("pruning-rounds", (long) pr.rounds);
     if (pr.tooWide) st.put("pruning-stopped", new isocheck.history.Kw("too-wide"));
     st.put("pruned", (long) pr.decided);
@@ -192,11 +209,13 @@ public abstract class PolygraphSearch {
     }
     int open = p.constraints() - pr.decided;
     st.put("open", (long) open);
+    if (shortcuts) progress.stage(l.id + ": time order");
     int[] again = shortcuts ? timeOrder(g, pr.last) : null;
     if (again != null && topologicalChoice(g, pr, again)) {
       st.put("decided-by", new Kw("time-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
+    progress.stage(l.id + ": solver");
     return solve(l, g, pr, deadline, st, found);
   }
 

@@ -40,6 +40,8 @@ final class Pruning {
   int rounds, decided;
   /** Whether pruning stopped because the known graph was too wide for its reachability clocks. */
   boolean tooWide;
+  /** Told the constraints decided so far (the stage is the caller's). */
+  isocheck.util.Progress progress = isocheck.util.Progress.NONE;
 
   Pruning(LevelGraph g) {
     this.g = g;
@@ -133,7 +135,9 @@ final class Pruning {
           witness[c] = e0 >= 0 ? e0 : e1;
           decided++;
         }
+        if ((c & 4095) == 4095) progress.done(decided);
       }
+      progress.done(decided);
       if (decided == nc) {
         // Every constraint decided: the final graph must still be checked for a cycle.
         Digraph f = graph();

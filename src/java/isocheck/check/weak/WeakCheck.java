@@ -93,7 +93,15 @@ public final class WeakCheck {
   /** Decides the requested weak levels, adding anomalies and statistics. */
   public static LinkedHashMap<Level, Verdict> check(History h, Collection<Level> levels, Options o, AnomalySet anomalies,
                                                     Map<String, Object> stats) {
-    return new Run(h, levels, o, anomalies, stats).run();
+    return check(h, levels, o, anomalies, stats, isocheck.util.Progress.NONE);
+  }
+
+  /** As above, telling progress each stage as it begins. */
+  public static LinkedHashMap<Level, Verdict> check(History h, Collection<Level> levels, Options o, AnomalySet anomalies,
+                                                    Map<String, Object> stats, isocheck.util.Progress progress) {
+    Run r = new Run(h, levels, o, anomalies, stats);
+    r.progress = progress;
+    return r.run();
   }
 
   private static final class Run {
@@ -107,6 +115,7 @@ public final class WeakCheck {
     final EnumMap<Tap.WeakLevel, Boolean> cyclic = new EnumMap<>(Tap.WeakLevel.class);
     final HashSet<Long> reported = new HashSet<>();
     final LinkedHashMap<String, Object> ws = new LinkedHashMap<>();
+    isocheck.util.Progress progress = isocheck.util.Progress.NONE;
     WeakHistory wh;
     CausalOrder co;
     CommitOrder cm;
@@ -133,6 +142,7 @@ public final class WeakCheck {
 
     LinkedHashMap<Level, Verdict> run() {
       long t0 = System.nanoTime();
+      progress.stage("weak levels: reads and writes");
       wh = new WeakHistory(h);
       for (Tap.Instance in : wh.intra) {
         if (rep == null) rep = new TapReport(wh, null);
@@ -147,6 +157,7 @@ public final class WeakCheck {
       String noClocks = null;
       if (!graphLevels.isEmpty()) {
         try {
+          progress.stage("weak levels: causal order");
           co = new CausalOrder(wh, o.clocks, o.idOrder, o.mergeChains);
         } catch (OutOfMemoryError | ChainClocks.TooWide e) {
           // One clock entry per transaction and chain of causal order: only a causal order
@@ -234,6 +245,7 @@ public final class WeakCheck {
           continue;
         }
         started = true;
+        progress.stage(l.name().toLowerCase(java.util.Locale.ROOT) + ": commit order");
         long t = System.nanoTime();
         CommitOrder.Forced f = l == Tap.WeakLevel.TCC ? cm.causal() : l == Tap.WeakLevel.RA ? cm.readAtomic() : cm.monoAtomicView();
         forced.put(l, f);
@@ -257,6 +269,7 @@ public final class WeakCheck {
       for (int i = order.length - 1; i >= 0; i--) {
         Tap.WeakLevel l = order[i];
         if (!Boolean.TRUE.equals(cyclic.get(l)) || !forced.containsKey(l)) continue;
+        progress.stage(l.name().toLowerCase(java.util.Locale.ROOT) + ": counterexamples");
         classify(l, forced.get(l));
       }
     }
