@@ -1,7 +1,9 @@
 (ns isocheck.report-test
   "The report files a user reads (report.txt, report.html, the DOT pictures):
   long reads shown around where they matter, never printed whole; the input
-  named; wide pictures fitted to the page."
+  named; wide pictures fitted to the page; transactions named by their op's
+  :index; keys of the user's own on ops kept by every reader and shown.
+  report_browser_test checks report.html in Chromium."
   (:require [clojure.edn :as edn]
             [clojure.java.io :as io]
             [clojure.string :as str]
@@ -64,6 +66,18 @@
         ex (get-in m [:counterexamples :G1a :explanation])]
     (is (str/includes? ex "698 699 700 701 702") ex)
     (is (< (count ex) 400) ex)))
+
+(deftest dependency-steps-show-long-reads-around-their-end
+  ;; T_a reads 500 elements of :x and appends to :y; T_b reads :y empty and appends 501 to :x.
+  (let [h (vec (map-indexed (fn [i op] (assoc op :index i))
+                            (concat (for [v (range 1 501)] {:type :ok :process 0 :f :txn :value [[:append :x v]]})
+                                    [{:type :ok :process 1 :f :txn :value [[:r :x (vec (range 1 501))] [:append :y 1]]}
+                                     {:type :ok :process 2 :f :txn :value [[:r :y []] [:append :x 501]]}
+                                     {:type :ok :process 3 :f :txn :value [[:r :x (vec (range 1 502))] [:r :y [1]]]}])))
+        [_ m] (ic/check-history {:levels [:serializable]} (j/->history h))
+        ex (get-in m [:counterexamples :G2-item :explanation])]
+    (is (str/includes? ex "T500 read key :x as [1 2 3 …491 more… 495 496 497 498 499 500], which does not include T501's append of 501") ex)
+    (is (< (count ex) 600) ex)))
 
 (deftest wide-pictures-fit-the-page
   (let [;; A 12-transaction G1c chain: a wide picture.
