@@ -328,7 +328,7 @@
   (with-chromium [chrome]
     (let [file (io/file (tmp-dir "isocheck-json-") "history.json")
           _ (spit file aborted-read-json)
-          {:keys [result] :as rep} (report! (read-file :json file) [:serializable :read-committed] (str file))]
+          {:keys [result] :as rep} (report! (read-file :json file) [:serializable :snapshot-isolation] (str file))]
       (is (= #{:G1a :G1c} (set (:anomaly-types result))))
       (doseq [w widths]
         (let [f (check-layout chrome "aborted read" rep w)
