@@ -42,22 +42,27 @@
         :else (throw (IllegalArgumentException.
                        (str ":f must name the :f of transaction ops, such as :txn, not " (pr-str f))))))
 
+(def ^:private op-keys #{:index :time :type :process :f :value})
+
 (defn- fill!
-  "Copies one Jepsen op into the reusable record."
+  "Copies one Jepsen op into the reusable record, with any keys of the user's
+  own (a database's transaction id, say), which reports show."
   [^OpRecord r ^long ordinal op]
   (.reset r ordinal)
   (let [index (get op :index)
         time  (get op :time)
         type  (get op :type)
-        value (get op :value ::absent)]
+        value (get op :value ::absent)
+        f     (get op :f)
+        process? (contains? op :process)]
     (when (integer? index) (set! (.index r) (long index)))
     (when (integer? time) (set! (.time r) (long time)))
     (set! (.typeRaw r) type)
     (set! (.type r) (int (OpType/parse type)))
-    (when (contains? op :process)
+    (when process?
       (set! (.hasProcess r) true)
       (set! (.process r) (get op :process)))
-    (set! (.f r) (get op :f))
+    (set! (.f r) f)
     (cond (identical? ::absent value)
           (set! (.valueShape r) OpRecord/VALUE_ABSENT)
 
@@ -71,6 +76,13 @@
           :else
           (do (set! (.valueShape r) OpRecord/VALUE_OTHER)
               (set! (.valueRaw r) value)))
+    ;; More keys than the standard ones seen (a standard key holding nil counts as
+    ;; unseen, which only costs a look): the others are kept.
+    (when (and (map? op)
+               (< (cond-> 0 index inc, time inc, type inc, f inc, process? inc,
+                    (not (identical? ::absent value)) inc)
+                  (count op)))
+      (reduce-kv (fn [_ k v] (when-not (contains? op-keys k) (.addExtra r k v))) nil op))
     r))
 
 (defn ->history

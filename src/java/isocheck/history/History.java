@@ -54,12 +54,15 @@ public final class History {
    * unknown with this reason: an empty or wrong file is not a pass.
    */
   public final String noTxnReason;
+  /** Transactions whose ops carried keys of their own (increasing), and those keys and values, alternating. */
+  private final int[] extraTxn;
+  private final Object[][] extras;
 
   History(Workload workload, Object[] keys, Object[] values, int nTxns, byte[] status, int[] session,
           Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, long[] invokeIndex,
           long[] completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
           int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, isocheck.util.PairIntMap writerIndex,
-          boolean indexUsable, long opsSeen, long opsSkipped, String noTxnReason) {
+          boolean indexUsable, long opsSeen, long opsSkipped, String noTxnReason, int[] extraTxn, Object[][] extras) {
     this.workload = workload;
     this.keys = keys;
     this.values = values;
@@ -85,6 +88,8 @@ public final class History {
     this.opsSeen = opsSeen;
     this.opsSkipped = opsSkipped;
     this.noTxnReason = nTxns == 0 ? noTxnReason : null;
+    this.extraTxn = extraTxn;
+    this.extras = extras;
   }
 
   // ------------------------------------------------------------------ transactions
@@ -103,14 +108,32 @@ public final class History {
   public long invokeTime(int t) { return invokeTime[t]; }
   public long completeTime(int t) { return completeTime[t]; }
 
-  /** The number users see for transaction t: the :index (or position) of its completion, else of its invocation. */
+  /**
+   * The number users see for transaction t, and that names it (T12): the :index of its completion
+   * op, or of its invocation when it never completed, as the op maps in results show it; the op's
+   * position in the history (0-based, as Jepsen numbers ops) when that op has no :index.
+   */
   public long displayIndex(int t) {
-    if (indexUsable) return completeOrd[t] >= 0 ? completeIndex[t] : invokeIndex[t];
-    return completeOrd[t] >= 0 ? completeOrd[t] : invokeOrd[t];
+    boolean done = completeOrd[t] >= 0;
+    long i = done ? completeIndex[t] : invokeIndex[t];
+    return i != OpRecord.ABSENT ? i : done ? completeOrd[t] : invokeOrd[t];
   }
 
   /** "T12": the name explanations use for transaction t. */
   public String name(int t) { return "T" + displayIndex(t); }
+
+  /**
+   * The keys transaction t's ops carried beyond :index :time :type :process :f :value (a
+   * database's transaction id, say), alternating with their values, in the order the op had them
+   * (its invocation's first, a key both carry with the completion's value); an empty array when
+   * there are none. Kept only for the transactions that have any.
+   */
+  public Object[] extras(int t) {
+    int i = java.util.Arrays.binarySearch(extraTxn, t);
+    return i >= 0 ? extras[i] : NO_EXTRAS;
+  }
+
+  private static final Object[] NO_EXTRAS = new Object[0];
 
   // ------------------------------------------------------------------ micro-ops
 
@@ -152,8 +175,14 @@ public final class History {
    * 24997 …]. Explanations focus on the element they talk about (where two reads differ, the
    * element read twice, the aborted one), so a 50,000-element read stays one short line.
    */
-  public String listStr(int m, int focus) {
-    int len = mopLen[m], off = mopVal[m];
+  public String listStr(int m, int focus) { return listStr(m, mopLen[m], focus); }
+
+  /**
+   * {@link #listStr(int, int)} of the first {@code len} elements of list read m (the state a
+   * transaction read before its own appends, say).
+   */
+  public String listStr(int m, int len, int focus) {
+    int off = mopVal[m];
     StringBuilder sb = new StringBuilder("[");
     if (len <= LIST_SHOWN) {
       for (int j = 0; j < len; j++) {

@@ -62,6 +62,9 @@ public final class HistoryBuilder implements OpSink {
   private final IntList mopKey = new IntList(4096), mopVal = new IntList(4096),
       mopLen = new IntList(4096), mopTxn = new IntList(4096), listPool = new IntList(1 << 14);
   private final isocheck.util.PairIntMap writerIndex = new isocheck.util.PairIntMap(1 << 14);
+  /** Transactions whose ops carried other keys (increasing), and those keys with their values. */
+  private final IntList extraTxn = new IntList(16);
+  private final ArrayList<Object[]> extras = new ArrayList<>();
 
   private final String txnF;
   private long lastIndex = OpRecord.ABSENT, lastIndexOrdinal, lastIndexLine;
@@ -173,6 +176,32 @@ public final class HistoryBuilder implements OpSink {
     } else {
       addMops(t, inv, true);
     }
+    keepExtras(t, inv, r);
+  }
+
+  /**
+   * Keeps the other keys of txn t's ops (its invocation's, then its completion's, a key both
+   * carry with the completion's value), only for transactions that have any.
+   */
+  private void keepExtras(int t, OpRecord inv, OpRecord done) {
+    int ni = inv == null ? 0 : inv.extraCount(), nd = done == null ? 0 : done.extraCount();
+    if (ni + nd == 0) return;
+    Object[] kv = new Object[2 * (ni + nd)];
+    int n = 0;
+    for (int i = 0; i < ni; i++) {
+      kv[2 * n] = inv.extraKey(i);
+      kv[2 * n++ + 1] = inv.extraValue(i);
+    }
+    for (int i = 0; i < nd; i++) {
+      Object k = done.extraKey(i);
+      int at = 0;
+      while (at < ni && !java.util.Objects.equals(kv[2 * at], k)) at++;
+      if (at == ni) at = n++;
+      kv[2 * at] = k;
+      kv[2 * at + 1] = done.extraValue(i);
+    }
+    extraTxn.add(t);
+    extras.add(n == ni + nd ? kv : java.util.Arrays.copyOf(kv, 2 * n));
   }
 
   /** Rejects a negative :index, or one not greater than the last op's that had one. */
@@ -222,6 +251,7 @@ public final class HistoryBuilder implements OpSink {
       completeIndex.add(OpRecord.ABSENT);
       completeTime.add(OpRecord.ABSENT);
       addMops(t, p, true);
+      keepExtras(t, p, null);
       pendingOn[sid] = false;
     }
     if (workload == null) workload = firstListRead != null || firstScalarRead == null
@@ -257,7 +287,8 @@ public final class HistoryBuilder implements OpSink {
         session.compact(), procs, invokeOrd.compact(), completeOrd.compact(), invokeIndex.compact(),
         completeIndex.compact(), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
         kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.compact(), writerIndex,
-        indexUsable, opsSeen, opsSkipped, n > 0 ? null : noTxnReason());
+        indexUsable, opsSeen, opsSkipped, n > 0 ? null : noTxnReason(), extraTxn.toArray(),
+        extras.toArray(new Object[0][]));
     return built;
   }
 

@@ -58,6 +58,9 @@ public final class OpRecord {
   private long[] elemL = new long[32];
   private Object[] elemO = new Object[32];
   private boolean anyElemObj;
+  /** The op's other keys and their values (a database's transaction id, a node), alternating; nExtra pairs. */
+  private int nExtra;
+  private Object[] extra = new Object[4];
 
   public void reset(long ordinal) {
     this.ordinal = ordinal;
@@ -79,6 +82,10 @@ public final class OpRecord {
     if (anyElemObj) {
       Arrays.fill(elemO, 0, nElems, null);
       anyElemObj = false;
+    }
+    if (nExtra > 0) {
+      Arrays.fill(extra, 0, 2 * nExtra, null);
+      nExtra = 0;
     }
     n = 0;
     nElems = 0;
@@ -169,6 +176,22 @@ public final class OpRecord {
     } else setValueObj(value);
   }
 
+  /**
+   * Keeps one of the op's other keys (anything beyond :index :time :type :process :f :value,
+   * such as a database's transaction id) with its value, for reports to show beside the
+   * transaction. Producers pass keys as the user wrote them (a keyword, or a JSON string).
+   */
+  public void addExtra(Object key, Object value) {
+    if (2 * nExtra == extra.length) extra = Arrays.copyOf(extra, extra.length * 2);
+    extra[2 * nExtra] = key;
+    extra[2 * nExtra + 1] = value;
+    nExtra++;
+  }
+
+  public int extraCount() { return nExtra; }
+  public Object extraKey(int i) { return extra[2 * i]; }
+  public Object extraValue(int i) { return extra[2 * i + 1]; }
+
   /** Marker for a nil key or list element (distinct from "long"). */
   public static final Object NIL_KEY = new Object() {
     @Override public String toString() { return "nil"; }
@@ -231,6 +254,7 @@ public final class OpRecord {
       anyElemObj = true;
     }
     nElems = e;
+    for (int i = 0; i < o.nExtra; i++) addExtra(o.extra[2 * i], o.extra[2 * i + 1]);
   }
 
   // ---------------------------------------------------------------- consuming

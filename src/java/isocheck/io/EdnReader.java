@@ -29,8 +29,10 @@ import java.util.regex.Pattern;
  * or a single top-level vector or list of op maps. An op map may carry a record tag, as
  * {@code #jepsen.history.Op{...}} does.
  *
- * <p>Only {@code :type :f :process :value :index :time} are kept; other keys are skipped
- * without materialising their values (but still checked for syntax). A vector or list
+ * <p>{@code :type :f :process :value :index :time} fill the record's fields; any other keyword
+ * key is kept with its value ({@link OpRecord#addExtra}) for reports to show beside the
+ * transaction (a database's transaction id, say); keys of other kinds are skipped, their values
+ * still checked for syntax. A vector or list
  * {@code :value} with a vector or list among its elements (or none at all) becomes micro-ops
  * ({@link OpRecord#VALUE_TXN}): each 3-element vector {@code [f k v]} one micro-op, integers on
  * the primitive paths, a vector or list {@code v} a list read; any other element is kept whole
@@ -178,6 +180,7 @@ public final class EdnReader extends OpReader {
       if (c < 0 || isCloser(c)) throw unclosed(c, '}', ol, oc, "the op map");
       long kl = line, kc = col(pos);
       int field = -1;
+      otherKey = null;
       if (c == ':') field = readOpKey();
       else if (c == '"') {
         int sf = stringKey();
@@ -192,7 +195,12 @@ public final class EdnReader extends OpReader {
         throw err(pos, "expected a value for " + (field >= 0 ? FIELD[field] : "the key at " + at(kl, kc))
             + ", found " + (c == '}' ? "the end of the op map" : found(c)));
       }
-      if (field < 0) { skipValue(c); continue; }
+      if (field < 0) {
+        // A keyword key of the user's own (a database's transaction id, say): kept for reports.
+        if (otherKey != null) r.addExtra(otherKey, item(c));
+        else skipValue(c);
+        continue;
+      }
       if ((seen & 1 << field) != 0) throw errAt(kl, kc, "duplicate key " + FIELD[field] + " in the op map");
       seen |= 1 << field;
       switch (field) {
@@ -235,7 +243,10 @@ public final class EdnReader extends OpReader {
     return -1;
   }
 
-  /** At ':' of a key in an op map: returns the F_ constant, or -1 for keys we skip. */
+  /** The keyword key read last by {@link #readOpKey} when it names no op field. */
+  private Kw otherKey;
+
+  /** At ':' of a key in an op map: returns the F_ constant, or -1 with the keyword in {@link #otherKey}. */
   private int readOpKey() throws IOException {
     int end = tokenEnd(pos + 1);
     int s = pos + 1, len = end - s;
@@ -247,7 +258,7 @@ public final class EdnReader extends OpReader {
       case 7: if (eq(s, PROCESS)) f = F_PROCESS; break;
       default:
     }
-    if (f < 0) readKeyword();
+    if (f < 0) otherKey = readKeyword();
     else pos = end;
     return f;
   }

@@ -25,7 +25,8 @@ import java.util.zip.GZIPOutputStream;
 /**
  * A Jepsen {@code history.edn} being written: an {@link OpSink} that prints each op as one map
  * per line, {@code {:index 0, :time 123, :type :invoke, :process 0, :f :txn, :value [[:append 1 2] [:r 3 nil]]}},
- * leaving out fields the record does not have. What {@link EdnReader} reads back is the same
+ * leaving out fields the record does not have; the op's other keys ({@link OpRecord#addExtra})
+ * come before {@code :value}. What {@link EdnReader} reads back is the same
  * record, with two normalisations: a {@code :type}, {@code :f} or micro-op kind given as a
  * string is written as a keyword, and an object the writer does not know is written by its
  * {@code toString()} when that is a single token (as for Clojure keywords and ratios) and as a
@@ -97,6 +98,14 @@ public final class EdnWriter implements OpSink, Closeable {
       if (more) raw(SEP);
       raw(F);
       keywordish(r.f);
+      more = true;
+    }
+    for (int i = 0, x = r.extraCount(); i < x; i++) {
+      // The op's keys of the user's own (a database's transaction id, say), as they were read.
+      if (more) raw(SEP);
+      obj(r.extraKey(i));
+      put(' ');
+      obj(r.extraValue(i));
       more = true;
     }
     if (r.valueShape != OpRecord.VALUE_ABSENT) {

@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  * Lines: one per line; any whitespace may separate them). The op fields are
  * {@code "type" "f" "process" "value" "index" "time"}, e.g.
  * <pre>{"type":"ok","f":"txn","process":0,"value":[["append",1,2],["r",1,[1,2]]],"index":3,"time":5}</pre>
- * Keys may also be spelled with a leading colon ({@code ":type"}); other keys are skipped.
+ * Keys may also be spelled with a leading colon ({@code ":type"}); any other key is kept with
+ * its value ({@link OpRecord#addExtra}, the key as a {@link Kw}) for reports to show.
  *
  * <p>JSON has no keywords, so the string values of {@code "type"}, {@code "f"} and of a
  * micro-op's kind become {@link Kw}s, a leading colon dropped ({@code ":append"} and
@@ -132,7 +133,7 @@ public final class JsonReader extends OpReader {
         pos++;
         c = ws();
         if (c < 0) throw err(pos, "unexpected end of input; expected a value");
-        if (field < 0) skipValue(c);
+        if (field < 0) r.addExtra(otherKey, item(c)); // kept for reports: a database's transaction id, say
         else {
           if ((seen & 1 << field) != 0) throw errAt(kl, kc, "duplicate key " + FIELD[field] + " in the op object");
           seen |= 1 << field;
@@ -170,13 +171,17 @@ public final class JsonReader extends OpReader {
     inOp = false;
   }
 
-  /** At the '"' of a key: returns the F_ constant or -1; pos after the string. */
+  /** The key read last by {@link #readKey} when it names no op field, as a keyword (":" dropped). */
+  private Kw otherKey;
+
+  /** At the '"' of a key: returns the F_ constant, or -1 with the key in {@link #otherKey}; pos after the string. */
   private int readKey() throws IOException {
     long l = line, cc = col(pos);
     int end = scanString(l, cc);
     int s = pos + 1;
     if (strEscaped) {
-      unescape(s, end, l, cc);
+      String k = unescape(s, end, l, cc);
+      otherKey = new Kw(k.startsWith(":") ? k.substring(1) : k);
       pos = end + 1;
       return -1;
     }
@@ -188,6 +193,13 @@ public final class JsonReader extends OpReader {
       case 5: f = eq(s, NAMES[F_VALUE]) ? F_VALUE : eq(s, NAMES[F_INDEX]) ? F_INDEX : -1; break;
       case 7: f = eq(s, NAMES[F_PROCESS]) ? F_PROCESS : -1; break;
       default: f = -1;
+    }
+    if (f < 0) {
+      try {
+        otherKey = keyword(s, end);
+      } catch (HistoryException e) {
+        throw errAt(l, cc, "invalid UTF-8 in the string starting here");
+      }
     }
     pos = end + 1;
     return f;

@@ -8,7 +8,12 @@ import isocheck.report.Anomaly;
 import isocheck.report.Data;
 import isocheck.report.Steps;
 
-/** Explains WW, WR and RW steps of a list-append history from its version orders. */
+/**
+ * Explains WW, WR and RW steps of a list-append history from its version orders. A long read
+ * is shown abbreviated ({@link History#listStr(int, int, int)}) around the element the step is
+ * about: the append observed, or the end of the state read (what an anti-dependency's append
+ * would have followed).
+ */
 public final class ListAppendExplainer implements Steps.DataExplainer {
   private final ListAppendAnalysis la;
   private final History h;
@@ -96,7 +101,7 @@ public final class ListAppendExplainer implements Steps.DataExplainer {
         int w = h.writerMop(k, v);
         if (w >= 0 && h.mopTxn(w) == a) {
           return new Steps.Step(Anomaly.map("type", new Kw("wr"), "key", h.key(k), "value", h.value(v)),
-              h.name(b) + " read key " + h.keyStr(k) + " as " + listOf(m, e) + ", observing " + h.name(a)
+              h.name(b) + " read key " + h.keyStr(k) + " as " + h.listStr(m, e, j) + ", observing " + h.name(a)
                   + "'s append of " + h.valueStr(v));
         }
       }
@@ -114,21 +119,17 @@ public final class ListAppendExplainer implements Steps.DataExplainer {
         if (la.pos[y] >= e) {
           return new Steps.Step(Anomaly.map("type", new Kw("rw"), "key", h.key(k), "value", Data.list(h, m, e),
               "value'", h.value(h.mopVal(y))),
-              h.name(a) + " read key " + h.keyStr(k) + " as " + listOf(m, e) + ", which does not include " + h.name(b)
+              h.name(a) + " read key " + h.keyStr(k) + " as " + h.listStr(m, e, e - 1) + ", which does not include " + h.name(b)
                   + "'s append of " + h.valueStr(h.mopVal(y)));
         }
         if (la.pos[y] < 0 && isUnread(k, b)) {
           return new Steps.Step(Anomaly.map("type", new Kw("rw"), "key", h.key(k), "value", Data.list(h, m, e),
               "value'", h.value(h.mopVal(y)), "unread", true),
-              h.name(a) + " read key " + h.keyStr(k) + " as " + listOf(m, e) + "; " + h.name(b) + "'s append of "
+              h.name(a) + " read key " + h.keyStr(k) + " as " + h.listStr(m, e, e - 1) + "; " + h.name(b) + "'s append of "
                   + h.valueStr(h.mopVal(y)) + " was never read, so it came after that state");
         }
       }
     }
     return null;
-  }
-
-  private String listOf(int m, int e) {
-    return isocheck.history.Edn.str(Data.list(h, m, e));
   }
 }

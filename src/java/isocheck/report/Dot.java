@@ -8,17 +8,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Graphviz pictures of counterexamples: one box per transaction (name, process, status, micro-ops)
+ * Graphviz pictures of counterexamples: one box per transaction (name, process, status, the op's
+ * keys of the user's own, micro-ops)
  * and, for cycles, one arrow per step, labelled with its type and key; anti-dependencies dashed,
  * hypothetical steps dotted.
  */
 public final class Dot {
   private Dot() {}
 
-  public static String of(History h, Anomaly a) {
+  /** The picture of a, its transactions left to right. */
+  public static String of(History h, Anomaly a) { return of(h, a, false); }
+
+  /**
+   * The picture of a, its transactions left to right, or top to bottom when {@code vertical}
+   * (for a long cycle, which side by side would be too wide to read on a page).
+   */
+  public static String of(History h, Anomaly a, boolean vertical) {
     StringBuilder sb = new StringBuilder();
     sb.append("digraph \"").append(esc(a.type)).append("\" {\n");
-    sb.append("  graph [rankdir=LR, fontname=\"Helvetica\", label=\"").append(esc(a.type))
+    sb.append("  graph [rankdir=").append(vertical ? "TB" : "LR").append(", fontname=\"Helvetica\", label=\"").append(esc(a.type))
         .append("\", labelloc=t];\n");
     sb.append("  node [shape=box, style=rounded, fontname=\"Courier\", fontsize=10];\n");
     sb.append("  edge [fontname=\"Helvetica\", fontsize=10];\n");
@@ -72,11 +80,16 @@ public final class Dot {
 
   static String label(History h, int t) { return label(h, t, null); }
 
-  /** A transaction's box: its name, process and status, and its first ten micro-ops (long lists around a's position). */
+  /**
+   * A transaction's box: its name (T and its op's :index), process and status, the keys of the
+   * user's own its op carried, and its first ten micro-ops (long lists around a's position).
+   */
   static String label(History h, int t, Anomaly a) {
     StringBuilder sb = new StringBuilder();
     sb.append(h.name(t)).append("  process ").append(isocheck.history.Edn.str(h.process(t))).append("  ")
         .append(h.completeOrdinal(t) >= 0 ? OpType.name(h.status(t)) : "pending").append('\n');
+    String extras = Data.extrasStr(h, t);
+    if (!extras.isEmpty()) sb.append(extras).append('\n');
     int shown = 0;
     for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
       if (shown == 10) {
