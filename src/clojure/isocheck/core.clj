@@ -62,6 +62,7 @@
             [isocheck.jepsen :as j])
   (:import (isocheck.check CheckOptions Checker Level Result)
            (isocheck.history History HistoryException)
+           (isocheck.io Formats Formats$Format)
            (isocheck.report ReportFiles)
            (java.nio.file Paths)))
 
@@ -221,6 +222,36 @@
              dir       (or (:directory opts) (j/store-dir test check-opts))]
          (if dir
            (do (write-report! dir r m (when-let [n (:name test)] (str "Jepsen test " n (some->> (:start-time test) (str ", started ")))))
+               (assoc m :report-dir dir))
+           m))
+       (catch HistoryException e
+         (bad-input opts (.getMessage e)))))))
+
+(defn check-file
+  "Checks the history in a file with a checker; returns the result map, as
+  `check` does. The file is a Jepsen history.edn or JSON history, or another
+  tool's history (Plume/PolySI text, dbcop JSON or bincode, a directory of
+  Cobra logs), told apart by its content, or named by :input-format: :edn
+  :json :elle-cli (EDN or JSON, an op without :f being a transaction, as
+  elle-cli reads them) :plume :dbcop :dbcop-bincode :cobra. Bad input yields
+  {:valid? :unknown :error \"...\"}; a file that cannot be opened throws.
+
+      (isocheck/check-file (isocheck/si) \"hist-00000.txt\")
+      (isocheck/check-file (isocheck/ser) \"history.bincode\" {:input-format :dbcop-bincode})"
+  ([checker path] (check-file checker path {}))
+  ([checker path {:keys [input-format]}]
+   (let [opts (:opts checker)
+         fmt  (when input-format
+                (or (Formats$Format/parse (name input-format))
+                    (throw (IllegalArgumentException.
+                             (str "Unknown :input-format " (pr-str input-format) "; known: "
+                                  (Formats$Format/names))))))]
+     (try
+       (let [t0    (System/nanoTime)
+             h     (Formats/readHistory (str path) (j/workload (:workload opts)) (j/txn-f (:f opts)) fmt)
+             [r m] (check-history opts h (quot (- (System/nanoTime) t0) 1000000))]
+         (if-let [dir (:directory opts)]
+           (do (write-report! dir r m (str path))
                (assoc m :report-dir dir))
            m))
        (catch HistoryException e
