@@ -5,6 +5,7 @@ import isocheck.history.History;
 import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
+import isocheck.report.Json;
 import isocheck.util.IntList;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -23,8 +24,8 @@ import java.util.HashSet;
  * {@code {"events": [event, ...], "committed": true}}; an event is
  * {@code {"Write": {"variable": 1, "version": 2}}}, {@code {"Read": {"variable": 1, "version": 2}}}
  * ({@code "version": null}: the variable read uninitialised), or the compact
- * {@code ["w", 1, 2]} / {@code ["r", 1, null]}. Variables are integers (or strings), versions
- * integers 0 or more.
+ * {@code ["w", 1, 2]} / {@code ["r", 1, null]}. Variables are integers (or strings: dbcop's
+ * library is generic in them, its command line reads integers), versions integers 0 or more.
  *
  * <p>The mapping, exactly as dbcop reads it:
  * <ul>
@@ -113,20 +114,18 @@ public final class DbcopJson {
     private void sessions() throws IOException {
       expect('[', "'[' opening the array of sessions");
       if (empty(']')) return;
-      session = 0;
-      do {
+      for (session = 0;; session++) {
         txn = -1;
         expect('[', "'[' opening session " + session + " (an array of transactions)");
         if (!empty(']')) {
-          txn = 0;
-          do {
+          for (txn = 0;; txn++) {
             transaction();
-            txn++;
-          } while (more(']', "session " + session));
+            if (!more(']', "session " + session)) break;
+          }
         }
         txn = -1;
-        session++;
-      } while (more(']', "the array of sessions"));
+        if (!more(']', "the array of sessions")) break;
+      }
     }
 
     private void transaction() throws IOException {
@@ -160,11 +159,10 @@ public final class DbcopJson {
     private void events(int t) throws IOException {
       expect('[', "'[' opening the events");
       if (empty(']')) return;
-      event = 0;
-      do {
+      for (event = 0;; event++) {
         event(t);
-        event++;
-      } while (more(']', "the events"));
+        if (!more(']', "the events")) break;
+      }
       event = -1;
     }
 
@@ -223,18 +221,24 @@ public final class DbcopJson {
 
     private Object variable() throws IOException {
       if (ws() == '"') return string();
-      number("a variable");
-      if (big != null ? big.signum() < 0 : lv < 0) throw error("the variable " + (big != null ? big : lv) + " is negative; dbcop's variables are unsigned");
-      if (big != null && big.bitLength() > 64) throw error("the variable " + big + " does not fit in 64 bits");
-      return big != null ? (Object) big : (Object) lv;
+      return unsigned("variable", "a variable");
     }
 
     /** A version (null when a read's is; a write's cannot be). */
     private Object version(boolean write) throws IOException {
       if (!write && literal() == -1) return null;
-      number(write ? "a version" : "a version or null");
-      if (big != null ? big.signum() < 0 : lv < 0) throw error("the version " + (big != null ? big : lv) + " is negative; dbcop's versions are unsigned");
-      if (big != null && big.bitLength() > 64) throw error("the version " + big + " does not fit in 64 bits");
+      return unsigned("version", write ? "a version" : "a version or null");
+    }
+
+    /** A u64: a long, or a BigInteger from 2^63 up. */
+    private Object unsigned(String what, String expected) throws IOException {
+      ws();
+      long l = line, c = col(pos);
+      number(expected);
+      if (big != null ? big.signum() < 0 : lv < 0) {
+        throw errorAt(l, c, "the " + what + " " + (big != null ? big : lv) + " is negative; dbcop's " + what + "s are unsigned");
+      }
+      if (big != null && big.bitLength() > 64) throw errorAt(l, c, "the " + what + " " + big + " does not fit in 64 bits");
       return big != null ? (Object) big : (Object) lv;
     }
   }
@@ -245,8 +249,8 @@ public final class DbcopJson {
    * epoch (the history has no times dbcop reads), and {@code data}: one session per process, in
    * order of first appearance, its transactions in history order, {@code committed} false for
    * an aborted one; events in the tagged form, a read of the initial value with version null.
-   * Refused: list-append histories, indeterminate transactions, keys and values that are not
-   * integers from 0 to 2^64 - 1, and a read of value 0 when no transaction writes 0 to that key
+   * Refused: list-append histories, indeterminate transactions, keys that are neither strings
+   * nor integers from 0 to 2^64 - 1, values that are not such integers, and a read of value 0 when no transaction writes 0 to that key
    * (dbcop would read it as the initial value).
    */
   public static void write(History h, OutputStream out) throws IOException {
@@ -278,9 +282,11 @@ public final class DbcopJson {
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           boolean read = h.mopKind(m) == OpRecord.READ;
           Object key = h.key(h.mopKey(m));
-          BigInteger kb = w.integer(t, m, key, "key", BigInteger.ZERO, PeerWriter.U64_MAX, "takes integers from 0 to 2^64 - 1");
           if (m > h.mopStart(t)) sb.append(", ");
-          sb.append(read ? "{\"Read\": {\"variable\": " : "{\"Write\": {\"variable\": ").append(kb).append(", \"version\": ");
+          sb.append(read ? "{\"Read\": {\"variable\": " : "{\"Write\": {\"variable\": ");
+          if (key instanceof String str) Json.string(sb, str);
+          else sb.append(w.integer(t, m, key, "key", BigInteger.ZERO, PeerWriter.U64_MAX, "takes integers from 0 to 2^64 - 1, or strings"));
+          sb.append(", \"version\": ");
           if (read && w.readsNil(m)) sb.append("null");
           else {
             BigInteger vb = w.integer(t, m, w.value(m), "value", BigInteger.ZERO, PeerWriter.U64_MAX,

@@ -185,8 +185,10 @@ public final class Formats {
       read(all, f, name, sink);
     } catch (HistoryException e) {
       // Say so when the content overrode the name, or chose JSON for a nameless input (an EDN
-      // history with string keys looks like JSON); EDN is the default, not worth a note.
-      if (seen == null || seen == byName || (byName == null && seen == Format.EDN)) throw e;
+      // history with string keys looks like JSON); EDN is the default, not worth a note, and
+      // dbcop's JSON named .json is what its name says.
+      if (seen == null || seen == byName || (byName == null && seen == Format.EDN)
+          || (seen == Format.DBCOP && byName == Format.JSON)) throw e;
       throw new HistoryException(e.ordinal, e.getMessage() + " (read as "
           + label(seen) + " because " + why(seen) + (byName != null ? ", though the name " + name + " says " + label(byName) : "") + ")");
     }

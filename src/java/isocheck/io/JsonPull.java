@@ -35,9 +35,12 @@ abstract class JsonPull extends TextSource {
     }
   }
 
-  final HistoryException error(String msg) {
+  final HistoryException error(String msg) { return errorAt(line, col(pos), msg); }
+
+  /** An error at line l, column c (where a value started). */
+  final HistoryException errorAt(long l, long c, String msg) {
     String ctx = context();
-    return new HistoryException("line " + line + ", column " + col(pos) + (ctx.isEmpty() ? "" : " (" + ctx + ")") + ": " + msg);
+    return new HistoryException("line " + l + ", column " + c + (ctx.isEmpty() ? "" : " (" + ctx + ")") + ": " + msg);
   }
 
   /** What starts at pos, for "found ..." messages. */

@@ -123,7 +123,10 @@ public final class PlumeText {
         v[f] = neg ? -1 : x;
         p = expect(p, end, f < 3 ? ',' : ')', f < 3 ? "',' after the " + FIELD[f] : "')' after the txn");
       }
-      if (p != end) throw errAt(line, col(p), "unexpected " + describe(p) + " after the operation " + shown(pos, p));
+      if (p != end) {
+        throw errAt(line, col(p), "unexpected " + (buf[p] == ' ' || buf[p] == '\t' ? "a space" : describe(p))
+            + " after the operation " + shown(pos, p));
+      }
       add(k == 'r' ? OpRecord.READ : OpRecord.WRITE, v[0], v[1], v[2], v[3]);
       pos = e;
     }
