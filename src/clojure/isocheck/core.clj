@@ -34,7 +34,7 @@
   or on a file: a Jepsen history.edn or JSON, or another tool's history
   (Plume/PolySI text, dbcop JSON or bincode, Cobra's logs; see check-file):
 
-      (isocheck/check-file (isocheck/si) "hist-00000.txt")
+      (isocheck/check-file (isocheck/si) \"hist-00000.txt\")
 
   Options (all optional):
 

@@ -57,22 +57,26 @@ public final class DbcopBincode {
   }
 
   /**
-   * Whether a history starts like this format: a header of five u64 counts below 2^40 and an
-   * info string of fewer than 2^20 bytes, of text. A text history's first bytes are printable
-   * ASCII, never the zero bytes a small little-endian count has.
+   * Whether a history starts like this format: a header of five u64 counts below 2^40, an info
+   * string of text, and a start time (a string of 10 to 64 bytes starting with a digit, as
+   * chrono writes dates). A text history's first bytes are printable ASCII, never the zero
+   * bytes a small little-endian count has; a file of zero bytes has no start time.
    */
   static boolean sniff(byte[] head, int n) {
     if (n < 48) return false;
-    for (int f = 0; f < 6; f++) {
+    for (int f = 0; f < 5; f++) {
       long v = le(head, f * 8);
-      if (v < 0 || v >= (f < 5 ? 1L << 40 : MAX_STRING)) return false;
+      if (v < 0 || v >= 1L << 40) return false;
     }
     long len = le(head, 40);
-    for (int i = 48; i < Math.min(n, 48 + len); i++) {
+    if (len < 0 || 48 + len + 9 > n) return false;
+    for (int i = 48; i < 48 + len; i++) {
       int c = head[i] & 0xff;
       if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return false;
     }
-    return true;
+    int at = 48 + (int) len;
+    long start = le(head, at);
+    return start >= 10 && start <= 64 && head[at + 8] >= '0' && head[at + 8] <= '9';
   }
 
   private static long le(byte[] b, int at) {
