@@ -611,3 +611,29 @@
     (is (contains? (set (:anomaly-types r)) :FracturedReadCO))
     (is (= 20 (get-in r [:stats :txns])))
     (is (= 2 (get-in r [:stats :sessions])))))
+
+;; ---------------------------------------------------------------- the launcher
+
+(defn- sh
+  "Runs a command in dir; {:status :out :err}."
+  [dir & cmd]
+  (let [pb (ProcessBuilder. ^java.util.List (vec cmd))]
+    (.directory pb (io/file dir))
+    (let [p   (.start pb)
+          out (future (slurp (.getInputStream p)))
+          err (future (slurp (.getErrorStream p)))]
+      (.close (.getOutputStream p))
+      {:status (.waitFor p), :out @out, :err @err})))
+
+(deftest launcher-converts-and-checks-other-formats
+  (let [d        (tmp-dir)
+        launcher (str (.getCanonicalPath (io/file ".")) "/bin/isocheck")]
+    (spit (io/file d "h.edn") register-edn)
+    (let [r (sh d launcher "convert" "--to" "dbcop-bincode" "h.edn" "h.bincode")]
+      (is (= 0 (:status r)) (:err r))
+      (is (= "converted h.edn to h.bincode (dbcop bincode): 4 transactions in 3 sessions (1 op with another :f than :txn left out)\n"
+             (:out r)) "the nemesis op is left out, and said to be"))
+    (doseq [f ["h.edn" "h.bincode"]]
+      (let [r (sh d launcher "check" "--levels" "ser" f)]
+        (is (= 1 (:status r)) (str f " " (:err r)))
+        (is (str/includes? (:out r) "serializable  VIOLATED") f)))))

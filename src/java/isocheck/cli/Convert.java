@@ -98,7 +98,8 @@ final class Convert {
         if (h.nTxns == 0 && h.opsSeen > 0) throw new HistoryException("nothing to convert: " + h.noTxnReason);
         String counts = h.nTxns + (h.nTxns == 1 ? " transaction" : " transactions") + " in " + h.sessionCount()
             + (h.sessionCount() == 1 ? " session" : " sessions")
-            + (h.opsSkipped > 0 ? " (" + h.opsSkipped + " ops with another :f than :" + txnF + " left out)" : "");
+            + (h.opsSkipped > 0 ? " (" + h.opsSkipped + (h.opsSkipped == 1 ? " op" : " ops") + " with another :f than :"
+                + txnF + " left out)" : "");
         if (to == Format.COBRA) {
           CobraLog.write(h, outPath);
           summary = counts;
