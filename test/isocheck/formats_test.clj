@@ -509,7 +509,9 @@
            ["{:index 0, :type :invoke, :process 0, :f :txn, :value [[:w 1 1]]}\n{:index 1, :type :info, :process 0, :f :txn, :value [[:w 1 1]]}\n" :dbcop
             "cannot write T1 (process 0) as dbcop JSON: it is indeterminate (:info, or its invocation never completed), and dbcop JSON records committed and aborted transactions only"]
            ["{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n" :plume
-            "cannot write T0 (process 0) as Plume/PolySI text: micro-op [:w :x 1] has the key :x, and Plume/PolySI text takes integers from 0 up"]
+            "cannot write T0 (process 0) as Plume/PolySI text: micro-op [:w :x 1] has the key :x, and keys in Plume/PolySI text are integers from 0 up"]
+           ["{:index 0, :type :ok, :process 0, :f :txn, :value [[:w 1 1]]}\n{:index 1, :type :ok, :process 0, :f :txn, :value [[:r :x nil]]}\n" :cobra
+            "cannot write T1 (process 0) as Cobra logs: micro-op [:r :x nil] has the key :x, and keys in Cobra logs are 64-bit integers"]
            ["{:index 0, :type :ok, :process 0, :f :txn, :value [[:w 1 0]]}\n" :dbcop-bincode
             "cannot write T0 (process 0) as dbcop bincode: micro-op [:w 1 0] writes 0, which in this format is every variable's initial value"]
            ["{:index 0, :type :ok, :process 0, :f :txn, :value [[:r 1 0]]}\n" :dbcop

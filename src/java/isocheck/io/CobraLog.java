@@ -287,23 +287,23 @@ public final class CobraLog {
       }
       names[s] = n + ".log";
     }
-    Files.createDirectories(dir);
-    if (!logs(dir).isEmpty()) {
-      throw new java.nio.file.FileAlreadyExistsException(dir.toString(), null,
-          "already holds .log files; a Cobra history is every .log file of a directory, so write it into a new or empty one");
-    }
-    // Write ids, per (key, value) written; the txn id of each transaction.
+    // Write ids, per (key, value) written; the txn id of each transaction; every key checked
+    // before anything is written.
     HashMap<List<Object>, long[]> writes = new HashMap<>();
     long[] txnId = new long[h.nTxns];
     long nextWid = 1;
     for (int t = 0; t < h.nTxns; t++) {
       txnId[t] = t + 1;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.WRITE) continue;
         w.integer(t, m, h.key(h.mopKey(m)), "key", java.math.BigInteger.valueOf(Long.MIN_VALUE),
-            java.math.BigInteger.valueOf(Long.MAX_VALUE), "takes 64-bit integer keys");
-        writes.put(List.of(h.key(h.mopKey(m)), w.value(m)), new long[] {nextWid++, t + 1});
+            java.math.BigInteger.valueOf(Long.MAX_VALUE), "64-bit integers");
+        if (h.mopKind(m) == OpRecord.WRITE) writes.put(List.of(h.key(h.mopKey(m)), w.value(m)), new long[] {nextWid++, t + 1});
       }
+    }
+    Files.createDirectories(dir);
+    if (!logs(dir).isEmpty()) {
+      throw new java.nio.file.FileAlreadyExistsException(dir.toString(), null,
+          "already holds .log files; a Cobra history is every .log file of a directory, so write it into a new or empty one");
     }
     for (int s = 0; s < sessions.length; s++) {
       try (OutputStream raw = Files.newOutputStream(dir.resolve(names[s]));
@@ -312,8 +312,7 @@ public final class CobraLog {
           o.writeByte('S');
           o.writeLong(txnId[t]);
           for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-            long key = w.integer(t, m, h.key(h.mopKey(m)), "key", java.math.BigInteger.valueOf(Long.MIN_VALUE),
-                java.math.BigInteger.valueOf(Long.MAX_VALUE), "takes 64-bit integer keys").longValue();
+            long key = ((Number) h.key(h.mopKey(m))).longValue();
             if (h.mopKind(m) == OpRecord.WRITE) {
               long[] wid = writes.get(List.of(h.key(h.mopKey(m)), w.value(m)));
               o.writeByte('W');

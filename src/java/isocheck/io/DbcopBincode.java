@@ -256,10 +256,10 @@ public final class DbcopBincode {
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           boolean read = h.mopKind(m) == OpRecord.READ;
           BigInteger k = w.integer(t, m, h.key(h.mopKey(m)), "key", BigInteger.ZERO, PeerWriter.U64_MAX,
-              "takes integers from 0 to 2^64 - 1");
+              "integers from 0 to 2^64 - 1");
           BigInteger v = BigInteger.ZERO;
           if (!read || !w.readsNil(m)) {
-            v = w.integer(t, m, w.value(m), "value", BigInteger.ZERO, PeerWriter.U64_MAX, "takes integers from 0 to 2^64 - 1");
+            v = w.integer(t, m, w.value(m), "value", BigInteger.ZERO, PeerWriter.U64_MAX, "integers from 0 to 2^64 - 1");
             if (v.signum() == 0) {
               throw w.cannot(t, "micro-op " + h.mopStr(m) + (read ? " reads" : " writes")
                   + " 0, which in this format is every variable's initial value");

@@ -167,8 +167,8 @@ public final class DbcopJson {
     }
 
     private void event(int t) throws IOException {
-      long l = line;
       int c = ws();
+      long l = line;
       boolean write;
       Object key;
       Object version;
@@ -285,12 +285,12 @@ public final class DbcopJson {
           if (m > h.mopStart(t)) sb.append(", ");
           sb.append(read ? "{\"Read\": {\"variable\": " : "{\"Write\": {\"variable\": ");
           if (key instanceof String str) Json.string(sb, str);
-          else sb.append(w.integer(t, m, key, "key", BigInteger.ZERO, PeerWriter.U64_MAX, "takes integers from 0 to 2^64 - 1, or strings"));
+          else sb.append(w.integer(t, m, key, "key", BigInteger.ZERO, PeerWriter.U64_MAX, "strings or integers from 0 to 2^64 - 1"));
           sb.append(", \"version\": ");
           if (read && w.readsNil(m)) sb.append("null");
           else {
             BigInteger vb = w.integer(t, m, w.value(m), "value", BigInteger.ZERO, PeerWriter.U64_MAX,
-                "takes integers from 0 to 2^64 - 1");
+                "integers from 0 to 2^64 - 1");
             if (read && vb.signum() == 0 && !zero.containsKey(key)) {
               throw w.cannot(t, "micro-op " + h.mopStr(m) + " reads 0, which no transaction writes to " + Edn.str(key)
                   + ", and dbcop reads such a version 0 as the initial value");

@@ -68,18 +68,19 @@ final class PeerWriter {
     }
   }
 
-  /** o as an integer from min up to max (both inclusive, as BigIntegers), or a refusal saying what is allowed. */
+  /** o as an integer from min up to max (both inclusive), or a refusal saying what {@code what}s are ({@code allowed}: "integers from 0 up"). */
   BigInteger integer(int t, int m, Object o, String what, BigInteger min, BigInteger max, String allowed) {
     BigInteger b = o instanceof Long l ? BigInteger.valueOf(l) : o instanceof BigInteger bi ? bi : null;
     if (b == null || b.compareTo(min) < 0 || b.compareTo(max) > 0) {
-      throw cannot(t, "micro-op " + h.mopStr(m) + " has the " + what + " " + Edn.str(o) + ", and " + format + " " + allowed);
+      throw cannot(t, "micro-op " + h.mopStr(m) + " has the " + what + " " + Edn.str(o) + ", and " + what + "s in " + format
+          + " are " + allowed);
     }
     return b;
   }
 
   /** o as a long from 0 up, or a refusal. */
   long nonNegative(int t, int m, Object o, String what) {
-    return integer(t, m, o, what, BigInteger.ZERO, BigInteger.valueOf(Long.MAX_VALUE), "takes integers from 0 up").longValue();
+    return integer(t, m, o, what, BigInteger.ZERO, BigInteger.valueOf(Long.MAX_VALUE), "integers from 0 up").longValue();
   }
 
   /** The transactions of each session, in history order, sessions in order of first appearance. */
