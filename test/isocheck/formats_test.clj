@@ -271,6 +271,11 @@
 
 (deftest dbcop-bincode-reads-as-its-edn-twin
   (same-as-twin (tmp-file "history.bincode" (bincode bincode-sessions)) bincode-twin)
+  (testing "a directory holding history.bincode, as AWDIT and PolySI's artifact keep it"
+    (let [d (tmp-dir)]
+      (Files/write (.toPath (io/file d "history.bincode")) ^bytes (bincode bincode-sessions) (make-array java.nio.file.OpenOption 0))
+      (is (= (model (read-history (tmp-file "twin.edn" bincode-twin))) (model (read-history d))))
+      (is (= (model (read-history d)) (model (read-history d :dbcop-bincode))))))
   (testing "gzip-compressed, under any name"
     (let [o (ByteArrayOutputStream.)]
       (with-open [g (GZIPOutputStream. o)] (.write g (bincode bincode-sessions)))

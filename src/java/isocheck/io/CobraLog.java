@@ -98,7 +98,10 @@ public final class CobraLog {
     Reader r = new Reader();
     if (Files.isDirectory(path)) {
       List<Path> logs = logs(path);
-      if (logs.isEmpty()) throw new HistoryException("no .log files in " + path + "; a Cobra history is a directory of client logs");
+      if (logs.isEmpty()) {
+        throw new HistoryException("no .log files in " + path + "; a Cobra history is a directory of client logs"
+            + " (and a dbcop one a directory holding history.bincode)");
+      }
       for (Path p : logs) {
         try (InputStream in = Formats.open(p)) {
           r.log(in, p.getFileName().toString(), process(p));

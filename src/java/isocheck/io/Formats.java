@@ -40,7 +40,8 @@ import java.util.Locale;
  * are EDN. So a JSON history named {@code history.edn} is read as JSON. When a reader then
  * finds an error, and the format came from the content against (or without) the name, the
  * message says so: an EDN history whose op maps have string keys starts like JSON, and the
- * JSON reader's complaint would puzzle. A directory is Cobra's logs.
+ * JSON reader's complaint would puzzle. A directory is Cobra's logs, or, holding a
+ * {@code history.bincode} and no logs, dbcop's bincode (as AWDIT keeps it).
  *
  * <p>When the content does not decide (no input, an empty array, something no format starts
  * with): by name, a trailing {@code .gz} set aside, {@code .edn} is EDN, {@code .json},
@@ -128,8 +129,19 @@ public final class Formats {
     Path p = Path.of(path);
     String name = p.getFileName() == null ? path : p.getFileName().toString();
     if (Files.isDirectory(p)) {
+      // Cobra's logs are a directory; AWDIT keeps a dbcop history as a directory holding history.bincode.
+      Path bincode = p.resolve("history.bincode");
+      boolean dbcop = named == Format.DBCOP_BINCODE
+          || (named == null && Files.isRegularFile(bincode) && CobraLog.logs(p).isEmpty());
+      if (dbcop) {
+        try (InputStream in = open(bincode)) {
+          read(in, Format.DBCOP_BINCODE, null, "history.bincode", txnF, sink);
+        }
+        return;
+      }
       if (named != null && named != Format.COBRA) {
-        throw new HistoryException("it is a directory, and " + named.description + " is read from a file (a directory is Cobra's logs)");
+        throw new HistoryException("it is a directory, and " + named.description
+            + " is read from a file (a directory is Cobra's logs, or dbcop's history.bincode)");
       }
       CobraLog.read(p, sink);
       return;
