@@ -260,14 +260,16 @@
 
 (def bincode-sessions
   [[[true [[true 1 0 true] [true 2 0 true]]]                       ; the initial transaction: left out
-    [true [[true 1 5 true] [false 2 0 true] [true 3 9 false]]]     ; a failed event: left out
-    [false [[true 2 6 true]]]]                                     ; a failed transaction: :fail
+    [true [[true 1 5 true] [false 2 0 true] [true 3 9 false]       ; a failed write: an aborted write
+           [false 1 7 false]]]                                     ; a failed read: left out
+    [false [[true 2 6 true] [true 4 1 false]]]]                    ; a failed transaction: :fail
    [[true [[false 1 5 true] [false 2 6 true] [true (.shiftLeft BigInteger/ONE 63) 3 true]]]]])
 
 (def bincode-twin
   (str "{:index 0, :type :ok, :process 1, :f :txn, :value [[:w 1 5] [:r 2 nil]]}\n"
-       "{:index 1, :type :fail, :process 1, :f :txn, :value [[:w 2 6]]}\n"
-       "{:index 2, :type :ok, :process 2, :f :txn, :value [[:r 1 5] [:r 2 6] [:w 9223372036854775808 3]]}\n"))
+       "{:index 1, :type :fail, :process 1, :f :txn, :value [[:w 3 9]]}\n"
+       "{:index 2, :type :fail, :process 1, :f :txn, :value [[:w 2 6] [:w 4 1]]}\n"
+       "{:index 3, :type :ok, :process 2, :f :txn, :value [[:r 1 5] [:r 2 6] [:w 9223372036854775808 3]]}\n"))
 
 (deftest dbcop-bincode-reads-as-its-edn-twin
   (same-as-twin (tmp-file "history.bincode" (bincode bincode-sessions)) bincode-twin)
@@ -288,10 +290,10 @@
         at   (fn [^bytes b i v] (let [c (aclone b)] (aset-byte c i (unchecked-byte v)) c))]
     (doseq [[bytes expect]
             [[(cut (- (alength good) 10))
-              "truncated dbcop bincode (the file is incomplete): it ends at byte 330, inside data[1][0].events[2] value, after 3 complete transactions"]
+              "truncated dbcop bincode (the file is incomplete): it ends at byte 366, inside data[1][0].events[2] value, after 3 complete transactions"]
              [(cut 60) "truncated dbcop bincode (the file is incomplete): it ends at byte 60, inside start, after 0 complete transactions"]
              [(at good 142 7) "byte 142: 0x07 where data[0][0].events[0] write, a bool (0 or 1), belongs; not a dbcop bincode history"]
-             [(byte-array (concat good [0])) "byte 340: bytes after the last session; not a dbcop bincode history"]
+             [(byte-array (concat good [0])) "byte 376: bytes after the last session; not a dbcop bincode history"]
              [(bincode [[[true [[true 1 0 true] [true 2 3 true]]]]])
               "byte 142: data[0][0] writes 0 to variable 1, and 0 is every variable's initial value in this format"]]]
       (let [m (error (tmp-file "bad.bincode" bytes))]

@@ -35,7 +35,10 @@ import java.util.HashSet;
  *     succeeded, else {@code :fail} (PolySI and VeriStrong drop failed transactions, losing
  *     what a read of their writes means; isocheck keeps them as aborted). No times: no
  *     realtime order.
- * <li>An event that did not succeed did not happen, and is left out (as both tools do).
+ * <li>A read that did not succeed returned nothing, and is left out (as PolySI, VeriStrong and
+ *     AWDIT do). A write that did not succeed is an aborted write (as AWDIT reads it, and as
+ *     dbcop refuses a read of it): in a failed transaction it stays there; in one that
+ *     succeeded it goes into a {@code :fail} transaction of its own, next in the session.
  * <li>Value 0 is every variable's initial value (both tools add an initial transaction
  *     writing 0): a read of 0 is {@code [:r k nil]}. A transaction that writes and only writes
  *     0 is that initial transaction, left out; any other write of 0 is refused.
@@ -201,23 +204,43 @@ public final class DbcopBincode {
     private void transaction() throws IOException {
       long at = in.offset();
       long events = length("the number of events");
-      int t = b.txn((long) session + 1, OpType.OK, at);
-      txnSession.add(session);
-      txnIndex.add(txn);
+      // The events are kept until the transaction's own success flag says where its failed writes go.
+      ev.clear();
       for (event = 0; event < events; event++) {
         long eat = in.offset();
         boolean write = bool("write");
         long variable = u64("variable");
         long value = u64("value");
         boolean success = bool("success");
-        if (!success) continue;
-        Object ko = variable < 0 ? unsigned(variable) : null, vo = value < 0 ? unsigned(value) : null;
-        b.op(t, write ? OpRecord.WRITE : OpRecord.READ, variable, ko, value, vo, !write && value == 0, eat);
+        if (!success && !write) continue;
+        ev.add(new long[] {write ? 1 : 0, variable, value, success ? 1 : 0, eat});
       }
       event = -1;
-      if (!bool("success")) b.setStatus(t, OpType.FAIL);
+      boolean ok = bool("success");
+      int t = b.txn((long) session + 1, ok ? OpType.OK : OpType.FAIL, at);
+      txnSession.add(session);
+      txnIndex.add(txn);
+      int failedWrites = -1;
+      for (long[] e : ev) {
+        int into = t;
+        if (ok && e[3] == 0) {
+          // A write that did not succeed, in a transaction that did: an aborted write, in an
+          // aborted transaction of its own, next in the session.
+          if (failedWrites < 0) {
+            failedWrites = b.txn((long) session + 1, OpType.FAIL, e[4]);
+            txnSession.add(session);
+            txnIndex.add(txn);
+          }
+          into = failedWrites;
+        }
+        long variable = e[1], value = e[2];
+        Object ko = variable < 0 ? unsigned(variable) : null, vo = value < 0 ? unsigned(value) : null;
+        b.op(into, e[0] == 1 ? OpRecord.WRITE : OpRecord.READ, variable, ko, value, vo, e[0] == 0 && value == 0, e[4]);
+      }
       complete++;
     }
+
+    private final java.util.ArrayList<long[]> ev = new java.util.ArrayList<>();
   }
 
   /**
