@@ -136,6 +136,15 @@
     (is (= (verdicts twin) (verdicts h)))
     h))
 
+(defn- convert
+  "Converts in to format to (a new file or directory; returned)."
+  [in to]
+  (let [out (str (io/file (tmp-dir) (str "out." (name to))))
+        r   (run "convert" "--to" (name to) in out)]
+    (is (= 0 (:status r)) (:err r))
+    (is (= "" (:err r)))
+    out))
+
 ;; ---------------------------------------------------------------- Plume / PolySI text
 
 (def plume-text
@@ -165,6 +174,12 @@
     (let [h (read-history (tmp-file "a.txt" "w(1,1,0,-1)\nw(2,1,0,-1)\nw(3,1,1,-1)\nw(4,1,0,-1)\nr(1,0,2,5)\n"))]
       (is (= [[:fail 0 [[:w 1 1] [:w 2 1]]] [:fail 1 [[:w 3 1]]] [:fail 0 [[:w 4 1]]] [:ok 2 [[:r 1 nil]]]]
              (model h)))))
+  (testing "an aborted write of a value a committed transaction also writes (a retry) is kept apart, as Plume keeps it"
+    (let [text "w(1,5,0,-1)\nw(1,5,1,0)\nr(1,5,2,1)\n"
+          h    (read-history (tmp-file "retry.txt" text))]
+      (is (= [[:fail 0 [[:w 1 "5/aborted"]]] [:ok 1 [[:w 1 5]]] [:ok 2 [[:r 1 5]]]] (model h)))
+      (is (every? true? (vals (verdicts h))) "the read reads the committed write")
+      (is (= text (slurp (convert (tmp-file "retry.txt" text) :plume))) "and Plume's text gets it back as it was")))
   (testing "no realtime order: strict levels are decided as their plain counterparts"
     ;; T1 reads the initial value after T0 wrote it in another session: stale, which only
     ;; realtime order could forbid, and the format has none.
@@ -273,6 +288,12 @@
 
 (deftest dbcop-bincode-reads-as-its-edn-twin
   (same-as-twin (tmp-file "history.bincode" (bincode bincode-sessions)) bincode-twin)
+  (testing "an aborted write of a value a successful transaction also writes is kept apart"
+    (let [retry [[[false [[true 1 5 true]]] [true [[true 1 5 true]]]] [[true [[false 1 5 true]]]]]
+          f     (tmp-file "retry.bincode" (bincode retry))]
+      (is (= [[:fail 1 [[:w 1 "5/aborted"]]] [:ok 1 [[:w 1 5]]] [:ok 2 [[:r 1 5]]]] (model (read-history f))))
+      (is (= (model (read-history f)) (model (read-history (convert f :dbcop-bincode))))
+          "written back as it was (value 5), it reads the same")))
   (testing "a directory holding history.bincode, as AWDIT and PolySI's artifact keep it"
     (let [d (tmp-dir)]
       (Files/write (.toPath (io/file d "history.bincode")) ^bytes (bincode bincode-sessions) (make-array java.nio.file.OpenOption 0))
@@ -432,15 +453,6 @@
        "{:index 6, :time 7, :type :ok, :process 1, :f :txn, :value [[:r 1 1] [:r 2 nil]]}\n"
        "{:index 7, :time 8, :type :invoke, :process 2, :f :txn, :value [[:r 2 nil] [:w 1 3]]}\n"
        "{:index 8, :time 9, :type :ok, :process 2, :f :txn, :value [[:r 2 1] [:w 1 3]]}\n"))
-
-(defn- convert
-  "Converts in to format to (a new file or directory; returned)."
-  [in to]
-  (let [out (str (io/file (tmp-dir) (str "out." (name to))))
-        r   (run "convert" "--to" (name to) in out)]
-    (is (= 0 (:status r)) (:err r))
-    (is (= "" (:err r)))
-    out))
 
 (deftest convert-round-trips-each-format
   (let [in   (tmp-file "h.edn" register-edn)

@@ -43,6 +43,10 @@ import java.util.HashSet;
  *     writing 0): a read of 0 is {@code [:r k nil]}. A transaction that writes and only writes
  *     0 is that initial transaction, left out; any other write of 0 is refused.
  * <li>Variables and values are u64: those from 2^63 up are exact integers beyond a long.
+ * <li>Values must be unique per variable among the writes of transactions that succeeded. An
+ *     aborted write of a value such a write also has (a retried transaction) is kept apart,
+ *     as PolySI and VeriStrong (which drop it) and AWDIT (which keeps aborted writes apart)
+ *     do: its value becomes {@code "V/aborted"}, so a read of V reads the committed write.
  * </ul>
  * A file cut short or not of this layout is refused with the byte offset and the place
  * ({@code data[2][5].events[3]}) where it stopped making sense.
@@ -198,6 +202,7 @@ public final class DbcopBincode {
           }
         }
       }
+      b.renameAbortedDuplicates();
       b.emit(sink, t -> "data[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], byte " + b.txnTag(t));
     }
 
@@ -282,7 +287,8 @@ public final class DbcopBincode {
               "integers from 0 to 2^64 - 1");
           BigInteger v = BigInteger.ZERO;
           if (!read || !w.readsNil(m)) {
-            v = w.integer(t, m, w.value(m), "value", BigInteger.ZERO, PeerWriter.U64_MAX, "integers from 0 to 2^64 - 1");
+            v = w.integer(t, m, read ? w.value(m) : w.abortedAsWritten(t, m), "value", BigInteger.ZERO, PeerWriter.U64_MAX,
+                "integers from 0 to 2^64 - 1");
             if (v.signum() == 0) {
               throw w.cannot(t, "micro-op " + h.mopStr(m) + (read ? " reads" : " writes")
                   + " 0, which in this format is every variable's initial value");

@@ -56,6 +56,25 @@ final class PeerWriter {
   /** The value a micro-op wrote or read (not nil). */
   Object value(int m) { return h.value(h.mopVal(m)); }
 
+  private static final java.util.regex.Pattern ABORTED = java.util.regex.Pattern.compile("([0-9]{1,20})/aborted(-[0-9]+)?");
+
+  /**
+   * The value a micro-op of transaction t wrote, with the renaming of {@link TxnBuffer#renameAbortedDuplicates}
+   * undone for an aborted transaction ("5/aborted" is 5 again): formats that keep aborted writes
+   * apart hold it as it was.
+   */
+  Object abortedAsWritten(int t, int m) {
+    Object v = value(m);
+    if (h.status(t) == OpType.FAIL && v instanceof String str) {
+      java.util.regex.Matcher mt = ABORTED.matcher(str);
+      if (mt.matches()) {
+        BigInteger b = new BigInteger(mt.group(1));
+        return b.bitLength() < 64 ? (Object) b.longValue() : b;
+      }
+    }
+    return v;
+  }
+
   HistoryException cannot(int t, String why) {
     return new HistoryException("cannot write " + h.name(t) + " (process " + Edn.str(h.process(t)) + ") as " + format + ": " + why);
   }

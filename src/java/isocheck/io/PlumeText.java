@@ -37,7 +37,10 @@ import java.nio.charset.StandardCharsets;
  *     out. Any other write of 0 cannot be told from the initial value and is refused.
  * </ul>
  * Blank lines are skipped; anything else is refused with its line and column. Values must be
- * unique per key, as both tools assume (the history builder refuses duplicates).
+ * unique per key among committed writes, as both tools assume (the history builder refuses
+ * duplicates). An aborted write of a value a committed transaction also writes (a retried
+ * transaction) is kept apart, as Plume keeps its aborted writes: its value becomes
+ * {@code "V/aborted"}, so a read of V reads the committed write, as in Plume.
  */
 public final class PlumeText {
   private PlumeText() {}
@@ -207,6 +210,7 @@ public final class PlumeText {
           }
         }
       }
+      b.renameAbortedDuplicates();
       b.emit(sink, t -> (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
           + " of session " + sessionOf.get(t) + ", line " + b.txnTag(t));
     }
@@ -234,7 +238,7 @@ public final class PlumeText {
         long key = w.nonNegative(t, m, h.key(h.mopKey(m)), "key");
         long value = 0;
         if (!read || !w.readsNil(m)) {
-          value = w.nonNegative(t, m, w.value(m), "value");
+          value = w.nonNegative(t, m, read ? w.value(m) : w.abortedAsWritten(t, m), "value");
           if (value == 0) {
             throw w.cannot(t, "micro-op " + h.mopStr(m) + (read ? " reads" : " writes")
                 + " 0, which in this format is every key's initial value");

@@ -138,6 +138,41 @@ final class TxnBuffer {
     return true;
   }
 
+  /**
+   * Renames the value of each aborted write (a write of a {@code :fail} transaction) that a
+   * transaction not aborted also writes to that key, or that an earlier aborted write already
+   * wrote, to the string {@code "V/aborted"} ({@code "V/aborted-2"}, ... for more): for formats
+   * whose tools match a read against the committed writes first and keep aborted writes apart
+   * (Plume, AWDIT), so that such a read reads the committed write, as there, and values stay
+   * unique per key. Call after {@link #seal}; returns how many were renamed.
+   */
+  int renameAbortedDuplicates() {
+    java.util.HashSet<java.util.List<Object>> taken = new java.util.HashSet<>();
+    int n = opKind.size();
+    for (int i = 0; i < n; i++) {
+      if (kind(i) == OpRecord.WRITE && status(opTxn(i)) != OpType.FAIL && dropped.get(opTxn(i)) == 0) {
+        taken.add(java.util.List.of(key(i), value(i)));
+      }
+    }
+    int renamed = 0;
+    for (int t = 0; t < session.size(); t++) {
+      if (status(t) != OpType.FAIL || dropped.get(t) != 0) continue;
+      for (int j = first(t); j < end(t); j++) {
+        int i = at(j);
+        if (kind(i) != OpRecord.WRITE) continue;
+        Object v = value(i);
+        if (taken.add(java.util.List.of(key(i), v))) continue;
+        String name = v + "/aborted";
+        for (int k = 2; !taken.add(java.util.List.of(key(i), name)); k++) name = v + "/aborted-" + k;
+        opFlags.set(i, (byte) ((opFlags.get(i) & ~VAL_NIL) | VAL_OBJ));
+        opVal.set(i, objs.size());
+        objs.add(name);
+        renamed++;
+      }
+    }
+    return renamed;
+  }
+
   /** Hands the transactions not dropped, in order, to {@code sink} as completion ops, then ends it. */
   void emit(OpSink sink, Origin origin) {
     if (start == null) seal();
