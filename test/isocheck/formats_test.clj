@@ -422,6 +422,7 @@
         bin      (model (read-history (tmp-file "h.bincode" (bincode bincode-sessions))))
         cobra    (model (read-history (tmp-file "client.log" (cobra-logs "client.log"))))]
     (doseq [[name content expect] [["history.edn" plume-text plume]
+                                   ["history.dat" (str "\uFEFF" plume-text) plume]
                                    ["history.dat" dbcop-json dbcop]
                                    ["history.edn" (subs dbcop-json (str/index-of dbcop-json "[\n  [")
                                                         (inc (str/last-index-of dbcop-json "]"))) dbcop]

@@ -31,7 +31,7 @@ import java.util.Locale;
  *
  * <p>The content decides when it can: whitespace (and a UTF-8 byte order mark) is skipped and
  * the first bytes (of the first 4 KiB) are looked at. A dbcop bincode header (five small
- * little-endian counts and a short string), a Cobra log's 'S' record, a Plume/PolySI line
+ * little-endian counts, a short string and a date), a Cobra log's 'S' record, a Plume/PolySI line
  * {@code r(} or {@code w(}, an array of arrays {@code [[} (dbcop's sessions) or an object whose
  * first key is one of dbcop's ({@code {"params"}, {@code {"data"}, ...) each say their format.
  * An object whose first key is another string, <code>{"</code>, is JSON, and so is an array of
@@ -271,7 +271,7 @@ public final class Formats {
       i = skip(head, n, i + 3);
     }
     if (i >= n) return null;
-    if (PlumeText.sniff(head, n)) return Format.PLUME;
+    if (PlumeText.sniff(head, n, i)) return Format.PLUME;
     if (head[i] == '[') {
       i = skip(head, n, i + 1);
       if (i >= n) return null;

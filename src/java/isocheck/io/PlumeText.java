@@ -50,9 +50,8 @@ public final class PlumeText {
     new Reader(in).run(sink);
   }
 
-  /** Whether a history starts like this format: its first non-blank bytes are {@code r(} or {@code w(}. */
-  static boolean sniff(byte[] head, int n) {
-    int i = 0;
+  /** Whether a history starts like this format: its first non-blank bytes, from head[i], are {@code r(} or {@code w(}. */
+  static boolean sniff(byte[] head, int n, int i) {
     while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) i++;
     return i + 1 < n && (head[i] == 'r' || head[i] == 'w') && head[i + 1] == '(';
   }
