@@ -48,17 +48,28 @@ abstract class JsonPull extends TextSource {
     int c = ws();
     if (c < 0) return "the end of the input";
     if (c == '"') {
-      int save = pos;
-      long l = line, ls = lineStart;
-      try {
-        return "\"" + string() + "\"";
-      } catch (HistoryException e) {
-        return "a string";
-      } finally {
-        pos = save;
-        line = l;
-        lineStart = ls;
+      // The string as written, up to 40 bytes, without reading past it (pos stays put).
+      int e = pos + 1;
+      boolean closed = false;
+      while (e - pos < 40) {
+        int j = need(e);
+        if (j < 0) break;
+        e = j;
+        if (buf[e] == '"' && buf[e - 1] != '\\') {
+          e++;
+          closed = true;
+          break;
+        }
+        if (buf[e] == '\n') break;
+        e++;
       }
+      String text;
+      try {
+        text = utf8(pos, e, pos);
+      } catch (HistoryException cut) {
+        text = new String(buf, pos, e - pos, java.nio.charset.StandardCharsets.UTF_8);
+      }
+      return text + (closed ? "" : "...");
     }
     if (c >= 0x21 && c < 0x7f) {
       int e = pos;
