@@ -171,16 +171,19 @@
       (is (= (set test-util/strong-levels) (set (keys (:levels r)))))
       (is (nil? (:error r)) "not bad input: a verdict of unknown")))
   (testing "ops, none of them a transaction"
-    (doseq [[hist first-op] [[[{:index 0 :type :invoke :process 0 :f :read :value nil}
-                               {:index 1 :type :ok :process 0 :f :read :value 1}]
-                              "op 0 (:index 0), has :f :read"]
-                             [[{:index 0 :type :ok :process 0 :value [[:append :x 1]]}] "op 0 (:index 0), has no :f"]
-                             [(mapv #(assoc % :f :tx) (h (ok 0 [[:append :x 1]]))) "op 0 (:index 0), has :f :tx"]]]
+    (doseq [[hist first-op more] [[[{:index 0 :type :invoke :process 0 :f :read :value nil}
+                                    {:index 1 :type :ok :process 0 :f :read :value 1}]
+                                   "op 0 (:index 0), has :f :read" ""]
+                                  [[{:index 0 :type :ok :process 0 :value [[:append :x 1]]}] "op 0 (:index 0), has no :f"
+                                   (str "; elle-cli reads an op without :f whose :value is micro-ops as a transaction:"
+                                        " --input-format elle-cli on the command line, :input-format :elle-cli in check-file")]
+                                  [(mapv #(assoc % :f :tx) (h (ok 0 [[:append :x 1]]))) "op 0 (:index 0), has :f :tx" ""]]]
       (let [r (check hist)
             n (count hist)]
         (is (= :unknown (:valid? r)))
         (is (= (str "no :txn operations, so nothing to check: " n (if (= 1 n) " op" " ops") " skipped; the first, "
-                    first-op " (the :f of transaction ops is :txn; --f NAME on the command line, :f in the API, names another)")
+                    first-op " (the :f of transaction ops is :txn; --f NAME on the command line, :f in the API, names another)"
+                    more)
                (:unknown-reason r)))
         (is (= n (get-in r [:stats :skipped-ops])))
         (is (= 0 (get-in r [:stats :txns]))))))

@@ -4,7 +4,10 @@
       bin/isocheck check [--workload append|wr] [--levels L1,L2,...]
                          [--format text|edn|json] [--max-anomalies N]
                          [--clocks vector|tree] [--first] [--time-limit S]
-                         [--f NAME] [--out DIR | --out-beside] [--quiet] FILE|DIR...
+                         [--f NAME] [--input-format NAME] [--out DIR | --out-beside] [--quiet]
+                         FILE|DIR...
+      bin/isocheck convert --to FORMAT [--input-format NAME] [--f NAME]
+                           [--workload append|wr] IN OUT
       bin/isocheck demo [--seed N] [--txns N]
 
   (or `lein run check ...`, or `java -jar target/uberjar/isocheck-*-standalone.jar

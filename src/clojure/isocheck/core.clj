@@ -31,6 +31,11 @@
 
       (isocheck/check (isocheck/si) history)
 
+  or on a file: a Jepsen history.edn or JSON, or another tool's history
+  (Plume/PolySI text, dbcop JSON or bincode, Cobra's logs; see check-file):
+
+      (isocheck/check-file (isocheck/si) \"hist-00000.txt\")
+
   Options (all optional):
 
       :levels         levels to decide (default: every level implemented).
@@ -68,6 +73,7 @@
             [isocheck.jepsen :as j])
   (:import (isocheck.check CheckOptions Checker Level Result)
            (isocheck.history History HistoryException)
+           (isocheck.io Formats Formats$Format)
            (isocheck.report ReportFiles)
            (isocheck.util Progress ProgressMeter)
            (java.nio.file Paths)))
@@ -241,5 +247,35 @@
          (bad-input opts (.getMessage e)))
        (finally
          (when meter (.close ^ProgressMeter meter)))))))
+
+(defn check-file
+  "Checks the history in a file with a checker; returns the result map, as
+  `check` does. The file is a Jepsen history.edn or JSON history, or another
+  tool's history (Plume/PolySI text, dbcop JSON or bincode, a directory of
+  Cobra logs), told apart by its content, or named by :input-format: :edn
+  :json :elle-cli (EDN or JSON, an op without :f being a transaction, as
+  elle-cli reads them) :plume :dbcop :dbcop-bincode :cobra. Bad input yields
+  {:valid? :unknown :error \"...\"}; a file that cannot be opened throws.
+
+      (isocheck/check-file (isocheck/si) \"hist-00000.txt\")
+      (isocheck/check-file (isocheck/ser) \"history.bincode\" {:input-format :dbcop-bincode})"
+  ([checker path] (check-file checker path {}))
+  ([checker path {:keys [input-format]}]
+   (let [opts (:opts checker)
+         fmt  (when input-format
+                (or (Formats$Format/parse (name input-format))
+                    (throw (IllegalArgumentException.
+                             (str "Unknown :input-format " (pr-str input-format) "; known: "
+                                  (Formats$Format/names))))))]
+     (try
+       (let [t0    (System/nanoTime)
+             h     (Formats/readHistory (str path) (j/workload (:workload opts)) (j/txn-f (:f opts)) fmt)
+             [r m] (check-history opts h (quot (- (System/nanoTime) t0) 1000000))]
+         (if-let [dir (:directory opts)]
+           (do (write-report! dir r m (str path))
+               (assoc m :report-dir dir))
+           m))
+       (catch HistoryException e
+         (bad-input opts (.getMessage e)))))))
 
 (j/extend-checker! IsoChecker check)

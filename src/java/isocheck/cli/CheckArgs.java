@@ -3,6 +3,7 @@ package isocheck.cli;
 import isocheck.check.CheckOptions;
 import isocheck.check.Level;
 import isocheck.history.History;
+import isocheck.io.Formats;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,6 +22,8 @@ final class CheckArgs {
 
   String format = "text";
   History.Workload workload;
+  /** The format of the input files, or null to tell it from their content. */
+  Formats.Format inputFormat;
   /** The :f of transaction ops, without the colon. */
   String txnF = "txn";
   List<Level> levels = DEFAULT_LEVELS;
@@ -56,6 +59,7 @@ final class CheckArgs {
         case "--out": a.out = value(args, ++i, arg); break;
         case "--out-beside": a.outBeside = true; break;
         case "--quiet": case "-q": a.quiet = true; break;
+        case "--input-format": a.inputFormat = inputFormat(value(args, ++i, arg)); break;
         case "--f": a.txnF = txnF(value(args, ++i, arg)); break;
         case "--clocks": {
           String c = value(args, ++i, arg);
@@ -84,6 +88,12 @@ final class CheckArgs {
   private static String value(List<String> args, int i, String option) throws UsageException {
     if (i >= args.size()) throw new UsageException(option + " needs a value");
     return args.get(i);
+  }
+
+  static Formats.Format inputFormat(String name) throws UsageException {
+    Formats.Format f = Formats.Format.parse(name);
+    if (f == null) throw new UsageException("unknown --input-format " + name + "; known: " + Formats.Format.names());
+    return f;
   }
 
   static History.Workload workload(String w) throws UsageException {

@@ -64,7 +64,14 @@ final class Inputs {
       "test.fressian", "results.edn", "jepsen.log");
 
   /** The inputs the arguments name, in the order above. */
-  static List<Input> expand(List<String> args) {
+  static List<Input> expand(List<String> args) { return expand(args, null); }
+
+  /**
+   * As {@link #expand(List)}, where a directory that holds no Jepsen run but is another tool's
+   * history (Cobra's logs, dbcop's history.bincode), or any directory when {@code named} is a
+   * format read from a directory, is one history, read whole.
+   */
+  static List<Input> expand(List<String> args, isocheck.io.Formats.Format named) {
     List<Input> out = new ArrayList<>();
     Set<Path> seen = new HashSet<>();
     for (String arg : args) {
@@ -74,7 +81,8 @@ final class Inputs {
       } catch (InvalidPathException e) {
         p = null;
       }
-      if (p == null || !Files.isDirectory(p)) {
+      boolean whole = named == isocheck.io.Formats.Format.COBRA || named == isocheck.io.Formats.Format.DBCOP_BINCODE;
+      if (p == null || !Files.isDirectory(p) || whole) {
         out.add(new Input(arg, arg, null));
         if (p != null) seen.add(real(p));
         continue;
@@ -88,9 +96,13 @@ final class Inputs {
         out.add(new Input(arg, arg, "cannot list it: " + reason(e)));
         continue;
       }
-      if (!any) {
+      if (!any && isocheck.io.Formats.isHistoryDirectory(p)) {
+        out.add(new Input(arg, arg, null));
+        seen.add(real(p));
+      } else if (!any) {
         out.add(new Input(arg, arg, "a directory with no Jepsen run in it: no history.edn in it, in its subdirectories "
-            + "(a test's runs) or in theirs (a store's tests)"));
+            + "(a test's runs) or in theirs (a store's tests), and no other tool's history (Cobra's logs, dbcop's "
+            + "history.bincode)"));
       }
     }
     return out;

@@ -56,7 +56,8 @@ public final class Main {
   public static final String USAGE =
       "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]\n"
     + "                      [--max-anomalies N] [--clocks vector|tree] [--first] [--time-limit S]\n"
-    + "                      [--f NAME] [--out DIR | --out-beside] [--quiet] FILE|DIR...\n"
+    + "                      [--f NAME] [--input-format NAME] [--out DIR | --out-beside] [--quiet] FILE|DIR...\n"
+    + "       isocheck convert --to FORMAT [--input-format NAME] [--f NAME] [--workload append|wr] IN OUT\n"
     + "       isocheck demo [--seed N] [--txns N]\n"
     + "\n"
     + "Levels (default: all implemented): strict-serializable, strong-session-serializable,\n"
@@ -81,6 +82,11 @@ public final class Main {
     + "DIR: Jepsen's store/, a test's store/<test>/ or a run's store/<test>/<time>/ (or store/latest):\n"
     + "the history.edn of each run in it, tests and runs by name, symlinks (latest) skipped.\n"
     + "Several histories: a summary line each, then a tally (edn/json: on standard error).\n"
+    + "Other tools' histories are read too, told apart by their content: Plume/PolySI text, dbcop\n"
+    + "JSON and bincode, Cobra logs (a directory); --input-format NAME names the format instead:\n"
+    + "edn, json, elle-cli (ops without :f are transactions), plume, dbcop, dbcop-bincode, cobra.\n"
+    + "convert writes IN as FORMAT into OUT: edn, json (elle-cli's), plume, dbcop, dbcop-bincode\n"
+    + "or cobra (OUT a directory); it refuses, naming the transaction, what FORMAT cannot hold.\n"
     + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
     + "violated (or no transactions to check, or out of memory while checking), 3 bad usage\n"
     + "or unreadable input (or out of memory while reading).\n";
@@ -121,6 +127,7 @@ public final class Main {
       if (cmd == null) throw new CheckArgs.UsageException("no command");
       switch (cmd) {
         case "check": return check(CheckArgs.parse(rest), out, err);
+        case "convert": return Convert.run(rest, out, err);
         case "demo": return Demo.run(rest);
         case "--help": case "-h": case "help":
           out.print(USAGE);
@@ -146,7 +153,7 @@ public final class Main {
       out.print(USAGE);
       return HOLDS;
     }
-    List<Inputs.Input> inputs = Inputs.expand(a.files);
+    List<Inputs.Input> inputs = Inputs.expand(a.files, a.inputFormat);
     List<String> paths = new ArrayList<>();
     for (Inputs.Input in : inputs) paths.add(in.path);
     List<Path> dirs = null;
@@ -269,7 +276,7 @@ public final class Main {
       long bytes = Heap.inputBytes(file);
       History h;
       try {
-        h = Formats.readHistory(file, a.workload, a.txnF, progress);
+        h = Formats.readHistory(file, a.workload, a.txnF, a.inputFormat, progress);
       } catch (HistoryException e) {
         return failed(BAD, e.getMessage());
       } catch (NoSuchFileException e) {

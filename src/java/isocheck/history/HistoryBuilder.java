@@ -71,6 +71,8 @@ public final class HistoryBuilder implements OpSink {
   private boolean indexUsable = true;
   private long opsSeen, opsSkipped;
   private String firstSkipped;
+  /** Whether the first op skipped had no :f and micro-ops for its :value (as elle-cli's transactions may). */
+  private boolean firstSkippedLooksTxn;
   private String firstScalarRead, firstListRead;
   private History built;
 
@@ -126,6 +128,7 @@ public final class HistoryBuilder implements OpSink {
     if (!txnF.equals(Kw.nameOf(r.f))) {
       if (opsSkipped++ == 0) {
         firstSkipped = r.where() + ", has " + (r.f == null ? "no :f" : ":f " + shorten(Edn.str(r.f)));
+        firstSkippedLooksTxn = r.f == null && r.valueShape == OpRecord.VALUE_TXN && r.mopCount() > 0;
       }
       return;
     }
@@ -296,7 +299,9 @@ public final class HistoryBuilder implements OpSink {
     if (opsSeen == 0) return "no operations: the history is empty";
     return "no :" + txnF + " operations, so nothing to check: " + opsSeen + (opsSeen == 1 ? " op" : " ops")
         + " skipped; the first, " + firstSkipped
-        + " (the :f of transaction ops is :" + txnF + "; --f NAME on the command line, :f in the API, names another)";
+        + " (the :f of transaction ops is :" + txnF + "; --f NAME on the command line, :f in the API, names another)"
+        + (firstSkippedLooksTxn ? "; elle-cli reads an op without :f whose :value is micro-ops as a transaction:"
+            + " --input-format elle-cli on the command line, :input-format :elle-cli in check-file" : "");
   }
 
   // ------------------------------------------------------------------ validation

@@ -44,6 +44,11 @@ public final class OpRecord {
   public int valueShape = VALUE_ABSENT;
   /** For VALUE_OTHER, the raw value (or its rendering), for messages. */
   public Object valueRaw;
+  /**
+   * Where another tool's format put this op, for messages ("txn 7, session 1, line 12"), or null.
+   * When set, {@link #where} names the op by it instead of its line and :index.
+   */
+  public String origin;
 
   private int n;
   private byte[] kind = new byte[8];
@@ -74,6 +79,7 @@ public final class OpRecord {
     f = null;
     valueShape = VALUE_ABSENT;
     valueRaw = null;
+    origin = null;
     if (n > 0) {
       Arrays.fill(fRaw, 0, n, null);
       Arrays.fill(keyO, 0, n, null);
@@ -234,6 +240,7 @@ public final class OpRecord {
     f = o.f;
     valueShape = o.valueShape;
     valueRaw = o.valueRaw;
+    origin = o.origin;
     int m = o.n;
     while (kind.length < m) grow();
     System.arraycopy(o.kind, 0, kind, 0, m);
@@ -323,9 +330,10 @@ public final class OpRecord {
     return sb.append(']').toString();
   }
 
-  /** "op 12 (line 13, :index 12)"-style locator for messages. */
+  /** "op 12 (line 13, :index 12)"-style locator for messages; "op 12 (txn 7, session 1, line 12)" with an {@link #origin}. */
   public String where() {
     StringBuilder sb = new StringBuilder("op ").append(ordinal);
+    if (origin != null) return sb.append(" (").append(origin).append(')').toString();
     boolean paren = line >= 0 || index != ABSENT;
     if (paren) {
       sb.append(" (");

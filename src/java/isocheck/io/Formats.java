@@ -17,30 +17,82 @@ import java.util.Locale;
 /**
  * The history file formats we read, and how we tell them apart.
  *
+ * <p>Jepsen's: EDN ({@link EdnReader}) and JSON ({@link JsonReader}, elle-cli's and Jepsen's
+ * exports). Other tools': Plume's and PolySI's text ({@link PlumeText}), dbcop's JSON
+ * ({@link DbcopJson}) and the bincode PolySI and VeriStrong read ({@link DbcopBincode}), Cobra's
+ * client logs ({@link CobraLog}, a directory); and {@code elle-cli}, EDN or JSON read as
+ * elle-cli reads them ({@link ElleCli}: an op without :f whose value is micro-ops is a
+ * transaction). A format named by the caller ({@code --input-format}) is used as named;
+ * otherwise the content decides.
+ *
  * <p>Compression: any input starting with gzip's magic bytes is decompressed first, whatever
  * its name (so {@code history.edn.gz} and a gzipped {@code history.edn} both work). Truncated
  * or corrupt gzip data is bad input that says after which op the text breaks off
  * ({@link GzipInput}).
  *
  * <p>The content decides when it can: whitespace (and a UTF-8 byte order mark) is skipped and
- * the first bytes (of the first 4 KiB) are looked at. An object whose first key is a string,
- * <code>{"</code>, is JSON, and so is an array of such objects, <code>[{"</code>. Keyword keys
- * <code>{:</code> and <code>[{:</code>, a tagged record <code>#jepsen.history.Op{...}</code>, a
- * list <code>(</code> or a comment <code>;</code> are EDN. So a JSON history named
- * {@code history.edn} is read as JSON. When a reader then finds an error, and the format came
- * from the content against (or without) the name, the message says so: an EDN history whose
- * op maps have string keys starts like JSON, and the JSON reader's complaint would puzzle.
+ * the first bytes (of the first 4 KiB) are looked at. A dbcop bincode header (five small
+ * little-endian counts, a short string and a date), a Cobra log's 'S' record, a Plume/PolySI line
+ * {@code r(} or {@code w(}, an array of arrays {@code [[} (dbcop's sessions) or an object whose
+ * first key is one of dbcop's ({@code {"params"}, {@code {"data"}, ...) each say their format.
+ * An object whose first key is another string, <code>{"</code>, is JSON, and so is an array of
+ * such objects, <code>[{"</code>. Keyword keys <code>{:</code> and <code>[{:</code>, a tagged
+ * record <code>#jepsen.history.Op{...}</code>, a list <code>(</code> or a comment <code>;</code>
+ * are EDN. So a JSON history named {@code history.edn} is read as JSON. When a reader then
+ * finds an error, and the format came from the content against (or without) the name, the
+ * message says so: an EDN history whose op maps have string keys starts like JSON, and the
+ * JSON reader's complaint would puzzle. A directory is Cobra's logs, or, holding a
+ * {@code history.bincode} and no logs, dbcop's bincode (as AWDIT keeps it).
  *
- * <p>When the content does not decide (no input, an empty array, something neither format
- * starts with): by name, a trailing {@code .gz} set aside, {@code .edn} is EDN
- * ({@link EdnReader}) and {@code .json}, {@code .jsonl} and {@code .ndjson} are JSON
- * ({@link JsonReader}, either an array of ops or one op per line); any other name, or
- * {@code -} (standard input), is EDN, whose error then says what it found.
+ * <p>When the content does not decide (no input, an empty array, something no format starts
+ * with): by name, a trailing {@code .gz} set aside, {@code .edn} is EDN, {@code .json},
+ * {@code .jsonl} and {@code .ndjson} are JSON, {@code .txt} is Plume/PolySI text,
+ * {@code .bincode} dbcop bincode and {@code .log} a Cobra log; any other name, or {@code -}
+ * (standard input), is EDN, whose error then says what it found.
  */
 public final class Formats {
   private Formats() {}
 
-  public enum Format { EDN, JSON }
+  /** A history format: its name for {@code --input-format} and {@code convert --to}, and what it is. */
+  public enum Format {
+    EDN("edn", "Jepsen EDN"),
+    JSON("json", "Jepsen/elle-cli JSON"),
+    ELLE_CLI("elle-cli", "elle-cli's EDN or JSON"),
+    PLUME("plume", "Plume/PolySI text"),
+    DBCOP("dbcop", "dbcop JSON"),
+    DBCOP_BINCODE("dbcop-bincode", "dbcop bincode"),
+    COBRA("cobra", "Cobra logs");
+
+    /** The name users give it. */
+    public final String id;
+    /** What it is, for messages. */
+    public final String description;
+
+    Format(String id, String description) {
+      this.id = id;
+      this.description = description;
+    }
+
+    /** The format a name (or alias, a leading ':' ignored) stands for, or null. */
+    public static Format parse(String name) {
+      String n = name.startsWith(":") ? name.substring(1) : name;
+      switch (n.toLowerCase(Locale.ROOT)) {
+        case "edn": case "jepsen": return EDN;
+        case "json": return JSON;
+        case "elle-cli": case "elle": return ELLE_CLI;
+        case "plume": case "polysi": case "text": return PLUME;
+        case "dbcop": case "dbcop-json": return DBCOP;
+        case "dbcop-bincode": case "bincode": return DBCOP_BINCODE;
+        case "cobra": return COBRA;
+        default: return null;
+      }
+    }
+
+    /** The names {@link #parse} knows, for messages. */
+    public static String names() {
+      return "edn, json, elle-cli, plume (or polysi, text), dbcop, dbcop-bincode (or bincode), cobra";
+    }
+  }
 
   private static final int SNIFF = 1 << 12;
 
@@ -50,47 +102,146 @@ public final class Formats {
     if (n.endsWith(".gz")) n = n.substring(0, n.length() - 3);
     if (n.endsWith(".edn")) return Format.EDN;
     if (n.endsWith(".json") || n.endsWith(".jsonl") || n.endsWith(".ndjson")) return Format.JSON;
+    if (n.endsWith(".txt")) return Format.PLUME;
+    if (n.endsWith(".bincode")) return Format.DBCOP_BINCODE;
+    if (n.endsWith(".log")) return Format.COBRA;
     return null;
+  }
+
+  /**
+   * Whether directory d is one history of another tool: Cobra's logs, or a directory holding
+   * dbcop's history.bincode (as AWDIT keeps it).
+   */
+  public static boolean isHistoryDirectory(Path d) {
+    try {
+      return Files.isRegularFile(d.resolve("history.bincode")) || !CobraLog.logs(d).isEmpty();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** Reads the history at {@code path} ({@code -} for standard input) into {@code sink}. */
   public static void read(String path, OpSink sink) throws IOException {
+    read(path, null, sink);
+  }
+
+  /**
+   * Reads the history at {@code path} ({@code -} for standard input; a directory is Cobra's
+   * logs) into {@code sink}, in format {@code named}, or as its content shows when null.
+   */
+  public static void read(String path, Format named, OpSink sink) throws IOException {
+    read(path, named, null, sink);
+  }
+
+  /** As {@link #read(String, Format, OpSink)}, with {@code txnF} the :f elle-cli's ops without one get (null: txn). */
+  public static void read(String path, Format named, String txnF, OpSink sink) throws IOException {
+    read(path, named, txnF, Progress.NONE, sink);
+  }
+
+  /**
+   * As {@link #read(String, Format, String, OpSink)}, telling {@code progress} how far the
+   * reading has got, in bytes of the file as stored (compressed bytes for gzip; for standard
+   * input, the bytes so far of an unknown total; nothing for a directory of logs).
+   */
+  static void read(String path, Format named, String txnF, Progress progress, OpSink sink) throws IOException {
     if (path.equals("-")) {
-      read(System.in, sink);
+      read(progress == Progress.NONE ? System.in : new Counted(System.in, progress), named, null, "-", txnF, sink);
       return;
     }
     Path p = Path.of(path);
     String name = p.getFileName() == null ? path : p.getFileName().toString();
-    try (InputStream in = open(p)) {
-      read(in, byName(name), name, sink);
+    if (Files.isDirectory(p)) {
+      // Cobra's logs are a directory; AWDIT keeps a dbcop history as a directory holding history.bincode.
+      Path bincode = p.resolve("history.bincode");
+      boolean dbcop = named == Format.DBCOP_BINCODE
+          || (named == null && Files.isRegularFile(bincode) && CobraLog.logs(p).isEmpty());
+      if (dbcop) {
+        try (InputStream in = open(bincode)) {
+          read(in, Format.DBCOP_BINCODE, null, "history.bincode", txnF, sink);
+        }
+        return;
+      }
+      if (named != null && named != Format.COBRA) {
+        throw new HistoryException("it is a directory, and " + named.description
+            + " is read from a file (a directory is Cobra's logs, or dbcop's history.bincode)");
+      }
+      CobraLog.read(p, sink);
+      return;
+    }
+    try (InputStream in = open(p, progress)) {
+      read(in, named, byName(name), name, txnF, sink);
     }
   }
 
-  /** Reads a history in either format, gzip-compressed or not, from {@code in} (not closed). */
+  /** Reads a history in any format, gzip-compressed or not, from {@code in} (not closed), as its content shows. */
   public static void read(InputStream in, OpSink sink) throws IOException {
-    read(in, null, null, sink);
+    read(in, null, null, null, null, sink);
   }
 
-  /** Reads {@code in} (gzip-compressed or not) in the format its content shows, else {@code named}, else EDN. */
-  private static void read(InputStream in, Format named, String name, OpSink sink) throws IOException {
+  /** Reads a history from {@code in} (not closed) in format {@code named}, or as its content shows when null. */
+  public static void read(InputStream in, Format named, OpSink sink) throws IOException {
+    read(in, named, null, null, null, sink);
+  }
+
+  /**
+   * Reads {@code in} (gzip-compressed or not) in the format {@code named}, else the one its
+   * content shows, else the one its name ({@code byName}) announces, else EDN.
+   */
+  private static void read(InputStream in, Format named, Format byName, String name, String txnF, OpSink sink)
+      throws IOException {
     byte[] head = new byte[SNIFF];
     int n = fillPrefix(in, head);
     InputStream all = new SequenceInputStream(new ByteArrayInputStream(head, 0, n), in);
     if (n >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b) {
-      read(new GzipInput(all), named, name, sink);
+      read(new GzipInput(all), named, byName, name, txnF, sink);
       return;
     }
     Format seen = sniff(head, n);
-    Format f = seen != null ? seen : named != null ? named : Format.EDN;
+    if (named != null) {
+      try {
+        if (named == Format.ELLE_CLI) {
+          Format base = seen == Format.JSON || seen == Format.EDN ? seen : byName == Format.JSON ? Format.JSON : Format.EDN;
+          read(all, base, name, ElleCli.transactionsWithoutF(sink, txnF));
+        } else {
+          read(all, named, name, sink);
+        }
+      } catch (HistoryException e) {
+        boolean agrees = seen == null || seen == named
+            || (named == Format.ELLE_CLI && (seen == Format.EDN || seen == Format.JSON));
+        if (agrees) throw e;
+        throw new HistoryException(e.ordinal, e.getMessage() + " (read as " + named.description + " as --input-format "
+            + named.id + " says; " + why(seen) + ", as " + seen.description + " does)");
+      }
+      return;
+    }
+    Format f = seen != null ? seen : byName != null ? byName : Format.EDN;
     try {
-      read(all, f, sink);
+      read(all, f, name, sink);
     } catch (HistoryException e) {
       // Say so when the content overrode the name, or chose JSON for a nameless input (an EDN
-      // history with string keys looks like JSON); EDN is the default, not worth a note.
-      if (seen == null || seen == named || (named == null && seen == Format.EDN)) throw e;
-      String why = seen == Format.JSON ? "it starts with {\", a string key" : "it starts like EDN";
-      throw new HistoryException(e.ordinal, e.getMessage() + " (read as " + seen + " because " + why
-          + (named != null ? ", though the name " + name + " says " + named : "") + ")");
+      // history with string keys looks like JSON); EDN is the default, not worth a note, and
+      // dbcop's JSON named .json is what its name says.
+      if (seen == null || seen == byName || (byName == null && seen == Format.EDN)
+          || (seen == Format.DBCOP && byName == Format.JSON)) throw e;
+      throw new HistoryException(e.ordinal, e.getMessage() + " (read as "
+          + label(seen) + " because " + why(seen) + (byName != null ? ", though the name " + name + " says " + label(byName) : "") + ")");
+    }
+  }
+
+  /** EDN and JSON by their names (as messages always said), the others by what they are. */
+  private static String label(Format f) {
+    return f == Format.EDN || f == Format.JSON ? f.name() : f.description;
+  }
+
+  /** Why the content showed format f. */
+  private static String why(Format f) {
+    switch (f) {
+      case JSON: return "it starts with {\", a string key";
+      case PLUME: return "it starts with r( or w(";
+      case DBCOP: return "it starts like a dbcop history ([[, or {\" and one of dbcop's keys)";
+      case DBCOP_BINCODE: return "it starts with a dbcop bincode header";
+      case COBRA: return "it starts with a Cobra log's S record";
+      default: return "it starts like EDN";
     }
   }
 
@@ -101,36 +252,32 @@ public final class Formats {
 
   /** As {@link #readHistory(String, History.Workload)}, with {@code txnF} the :f of transaction ops (null: txn). */
   public static History readHistory(String path, History.Workload workload, String txnF) throws IOException {
-    return readHistory(path, workload, txnF, Progress.NONE);
+    return readHistory(path, workload, txnF, (Format) null, Progress.NONE);
+  }
+
+  /** As {@link #readHistory(String, History.Workload, String, Format, Progress)}, without progress. */
+  public static History readHistory(String path, History.Workload workload, String txnF, Format named) throws IOException {
+    return readHistory(path, workload, txnF, named, Progress.NONE);
   }
 
   /**
-   * As {@link #readHistory(String, History.Workload, String)}, telling {@code progress} how far
-   * the reading has got: stage {@code loading}, in bytes of the file as stored (compressed bytes
-   * for gzip); for standard input, the bytes so far of an unknown total.
+   * Builds the history at {@code path} ({@code -} for standard input; a directory is Cobra's
+   * logs), in format {@code named} (null: as its content shows); {@code workload} null detects
+   * it; {@code txnF} is the :f of transaction ops (null: txn). {@code progress} is told how far
+   * the reading has got: stage {@code loading}, in bytes of the file as stored.
    */
-  public static History readHistory(String path, History.Workload workload, String txnF, Progress progress) throws IOException {
+  public static History readHistory(String path, History.Workload workload, String txnF, Format named, Progress progress)
+      throws IOException {
     HistoryBuilder b = new HistoryBuilder(workload, txnF);
     long size = -1;
-    if (!path.equals("-")) {
+    if (!path.equals("-") && Files.isRegularFile(Path.of(path))) {
       size = Files.size(Path.of(path));
       // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
       if (!path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
     }
-    if (progress == Progress.NONE) {
-      read(path, b);
-      return b.build();
-    }
-    progress.stage("loading", size, Progress.BYTES);
-    if (path.equals("-")) {
-      read(new Counted(System.in, progress), null, null, b);
-    } else {
-      Path p = Path.of(path);
-      String name = p.getFileName() == null ? path : p.getFileName().toString();
-      try (InputStream in = new Counted(Files.newInputStream(p), progress)) {
-        read(in, byName(name), name, b);
-      }
-    }
+    if (progress != Progress.NONE) progress.stage("loading", size, Progress.BYTES);
+    // elle-cli's ops without :f get the transactions' :f.
+    read(path, named, txnF, progress, b);
     return b.build();
   }
 
@@ -168,23 +315,36 @@ public final class Formats {
     }
   }
 
-  private static void read(InputStream in, Format f, OpSink sink) throws IOException {
-    if (f == Format.JSON) JsonReader.read(in, sink);
-    else EdnReader.read(in, sink);
+  private static void read(InputStream in, Format f, String name, OpSink sink) throws IOException {
+    switch (f) {
+      case JSON: JsonReader.read(in, sink); break;
+      case PLUME: PlumeText.read(in, sink); break;
+      case DBCOP: DbcopJson.read(in, sink); break;
+      case DBCOP_BINCODE: DbcopBincode.read(in, sink); break;
+      case COBRA: CobraLog.read(in, name == null ? "-" : name, sink); break;
+      case ELLE_CLI: read(in, Format.ELLE_CLI, null, name, null, sink); break;
+      default: EdnReader.read(in, sink);
+    }
   }
 
-  /** The format a history starting with {@code head[0..n)} shows, by the rules above, or null when it shows neither. */
+  /** The format a history starting with {@code head[0..n)} shows, by the rules above, or null when it shows none. */
   static Format sniff(byte[] head, int n) {
+    if (DbcopBincode.sniff(head, n)) return Format.DBCOP_BINCODE;
+    if (CobraLog.sniff(head, n)) return Format.COBRA;
     int i = skip(head, n, 0);
     if (i + 2 < n && (head[i] & 0xff) == 0xEF && (head[i + 1] & 0xff) == 0xBB && (head[i + 2] & 0xff) == 0xBF) {
       i = skip(head, n, i + 3);
     }
     if (i >= n) return null;
+    if (PlumeText.sniff(head, n, i)) return Format.PLUME;
     if (head[i] == '[') {
       i = skip(head, n, i + 1);
       if (i >= n) return null;
       if (head[i] == '#' || head[i] == '(') return Format.EDN;
+      if (head[i] == '[') return Format.DBCOP;
       if (head[i] != '{') return null;
+    } else if (head[i] == '{' && DbcopJson.sniffObject(head, n, i)) {
+      return Format.DBCOP;
     }
     if (head[i] == '{') {
       i = skip(head, n, i + 1);
@@ -219,8 +379,12 @@ public final class Formats {
   }
 
   /** Opens a file for reading, decompressing it when it starts with gzip's magic bytes. */
-  static InputStream open(Path path) throws IOException {
-    PushbackInputStream in = new PushbackInputStream(Files.newInputStream(path), 2);
+  static InputStream open(Path path) throws IOException { return open(path, Progress.NONE); }
+
+  /** As {@link #open(Path)}, telling progress the bytes read from the file as stored. */
+  static InputStream open(Path path, Progress progress) throws IOException {
+    InputStream raw = Files.newInputStream(path);
+    PushbackInputStream in = new PushbackInputStream(progress == Progress.NONE ? raw : new Counted(raw, progress), 2);
     try {
       byte[] magic = new byte[2];
       int n = in.readNBytes(magic, 0, 2);

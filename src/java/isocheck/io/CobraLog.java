@@ -1,0 +1,353 @@
+package isocheck.io;
+
+import isocheck.history.Edn;
+import isocheck.history.History;
+import isocheck.history.HistoryException;
+import isocheck.history.OpRecord;
+import isocheck.history.OpSink;
+import isocheck.history.OpType;
+import isocheck.util.IntList;
+import isocheck.util.LongIntMap;
+import isocheck.util.LongList;
+import java.io.BufferedOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Cobra's client logs (Tan et al., OSDI'20: {@code CobraVerifier}'s
+ * {@code ExtractClientLogFromStream}, with its default {@code TIME_ORDER_ON=false}; PolySI's
+ * {@code CobraHistoryLoader} reads the same): a directory of {@code *.log} files, one per
+ * session (client), each a sequence of big-endian records
+ * <pre>
+ * 'S' txnId                        a transaction starts
+ * 'W' writeId key value            it writes (writeId unique in the history)
+ * 'R' writerTxnId writeId key value  it reads the write writeId of transaction writerTxnId
+ * 'C' txnId                        it committed
+ * </pre>
+ * (a one-byte tag, then 8-byte integers). A Cobra client logs committed transactions only.
+ *
+ * <p>The mapping, exactly:
+ * <ul>
+ * <li>A log file {@code NAME.log} is the session {@code :process NAME} (a number when NAME is
+ *     one). Sessions come in that order (numbers first), their transactions in log order, each
+ *     one completion op: {@code :ok}; a transaction a log leaves open at its end (the client
+ *     stopped before logging its commit) is {@code :info}, indeterminate. No times are read:
+ *     no realtime order.
+ * <li>Cobra names a write by its write id, not by the value (it logs a hash of the value): so
+ *     the value isocheck sees is the write id. {@code W} is {@code [:w key writeId]},
+ *     {@code R} is {@code [:r key writeId]}; the logged values are not used.
+ * <li>A read of Cobra's initial transaction (writer 0xbebeebee or 0xdeadbeef with write id
+ *     0xbebeebee or 0xdeadbeef) is {@code [:r key nil]}. A read naming the write of another
+ *     transaction than the one that logged it is refused; a read of a write no log has is kept
+ *     (it reads a value no committed transaction wrote). Garbage-collection reads (write ids
+ *     0x23332333 and 0x66666666, from Cobra's online mode) are refused.
+ * </ul>
+ * Refused with the file and the byte: a record Cobra does not write, a record cut short, a
+ * transaction started inside another, a commit of another transaction, a transaction id
+ * started twice, operations outside a transaction.
+ */
+public final class CobraLog {
+  private CobraLog() {}
+
+  static final long INIT_TXN = 0xbebeebeeL, INIT_WRITE = 0xbebeebeeL, NULL_TXN = 0xdeadbeefL,
+      GC_TRUE = 0x23332333L, GC_FALSE = 0x66666666L;
+
+  /** Whether a history starts like this format: an 'S' record followed by another record. */
+  static boolean sniff(byte[] head, int n) {
+    if (n < 9 || head[0] != 'S') return false;
+    return n == 9 || head[9] == 'W' || head[9] == 'R' || head[9] == 'C' || head[9] == 'S';
+  }
+
+  /** The *.log files of a directory, in session order. */
+  static List<Path> logs(Path dir) throws IOException {
+    List<Path> out = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.log")) {
+      for (Path p : ds) if (Files.isRegularFile(p)) out.add(p);
+    }
+    out.sort((a, c) -> compareSessions(process(a), process(c)));
+    return out;
+  }
+
+  private static int compareSessions(Object a, Object b) {
+    if (a instanceof Long x && b instanceof Long y) return Long.compare(x, y);
+    if (a instanceof Long) return -1;
+    if (b instanceof Long) return 1;
+    return a.toString().compareTo(b.toString());
+  }
+
+  /** The session a log file is: its name without .log, as a number when it is one. */
+  static Object process(Path p) {
+    String name = p.getFileName().toString();
+    String s = name.toLowerCase(Locale.ROOT).endsWith(".log") ? name.substring(0, name.length() - 4) : name;
+    if (s.matches("[0-9]{1,18}")) return Long.parseLong(s);
+    return s;
+  }
+
+  /** Reads a Cobra history: a directory of logs, or one log file (one session), into {@code sink}, then ends it. */
+  public static void read(Path path, OpSink sink) throws IOException {
+    Reader r = new Reader();
+    if (Files.isDirectory(path)) {
+      List<Path> logs = logs(path);
+      if (logs.isEmpty()) {
+        throw new HistoryException("no .log files in " + path + "; a Cobra history is a directory of client logs"
+            + " (and a dbcop one a directory holding history.bincode)");
+      }
+      for (Path p : logs) {
+        try (InputStream in = Formats.open(p)) {
+          r.log(in, p.getFileName().toString(), process(p));
+        }
+      }
+    } else {
+      try (InputStream in = Formats.open(path)) {
+        r.log(in, path.getFileName().toString(), process(path));
+      }
+    }
+    r.finish(sink);
+  }
+
+  /** Reads one Cobra log (one session, named {@code name}) from {@code in} (not closed) into {@code sink}, then ends it. */
+  public static void read(InputStream in, String name, OpSink sink) throws IOException {
+    Reader r = new Reader();
+    r.log(in, name, name.equals("-") ? (Object) 0L : process(Path.of(name)));
+    r.finish(sink);
+  }
+
+  private static final class Reader {
+    private final TxnBuffer b = new TxnBuffer();
+    private final LongIntMap txnOf = new LongIntMap(1024);
+    private final LongList cobraId = new LongList(1024);
+    private final IntList txnFile = new IntList(1024);
+    private final List<String> files = new ArrayList<>();
+    /** Reads of other transactions' writes, checked once every log is read: op, writer txn id. */
+    private final IntList reads = new IntList();
+    private final LongList readWriter = new LongList();
+    /** Write id -> write op (the first, when a write id repeats on another key). */
+    private final LongIntMap writeOp = new LongIntMap(1024);
+
+    private String file;
+    private ByteInput in;
+
+    private HistoryException bad(long at, String msg) {
+      return new HistoryException(file + ", byte " + at + ": " + msg);
+    }
+
+    private long field(String what, long recordAt, char tag) throws IOException {
+      try {
+        return in.longBE();
+      } catch (EOFException e) {
+        throw bad(in.offset(), "the log ends inside the '" + tag + "' record at byte " + recordAt + " (its " + what
+            + "): the file is incomplete");
+      }
+    }
+
+    void log(InputStream raw, String name, Object process) throws IOException {
+      file = name;
+      files.add(name);
+      int fileNo = files.size() - 1;
+      in = new ByteInput(raw);
+      int cur = -1;
+      long curAt = 0;
+      try {
+        while (!in.atEnd()) {
+          long at = in.offset();
+          int tag = in.u8();
+          switch (tag) {
+            case 'S': {
+              long id = field("transaction id", at, 'S');
+              if (cur >= 0) {
+                throw bad(at, "transaction " + hex(id) + " starts while transaction " + hex(cobraId.get(cur))
+                    + " (started at byte " + curAt + ") has not committed; a Cobra log holds one transaction at a time");
+              }
+              int seen = txnOf.get(id);
+              if (seen >= 0) {
+                throw bad(at, "transaction " + hex(id) + " starts again; it started at byte " + b.txnTag(seen) + " of "
+                    + files.get(txnFile.get(seen)));
+              }
+              cur = b.txn(process, OpType.INFO, at);
+              txnOf.put(id, cur);
+              cobraId.add(id);
+              txnFile.add(fileNo);
+              curAt = at;
+              break;
+            }
+            case 'C': {
+              long id = field("transaction id", at, 'C');
+              if (cur < 0) throw bad(at, "a commit of transaction " + hex(id) + " outside any transaction");
+              if (id != cobraId.get(cur)) {
+                throw bad(at, "a commit of transaction " + hex(id) + " inside transaction " + hex(cobraId.get(cur))
+                    + " (started at byte " + curAt + ")");
+              }
+              b.setStatus(cur, OpType.OK);
+              cur = -1;
+              break;
+            }
+            case 'W': {
+              long wid = field("write id", at, 'W');
+              long key = field("key", at, 'W');
+              field("value", at, 'W');
+              if (cur < 0) throw bad(at, "a write outside any transaction");
+              int i = b.op(cur, OpRecord.WRITE, key, null, wid, null, false, at);
+              if (writeOp.get(wid) < 0) writeOp.put(wid, i);
+              break;
+            }
+            case 'R': {
+              long writer = field("writer's transaction id", at, 'R');
+              long wid = field("write id", at, 'R');
+              long key = field("key", at, 'R');
+              field("value", at, 'R');
+              if (cur < 0) throw bad(at, "a read outside any transaction");
+              boolean init = writer == INIT_TXN || writer == NULL_TXN;
+              if (init && wid != INIT_WRITE && wid != NULL_TXN) {
+                throw bad(at, "a read of write id " + hex(wid) + " of Cobra's initial transaction"
+                    + (wid == GC_TRUE || wid == GC_FALSE ? " (a garbage-collection read of Cobra's online mode)" : "")
+                    + ", which isocheck cannot map");
+              }
+              int i = b.op(cur, OpRecord.READ, key, null, wid, null, init, at);
+              if (!init) {
+                reads.add(i);
+                readWriter.add(writer);
+              }
+              break;
+            }
+            default:
+              throw bad(at, String.format("0x%02x%s is not a Cobra log record (S, W, R or C)%s", tag,
+                  tag >= 0x21 && tag < 0x7f ? " ('" + (char) tag + "')" : "",
+                  tag == 'A' ? "; Cobra's clients log no aborts" : "; isocheck reads logs written without timestamps (TIME_ORDER_ON=false, Cobra's default)"));
+          }
+        }
+      } catch (GzipInput.Damaged e) {
+        throw bad(in.offset(), (e.truncated ? "truncated gzip data (the file is incomplete)" : "corrupt gzip data (" + e.getMessage() + ")"));
+      }
+    }
+
+    void finish(OpSink sink) {
+      for (int k = 0; k < reads.size(); k++) {
+        int i = reads.get(k);
+        int w = writeOp.get(b.valueLong(i));
+        if (w < 0) continue;
+        int wt = b.opTxn(w);
+        long writer = readWriter.get(k);
+        if (cobraId.get(wt) != writer) {
+          int rt = b.opTxn(i);
+          throw new HistoryException(files.get(txnFile.get(rt)) + ", byte " + b.opTag(i) + ": transaction " + hex(cobraId.get(rt))
+              + " reads write id " + hex(b.valueLong(i)) + " as transaction " + hex(writer) + "'s, but transaction "
+              + hex(cobraId.get(wt)) + " wrote it (" + files.get(txnFile.get(wt)) + ", byte " + b.opTag(w) + ")");
+        }
+      }
+      b.emit(sink, t -> "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t));
+    }
+  }
+
+  static String hex(long v) { return "0x" + Long.toHexString(v); }
+
+  /**
+   * Writes h as Cobra logs into {@code dir} (created if missing; refused if it already holds
+   * .log files): one file per process, {@code P.log} for a process P that is an integer 0 or
+   * more or a plain name, else {@code session-I.log}; transactions numbered 1, 2, 3, ... in
+   * history order; each write a new write id (1, 2, 3, ...), its value field the value when it
+   * is an integer; a read of the initial value names Cobra's initial transaction; a read of a
+   * value no transaction wrote names transaction 0 (none) and a write id of its own. An
+   * indeterminate transaction is written without its commit, only as the last of its session.
+   * Refused: list-append histories, aborted transactions (Cobra's logs hold none), keys that
+   * are not 64-bit integers.
+   */
+  public static void write(History h, Path dir) throws IOException {
+    PeerWriter w = new PeerWriter(h, "Cobra logs");
+    int[][] sessions = w.bySession();
+    for (int t = 0; t < h.nTxns; t++) {
+      if (h.status(t) == OpType.FAIL) {
+        throw w.cannot(t, "it aborted, and a Cobra client logs committed transactions only");
+      }
+    }
+    for (int[] ts : sessions) {
+      for (int k = 0; k < ts.length - 1; k++) {
+        if (h.status(ts[k]) == OpType.INFO) {
+          throw w.cannot(ts[k], "it is indeterminate and not the last transaction of its process, and a Cobra log can"
+              + " leave only its last transaction without a commit");
+        }
+      }
+    }
+    String[] names = new String[sessions.length];
+    HashSet<String> used = new HashSet<>();
+    for (int s = 0; s < sessions.length; s++) {
+      Object p = h.process(sessions[s][0]);
+      String n = p instanceof Long l && l >= 0 ? l.toString()
+          : p instanceof String str && str.matches("[A-Za-z0-9_][A-Za-z0-9_.-]*") && !str.matches("[0-9]{1,18}") ? str
+          : "session-" + s;
+      if (!used.add(n)) {
+        n = "session-" + s;
+        if (!used.add(n)) throw new HistoryException("cannot name the Cobra log of process " + Edn.str(p) + ": " + n + ".log is taken");
+      }
+      names[s] = n + ".log";
+    }
+    // Write ids, per (key, value) written; the txn id of each transaction; every key checked
+    // before anything is written.
+    HashMap<List<Object>, long[]> writes = new HashMap<>();
+    long[] txnId = new long[h.nTxns];
+    long nextWid = 1;
+    for (int t = 0; t < h.nTxns; t++) {
+      txnId[t] = t + 1;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        w.integer(t, m, h.key(h.mopKey(m)), "key", java.math.BigInteger.valueOf(Long.MIN_VALUE),
+            java.math.BigInteger.valueOf(Long.MAX_VALUE), "64-bit integers");
+        if (h.mopKind(m) == OpRecord.WRITE) writes.put(List.of(h.key(h.mopKey(m)), w.value(m)), new long[] {nextWid++, t + 1});
+      }
+    }
+    Files.createDirectories(dir);
+    if (!logs(dir).isEmpty()) {
+      throw new java.nio.file.FileAlreadyExistsException(dir.toString(), null,
+          "already holds .log files; a Cobra history is every .log file of a directory, so write it into a new or empty one");
+    }
+    for (int s = 0; s < sessions.length; s++) {
+      try (OutputStream raw = Files.newOutputStream(dir.resolve(names[s]));
+           java.io.DataOutputStream o = new java.io.DataOutputStream(new BufferedOutputStream(raw, 1 << 16))) {
+        for (int t : sessions[s]) {
+          o.writeByte('S');
+          o.writeLong(txnId[t]);
+          for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+            long key = ((Number) h.key(h.mopKey(m))).longValue();
+            if (h.mopKind(m) == OpRecord.WRITE) {
+              long[] wid = writes.get(List.of(h.key(h.mopKey(m)), w.value(m)));
+              o.writeByte('W');
+              o.writeLong(wid[0]);
+              o.writeLong(key);
+              o.writeLong(w.value(m) instanceof Long l ? l : 0);
+            } else if (w.readsNil(m)) {
+              o.writeByte('R');
+              o.writeLong(INIT_TXN);
+              o.writeLong(INIT_WRITE);
+              o.writeLong(key);
+              o.writeLong(0);
+            } else {
+              List<Object> kv = List.of(h.key(h.mopKey(m)), w.value(m));
+              long[] wid = writes.get(kv);
+              if (wid == null) {
+                wid = new long[] {nextWid++, 0};
+                writes.put(kv, wid);
+              }
+              o.writeByte('R');
+              o.writeLong(wid[1]);
+              o.writeLong(wid[0]);
+              o.writeLong(key);
+              o.writeLong(w.value(m) instanceof Long l ? l : 0);
+            }
+          }
+          if (h.status(t) == OpType.OK) {
+            o.writeByte('C');
+            o.writeLong(txnId[t]);
+          }
+        }
+      }
+    }
+  }
+}

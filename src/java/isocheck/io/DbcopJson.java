@@ -1,0 +1,327 @@
+package isocheck.io;
+
+import isocheck.history.Edn;
+import isocheck.history.History;
+import isocheck.history.OpRecord;
+import isocheck.history.OpSink;
+import isocheck.history.OpType;
+import isocheck.report.Json;
+import isocheck.util.IntList;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+
+/**
+ * dbcop's JSON histories (Biswas and Enea, OOPSLA'19; the current {@code rnbguy/dbcop}, its
+ * {@code docs/history-format.md}): either the file {@code dbcop generate} writes,
+ * <pre>{"params": {...}, "info": "...", "start": "...", "end": "...", "data": [session, ...]}</pre>
+ * or the bare array of sessions. A session is an array of transactions
+ * {@code {"events": [event, ...], "committed": true}}; an event is
+ * {@code {"Write": {"variable": 1, "version": 2}}}, {@code {"Read": {"variable": 1, "version": 2}}}
+ * ({@code "version": null}: the variable read uninitialised), or the compact
+ * {@code ["w", 1, 2]} / {@code ["r", 1, null]}. Variables are integers (or strings: dbcop's
+ * library is generic in them, its command line reads integers), versions integers 0 or more.
+ *
+ * <p>The mapping, exactly as dbcop reads it:
+ * <ul>
+ * <li>Session i (counting from 0 in the array) is {@code :process} i + 1: dbcop numbers
+ *     sessions from 1, keeping 0 for its initial transaction. Transactions come session by
+ *     session, each one completion op: {@code :ok} when {@code committed}, else {@code :fail}.
+ *     The format records no times: there is no realtime order.
+ * <li>{@code Write} is {@code [:w variable version]}; {@code Read} is {@code [:r variable
+ *     version]}, or {@code [:r variable nil]} (the initial value) when the version is null,
+ *     or when it is 0 and no transaction (committed or not) writes version 0 of that variable:
+ *     dbcop reads such a version 0 as the initial value too.
+ * <li>Other members ({@code params}, {@code info}, the times) are read past: the history is
+ *     {@code data}.
+ * </ul>
+ * Versions must be unique per variable, as dbcop requires (the history builder refuses
+ * duplicates). Errors name the line, the column and the place in the document
+ * ({@code data[1][0].events[2]}).
+ */
+public final class DbcopJson {
+  private DbcopJson() {}
+
+  /** The members of dbcop's history object; a JSON object whose first member is one of these is dbcop's. */
+  static final String[] MEMBERS = {"params", "info", "start", "end", "data"};
+
+  /** Reads a dbcop JSON history from {@code in} (not closed) into {@code sink}, then ends it. */
+  public static void read(InputStream in, OpSink sink) throws IOException {
+    new Reader(in).run(sink);
+  }
+
+  private static final class Reader extends JsonPull {
+    private final TxnBuffer b = new TxnBuffer();
+    private final IntList txnSession = new IntList(1024), txnIndex = new IntList(1024);
+    /** Reads of version 0, settled once every write is known. */
+    private final IntList zeroReads = new IntList();
+    private final HashSet<Object> zeroWritten = new HashSet<>();
+    private String root = "";
+    private int session = -1, txn = -1, event = -1;
+
+    Reader(InputStream in) { super(in); }
+
+    @Override
+    String context() {
+      if (session < 0) return "";
+      StringBuilder sb = new StringBuilder(root).append('[').append(session).append(']');
+      if (txn >= 0) sb.append('[').append(txn).append(']');
+      if (event >= 0) sb.append(".events[").append(event).append(']');
+      return sb.toString();
+    }
+
+    void run(OpSink sink) throws IOException {
+      skipBom();
+      int c = ws();
+      if (c == '[') {
+        sessions();
+      } else if (c == '{') {
+        pos++;
+        boolean data = false;
+        if (!empty('}')) {
+          do {
+            String k = string();
+            expect(':', "':' after \"" + k + "\"");
+            if (k.equals("data")) {
+              if (data) throw error("a second \"data\" member");
+              root = "data";
+              sessions();
+              data = true;
+              session = -1;
+            } else {
+              skipValue();
+            }
+          } while (more('}', "the history object"));
+        }
+        if (!data) throw error("the history object has no \"data\" member (the array of sessions)");
+      } else {
+        throw error("expected a dbcop history: an array of sessions, or an object with \"data\", found " + found());
+      }
+      session = -1;
+      if (ws() >= 0) throw error("expected the end of the input after the history, found " + found());
+      for (int k = 0; k < zeroReads.size(); k++) {
+        int i = zeroReads.get(k);
+        if (!zeroWritten.contains(b.key(i))) b.setNil(i);
+      }
+      b.emit(sink, t -> root + "[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], line " + b.txnTag(t));
+    }
+
+    private void sessions() throws IOException {
+      expect('[', "'[' opening the array of sessions");
+      if (empty(']')) return;
+      for (session = 0;; session++) {
+        txn = -1;
+        expect('[', "'[' opening session " + session + " (an array of transactions)");
+        if (!empty(']')) {
+          for (txn = 0;; txn++) {
+            transaction();
+            if (!more(']', "session " + session)) break;
+          }
+        }
+        txn = -1;
+        if (!more(']', "the array of sessions")) break;
+      }
+    }
+
+    private void transaction() throws IOException {
+      expect('{', "'{' opening a transaction {\"events\": [...], \"committed\": true}");
+      int t = b.txn((long) session + 1, OpType.OK, line);
+      txnSession.add(session);
+      txnIndex.add(txn);
+      boolean events = false;
+      int committed = -2;
+      if (!empty('}')) {
+        do {
+          String k = string();
+          expect(':', "':' after \"" + k + "\"");
+          if (k.equals("events")) {
+            if (events) throw error("a second \"events\" member");
+            events(t);
+            events = true;
+          } else if (k.equals("committed")) {
+            committed = literal();
+            if (committed < 0) throw error("expected true or false for \"committed\", found " + found());
+          } else {
+            skipValue();
+          }
+        } while (more('}', "the transaction"));
+      }
+      if (!events) throw error("the transaction has no \"events\"");
+      if (committed < 0) throw error("the transaction has no \"committed\" (true or false)");
+      if (committed == 0) b.setStatus(t, OpType.FAIL);
+    }
+
+    private void events(int t) throws IOException {
+      expect('[', "'[' opening the events");
+      if (empty(']')) return;
+      for (event = 0;; event++) {
+        event(t);
+        if (!more(']', "the events")) break;
+      }
+      event = -1;
+    }
+
+    private void event(int t) throws IOException {
+      int c = ws();
+      long l = line;
+      boolean write;
+      Object key;
+      Object version;
+      if (c == '[') {
+        pos++;
+        String tag = string();
+        if (!tag.equals("r") && !tag.equals("w")) throw error("expected \"r\" or \"w\" first in a compact event, found \"" + tag + "\"");
+        write = tag.equals("w");
+        expect(',', "',' after the event's kind");
+        key = variable();
+        expect(',', "',' after the variable");
+        version = version(write);
+        expect(']', "']' closing the event [\"" + tag + "\", variable, version]");
+      } else if (c == '{') {
+        pos++;
+        String tag = string();
+        if (!tag.equals("Read") && !tag.equals("Write")) throw error("expected \"Read\" or \"Write\", found \"" + tag + "\"");
+        write = tag.equals("Write");
+        expect(':', "':' after \"" + tag + "\"");
+        expect('{', "'{' opening the " + tag + "'s {\"variable\": ..., \"version\": ...}");
+        key = null;
+        version = null;
+        boolean hasVersion = false;
+        if (!empty('}')) {
+          do {
+            String k = string();
+            expect(':', "':' after \"" + k + "\"");
+            if (k.equals("variable")) key = variable();
+            else if (k.equals("version")) {
+              version = version(write);
+              hasVersion = true;
+            } else skipValue();
+          } while (more('}', "the " + tag));
+        }
+        if (key == null) throw error("the " + tag + " has no \"variable\"");
+        if (write && !hasVersion) throw error("the Write has no \"version\"");
+        expect('}', "'}' closing the event (one of Read or Write)");
+      } else {
+        throw error("expected an event, {\"Read\": {...}}, {\"Write\": {...}}, [\"r\", ...] or [\"w\", ...], found " + found());
+      }
+      boolean nil = version == null;
+      long kl = key instanceof Long k ? k : 0, vl = version instanceof Long v ? v : 0;
+      Object ko = key instanceof Long ? null : key, vo = version instanceof Long ? null : version;
+      int i = b.op(t, write ? OpRecord.WRITE : OpRecord.READ, kl, ko, vl, vo, nil, l);
+      if (version instanceof Long v && v == 0) {
+        if (write) zeroWritten.add(key);
+        else zeroReads.add(i);
+      }
+    }
+
+    private Object variable() throws IOException {
+      if (ws() == '"') return string();
+      return unsigned("variable", "a variable");
+    }
+
+    /** A version (null when a read's is; a write's cannot be). */
+    private Object version(boolean write) throws IOException {
+      if (!write && literal() == -1) return null;
+      return unsigned("version", write ? "a version" : "a version or null");
+    }
+
+    /** A u64: a long, or a BigInteger from 2^63 up. */
+    private Object unsigned(String what, String expected) throws IOException {
+      ws();
+      long l = line, c = col(pos);
+      number(expected);
+      if (big != null ? big.signum() < 0 : lv < 0) {
+        throw errorAt(l, c, "the " + what + " " + (big != null ? big : lv) + " is negative; dbcop's " + what + "s are unsigned");
+      }
+      if (big != null && big.bitLength() > 64) throw errorAt(l, c, "the " + what + " " + big + " does not fit in 64 bits");
+      return big != null ? (Object) big : (Object) lv;
+    }
+  }
+
+  /**
+   * Writes h as dbcop JSON, the file {@code dbcop generate} writes: {@code params} counted from
+   * h (informational), {@code info} "converted by isocheck", {@code start} and {@code end} the
+   * epoch (the history has no times dbcop reads), and {@code data}: one session per process, in
+   * order of first appearance, its transactions in history order, {@code committed} false for
+   * an aborted one; events in the tagged form, a read of the initial value with version null.
+   * Refused: list-append histories, indeterminate transactions, keys that are neither strings
+   * nor integers from 0 to 2^64 - 1, values that are not such integers, and a read of value 0 when no transaction writes 0 to that key
+   * (dbcop would read it as the initial value).
+   */
+  public static void write(History h, OutputStream out) throws IOException {
+    PeerWriter w = new PeerWriter(h, "dbcop JSON");
+    HashMap<Object, Boolean> zero = w.keysWrittenZero();
+    int[][] sessions = w.bySession();
+    int maxEvents = 0;
+    HashSet<Object> keys = new HashSet<>();
+    for (int t = 0; t < h.nTxns; t++) {
+      w.determinate(t);
+      int n = h.mopEnd(t) - h.mopStart(t);
+      maxEvents = Math.max(maxEvents, n);
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) keys.add(h.key(h.mopKey(m)));
+    }
+    StringBuilder sb = new StringBuilder(1 << 12);
+    OutputStream o = new BufferedOutputStream(out, 1 << 16);
+    sb.append("{\"params\": {\"id\": 0, \"n_node\": ").append(sessions.length).append(", \"n_variable\": ").append(keys.size())
+        .append(", \"n_transaction\": ").append(h.nTxns).append(", \"n_event\": ").append(maxEvents).append("},\n")
+        .append(" \"info\": \"converted by isocheck\",\n")
+        .append(" \"start\": \"1970-01-01T00:00:00+00:00\",\n")
+        .append(" \"end\": \"1970-01-01T00:00:00+00:00\",\n")
+        .append(" \"data\": [");
+    for (int s = 0; s < sessions.length; s++) {
+      sb.append(s == 0 ? "\n  [" : ",\n  [");
+      int[] ts = sessions[s];
+      for (int k = 0; k < ts.length; k++) {
+        int t = ts[k];
+        sb.append(k == 0 ? "\n   " : ",\n   ").append("{\"events\": [");
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          boolean read = h.mopKind(m) == OpRecord.READ;
+          Object key = h.key(h.mopKey(m));
+          if (m > h.mopStart(t)) sb.append(", ");
+          sb.append(read ? "{\"Read\": {\"variable\": " : "{\"Write\": {\"variable\": ");
+          if (key instanceof String str) Json.string(sb, str);
+          else sb.append(w.integer(t, m, key, "key", BigInteger.ZERO, PeerWriter.U64_MAX, "strings or integers from 0 to 2^64 - 1"));
+          sb.append(", \"version\": ");
+          if (read && w.readsNil(m)) sb.append("null");
+          else {
+            BigInteger vb = w.integer(t, m, w.value(m), "value", BigInteger.ZERO, PeerWriter.U64_MAX,
+                "integers from 0 to 2^64 - 1");
+            if (read && vb.signum() == 0 && !zero.containsKey(key)) {
+              throw w.cannot(t, "micro-op " + h.mopStr(m) + " reads 0, which no transaction writes to " + Edn.str(key)
+                  + ", and dbcop reads such a version 0 as the initial value");
+            }
+            sb.append(vb);
+          }
+          sb.append("}}");
+        }
+        sb.append("], \"committed\": ").append(h.status(t) == OpType.OK).append('}');
+        if (sb.length() > 1 << 16) {
+          o.write(sb.toString().getBytes(StandardCharsets.UTF_8));
+          sb.setLength(0);
+        }
+      }
+      sb.append(ts.length == 0 ? "]" : "\n  ]");
+    }
+    sb.append(sessions.length == 0 ? "]}\n" : "\n ]}\n");
+    o.write(sb.toString().getBytes(StandardCharsets.UTF_8));
+    o.flush();
+  }
+
+  /** Whether the first member name of the object starting at head[i] ('{') is one of dbcop's. */
+  static boolean sniffObject(byte[] head, int n, int i) {
+    i++;
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    if (i >= n || head[i] != '"') return false;
+    int s = ++i;
+    while (i < n && head[i] != '"') i++;
+    if (i >= n) return false;
+    String k = new String(head, s, i - s, StandardCharsets.ISO_8859_1);
+    for (String m : MEMBERS) if (m.equals(k)) return true;
+    return false;
+  }
+}

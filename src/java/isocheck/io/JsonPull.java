@@ -1,0 +1,276 @@
+package isocheck.io;
+
+import isocheck.history.HistoryException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigInteger;
+
+/**
+ * A small pull parser for JSON documents of a known shape (dbcop's histories), over the same
+ * window as the history readers: the caller walks the structure it expects, and every error
+ * names the line, the column and where in the document it is ({@link #context}). Strict RFC
+ * 8259: no comments, no trailing commas; integers are longs, {@link BigInteger}s beyond.
+ */
+abstract class JsonPull extends TextSource {
+  JsonPull(InputStream in) { super(in, MAX_TOKEN); }
+
+  /** Where in the document the parser is, for messages ("data[2][0].events[3]"), or "". */
+  abstract String context();
+
+  /** Skips whitespace; returns the next byte (not consumed) or -1 at the end. */
+  final int ws() throws IOException {
+    for (;;) {
+      int i = need(pos);
+      if (i < 0) return -1;
+      pos = i;
+      byte c = buf[pos];
+      if (c == '\n') {
+        newline(pos);
+        pos++;
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        pos++;
+      } else {
+        return c & 0xff;
+      }
+    }
+  }
+
+  final HistoryException error(String msg) { return errorAt(line, col(pos), msg); }
+
+  /** An error at line l, column c (where a value started). */
+  final HistoryException errorAt(long l, long c, String msg) {
+    String ctx = context();
+    return new HistoryException("line " + l + ", column " + c + (ctx.isEmpty() ? "" : " (" + ctx + ")") + ": " + msg);
+  }
+
+  /** What starts at pos, for "found ..." messages. */
+  final String found() throws IOException {
+    int c = ws();
+    if (c < 0) return "the end of the input";
+    if (c == '"') {
+      // The string as written, up to 40 bytes, without reading past it (pos stays put).
+      int e = pos + 1;
+      boolean closed = false;
+      while (e - pos < 40) {
+        int j = need(e);
+        if (j < 0) break;
+        e = j;
+        if (buf[e] == '"' && buf[e - 1] != '\\') {
+          e++;
+          closed = true;
+          break;
+        }
+        if (buf[e] == '\n') break;
+        e++;
+      }
+      String text;
+      try {
+        text = utf8(pos, e, pos);
+      } catch (HistoryException cut) {
+        text = new String(buf, pos, e - pos, java.nio.charset.StandardCharsets.UTF_8);
+      }
+      return text + (closed ? "" : "...");
+    }
+    if (c >= 0x21 && c < 0x7f) {
+      int e = pos;
+      while (e - pos < 24) {
+        int j = need(e);
+        if (j < 0) break;
+        e = j;
+        byte b = buf[e];
+        if (b == ',' || b == ']' || b == '}' || b == '[' || b == '{' || b <= ' ') break;
+        e++;
+      }
+      if (e == pos) return "'" + (char) c + "'";
+      return new String(buf, pos, e - pos, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+    return String.format("byte 0x%02x", c);
+  }
+
+  /** Consumes c (after whitespace), or fails saying what was expected. */
+  final void expect(char c, String what) throws IOException {
+    if (ws() != c) throw error("expected " + what + ", found " + found());
+    pos++;
+  }
+
+  /** After a first element or member: true at a ',' (consumed), false at the closing bracket (consumed). */
+  final boolean more(char close, String what) throws IOException {
+    int c = ws();
+    if (c == ',') {
+      pos++;
+      return true;
+    }
+    if (c == close) {
+      pos++;
+      return false;
+    }
+    throw error("expected ',' or '" + close + "' in " + what + ", found " + found());
+  }
+
+  /** At '[' or '{' (consumed by the caller): true when the array or object is empty (its closing bracket consumed). */
+  final boolean empty(char close) throws IOException {
+    if (ws() == close) {
+      pos++;
+      return true;
+    }
+    return false;
+  }
+
+  /** A string literal's content (at '"', after whitespace). */
+  final String string() throws IOException {
+    if (ws() != '"') throw error("expected a string, found " + found());
+    int s = pos + 1, i = s;
+    boolean esc = false;
+    for (;;) {
+      int j = need(i);
+      if (j < 0) throw error("unterminated string");
+      s -= i - j;
+      i = j;
+      byte b = buf[i];
+      if (b == '"') break;
+      if (b == '\\') {
+        esc = true;
+        i++;
+        int k = need(i);
+        if (k < 0) throw error("unterminated string");
+        s -= i - k;
+        i = k;
+      } else if ((b & 0xff) < 0x20) {
+        throw error("a raw control character in a string; JSON strings write them as \\u escapes");
+      }
+      i++;
+    }
+    String out = esc ? unescape(s, i) : utf8(s, i, s);
+    pos = i + 1;
+    return out;
+  }
+
+  private String unescape(int from, int to) {
+    StringBuilder sb = scratch();
+    int run = from;
+    for (int i = from; i < to; i++) {
+      if (buf[i] != '\\') continue;
+      appendUtf8(sb, run, i, i);
+      byte e = buf[++i];
+      switch (e) {
+        case 'n': sb.append('\n'); break;
+        case 't': sb.append('\t'); break;
+        case 'r': sb.append('\r'); break;
+        case 'b': sb.append('\b'); break;
+        case 'f': sb.append('\f'); break;
+        case '/': sb.append('/'); break;
+        case '"': sb.append('"'); break;
+        case '\\': sb.append('\\'); break;
+        case 'u': {
+          int v = hex4(i + 1, to);
+          if (v < 0) throw error("invalid \\u escape in a string; expected 4 hex digits");
+          sb.append((char) v);
+          i += 4;
+          break;
+        }
+        default: throw error("invalid escape \\" + (char) (e & 0xff) + " in a string");
+      }
+      run = i + 1;
+    }
+    appendUtf8(sb, run, to, to);
+    return sb.toString();
+  }
+
+  /** Result of {@link #number}: the value as a long, when it fits. */
+  long lv;
+  /** Result of {@link #number}: the value beyond a long, else null. */
+  BigInteger big;
+
+  /** Whether the next value (after whitespace) is a number. */
+  final boolean atNumber() throws IOException {
+    int c = ws();
+    return c == '-' || (c >= '0' && c <= '9');
+  }
+
+  /** An integer literal: into {@link #lv}, or {@link #big} beyond a long. Fractions and exponents are refused. */
+  final void number(String what) throws IOException {
+    if (!atNumber()) throw error("expected " + what + ", found " + found());
+    int s = pos, i = s;
+    for (;;) {
+      int j = need(i);
+      if (j < 0) break;
+      s -= i - j;
+      i = j;
+      byte b = buf[i];
+      if (!(b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E' || (b >= '0' && b <= '9'))) break;
+      i++;
+      if (i - s > MAX_NUMBER) checkNumberLength(s, i);
+    }
+    String lit = new String(buf, s, i - s, java.nio.charset.StandardCharsets.ISO_8859_1);
+    if (!lit.matches("-?(0|[1-9][0-9]*)")) {
+      throw error("expected " + what + " (an integer), found " + lit);
+    }
+    pos = i;
+    big = null;
+    if (lit.length() <= 18) lv = Long.parseLong(lit);
+    else {
+      BigInteger b = new BigInteger(lit);
+      if (b.bitLength() < 64) lv = b.longValue();
+      else big = b;
+    }
+  }
+
+  /** true, false or null (at the literal, after whitespace): 1, 0 or -1; anything else is null (-2). */
+  final int literal() throws IOException {
+    int c = ws();
+    String[] words = {"true", "false", "null"};
+    for (int w = 0; w < 3; w++) {
+      if (c != words[w].charAt(0)) continue;
+      String word = words[w];
+      int i = need(pos + word.length() - 1);
+      if (i < 0) break;
+      pos = i - (word.length() - 1);
+      boolean same = true;
+      for (int k = 0; k < word.length(); k++) if (buf[pos + k] != word.charAt(k)) same = false;
+      int after = need(pos + word.length());
+      if (after >= 0) pos = after - word.length();
+      boolean ends = after < 0 || !Character.isLetterOrDigit(buf[after]);
+      if (same && ends) {
+        pos += word.length();
+        return w == 0 ? 1 : w == 1 ? 0 : -1;
+      }
+    }
+    return -2;
+  }
+
+  /** Skips any one value. */
+  final void skipValue() throws IOException {
+    int c = ws();
+    if (c == '"') { string(); return; }
+    if (c == '[' || c == '{') {
+      char close = c == '[' ? ']' : '}';
+      pos++;
+      if (empty(close)) return;
+      do {
+        if (close == '}') {
+          string();
+          expect(':', "':' after the key");
+        }
+        skipValue();
+      } while (more(close, c == '[' ? "an array" : "an object"));
+      return;
+    }
+    if (atNumber()) {
+      int s = pos, i = s;
+      for (;;) {
+        int j = need(i);
+        if (j < 0) break;
+        s -= i - j;
+        i = j;
+        byte b = buf[i];
+        if (!(b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E' || (b >= '0' && b <= '9'))) break;
+        i++;
+        if (i - s > MAX_NUMBER) checkNumberLength(s, i);
+      }
+      pos = i;
+      return;
+    }
+    if (literal() != -2) return;
+    throw error("expected a JSON value, found " + found());
+  }
+}

@@ -1,0 +1,254 @@
+package isocheck.io;
+
+import isocheck.history.History;
+import isocheck.history.HistoryException;
+import isocheck.history.OpRecord;
+import isocheck.history.OpSink;
+import isocheck.history.OpType;
+import isocheck.util.LongIntMap;
+import isocheck.util.LongList;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Plume's and PolySI's text histories (Liu et al., OOPSLA'24, and PolySI, PVLDB'23: their
+ * artifacts' {@code TEXT} loaders): one operation per line, {@code r(key,value,session,txn)} or
+ * {@code w(key,value,session,txn)}, integers 0 or more, the transaction id global. Plume marks
+ * an aborted operation with txn {@code -1}; PolySI has no aborts. Value 0 is every key's
+ * initial value: PolySI adds an initial transaction writing 0 to every key, Plume treats a read
+ * of 0 as a read of the initial value.
+ *
+ * <p>The mapping, exactly:
+ * <ul>
+ * <li>A transaction is every line with its txn id, in order, wherever the lines are; it belongs
+ *     to the session of its lines (one session, or the file is refused). Transactions come in
+ *     order of first appearance, each one {@code :ok} completion op of {@code :process} its
+ *     session: the format records no times, so there is no realtime order.
+ * <li>{@code r(k,0,..)} is {@code [:r k nil]}, a read of the initial value; {@code r(k,v,..)}
+ *     is {@code [:r k v]}, {@code w(k,v,..)} is {@code [:w k v]}.
+ * <li>Lines with txn {@code -1} are aborted operations: a run of consecutive such lines of one
+ *     session is one {@code :fail} transaction (the format cannot tell two aborted transactions
+ *     of a session written one after the other apart; only their writes bear on any level).
+ * <li>A transaction that writes and only writes 0 (an explicit initial transaction, as in
+ *     Plume's and C4's tests) is the initial state, which isocheck has implicitly: it is left
+ *     out. Any other write of 0 cannot be told from the initial value and is refused.
+ * </ul>
+ * Blank lines are skipped; anything else is refused with its line and column. Values must be
+ * unique per key among committed writes, as both tools assume (the history builder refuses
+ * duplicates). An aborted write of a value a committed transaction also writes (a retried
+ * transaction) is kept apart, as Plume keeps its aborted writes: its value becomes
+ * {@code "V/aborted"}, so a read of V reads the committed write, as in Plume.
+ */
+public final class PlumeText {
+  private PlumeText() {}
+
+  /** Reads a Plume/PolySI text history from {@code in} (not closed) into {@code sink}, then ends it. */
+  public static void read(InputStream in, OpSink sink) throws IOException {
+    new Reader(in).run(sink);
+  }
+
+  /** Whether a history starts like this format: its first non-blank bytes, from head[i], are {@code r(} or {@code w(}. */
+  static boolean sniff(byte[] head, int n, int i) {
+    while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) i++;
+    return i + 1 < n && (head[i] == 'r' || head[i] == 'w') && head[i + 1] == '(';
+  }
+
+  private static final class Reader extends TextSource {
+    private final TxnBuffer b = new TxnBuffer();
+    /** Plume txn id -> buffer transaction. */
+    private final LongIntMap ids = new LongIntMap(1024);
+    /** Per buffer transaction: its Plume id (-1 for aborted) and its session. */
+    private final LongList plumeId = new LongList(1024), sessionOf = new LongList(1024);
+    private int lastAborted = -1;
+    private long lastAbortedSession;
+    private boolean lastWasAborted;
+
+    Reader(InputStream in) { super(in, MAX_TOKEN); }
+
+    void run(OpSink sink) throws IOException {
+      skipBom();
+      for (;;) {
+        int i = need(pos);
+        if (i < 0) break;
+        pos = i;
+        byte c = buf[pos];
+        if (c == '\n') {
+          newline(pos);
+          pos++;
+        } else if (c == ' ' || c == '\t' || c == '\r') {
+          pos++;
+        } else {
+          line();
+        }
+      }
+      finish(sink);
+    }
+
+    /** Parses the operation starting at pos, up to the end of its line. */
+    private void line() throws IOException {
+      int e = pos;
+      for (;;) {
+        int j = need(e);
+        if (j < 0) { e = lim; break; }
+        e = j;
+        if (buf[e] == '\n') break;
+        e++;
+      }
+      int end = e;
+      while (end > pos && (buf[end - 1] == ' ' || buf[end - 1] == '\t' || buf[end - 1] == '\r')) end--;
+      int p = pos;
+      byte k = buf[p];
+      if (k != 'r' && k != 'w') throw bad(p, end, "r or w");
+      p++;
+      p = expect(p, end, '(', "'(' after " + (char) k);
+      long[] v = new long[4];
+      for (int f = 0; f < 4; f++) {
+        int s = p;
+        boolean neg = f == 3 && p < end && buf[p] == '-';
+        if (neg) p++;
+        int d = p;
+        while (p < end && buf[p] >= '0' && buf[p] <= '9') p++;
+        if (p == d) throw bad(p, end, "a digit (the " + FIELD[f] + ")");
+        if (p - d > 19 || (p - d == 19 && compare(d, "9223372036854775807") > 0)) {
+          throw errAt(line, col(s), "the " + FIELD[f] + " " + new String(buf, s, p - s, StandardCharsets.ISO_8859_1)
+              + " does not fit in a 64-bit integer, in " + shown(pos, end));
+        }
+        long x = 0;
+        for (int q = d; q < p; q++) x = x * 10 + (buf[q] - '0');
+        if (neg && x != 1) {
+          throw errAt(line, col(s), "txn -" + x + " in " + shown(pos, end)
+              + "; a transaction id is 0 or more, or -1 for an aborted operation");
+        }
+        v[f] = neg ? -1 : x;
+        p = expect(p, end, f < 3 ? ',' : ')', f < 3 ? "',' after the " + FIELD[f] : "')' after the txn");
+      }
+      if (p != end) {
+        throw errAt(line, col(p), "unexpected " + (buf[p] == ' ' || buf[p] == '\t' ? "a space" : describe(p))
+            + " after the operation " + shown(pos, p));
+      }
+      add(k == 'r' ? OpRecord.READ : OpRecord.WRITE, v[0], v[1], v[2], v[3]);
+      pos = e;
+    }
+
+    private static final String[] FIELD = {"key", "value", "session", "txn"};
+
+    private int compare(int from, String max) {
+      for (int i = 0; i < max.length(); i++) {
+        int c = Integer.compare(buf[from + i], max.charAt(i));
+        if (c != 0) return c;
+      }
+      return 0;
+    }
+
+    private int expect(int p, int end, char c, String what) {
+      if (p >= end || buf[p] != c) throw bad(p, end, what);
+      return p + 1;
+    }
+
+    private HistoryException bad(int p, int end, String expected) {
+      String found = p >= end ? "the end of the line" : "'" + (char) (buf[p] & 0xff) + "'";
+      if (p < end && (buf[p] < 0x21 || buf[p] >= 0x7f)) found = String.format("byte 0x%02x", buf[p] & 0xff);
+      return errAt(line, col(p), "expected " + expected + ", found " + found + " in " + shown(pos, end)
+          + "; a line of Plume's or PolySI's text is r(key,value,session,txn) or w(key,value,session,txn), integers 0 or more (txn -1: an aborted operation)");
+    }
+
+    /** The line's text, buf[from..to), shortened, for messages. */
+    private String shown(int from, int to) {
+      String s = new String(buf, from, Math.min(to - from, 80), StandardCharsets.UTF_8);
+      return to - from > 80 ? s + "..." : s;
+    }
+
+    private void add(byte kind, long key, long value, long session, long txn) {
+      int t;
+      if (txn < 0) {
+        if (lastWasAborted && lastAbortedSession == session) t = lastAborted;
+        else {
+          t = newTxn(session, -1, OpType.FAIL);
+          lastAborted = t;
+          lastAbortedSession = session;
+        }
+        lastWasAborted = true;
+      } else {
+        lastWasAborted = false;
+        t = ids.get(txn);
+        if (t < 0) {
+          t = newTxn(session, txn, OpType.OK);
+          ids.put(txn, t);
+        } else if (sessionOf.get(t) != session) {
+          throw new HistoryException("line " + line + ": txn " + txn + " is in session " + session + " here, but in session "
+              + sessionOf.get(t) + " at line " + b.txnTag(t) + "; a transaction belongs to one session");
+        }
+      }
+      b.op(t, kind, key, null, value, null, kind == OpRecord.READ && value == 0, line);
+    }
+
+    private int newTxn(long session, long id, int status) {
+      int t = b.txn(session, status, line);
+      plumeId.add(id);
+      sessionOf.add(session);
+      return t;
+    }
+
+    private void finish(OpSink sink) {
+      b.seal();
+      for (int t = 0; t < b.txnCount(); t++) {
+        if (b.writesOnlyZeros(t)) {
+          b.drop(t);
+          continue;
+        }
+        for (int j = b.first(t); j < b.end(t); j++) {
+          int i = b.at(j);
+          if (b.kind(i) == OpRecord.WRITE && b.valueLong(i) == 0) {
+            throw new HistoryException("line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf.get(t) + ","
+                + plumeId.get(t) + ") writes 0, every key's initial value in this format, in a transaction that does more"
+                + " than write 0s; isocheck takes a transaction of nothing but writes of 0 for the initial state (and leaves"
+                + " it out), and cannot tell any other write of 0 from the initial value");
+          }
+        }
+      }
+      b.renameAbortedDuplicates();
+      b.emit(sink, t -> (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
+          + " of session " + sessionOf.get(t) + ", line " + b.txnTag(t));
+    }
+  }
+
+  /**
+   * Writes h as Plume/PolySI text: its transactions in history order, committed ones numbered
+   * 0, 1, 2, ..., aborted ones txn -1, sessions the processes when they are all integers 0 or
+   * more (else 0, 1, 2, ... in order of first appearance), a read of the initial value as value
+   * 0. Refused: list-append histories, indeterminate transactions, keys and values that are not
+   * integers 0 or more, and any write or read of the value 0 (it would read back as the initial
+   * value). A transaction without micro-ops has no line and is not written.
+   */
+  public static void write(History h, OutputStream out) throws IOException {
+    PeerWriter w = new PeerWriter(h, "Plume/PolySI text");
+    OutputStream o = new BufferedOutputStream(out, 1 << 16);
+    StringBuilder sb = new StringBuilder(64);
+    long next = 0;
+    for (int t = 0; t < h.nTxns; t++) {
+      w.determinate(t);
+      long id = h.status(t) == OpType.OK ? next++ : -1;
+      long session = w.sessionNumber[h.session(t)];
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        boolean read = h.mopKind(m) == OpRecord.READ;
+        long key = w.nonNegative(t, m, h.key(h.mopKey(m)), "key");
+        long value = 0;
+        if (!read || !w.readsNil(m)) {
+          value = w.nonNegative(t, m, read ? w.value(m) : w.abortedAsWritten(t, m), "value");
+          if (value == 0) {
+            throw w.cannot(t, "micro-op " + h.mopStr(m) + (read ? " reads" : " writes")
+                + " 0, which in this format is every key's initial value");
+          }
+        }
+        sb.setLength(0);
+        sb.append(read ? "r(" : "w(").append(key).append(',').append(value).append(',').append(session).append(',')
+            .append(id).append(")\n");
+        o.write(sb.toString().getBytes(StandardCharsets.US_ASCII));
+      }
+    }
+    o.flush();
+  }
+}
