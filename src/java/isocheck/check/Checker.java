@@ -87,7 +87,7 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>(verdicts);
     for (java.util.Map.Entry<Level, Verdict> e : verdicts.entrySet()) {
       Level l = e.getKey();
-      if (e.getValue().value != Verdict.Value.UNKNOWN || !l.implemented()) continue;
+      if (e.getValue().value != Verdict.Value.UNKNOWN) continue;
       java.util.TreeSet<String> types = new java.util.TreeSet<>();
       for (String t : anomalies.types()) if (Level.violatedBy(t, w).contains(l)) types.add(t);
       for (java.util.Map.Entry<Level, Verdict> o : decided.entrySet()) {
@@ -97,15 +97,17 @@ public final class Checker {
     }
   }
 
-  /** The serializable and snapshot-isolation levels (and the unimplemented names). */
+  /** The serializable, snapshot-isolation and GSI levels, and Elle's read uncommitted, read committed, repeatable read. */
   private static LinkedHashMap<Level, Verdict> strong(History h, CheckOptions o, LinkedHashSet<Level> req, AnomalySet anomalies,
                                                       LinkedHashMap<String, Object> stats) {
     long t0 = System.nanoTime();
+    // The chain PLAIN ⊑ PROCESS ⊑ REALTIME of the serializable and SI levels; GSI's commit-realtime
+    // graph and Elle's plain levels are decided beside it.
     Level.Family maxFam = Level.Family.PLAIN;
     boolean anySer = false, anySi = false;
     for (Level l : req) {
-      if (!l.implemented()) continue;
-      if (l.family.ordinal() > maxFam.ordinal()) maxFam = l.family;
+      if (l.kind == Level.Kind.ADYA) continue;
+      if (l.family != Level.Family.COMMIT_REALTIME && l.family.ordinal() > maxFam.ordinal()) maxFam = l.family;
       if (l.kind == Level.Kind.SER) anySer = true;
       else anySi = true;
     }
@@ -132,8 +134,8 @@ public final class Checker {
     stats.put("committed", committedCount);
     long t1 = System.nanoTime();
 
-    if (maxFam.ordinal() >= Level.Family.PROCESS.ordinal()) Orders.sessionOrder(h, committed, es);
-    int relays = maxFam == Level.Family.REALTIME ? Orders.realtime(h, committed, es) : 0;
+    if (maxFam.carries(Level.Family.PROCESS)) Orders.sessionOrder(h, committed, es);
+    int relays = maxFam == Level.Family.REALTIME || req.contains(Level.GSI) ? Orders.realtime(h, committed, es) : 0;
     Digraph g = Digraph.of(n + relays, es);
     stats.put("edges", (long) g.edgeCount());
     if (relays > 0) stats.put("realtime-relays", (long) relays);
@@ -165,7 +167,7 @@ public final class Checker {
     final int n;
     final int[] member, local;
     int stamp;
-    Digraph bc;
+    Digraph bc, bcGsi;
     /** The rw-register analysis, for the version-order search. */
     RegisterAnalysis ra;
     boolean truncated;
@@ -198,9 +200,18 @@ public final class Checker {
       return bc;
     }
 
+    /** GSI's begin/commit graph: realtime edges enter commits. */
+    Digraph bcGsi() {
+      if (bcGsi == null) bcGsi = BcGraph.of(g, n, true);
+      return bcGsi;
+    }
+
+    static int gsiFilter() { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | Edge.RT; }
+
     LinkedHashMap<Level, Verdict> appendLevels(Set<Level> req, Level.Family maxFam, boolean anySer, boolean anySi,
                                                ListAppendAnalysis la) {
       int top = maxFam.ordinal();
+      boolean gsi = req.contains(Level.GSI), rr = req.contains(Level.REPEATABLE_READ);
       Scc[] ser = new Scc[3], si = new Scc[3];
       boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
       for (int fi = top; fi >= 0; fi--) {
@@ -218,11 +229,25 @@ public final class Checker {
           }
         }
       }
-      // Counterexamples, weakest family first, so each cycle gets its weakest name.
+      // GSI: plain SI violated rules it out; strong SI (or strict serializability) holding settles it.
+      Scc gsiScc = null;
+      boolean gsiAcyclic = true;
+      if (gsi && !siAcyclic[0]) gsiAcyclic = false;
+      else if (gsi && !(top == 2 && siAcyclic[2])) {
+        gsiScc = scc(bcGsi(), gsiFilter());
+        gsiAcyclic = !gsiScc.hasCycle();
+      }
+      // Counterexamples, weakest family first, so each cycle gets its weakest name (GSI's before
+      // the realtime family's: a cycle of its graph is one of strong SI's too).
       long ts = System.nanoTime();
-      for (int fi = 0; fi <= top; fi++) {
+      for (int fi = 0; fi <= top + 1; fi++) {
+        if (fi == Math.min(2, top + 1) && gsiScc != null && !gsiAcyclic) {
+          stats.put("cyclic-components-" + fname(Level.Family.COMMIT_REALTIME), (long) gsiScc.cyclicCount);
+          report(gsiScc, g, Level.Family.COMMIT_REALTIME, false, bcGsi());
+        }
+        if (fi > top) break;
         Level.Family f = Level.Family.values()[fi];
-        if (anySer && !serAcyclic[fi]) {
+        if ((anySer || (rr && fi == 0)) && !serAcyclic[fi]) {
           stats.put("cyclic-components-" + fname(f), (long) ser[fi].cyclicCount);
           reportSer(ser[fi], f, true);
         } else if (anySi && !siAcyclic[fi]) {
@@ -234,6 +259,7 @@ public final class Checker {
       // Snapshot isolation: the order of appends no read observed.
       long tu0 = System.nanoTime();
       UnreadOrder.Outcome[] uo = new UnreadOrder.Outcome[3];
+      UnreadOrder.Outcome gsiUo = null;
       if (anySi) {
         int multi = 0;
         for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
@@ -243,7 +269,7 @@ public final class Checker {
         for (int fi = 0; fi <= top && multi > 0 && !pre; fi++) {
           Level.Family f = Level.Family.values()[fi];
           boolean wanted = false;
-          for (Level l : req) if (l.implemented() && l.kind == Level.Kind.SI && l.family.ordinal() >= fi) wanted = true;
+          for (Level l : req) if (l.kind == Level.Kind.SI && l.family.carries(f) && l != Level.GSI) wanted = true;
           if (!wanted || !siAcyclic[fi]) continue;
           if (serAcyclic[fi]) continue; // a topological order of the acyclic SER graph orders them
           if (prev != null && prev.status == UnreadOrder.Status.VIOLATED) {
@@ -252,59 +278,111 @@ public final class Checker {
           }
           uo[fi] = UnreadOrder.resolve(bc(), siFilter(f), n, la.unread, o.unreadBudget, completionHint());
 
-          if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la);
+          if (uo[fi].status == UnreadOrder.Status.VIOLATED) reportUnread(uo[fi], la, f);
           prev = uo[fi];
+        }
+        if (gsi && gsiAcyclic && multi > 0 && !pre && !(top == 2 && (serAcyclic[2] || holds(uo[2])))) {
+          if (uo[0] != null && uo[0].status == UnreadOrder.Status.VIOLATED) gsiUo = uo[0];
+          else {
+            gsiUo = UnreadOrder.resolve(bcGsi(), gsiFilter(), n, la.unread, o.unreadBudget, completionHint());
+            if (gsiUo.status == UnreadOrder.Status.VIOLATED) reportUnread(gsiUo, la, Level.Family.COMMIT_REALTIME);
+          }
         }
       }
       unreadNs += System.nanoTime() - tu0;
+      // Elle's read committed and read uncommitted: the same lists, fewer edge types (their orders
+      // of never-read appends never close a cycle, see isocheck.check.adya.AdyaLevels).
+      boolean rcAcyclic = true, ruAcyclic = true;
+      Scc rcScc = null, ruScc = null;
+      Digraph ruGraph = null;
+      if (req.contains(Level.READ_COMMITTED)) {
+        if (!(anySi && siAcyclic[0]) && !serAcyclic[0]) {
+          rcScc = scc(g, isocheck.check.adya.AdyaLevels.filter(Level.READ_COMMITTED));
+          rcAcyclic = !rcScc.hasCycle();
+        }
+      }
+      if (req.contains(Level.READ_UNCOMMITTED)) {
+        ruGraph = isocheck.check.adya.AdyaLevels.writeOrders(la, g);
+        if (ruGraph != g || !(serAcyclic[0] || (anySi && siAcyclic[0]) || (rcScc != null && rcAcyclic))) {
+          ruScc = scc(ruGraph, Edge.WW);
+          ruAcyclic = !ruScc.hasCycle();
+        }
+      }
+      if (!rcAcyclic && violating(Level.READ_COMMITTED).isEmpty()) report(rcScc, g, Level.Family.PLAIN, false, null);
+      if (!ruAcyclic && violating(Level.READ_UNCOMMITTED).isEmpty()) report(ruScc, ruGraph, Level.Family.PLAIN, false, null);
       // Make sure every violated level has a counterexample of a type that rules it out.
       for (Level l : req) {
-        if (!l.implemented()) continue;
         int fi = l.family.ordinal();
-        boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
-        if (cyc && violating(l).isEmpty()) {
-          if (l.kind == Level.Kind.SER) witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false);
-          else witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true);
+        if (!violating(l).isEmpty()) continue;
+        if (l == Level.GSI) {
+          if (!gsiAcyclic && gsiScc != null) witness(gsiScc, bcGsi(), gsiFilter(), true, Level.Family.COMMIT_REALTIME);
+        } else if (l == Level.READ_COMMITTED) {
+          if (!rcAcyclic) witness(rcScc, g, isocheck.check.adya.AdyaLevels.filter(l), false, Level.Family.PLAIN);
+        } else if (l == Level.READ_UNCOMMITTED) {
+          if (!ruAcyclic) witness(ruScc, ruGraph, Edge.WW, false, Level.Family.PLAIN);
+        } else if (l.kind == Level.Kind.SER || l == Level.REPEATABLE_READ) {
+          if (!serAcyclic[fi]) witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false, Level.Family.PLAIN);
+        } else if (!siAcyclic[fi]) {
+          witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true, Level.Family.PLAIN);
         }
       }
       if (truncated) stats.put("cycle-search-truncated", true);
       phaseStats();
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
-        if (!l.implemented()) {
-          out.put(l, unimplemented(l));
-          continue;
-        }
         int fi = l.family.ordinal();
         List<String> types = violating(l);
-        boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
+        boolean cyc;
+        UnreadOrder.Outcome u;
+        if (l == Level.GSI) {
+          cyc = !gsiAcyclic;
+          u = gsiUo;
+        } else if (l.kind == Level.Kind.ADYA) {
+          cyc = l == Level.REPEATABLE_READ ? !serAcyclic[0] : l == Level.READ_COMMITTED ? !rcAcyclic : !ruAcyclic;
+          u = null;
+        } else {
+          cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
+          u = l.kind == Level.Kind.SI ? uo[fi] : null;
+        }
         if (cyc || !types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
-        else if (l.kind == Level.Kind.SI && uo[fi] != null && uo[fi].status == UnreadOrder.Status.UNKNOWN) {
-          out.put(l, new Verdict(Verdict.Value.UNKNOWN, uo[fi].reason, List.of()));
-        } else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+        else if (u != null && u.status == UnreadOrder.Status.UNKNOWN) out.put(l, new Verdict(Verdict.Value.UNKNOWN, u.reason, List.of()));
+        else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
       }
       return out;
     }
 
+    static boolean holds(UnreadOrder.Outcome u) { return u != null && u.status == UnreadOrder.Status.HOLDS; }
+
     LinkedHashMap<Level, Verdict> registerLevels(Set<Level> req, Level.Family maxFam) {
       int top = maxFam.ordinal();
       boolean[] acyclic = new boolean[3];
+      Scc[] wr = new Scc[3];
       for (int fi = top; fi >= 0; fi--) {
         Level.Family f = Level.Family.values()[fi];
         if (fi < top && acyclic[fi + 1]) { acyclic[fi] = true; continue; }
-        Scc s = Scc.of(g, Edge.WR | f.bits);
-        acyclic[fi] = !s.hasCycle();
-        if (!acyclic[fi]) reportSer(s, f, false);
+        wr[fi] = Scc.of(g, Edge.WR | f.bits);
+        acyclic[fi] = !wr[fi].hasCycle();
+      }
+      // Observed cycles (reads-from, process and realtime order), weakest family first; GSI's
+      // (reads-from and realtime order: every such cycle enters and leaves commits legally) before
+      // the realtime family's, so that each is named for the weakest level it rules out.
+      Scc gsiWr = req.contains(Level.GSI) && acyclic[0] ? Scc.of(g, Edge.WR | Edge.RT) : null;
+      for (int fi = 0; fi <= top + 1; fi++) {
+        if (fi == Math.min(2, top + 1) && gsiWr != null && gsiWr.hasCycle()) report(gsiWr, g, Level.Family.COMMIT_REALTIME, false, null);
+        if (fi > top) break;
+        if (!acyclic[fi]) reportSer(wr[fi], Level.Family.values()[fi], false);
       }
       // The version order: the polygraph search (isocheck.check.si), strongest level first, so
-      // that a level another one implies is settled by it.
+      // that a level another one implies is settled by it. Elle's read committed and read
+      // uncommitted need no version order (isocheck.check.adya.AdyaLevels); repeatable read needs
+      // serializability's.
       LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>();
       isocheck.check.si.RegisterSearch search = null;
       LinkedHashMap<String, Object> searchStats = new LinkedHashMap<>();
       java.util.EnumMap<Level, isocheck.check.si.RegisterSearch.Outcome> outcomes = new java.util.EnumMap<>(Level.class);
       long deadline = System.nanoTime() + o.timeLimitMs * 1_000_000L;
       for (Level l : Level.values()) {
-        if (!req.contains(l) || !l.implemented()) continue;
+        if (!req.contains(l) || l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED) continue;
         if (!violating(l).isEmpty()) continue;
         Level by = null;
         for (java.util.Map.Entry<Level, Verdict> e : decided.entrySet()) {
@@ -322,33 +400,27 @@ public final class Checker {
       }
       if (!searchStats.isEmpty()) stats.put("search", searchStats);
       // Counterexamples weakest level first: a stronger level a weaker one's counterexample
-      // already rules out (by its name) adds none of its own.
+      // already rules out (by its name) adds none of its own. (Repeatable read shares
+      // serializability's outcome: added once.)
       Level[] all = Level.values();
+      java.util.Set<isocheck.check.si.RegisterSearch.Outcome> added = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       for (int i = all.length - 1; i >= 0; i--) {
         isocheck.check.si.RegisterSearch.Outcome oc = outcomes.get(all[i]);
-        if (oc == null || !violating(all[i]).isEmpty()) continue;
+        if (oc == null || !violating(all[i]).isEmpty() || !added.add(oc)) continue;
         for (Anomaly a : oc.anomalies) anomalies.add(a);
       }
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
-        if (!l.implemented()) {
-          out.put(l, unimplemented(l));
-          continue;
-        }
         List<String> types = violating(l);
         Verdict d = decided.get(l);
         if (!types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
+        else if (l == Level.READ_COMMITTED && !acyclic[0]) out.put(l, new Verdict(Verdict.Value.FALSE, null, List.of("G1c")));
+        else if (l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED) out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
         else if (d != null && d.value == Verdict.Value.FALSE) {
           out.put(l, new Verdict(Verdict.Value.FALSE, null, List.of("unclassified-cycle")));
         } else out.put(l, d);
       }
       return out;
-    }
-
-    Verdict unimplemented(Level l) {
-      return new Verdict(Verdict.Value.UNKNOWN, l.id + " is not implemented yet (isocheck decides strict-serializable, "
-          + "strong-session-serializable, serializable, strong-snapshot-isolation, strong-session-snapshot-isolation, "
-          + "snapshot-isolation, tcc, ra, rc and ci)", List.of());
     }
 
     List<String> violating(Level l) {
@@ -390,27 +462,30 @@ public final class Checker {
 
     List<CycleFinder.Spec> specs(Level.Family f, boolean g2) {
       int nb = f.newBits(), fb = f.bits;
+      boolean crt = f == Level.Family.COMMIT_REALTIME;
       List<CycleFinder.Spec> l = new ArrayList<>();
-      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW));
-      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW));
-      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW));
+      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW, crt));
+      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR, crt));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW, crt));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW, crt));
+      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW, crt));
       return l;
     }
 
     /** Typed cycles in each cyclic component of a graph over transactions (and relays). */
-    void reportSer(Scc scc, Level.Family f, boolean g2) { report(scc, f, g2, false); }
+    void reportSer(Scc scc, Level.Family f, boolean g2) { report(scc, g, f, g2, null); }
 
     /** Typed cycles in each cyclic component of the begin/commit graph (snapshot isolation only). */
-    void reportSi(Scc scc, Level.Family f) { report(scc, f, false, true); }
+    void reportSi(Scc scc, Level.Family f) { report(scc, g, f, false, bc()); }
 
     /**
      * For each cyclic component (the smallest first, up to maxComponents): a cycle of each anomaly
-     * type; if the typed searches find none within their budget, some cycle of the component.
+     * type, searched in the transaction graph over (g, or read uncommitted's own write orders); if
+     * the typed searches find none within their budget, some cycle of the component. bcg is the
+     * begin/commit graph scc is of (null: scc is of over).
      */
-    private void report(Scc scc, Level.Family f, boolean g2, boolean isBc) {
-      List<int[]> comps = components(scc, isBc ? bc() : null);
+    private void report(Scc scc, Digraph over, Level.Family f, boolean g2, Digraph bcg) {
+      List<int[]> comps = components(scc, bcg);
       int searched = 0;
       for (int[] nodes : comps) {
         if (searched++ >= o.maxComponents) {
@@ -419,14 +494,14 @@ public final class Checker {
         }
         stamp++;
         for (int v : nodes) member[v] = stamp;
-        if (searchComponent(nodes, f, g2)) continue;
+        if (searchComponent(over, nodes, f, g2)) continue;
         int t = firstTxn(nodes);
-        if (isBc) {
+        if (bcg != null) {
           int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
-          witnessIn(scc, bc(), siFilter(f), scc.cyclic[cb] ? cb : cc, true);
+          witnessIn(scc, bcg, f == Level.Family.COMMIT_REALTIME ? gsiFilter() : siFilter(f), scc.cyclic[cb] ? cb : cc, true, f);
         } else {
-          Cycle c = CycleFinder.anyCycle(g, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
-          if (c != null) addCycle(c.withoutRelays(n), -1, null, null);
+          Cycle c = CycleFinder.anyCycle(over, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
+          if (c != null) addCycle(c.withoutRelays(n), f);
         }
       }
     }
@@ -436,8 +511,8 @@ public final class Checker {
       return nodes[0];
     }
 
-    boolean searchComponent(int[] nodes, Level.Family f, boolean g2) {
-      CycleFinder cf = new CycleFinder(g, member, stamp, nodes, local, o.searchBudget);
+    boolean searchComponent(Digraph over, int[] nodes, Level.Family f, boolean g2) {
+      CycleFinder cf = new CycleFinder(over, member, stamp, nodes, local, o.searchBudget);
       Set<String> found = new HashSet<>();
       for (CycleFinder.Spec spec : specs(f, g2)) {
         Cycle c = cf.find(spec);
@@ -445,18 +520,40 @@ public final class Checker {
         // A breadth-first search over (node, state) may close a walk that repeats a node: report
         // its simple cycles instead, each under its own name.
         for (Cycle sc : c.withoutRelays(n).simpleCycles()) {
-          if (found.add(sc.anomalyType())) addCycle(sc, -1, null, null);
+          if (found.add(typeName(sc, f, false))) addCycle(sc, f);
         }
       }
       return !found.isEmpty();
     }
 
+    /**
+     * The anomaly name of a cycle found with family f's orders: its shape (Cycle#anomalyType), with
+     * GSI's realtime steps (commit → commit) named -realtime-commit. A cycle that rests on orders
+     * inferred under f's rules (never-read appends forced to one order) claims at least f's
+     * orders, and, shaped G0 or G1c, is G-SI: read committed and read uncommitted force no such
+     * order, so it does not rule them out.
+     */
+    static String typeName(Cycle c, Level.Family f, boolean inferred) {
+      String t = c.anomalyType();
+      Level.Family own = Level.Family.ofType(t);
+      if (f == Level.Family.COMMIT_REALTIME && own == Level.Family.REALTIME) own = Level.Family.COMMIT_REALTIME;
+      Level.Family fam = inferred && f.carries(own) ? f : own;
+      String base = Level.Family.baseOf(t);
+      if (inferred && (base.equals("G0") || base.equals("G1c"))) base = "G-SI";
+      return base + fam.suffix;
+    }
+
     /** The cycles reported so far, by type and steps: the families' searches can meet one cycle several times. */
     final Set<String> reported = new HashSet<>();
 
-    void addCycle(Cycle tc, int hypothetical, String note, java.util.Map<String, Object> extra) {
-      if (!reported.add(tc.anomalyType() + " " + canonical(tc))) return;
-      anomalies.add(CycleReport.of(h, steps, tc, hypothetical, note, extra));
+    void addCycle(Cycle tc, Level.Family f) {
+      String type = typeName(tc, f, false);
+      String c = canonical(tc);
+      // GSI's cycles are reported before the realtime family's: the same cycle keeps GSI's name.
+      if (type.endsWith(Level.Family.REALTIME.suffix)
+          && reported.contains(Level.Family.baseOf(type) + Level.Family.COMMIT_REALTIME.suffix + " " + c)) return;
+      if (!reported.add(type + " " + c)) return;
+      anomalies.add(CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, type));
     }
 
     /** A cycle's nodes and labels from its smallest node on: the same for every rotation of it. */
@@ -502,31 +599,33 @@ public final class Checker {
       return out;
     }
 
-    /** Some cycle of the first cyclic component of (gr, filter), as a counterexample. */
-    void witness(Scc scc, Digraph gr, int filter, boolean isBc) {
+    /** Some cycle of the first cyclic component of (gr, filter), as a counterexample named for family f. */
+    void witness(Scc scc, Digraph gr, int filter, boolean isBc, Level.Family f) {
       for (int c = 0; c < scc.count; c++) {
         if (scc.cyclic[c]) {
-          witnessIn(scc, gr, filter, c, isBc);
+          witnessIn(scc, gr, filter, c, isBc, f);
           return;
         }
       }
     }
 
-    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc) {
+    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc, Level.Family f) {
       Cycle cy = CycleFinder.anyCycleIn(gr, scc, c, filter);
       if (cy == null) return;
       Cycle tc = isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n);
-      addCycle(tc, -1, null, null);
+      addCycle(tc, f);
     }
 
-    void reportUnread(UnreadOrder.Outcome u, ListAppendAnalysis la) {
+    /** Reports an order of never-read appends that family f's graph cannot have (see {@link UnreadOrder}). */
+    void reportUnread(UnreadOrder.Outcome u, ListAppendAnalysis la, Level.Family f) {
       if (u.a < 0) {
         // The forced orders of never-read appends close a cycle by themselves.
         Cycle c = BcGraph.toTxnCycle(u.forcedCycle, n).withoutRelays(n);
         String note = "Appends no read observed have an unknown order, but here every order is forced: for each step "
             + "marked as an order of never-read appends, the opposite order closes a cycle of its own. Together they "
             + "close this one:";
-        anomalies.add(CycleReport.of(h, steps, c, hypothetical(c), note, Anomaly.map("forced-orders", (long) u.forced)));
+        anomalies.add(CycleReport.of(h, steps, c, hypothetical(c), note, Anomaly.map("forced-orders", (long) u.forced),
+            typeName(c, f, true)));
         return;
       }
       Cycle c1 = BcGraph.toTxnCycle(u.first, n).withoutRelays(n);
@@ -534,7 +633,7 @@ public final class Checker {
       int a = u.a, b = u.b;
       // The violation needs both cycles, so it counts only for levels whose graphs hold both:
       // name it after the one that needs the stronger orders.
-      if (Level.violatedBy(c2.anomalyType()).size() < Level.violatedBy(c1.anomalyType()).size()) {
+      if (Level.violatedBy(typeName(c2, f, true)).size() < Level.violatedBy(typeName(c1, f, true)).size()) {
         Cycle t = c1;
         c1 = c2;
         c2 = t;
@@ -542,6 +641,7 @@ public final class Checker {
         a = b;
         b = x;
       }
+      String type = typeName(c1, f, true);
       int key = -1;
       for (int k = 0; k < la.unread.length && key < 0; k++) {
         int[] us = la.unread[k];
@@ -553,14 +653,14 @@ public final class Checker {
         }
         if (ha && hb) key = k;
       }
-      Anomaly second = CycleReport.of(h, steps, c2, hypothetical(c2), null, null);
+      Anomaly second = CycleReport.of(h, steps, c2, hypothetical(c2), null, null, type);
       String note = h.name(a) + " and " + h.name(b) + " both appended to key " + (key >= 0 ? h.keyStr(key) : "?")
           + " and both committed, but no read observed either append, so which came first is unknown. Snapshot "
           + "isolation lets one writer of a key commit only before the other begins, and either order closes a cycle."
           + " If " + h.name(a) + "'s append came first:";
       java.util.Map<String, Object> extra = Anomaly.map("key", key >= 0 ? h.key(key) : null,
           "unordered", isocheck.report.Data.ops(h, a, b), "alternative", second.data);
-      Anomaly first = CycleReport.of(h, steps, c1, hypothetical(c1), note, extra);
+      Anomaly first = CycleReport.of(h, steps, c1, hypothetical(c1), note, extra, type);
       anomalies.add(new Anomaly(first.type, first.txns, first.data,
           first.explanation + "\nIf " + h.name(b) + "'s came first instead:\n" + second.explanation, first.cycle));
     }
@@ -585,11 +685,5 @@ public final class Checker {
       ls.add(l);
     }
     return check(h, new CheckOptions().levels(ls));
-  }
-
-  static EnumSet<Level> implementedLevels() {
-    EnumSet<Level> s = EnumSet.noneOf(Level.class);
-    for (Level l : Level.values()) if (l.implemented()) s.add(l);
-    return s;
   }
 }

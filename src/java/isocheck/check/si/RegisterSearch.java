@@ -54,7 +54,7 @@ public final class RegisterSearch {
 
   private final History h;
   private final RegisterAnalysis ra;
-  private final Polygraph[] byFamily = new Polygraph[3];
+  private final Polygraph[] byFamily = new Polygraph[Level.Family.values().length];
   private List<Anomaly> lost;
 
   private final boolean shortcuts;
@@ -68,13 +68,13 @@ public final class RegisterSearch {
     this.shortcuts = shortcuts;
   }
 
-  private final long[] buildNs = new long[3];
+  private final long[] buildNs = new long[Level.Family.values().length];
 
   private Polygraph polygraph(Level.Family f) {
     int i = f.ordinal();
     if (byFamily[i] == null) {
       long t = System.nanoTime();
-      byFamily[i] = Polygraph.of(h, ra, f != Level.Family.PLAIN, f == Level.Family.REALTIME);
+      byFamily[i] = Polygraph.of(h, ra, f.carries(Level.Family.PROCESS), f.carries(Level.Family.COMMIT_REALTIME));
       buildNs[i] = System.nanoTime() - t;
     }
     return byFamily[i];
@@ -82,8 +82,13 @@ public final class RegisterSearch {
 
   private final java.util.EnumMap<Level, Outcome> outcomes = new java.util.EnumMap<>(Level.class);
 
-  /** Decides level l (a serializable or snapshot-isolation level) by deadline (System.nanoTime()); each level once. */
+  /**
+   * Decides level l (a serializable, snapshot-isolation or GSI level, or repeatable read, whose
+   * graph is serializability's: isocheck.check.adya.AdyaLevels) by deadline (System.nanoTime());
+   * each level once.
+   */
   public Outcome decide(Level l, long deadline) {
+    if (l == Level.REPEATABLE_READ) l = Level.SERIALIZABLE;
     Outcome o = outcomes.get(l);
     if (o == null) {
       o = search(l, deadline);
@@ -95,7 +100,8 @@ public final class RegisterSearch {
   /** The snapshot-isolation level with the same orders as l. */
   private static Level siOf(Level.Family f) {
     return f == Level.Family.PLAIN ? Level.SNAPSHOT_ISOLATION
-        : f == Level.Family.PROCESS ? Level.STRONG_SESSION_SNAPSHOT_ISOLATION : Level.STRONG_SNAPSHOT_ISOLATION;
+        : f == Level.Family.PROCESS ? Level.STRONG_SESSION_SNAPSHOT_ISOLATION
+        : f == Level.Family.COMMIT_REALTIME ? Level.GSI : Level.STRONG_SNAPSHOT_ISOLATION;
   }
 
   private Outcome search(Level l, long deadline) {
@@ -124,7 +130,7 @@ public final class RegisterSearch {
     }
     boolean si = l.kind == Level.Kind.SI;
     long tp = System.nanoTime();
-    LevelGraph g = new LevelGraph(p, si);
+    LevelGraph g = new LevelGraph(p, si, l.family == Level.Family.COMMIT_REALTIME);
     // The known graph alone first: a cycle in it is a violation, and when the sides the
     // history's own time suggests leave it acyclic the level holds: the common case, with
     // neither pruning nor solver. Then pruning to a fixpoint, the time order again, the solver.
@@ -333,16 +339,24 @@ public final class RegisterSearch {
   }
 
   /**
-   * The name of a counterexample found with the orders of family f: its cycle's shape (G0, G1c,
-   * G-single-item, ...), or G2-item when serializability's rules forced orders that snapshot
-   * isolation does not; and at least f's suffix, since orders were inferred with f's edges.
+   * The name of a counterexample found with the orders of family f: its cycle's shape
+   * (G-single-item, G-nonadjacent-item, ...), or G2-item when serializability's rules forced
+   * orders that snapshot isolation does not; and at least f's suffix, since orders were inferred
+   * with f's edges (GSI's realtime steps, commit → commit, are -realtime-commit). A shape without
+   * an anti-dependency (G0, G1c) is named G-SI: its write-write steps rest on orders forced under
+   * the searched level's rules (a cycle of reads-from, read-modify-write orders and session or
+   * realtime order alone is found before the search), which read committed's and read
+   * uncommitted's rules never force (isocheck.check.adya.AdyaLevels), so it must not rule them
+   * out; snapshot isolation (of family f) is violated, and every level implying it.
    */
   private static String name(Cycle c, Level.Family f, boolean serOnly) {
     String t = c.anomalyType();
-    Level.Family own = t.endsWith("-realtime") ? Level.Family.REALTIME : t.endsWith("-process") ? Level.Family.PROCESS : Level.Family.PLAIN;
-    String base = serOnly ? "G2-item" : t.replace("-realtime", "").replace("-process", "");
-    Level.Family fam = own.ordinal() > f.ordinal() ? own : f;
-    return base + (fam == Level.Family.PLAIN ? "" : fam == Level.Family.PROCESS ? "-process" : "-realtime");
+    Level.Family own = Level.Family.ofType(t);
+    if (f == Level.Family.COMMIT_REALTIME && own == Level.Family.REALTIME) own = Level.Family.COMMIT_REALTIME;
+    String base = serOnly ? "G2-item" : Level.Family.baseOf(t);
+    if (base.equals("G0") || base.equals("G1c")) base = "G-SI";
+    Level.Family fam = f.carries(own) ? f : own;
+    return base + fam.suffix;
   }
 
   private Anomaly counterexample(LevelGraph g, Pruning pr, Level.Family f, boolean serOnly) {
