@@ -273,7 +273,9 @@
 (defn- inv [process mops] (first (txn process :ok mops)))
 (defn- ok [process mops] {:type :ok, :process process, :f :txn, :value mops})
 
-(defn- verdicts [history]
+(defn verdicts
+  "The oracles' :valid? per level."
+  [history]
   (into {} (map (fn [[l v]] [l (:valid? v)])) (oracle history)))
 
 (def ser-all (zipmap levels (repeat true)))

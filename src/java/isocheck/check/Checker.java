@@ -543,6 +543,13 @@ public final class Checker {
       return base + fam.suffix;
     }
 
+    /** A cycle's own shape with at least f's suffix (how one alternative of an inferred order reads). */
+    static String shapeName(Cycle c, Level.Family f) {
+      String t = typeName(c, f, true);
+      String own = c.anomalyType();
+      return Level.Family.baseOf(own) + Level.Family.ofType(t).suffix;
+    }
+
     /** The cycles reported so far, by type and steps: the families' searches can meet one cycle several times. */
     final Set<String> reported = new HashSet<>();
 
@@ -642,6 +649,9 @@ public final class Checker {
         b = x;
       }
       String type = typeName(c1, f, true);
+      if (Level.Family.baseOf(type).equals("G-SI") && !Level.Family.baseOf(typeName(c2, f, true)).equals("G-SI")) {
+        type = typeName(c2, f, true);
+      }
       int key = -1;
       for (int k = 0; k < la.unread.length && key < 0; k++) {
         int[] us = la.unread[k];
@@ -653,15 +663,18 @@ public final class Checker {
         }
         if (ha && hb) key = k;
       }
-      Anomaly second = CycleReport.of(h, steps, c2, hypothetical(c2), null, null, type);
+      Anomaly second = CycleReport.of(h, steps, c2, hypothetical(c2), null, null, shapeName(c2, f));
       String note = h.name(a) + " and " + h.name(b) + " both appended to key " + (key >= 0 ? h.keyStr(key) : "?")
           + " and both committed, but no read observed either append, so which came first is unknown. Snapshot "
-          + "isolation lets one writer of a key commit only before the other begins, and either order closes a cycle."
+          + "isolation lets one writer of a key commit only before the other begins, and either order closes a cycle"
+          + " (together, " + type + ": " + CycleReport.describe(type) + ")."
           + " If " + h.name(a) + "'s append came first:";
       java.util.Map<String, Object> extra = Anomaly.map("key", key >= 0 ? h.key(key) : null,
           "unordered", isocheck.report.Data.ops(h, a, b), "alternative", second.data);
-      Anomaly first = CycleReport.of(h, steps, c1, hypothetical(c1), note, extra, type);
-      anomalies.add(new Anomaly(first.type, first.txns, first.data,
+      Anomaly first = CycleReport.of(h, steps, c1, hypothetical(c1), note, extra, shapeName(c1, f));
+      java.util.Map<String, Object> data = new java.util.LinkedHashMap<>(first.data);
+      data.put("type", new isocheck.history.Kw(type));
+      anomalies.add(new Anomaly(type, first.txns, data,
           first.explanation + "\nIf " + h.name(b) + "'s came first instead:\n" + second.explanation, first.cycle));
     }
 

@@ -23,8 +23,9 @@ public final class CycleReport {
       case "G-single-item": d = "a cycle with exactly one anti-dependency (read skew)"; break;
       case "G-nonadjacent-item": d = "a cycle with several anti-dependencies, no two adjacent (as in a long fork)"; break;
       case "G2-item": d = "a cycle with adjacent anti-dependencies (write skew): serializability forbids it, snapshot isolation allows it"; break;
-      case "G-SI": d = "a cycle of write and read dependencies whose write orders snapshot isolation's rules forced "
-          + "(no order of the writes satisfies snapshot isolation; read committed forces no such order)"; break;
+      case "G-SI": d = "a cycle of write and read dependencies through write orders that no read shows but every "
+          + "other order rules out (the opposite order closes a cycle of its own), so snapshot isolation and every "
+          + "level implying it fail; read committed, which rules out no write order, does not"; break;
       default: d = "a dependency cycle";
     }
     if (suffix.equals("-process")) d += ", which needs process (session) order";

@@ -350,13 +350,19 @@ public final class RegisterSearch {
    * out; snapshot isolation (of family f) is violated, and every level implying it.
    */
   private static String name(Cycle c, Level.Family f, boolean serOnly) {
+    String t = shape(c, f);
+    String base = serOnly ? "G2-item" : Level.Family.baseOf(t);
+    if (base.equals("G0") || base.equals("G1c")) base = "G-SI";
+    return base + Level.Family.ofType(t).suffix;
+  }
+
+  /** A cycle's own shape, with at least f's suffix (GSI's realtime steps named -realtime-commit). */
+  private static String shape(Cycle c, Level.Family f) {
     String t = c.anomalyType();
     Level.Family own = Level.Family.ofType(t);
     if (f == Level.Family.COMMIT_REALTIME && own == Level.Family.REALTIME) own = Level.Family.COMMIT_REALTIME;
-    String base = serOnly ? "G2-item" : Level.Family.baseOf(t);
-    if (base.equals("G0") || base.equals("G1c")) base = "G-SI";
     Level.Family fam = f.carries(own) ? f : own;
-    return base + fam.suffix;
+    return Level.Family.baseOf(t) + fam.suffix;
   }
 
   private Anomaly counterexample(LevelGraph g, Pruning pr, Level.Family f, boolean serOnly) {
@@ -375,22 +381,29 @@ public final class RegisterSearch {
     }
     int c = pr.badConstraint, a = g.p.first[c], b = g.p.second[c];
     Cycle c0 = sideCycle(g, pr, pr.badEdge0), c1 = sideCycle(g, pr, pr.badEdge1);
+    // Named after the alternatives together (the first's shape, or the second's when only that
+    // one has an anti-dependency); each is described by its own shape.
     String named = name(c0, f, serOnly);
+    if (Level.Family.baseOf(named).equals("G-SI") && !Level.Family.baseOf(name(c1, f, false)).equals("G-SI")) {
+      named = name(c1, f, false);
+    }
     px.considering(c, 0);
-    Anomaly first = CycleReport.of(h, steps, c0, new boolean[c0.length()], null, null, named);
+    Anomaly first = CycleReport.of(h, steps, c0, new boolean[c0.length()], null, null, shape(c0, f));
     px.considering(c, 1);
-    Anomaly second = CycleReport.of(h, steps, c1, new boolean[c1.length()], null, null, named);
+    Anomaly second = CycleReport.of(h, steps, c1, new boolean[c1.length()], null, null, shape(c1, f));
     px.considering(-1, 0);
     java.util.TreeSet<String> keys = new java.util.TreeSet<>();
     for (int s = 0; s < 2; s++) {
       for (int e = g.p.sideFrom(c, s); e < g.p.sideTo(c, s); e++) if (g.p.sideType[e] == Edge.WW) keys.add(h.keyStr(g.p.sideKey[e]));
     }
     String note = h.name(a) + " and " + h.name(b) + " both wrote " + (keys.size() == 1 ? "key " : "keys ") + String.join(", ", keys)
-        + ", and no read shows which write came first. Either order closes a cycle. If " + h.name(a) + "'s came first:";
+        + ", and no read shows which write came first. Either order closes a cycle (together, " + named + ": "
+        + CycleReport.describe(named) + "). If " + h.name(a) + "'s came first:";
     Map<String, Object> data = new LinkedHashMap<>(first.data);
+    data.put("type", new isocheck.history.Kw(named));
     data.put("unordered", Data.ops(h, a, b));
     data.put("alternative", second.data);
-    return new Anomaly(first.type, first.txns, data,
+    return new Anomaly(named, first.txns, data,
         note + "\n" + first.explanation + "\nIf " + h.name(b) + "'s came first instead:\n" + second.explanation, first.cycle);
   }
 
