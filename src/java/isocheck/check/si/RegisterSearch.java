@@ -298,7 +298,8 @@ public final class RegisterSearch {
       else {
         long c = h.completeOrdinal(t), i = h.invokeOrdinal(t);
         boolean begin = g.si && (v & 1) == 0;
-        long at = begin ? (i >= 0 ? i : c) : (c >= 0 ? c : Long.MAX_VALUE / 4 + Math.max(0, i));
+        // GSI: a snapshot may be older than the start, so a begin goes as early as it can.
+        long at = begin ? (g.rtToCommit ? Long.MIN_VALUE / 2 : i >= 0 ? i : c) : (c >= 0 ? c : Long.MAX_VALUE / 4 + Math.max(0, i));
         prio[v] = at;
       }
     }
