@@ -17,11 +17,12 @@ import java.util.Map;
  * <li>snapshot isolation: acyclic((WW ∪ WR) ; RW?)  (Cerone–Gotsman, PolySI Thm 6), i.e. no cycle
  *     without two adjacent anti-dependencies, plus no two committed writers of a key that were
  *     concurrent (lost update)
- * <li>generalized snapshot isolation (Elnikety, Pedone, Zwaenepoel, SRDS'05, Defs 1–2): snapshot
- *     isolation whose snapshot may be any one committed before the transaction began; with Jepsen's
- *     one clock the only consequence is that a transaction that completed before another was
- *     invoked committed first: Viper's begin/commit graph (EuroSys'23 §5) with realtime edges
- *     commit → commit ({@link Family#COMMIT_REALTIME})
+ * <li>generalized snapshot isolation (Elnikety, Pedone, Zwaenepoel, SRDS'05: read rule D1, commit
+ *     rule D2): snapshot isolation whose snapshot may be any one committed before the transaction
+ *     began; with Jepsen's one clock the only consequence is that a transaction that completed
+ *     before another was invoked committed first: Viper's begin/commit graph (EuroSys'23 §5) with
+ *     realtime edges commit → commit ({@link Family#COMMIT_REALTIME}; {@link
+ *     isocheck.graph.BcGraph} proves it equivalent to the oracles' executions)
  * <li>read uncommitted, read committed, repeatable read: Adya's PL-1 (no G0), PL-2 (no G1a, G1b,
  *     G1c) and PL-2.99 (also no G2-item), as Elle's consistency models name and extend them
  *     (isocheck.check.adya.AdyaLevels)

@@ -10,9 +10,22 @@ package isocheck.graph;
  * graph are exactly the dependency cycles without two adjacent RW edges: the SI violations.
  * Realtime relay nodes (ids ≥ nTxns in the txn graph) map to single nodes 2·nTxns + r.
  *
- * <p>Generalized snapshot isolation (Elnikety et al., SRDS'05; Viper §5, "GSI") may read any
- * earlier snapshot, so realtime order constrains only commits: with {@code rtToCommit} a realtime
- * step a → b becomes C(a) → C(b) (through the relays), never C(a) → B(b).
+ * <p>Generalized snapshot isolation (Elnikety, Pedone, Zwaenepoel, SRDS'05: read rule D1, commit
+ * rule D2; Viper §5, "GSI") may read any earlier snapshot, so realtime order constrains only
+ * commits: with {@code rtToCommit} a realtime step a → b becomes C(a) → C(b) (through the
+ * relays), never C(a) → B(b). This graph, for some version order, is acyclic exactly when an
+ * execution exists in the sense of the brute-force oracles (test/java/isocheck/oracle: a sequence
+ * of begin and commit events, each read returning the state its transaction's begin saw, two
+ * writers of a key never overlapping, and C(a) before C(b) whenever a completed before b was
+ * invoked). If the graph is acyclic, a topological order of its nodes is such an execution:
+ * B(t) precedes C(t); a read's writer committed before the reader began (WR: C(w) → B(r)) and
+ * the next version's writer after it (RW: B(r) → C(w')), so the begin sees that version; two
+ * writers of a key are ordered commit before begin (WW: C(a) → B(b)), so they do not overlap;
+ * and realtime edges put the commits in order. Conversely, given such an execution, order each
+ * key's versions by commit: every edge then goes forward in the event sequence (WR and RW by
+ * what the reads returned, WW by non-overlap, realtime by the constraint), so the sequence is a
+ * topological order and the graph is acyclic. Strong SI's C(a) → B(b) is the same argument with
+ * the begin constrained instead.
  */
 public final class BcGraph {
   private BcGraph() {}

@@ -31,7 +31,8 @@ import java.util.Map;
  * <li>Strong-session variants: T before S on one process (history position) gives C_T before
  *     B_S. Strict serializable / strong SI: additionally, T completed :ok before S was invoked
  *     gives C_T before B_S.
- * <li>GSI (generalized snapshot isolation, Elnikety, Pedone, Zwaenepoel, SRDS'05, Defs 1–2): snapshot
+ * <li>GSI (generalized snapshot isolation, Elnikety, Pedone, Zwaenepoel, SRDS'05: read rule D1,
+ *     commit rule D2): snapshot
  *     isolation whose snapshot may be older than the transaction's start, any one committed
  *     before it: B is the snapshot, with no bound from realtime, and the commit happens inside
  *     the transaction's invoke/complete interval, so T completed :ok before S was invoked gives
