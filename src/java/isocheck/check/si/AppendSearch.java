@@ -44,7 +44,7 @@ public final class AppendSearch extends PolygraphSearch {
   private final ListAppendAnalysis la;
   private final Digraph g;
   /** Per kind (0 SER, 1 SI) and family: what the caller's cycle search found of the known graph (null: not told). */
-  private final Boolean[][] acyclic = new Boolean[2][3];
+  private final Boolean[][] acyclic = new Boolean[2][Level.Family.values().length];
   private int pairs = -1;
 
   /**
@@ -186,10 +186,11 @@ public final class AppendSearch extends PolygraphSearch {
   String constraintNoun() { return "pairs of never-read appenders of a common key"; }
 
   @Override
-  String pairNote(Level l, int a, int b, java.util.Set<String> keys) {
+  String pairNote(Level l, int a, int b, java.util.Set<String> keys, String named) {
+    String together = " (together, " + named + ": " + isocheck.report.CycleReport.describe(named) + ").";
     String rule = l.kind == Level.Kind.SI
-        ? "Snapshot isolation lets one writer of a key commit only before the other begins, and either order closes a cycle."
-        : "Serializability puts one before the other, and either order closes a cycle.";
+        ? "Snapshot isolation lets one writer of a key commit only before the other begins, and either order closes a cycle" + together
+        : "Serializability puts one before the other, and either order closes a cycle" + together;
     return h.name(a) + " and " + h.name(b) + " both appended to " + (keys.size() == 1 ? "key " : "keys ") + String.join(", ", keys)
         + " and both committed, but no read observed either append, so which came first is unknown. " + rule
         + " If " + h.name(a) + "'s append came first:";
