@@ -118,9 +118,10 @@
   (let [hist (h (ok 0 [[:r :a []] [:append :b 1] [:append :k 1]])
                 (ok 1 [[:r :b []] [:append :a 1]])
                 (ok 2 [[:append :k 2]]))
-        r (check hist)]
+        r (check hist ot/levels)]
     (is (= {:strict-serializable false, :strong-session-serializable false, :serializable false,
-            :strong-snapshot-isolation true, :strong-session-snapshot-isolation true, :snapshot-isolation true}
+            :strong-snapshot-isolation true, :strong-session-snapshot-isolation true, :gsi true, :snapshot-isolation true,
+            :repeatable-read false, :read-committed true, :read-uncommitted true}
            (into {} (for [l ot/levels] [l (verdict r l)]))))
     (is (= (into {} (for [[l v] (ot/oracle hist)] [l (:valid? v)]))
            (into {} (for [l ot/levels] [l (verdict r l)]))))
@@ -159,7 +160,7 @@
      (ok 4 [[:r :x1 []] [:r :x2 []] [:append :Y 40] [:append :y2 41]])))
 
 (deftest never-read-appends-refuted-by-the-solver
-  (let [r (check four-way)
+  (let [r (check four-way ot/levels)
         m (get-in r [:stats :search :strong-snapshot-isolation])]
     (is (= (into {} (for [[l v] (ot/oracle four-way)] [l (:valid? v)]))
            (into {} (for [l ot/levels] [l (verdict r l)]))))
@@ -198,7 +199,7 @@
   ;; pairs (after 20 s). The solver follows the chain by propagation.
   (testing "the shape, small, against the oracle"
     (let [hist (chain 5)
-          r (check hist)]
+          r (check hist ot/levels)]
       (is (= (into {} (for [[l v] (ot/oracle hist)] [l (:valid? v)]))
              (into {} (for [l ot/levels] [l (verdict r l)]))))
       (is (true? (verdict r :snapshot-isolation)))))

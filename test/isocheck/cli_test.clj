@@ -42,6 +42,21 @@
 
 (def register-edn "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n")
 
+(def two-writers-edn
+  "Two rw-register writers of one key: the serializable levels search their order."
+  (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n"
+       "{:index 1, :type :ok, :process 1, :f :txn, :value [[:w :x 2]]}\n"))
+
+(defn- with-max-edges
+  "Calls f with the version-order search refusing every polygraph (isocheck.search.max-edges 0),
+  so that its levels are :unknown."
+  [f]
+  (let [old (System/getProperty "isocheck.search.max-edges")]
+    (System/setProperty "isocheck.search.max-edges" "0")
+    (try (f)
+         (finally (if old (System/setProperty "isocheck.search.max-edges" old)
+                      (System/clearProperty "isocheck.search.max-edges"))))))
+
 (defn- run
   "Runs the Java main in-process: {:status :out :err}."
   [& args]
@@ -58,7 +73,9 @@
   (is (= 1 (:status (run "check" (tmp-file "ws.edn" write-skew-edn)))))
   (is (= 0 (:status (run "check" "--levels" "si" (tmp-file "ws.edn" write-skew-edn)))))
   (is (= 0 (:status (run "check" (tmp-file "wr.edn" register-edn)))))
-  (is (= 2 (:status (run "check" "--levels" "gsi" (tmp-file "wr.edn" register-edn)))) "gsi is not implemented: unknown")
+  (is (= 0 (:status (run "check" "--levels" "gsi" (tmp-file "wr.edn" register-edn)))) "gsi is decided")
+  (is (= 2 (with-max-edges #(:status (run "check" "--levels" "serializable" (tmp-file "ww.edn" two-writers-edn)))))
+      "a version order too large to search: unknown")
   (is (= 3 (:status (run "check" "/no/such/file.edn"))))
   (is (= 3 (:status (run "check" "--levels" "serialisable" (tmp-file "ok.edn" valid-edn)))))
   (is (= 3 (:status (run "check" "--format" "xml" (tmp-file "ok.edn" valid-edn)))))
@@ -356,7 +373,7 @@
     (let [m (edn/read-string (:out (run "check" "--format" "edn" (tmp-file file content))))]
       (is (= :unknown (:valid? m)))
       (is (str/starts-with? (:unknown-reason m) reason))
-      (is (= 10 (count (:levels m))))
+      (is (= 14 (count (:levels m))) "every level of the default set")
       (is (every? #(and (= :unknown (:valid? %)) (str/starts-with? (:reason %) reason)) (vals (:levels m))))))
   (testing "standard input with nothing on it"
     (let [old System/in]
@@ -475,22 +492,24 @@
     (spit (io/file d "ok.edn") valid-edn)
     (spit (io/file d "ws.edn") write-skew-edn)
     (spit (io/file d "wr.edn") register-edn)
+    (spit (io/file d "ww.edn") two-writers-edn)
     (spit (io/file d "bad.edn") "{:index 0, :type :ok, :process 0, :f :txn, :value [[:foo :x 2]]}\n")
     (spit (io/file d "empty.edn") "")
     (spit (io/file d "tx.edn") tx-edn)
-    (doseq [[status args] [[0 ["check" "ok.edn"]]
-                           [1 ["check" "ws.edn"]]
-                           [0 ["check" "wr.edn"]]
-                           [2 ["check" "--levels" "gsi" "wr.edn"]]
-                           [3 ["check" "bad.edn"]]
-                           [3 ["check" "missing.edn"]]
-                           [3 ["check" "--levels" "nope" "ok.edn"]]
-                           [3 ["check" "--max-anomalies" "-1" "ok.edn"]]
-                           [2 ["check" "empty.edn"]]
-                           [2 ["check" "-"]]
-                           [0 ["check" "--f" "tx" "tx.edn"]]
-                           [3 ["check" "/dev/zero"]]]]
-      (let [r (apply sh d {} launcher args)]
+    (doseq [[status args env] [[0 ["check" "ok.edn"]]
+                               [1 ["check" "ws.edn"]]
+                               [0 ["check" "wr.edn"]]
+                               [0 ["check" "--levels" "gsi" "wr.edn"]]
+                               [2 ["check" "--levels" "serializable" "ww.edn"] {"JAVA_OPTS" "-Disocheck.search.max-edges=0"}]
+                               [3 ["check" "bad.edn"]]
+                               [3 ["check" "missing.edn"]]
+                               [3 ["check" "--levels" "nope" "ok.edn"]]
+                               [3 ["check" "--max-anomalies" "-1" "ok.edn"]]
+                               [2 ["check" "empty.edn"]]
+                               [2 ["check" "-"]]
+                               [0 ["check" "--f" "tx" "tx.edn"]]
+                               [3 ["check" "/dev/zero"]]]]
+      (let [r (apply sh d (or env {}) launcher args)]
         (is (= status (:status r)) (str args " " (:err r)))
         (is (no-trace? (:err r)) (str args))
         (when (= 3 status) (is (str/starts-with? (:err r) "isocheck: ") (str args)))))

@@ -36,8 +36,9 @@
   (with-corpus
     (let [r (check-file "postgres-list-append/sess5-history0.edn" iso/implemented-levels)]
       (is (= {:strict-serializable false, :strong-session-serializable false, :serializable true,
-              :strong-snapshot-isolation true, :strong-session-snapshot-isolation true,
-              :snapshot-isolation true, :tcc true, :ra true, :rc true, :ci true}
+              :strong-snapshot-isolation true, :strong-session-snapshot-isolation true, :gsi true,
+              :snapshot-isolation true, :repeatable-read true, :read-committed true,
+              :read-uncommitted true, :tcc true, :ra true, :rc true, :ci true}
              (into {} (map (fn [[l v]] [l (:valid? v)])) (:levels r))))
       (is (= #{:strong-session-serializable} (:not r)))
       (is (= #{287 291 293} (set (map :index (get-in r [:counterexamples :G2-item-process :cycle]))))))))

@@ -628,7 +628,9 @@
   (let [r (iso/check-file (iso/checker) (str c4 "/cockroach.txt"))]
     (is (= {:strict-serializable false, :strong-session-serializable false, :serializable false,
             :strong-snapshot-isolation false, :strong-session-snapshot-isolation false, :snapshot-isolation false,
-            :tcc false, :ra false, :rc true, :ci true}
+            :tcc false, :ra false, :rc true, :ci true,
+            ;; Elle's levels: PL-2 and PL-1 hold; GSI fails with SI, repeatable read with serializability.
+            :gsi false, :repeatable-read false, :read-committed true, :read-uncommitted true}
            (into {} (map (fn [[l v]] [l (:valid? v)])) (:levels r))))
     (is (contains? (set (:anomaly-types r)) :FracturedReadCO))
     (is (= 20 (get-in r [:stats :txns])))

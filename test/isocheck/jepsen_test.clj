@@ -46,7 +46,9 @@
   (let [r (checker/check (isocheck/si) {:name "t"} long-fork {})]
     (is (= false (:valid? r)))
     (is (= [:G-nonadjacent-item] (:anomaly-types r)))
-    (is (= #{:snapshot-isolation} (:not r))))
+    ;; Snapshot isolation and repeatable read (which a long fork's anti-dependency cycle rules
+    ;; out too) are incomparable: both are weakest.
+    (is (= #{:snapshot-isolation :repeatable-read} (:not r))))
   (let [r (checker/check (isocheck/si) {} write-skew {})]
     (is (= true (:valid? r)))
     (is (= {:snapshot-isolation {:valid? true}} (:levels r)))))
@@ -68,7 +70,8 @@
              :anomaly-counts :stats}
            (set (keys r))))
     (is (= false (:valid? r)))
-    (is (= #{:serializable} (:not r)))
+    (is (= #{:repeatable-read} (:not r)))
+    (is (contains? (:also-not r) :serializable))
     (is (contains? (:also-not r) :strict-serializable))
     (let [a (first (get-in r [:anomalies :G2-item]))]
       (is (= 3 (count (:cycle a))))

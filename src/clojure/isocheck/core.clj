@@ -14,6 +14,8 @@
       {:checker (isocheck/ra)}                      ; read atomic
       {:checker (isocheck/rc)}                      ; read committed (Plume's)
       {:checker (isocheck/ci)}                      ; cut isolation
+      {:checker (isocheck/gsi)}                     ; generalized snapshot isolation
+      {:checker (isocheck/read-committed)}          ; Elle's read committed (Adya PL-2)
       {:checker (isocheck/checker
                   {:levels [:serializable :snapshot-isolation]})}
 
@@ -38,14 +40,15 @@
 
   Options (all optional):
 
-      :levels         levels to decide (default: every level implemented).
+      :levels         levels to decide (default: every level).
                       Elle's names: :strict-serializable :serializable
                       :strong-session-serializable :snapshot-isolation
                       :strong-session-snapshot-isolation
-                      :strong-snapshot-isolation; aliases :sser :ser :si
-                      :strong-session-si :strong-si. Weak levels (Plume):
-                      :tcc :ra :rc :ci (aliases :causal :read-atomic
-                      :cut-isolation).
+                      :strong-snapshot-isolation :gsi :repeatable-read
+                      :read-committed :read-uncommitted; aliases :sser
+                      :ser :si :strong-session-si :strong-si :PL-2.99
+                      :PL-2 :PL-1. Weak levels (Plume): :tcc :ra :rc :ci
+                      (aliases :causal :read-atomic :cut-isolation).
       :workload       :append or :wr (default: detected from the micro-ops)
       :f              the :f of transaction ops (default :txn); ops with
                       another :f are skipped and counted. A history with no
@@ -57,11 +60,11 @@
                       causal order
       :stop-at-first? weak levels: stop at the first anomaly per level
                       instead of finding them all (default false)
-      :time-limit     seconds for the search of the serializable and SI
-                      levels: an rw-register history's version order, a
-                      list-append history's order of never-read appends
-                      (default 60); past it a level still open is :unknown
-                      with the reason
+      :time-limit     seconds for the search of the serializable, SI and GSI
+                      levels (and repeatable read on rw-register): an
+                      rw-register history's version order, a list-append
+                      history's order of never-read appends (default 60);
+                      past it a level still open is :unknown with the reason
       :directory      where to write the report files (default: the Jepsen
                       store directory when checking inside Jepsen, else none)
 
@@ -81,10 +84,13 @@
 (set! *warn-on-reflection* true)
 
 (def implemented-levels
-  "The levels isocheck decides, strongest first."
+  "The levels isocheck decides (all of them, the default), in the order of
+  Level's declaration: the serializable and snapshot-isolation families
+  strongest first, Elle's PL-2.99, PL-2, PL-1, then Plume's weak levels."
   [:strict-serializable :strong-session-serializable :serializable
-   :strong-snapshot-isolation :strong-session-snapshot-isolation
-   :snapshot-isolation :tcc :ra :rc :ci])
+   :strong-snapshot-isolation :strong-session-snapshot-isolation :gsi
+   :snapshot-isolation :repeatable-read :read-committed :read-uncommitted
+   :tcc :ra :rc :ci])
 
 (defn- parse-level
   ^Level [l]
@@ -147,6 +153,15 @@
   ([] (strong-si {}))
   ([opts] (checker (assoc opts :levels [:strong-snapshot-isolation]))))
 
+(defn gsi
+  "Generalized snapshot isolation (Elnikety et al.): SI whose snapshot may be
+  any one committed before the transaction began, so realtime order binds only
+  commits (a transaction that completed before another was invoked committed
+  first). Between :snapshot-isolation and :strong-snapshot-isolation;
+  incomparable with :strong-session-snapshot-isolation."
+  ([] (gsi {}))
+  ([opts] (checker (assoc opts :levels [:gsi]))))
+
 (defn ser
   "Serializability (no session or realtime order)."
   ([] (ser {}))
@@ -161,6 +176,29 @@
   "Strict serializability: serializability plus realtime order."
   ([] (sser {}))
   ([opts] (checker (assoc opts :levels [:strict-serializable]))))
+
+(defn repeatable-read
+  "Elle's :repeatable-read (Adya PL-2.99): no G1 and no cycle with an
+  anti-dependency (G-single-item, G-nonadjacent-item, G2-item), no lost
+  update. On key-value histories this is serializability's graph, without
+  serializability's :internal check."
+  ([] (repeatable-read {}))
+  ([opts] (checker (assoc opts :levels [:repeatable-read]))))
+
+(defn read-committed
+  "Elle's :read-committed (Adya PL-2): no aborted (G1a) or intermediate (G1b)
+  reads, no cycle of write and read dependencies (G1c), nor what Elle says
+  implies them (incompatible-order, dirty-update, future-read). Weaker than
+  Plume's (rc)."
+  ([] (read-committed {}))
+  ([opts] (checker (assoc opts :levels [:read-committed]))))
+
+(defn read-uncommitted
+  "Elle's :read-uncommitted (Adya PL-1): no cycle of write dependencies (G0),
+  no element read twice. Always holds on rw-register histories, whose version
+  order no read reveals."
+  ([] (read-uncommitted {}))
+  ([opts] (checker (assoc opts :levels [:read-uncommitted]))))
 
 (defn tcc
   "Transactional causal consistency (Plume Def. 6): causal order (session

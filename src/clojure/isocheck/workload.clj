@@ -35,10 +35,13 @@
                            (:PL-3), :strong-session-serializable,
                            :snapshot-isolation (:PL-SI),
                            :strong-session-snapshot-isolation,
-                           :strong-snapshot-isolation, :read-atomic,
-                           :causal-cerone; or isocheck's (:tcc :ra :rc :ci and
-                           the aliases of isocheck.core). A model isocheck
-                           does not decide is an error here, at construction.
+                           :strong-snapshot-isolation, :repeatable-read
+                           (:PL-2.99), :read-committed (:PL-2),
+                           :read-uncommitted (:PL-1), :read-atomic,
+                           :causal-cerone; or isocheck's (:gsi :tcc :ra :rc
+                           :ci and the aliases of isocheck.core). A model
+                           isocheck does not decide is an error here, at
+                           construction.
 
   and isocheck's own:
 
@@ -101,18 +104,22 @@
    :PL-SI                             :snapshot-isolation
    :strong-session-snapshot-isolation :strong-session-snapshot-isolation
    :strong-snapshot-isolation         :strong-snapshot-isolation
+   :repeatable-read                   :repeatable-read
+   :PL-2.99                           :repeatable-read
+   :read-committed                    :read-committed
+   :PL-2                              :read-committed
+   :read-uncommitted                  :read-uncommitted
+   :PL-1                              :read-uncommitted
    :read-atomic                       :ra
    :causal-cerone                     :tcc})
 
 (def ^:private own-names
   "isocheck's own level names and aliases that mean nothing else in Elle."
-  #{:sser :ser :si :strong-session-si :strong-si :tcc :ra :rc :ci :cut-isolation})
+  #{:sser :ser :si :strong-session-si :strong-si :gsi :tcc :ra :rc :ci :cut-isolation})
 
 (def ^:private not-decided
   "Elle models whose name could be taken for one isocheck decides, and why not."
-  {:causal         "Elle's :causal is its single-object causal model; for transactional causal consistency use :causal-cerone (isocheck's :tcc)"
-   :read-committed "Elle's :read-committed is Adya's PL-2, which isocheck does not decide; its :rc is Plume's read committed, which is stronger (it adds monotonic atomic view)"
-   :PL-2           "Adya's PL-2 (Elle's :read-committed) is not decided by isocheck; its :rc is Plume's read committed, which is stronger"})
+  {:causal "Elle's :causal is its single-object causal model; for transactional causal consistency use :causal-cerone (isocheck's :tcc)"})
 
 (defn- undecided ^String [m k]
   (str "isocheck does not decide the consistency model " (pr-str m) "; "

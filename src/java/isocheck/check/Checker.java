@@ -18,7 +18,6 @@ import isocheck.report.CycleReport;
 import isocheck.report.Steps;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -30,14 +29,18 @@ import java.util.Set;
  *
  * <p>Pipeline: the workload's analysis (pre-checks, version orders, WW/WR/RW edges) → session and
  * realtime edges → one compact graph → per level, a strongly-connected-components pass over the
- * level's edges (for snapshot isolation, over the begin/commit split graph, {@link BcGraph}) →
- * within each cyclic component, a search for the shortest cycle of each anomaly type → the
- * levels whose graph is acyclic, to the polygraph search ({@link isocheck.check.si}): on
- * list-append, the order of appends no read observed; on rw-register, the whole version order.
- * Stronger graphs are checked first: when one is acyclic, every level it implies holds.
+ * level's edges (for snapshot isolation, over the begin/commit split graph, {@link BcGraph}; for
+ * GSI, the same with realtime edges entering commits) → within each cyclic component, a search
+ * for the shortest cycle of each anomaly type → the levels whose graph is acyclic, to the
+ * polygraph search ({@link isocheck.check.si}): on list-append, the order of appends no read
+ * observed; on rw-register, the whole version order. Elle's read committed and read uncommitted
+ * need no version order, repeatable read has serializability's ({@link
+ * isocheck.check.adya.AdyaLevels}). Stronger graphs are checked first: when one is acyclic, every
+ * level it implies holds.
  *
  * <p>Verdicts are sound and complete. On list-append histories a level is violated iff a
- * pre-check anomaly or a cycle of its kind exists. On rw-register histories the version order is
+ * pre-check anomaly or a cycle of its kind exists, whatever the order of the appends no read
+ * observed ({@link isocheck.check.si.AppendSearch}). On rw-register histories the version order is
  * not observable: pre-checks and cycles of write-read, process and realtime edges are violations,
  * and the rest is the version-order search of {@link isocheck.check.si.RegisterSearch}
  * (polygraph, pruning, solver), unknown only past the time limit or the heap, with the reason.
@@ -95,7 +98,7 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> decided = new LinkedHashMap<>(verdicts);
     for (java.util.Map.Entry<Level, Verdict> e : verdicts.entrySet()) {
       Level l = e.getKey();
-      if (e.getValue().value != Verdict.Value.UNKNOWN || !l.implemented()) continue;
+      if (e.getValue().value != Verdict.Value.UNKNOWN) continue;
       java.util.TreeSet<String> types = new java.util.TreeSet<>();
       for (String t : anomalies.types()) if (Level.violatedBy(t, w).contains(l)) types.add(t);
       for (java.util.Map.Entry<Level, Verdict> o : decided.entrySet()) {
@@ -105,15 +108,17 @@ public final class Checker {
     }
   }
 
-  /** The serializable and snapshot-isolation levels (and the unimplemented names). */
+  /** The serializable, snapshot-isolation and GSI levels, and Elle's read uncommitted, read committed, repeatable read. */
   private static LinkedHashMap<Level, Verdict> strong(History h, CheckOptions o, LinkedHashSet<Level> req, AnomalySet anomalies,
                                                       LinkedHashMap<String, Object> stats) {
     long t0 = System.nanoTime();
+    // The chain PLAIN ⊑ PROCESS ⊑ REALTIME of the serializable and SI levels; GSI's commit-realtime
+    // graph and Elle's plain levels are decided beside it.
     Level.Family maxFam = Level.Family.PLAIN;
     boolean anySer = false, anySi = false;
     for (Level l : req) {
-      if (!l.implemented()) continue;
-      if (l.family.ordinal() > maxFam.ordinal()) maxFam = l.family;
+      if (l.kind == Level.Kind.ADYA) continue;
+      if (l.family != Level.Family.COMMIT_REALTIME && l.family.ordinal() > maxFam.ordinal()) maxFam = l.family;
       if (l.kind == Level.Kind.SER) anySer = true;
       else anySi = true;
     }
@@ -142,8 +147,8 @@ public final class Checker {
     long t1 = System.nanoTime();
 
     o.progress.stage("graph");
-    if (maxFam.ordinal() >= Level.Family.PROCESS.ordinal()) Orders.sessionOrder(h, committed, es);
-    int relays = maxFam == Level.Family.REALTIME ? Orders.realtime(h, committed, es) : 0;
+    if (maxFam.carries(Level.Family.PROCESS)) Orders.sessionOrder(h, committed, es);
+    int relays = maxFam == Level.Family.REALTIME || req.contains(Level.GSI) ? Orders.realtime(h, committed, es) : 0;
     Digraph g = Digraph.of(n + relays, es);
     stats.put("edges", (long) g.edgeCount());
     if (relays > 0) stats.put("realtime-relays", (long) relays);
@@ -175,7 +180,7 @@ public final class Checker {
     final int n;
     final int[] member, local;
     int stamp;
-    Digraph bc;
+    Digraph bc, bcGsi;
     /** The rw-register analysis, for the version-order search. */
     RegisterAnalysis ra;
     boolean truncated;
@@ -208,10 +213,19 @@ public final class Checker {
       return bc;
     }
 
+    /** GSI's begin/commit graph: realtime edges enter commits. */
+    Digraph bcGsi() {
+      if (bcGsi == null) bcGsi = BcGraph.of(g, n, true);
+      return bcGsi;
+    }
+
+    static int gsiFilter() { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | Edge.RT; }
+
     LinkedHashMap<Level, Verdict> appendLevels(Set<Level> req, Level.Family maxFam, boolean anySer, boolean anySi,
                                                ListAppendAnalysis la) {
       int top = maxFam.ordinal();
       o.progress.stage("cycles");
+      boolean gsi = req.contains(Level.GSI), rr = req.contains(Level.REPEATABLE_READ);
       Scc[] ser = new Scc[3], si = new Scc[3];
       boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
       for (int fi = top; fi >= 0; fi--) {
@@ -229,11 +243,25 @@ public final class Checker {
           }
         }
       }
-      // Counterexamples, weakest family first, so each cycle gets its weakest name.
+      // GSI: plain SI's graph cyclic rules it out; strong SI's acyclic settles it.
+      Scc gsiScc = null;
+      boolean gsiAcyclic = true;
+      if (gsi && !siAcyclic[0]) gsiAcyclic = false;
+      else if (gsi && !(top == 2 && siAcyclic[2])) {
+        gsiScc = scc(bcGsi(), gsiFilter());
+        gsiAcyclic = !gsiScc.hasCycle();
+      }
+      // Counterexamples, weakest family first, so each cycle gets its weakest name (GSI's before
+      // the realtime family's: a cycle of its graph is one of strong SI's too).
       long ts = System.nanoTime();
-      for (int fi = 0; fi <= top; fi++) {
+      for (int fi = 0; fi <= top + 1; fi++) {
+        if (fi == Math.min(2, top + 1) && gsiScc != null && !gsiAcyclic) {
+          stats.put("cyclic-components-" + fname(Level.Family.COMMIT_REALTIME), (long) gsiScc.cyclicCount);
+          report(gsiScc, g, Level.Family.COMMIT_REALTIME, false, bcGsi());
+        }
+        if (fi > top) break;
         Level.Family f = Level.Family.values()[fi];
-        if (anySer && !serAcyclic[fi]) {
+        if ((anySer || (rr && fi == 0)) && !serAcyclic[fi]) {
           stats.put("cyclic-components-" + fname(f), (long) ser[fi].cyclicCount);
           reportSer(ser[fi], f, true);
         } else if (anySi && !siAcyclic[fi]) {
@@ -242,8 +270,13 @@ public final class Checker {
         }
       }
       searchNs += System.nanoTime() - ts;
-      // The order of appends no read observed: the polygraph engine (check/si), on the levels
-      // whose known graph is acyclic.
+      final boolean gsiOk = gsiAcyclic;
+      java.util.function.Predicate<Level> cyclic = l -> l == Level.GSI ? !gsiOk
+          : l.kind == Level.Kind.ADYA ? l == Level.REPEATABLE_READ && !serAcyclic[0]
+          : !(l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()];
+      // The order of appends no read observed: the polygraph engine (check/si), on the
+      // serializable, SI and GSI levels whose known graph is acyclic. (Elle's three levels need
+      // no order of them: isocheck.check.adya.AdyaLevels.)
       long tp0 = System.nanoTime();
       int multi = 0;
       for (int[] u : la.unread) if (u != null && u.length >= 2) multi++;
@@ -251,36 +284,50 @@ public final class Checker {
       o.progress.stage("order of never-read appends");
       isocheck.check.si.AppendSearch search = new isocheck.check.si.AppendSearch(h, la, g, o.searchShortcuts);
       search.progress(o.progress);
-      for (Level l : req) {
-        if (l.implemented() && l.kind != Level.Kind.WEAK) {
-          search.knownAcyclic(l, (l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()]);
+      for (Level l : req) if (l.kind == Level.Kind.SER || l.kind == Level.Kind.SI) search.knownAcyclic(l, !cyclic.test(l));
+      LinkedHashMap<Level, Verdict> decided = searched(req, search, l -> l.kind == Level.Kind.ADYA || cyclic.test(l));
+      polygraphNs += System.nanoTime() - tp0;
+      // Elle's read committed and read uncommitted: the same lists, fewer edge types.
+      boolean rcAcyclic = true, ruAcyclic = true;
+      Scc rcScc = null, ruScc = null;
+      Digraph ruGraph = null;
+      if (req.contains(Level.READ_COMMITTED) && !(anySi && siAcyclic[0]) && !serAcyclic[0]) {
+        rcScc = scc(g, isocheck.check.adya.AdyaLevels.filter(Level.READ_COMMITTED));
+        rcAcyclic = !rcScc.hasCycle();
+      }
+      if (req.contains(Level.READ_UNCOMMITTED)) {
+        ruGraph = isocheck.check.adya.AdyaLevels.writeOrders(la, g);
+        if (ruGraph != g || !(serAcyclic[0] || (anySi && siAcyclic[0]) || (rcScc != null && rcAcyclic))) {
+          ruScc = scc(ruGraph, Edge.WW);
+          ruAcyclic = !ruScc.hasCycle();
         }
       }
-      LinkedHashMap<Level, Verdict> decided =
-          searched(req, search, l -> !(l.kind == Level.Kind.SER ? serAcyclic : siAcyclic)[l.family.ordinal()]);
-      polygraphNs += System.nanoTime() - tp0;
+      if (!rcAcyclic && violating(Level.READ_COMMITTED).isEmpty()) report(rcScc, g, Level.Family.PLAIN, false, null);
+      if (!ruAcyclic && violating(Level.READ_UNCOMMITTED).isEmpty()) report(ruScc, ruGraph, Level.Family.PLAIN, false, null);
       // Make sure every violated level has a counterexample of a type that rules it out.
       for (Level l : req) {
-        if (!l.implemented()) continue;
         int fi = l.family.ordinal();
-        boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
-        if (cyc && violating(l).isEmpty()) {
-          if (l.kind == Level.Kind.SER) witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false);
-          else witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true);
+        if (!violating(l).isEmpty()) continue;
+        if (l == Level.GSI) {
+          if (!gsiAcyclic && gsiScc != null) witness(gsiScc, bcGsi(), gsiFilter(), true, Level.Family.COMMIT_REALTIME);
+        } else if (l == Level.READ_COMMITTED) {
+          if (!rcAcyclic) witness(rcScc, g, isocheck.check.adya.AdyaLevels.filter(l), false, Level.Family.PLAIN);
+        } else if (l == Level.READ_UNCOMMITTED) {
+          if (!ruAcyclic) witness(ruScc, ruGraph, Edge.WW, false, Level.Family.PLAIN);
+        } else if (l.kind == Level.Kind.SER || l == Level.REPEATABLE_READ) {
+          if (!serAcyclic[fi]) witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false, Level.Family.PLAIN);
+        } else if (!siAcyclic[fi]) {
+          witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true, Level.Family.PLAIN);
         }
       }
       if (truncated) stats.put("cycle-search-truncated", true);
       phaseStats();
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
-        if (!l.implemented()) {
-          out.put(l, unimplemented(l));
-          continue;
-        }
-        int fi = l.family.ordinal();
         List<String> types = violating(l);
-        boolean cyc = l.kind == Level.Kind.SER ? !serAcyclic[fi] : !siAcyclic[fi];
+        boolean cyc = l == Level.READ_COMMITTED ? !rcAcyclic : l == Level.READ_UNCOMMITTED ? !ruAcyclic : cyclic.test(l);
         if (cyc) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
+        else if (l.kind == Level.Kind.ADYA) out.put(l, verdict(l, types, new Verdict(Verdict.Value.TRUE, null, List.of())));
         else out.put(l, verdict(l, types, decided.get(l)));
       }
       return out;
@@ -300,7 +347,7 @@ public final class Checker {
       java.util.EnumMap<Level, isocheck.check.si.PolygraphSearch.Outcome> outcomes = new java.util.EnumMap<>(Level.class);
       long deadline = System.nanoTime() + o.timeLimitMs * 1_000_000L;
       for (Level l : Level.values()) {
-        if (!req.contains(l) || !l.implemented() || l.kind == Level.Kind.WEAK) continue;
+        if (!req.contains(l) || l.kind == Level.Kind.WEAK) continue;
         if (!violating(l).isEmpty() || skip.test(l)) continue;
         Level by = null;
         for (java.util.Map.Entry<Level, Verdict> e : decided.entrySet()) {
@@ -318,10 +365,13 @@ public final class Checker {
         decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
       }
       if (!searchStats.isEmpty()) stats.put("search", searchStats);
+      // (Repeatable read shares serializability's outcome: added once.)
       Level[] all = Level.values();
+      java.util.Set<isocheck.check.si.PolygraphSearch.Outcome> added =
+          java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       for (int i = all.length - 1; i >= 0; i--) {
         isocheck.check.si.PolygraphSearch.Outcome oc = outcomes.get(all[i]);
-        if (oc == null || !violating(all[i]).isEmpty()) continue;
+        if (oc == null || !violating(all[i]).isEmpty() || !added.add(oc)) continue;
         for (Anomaly a : oc.anomalies) anomalies.add(a);
       }
       return decided;
@@ -338,24 +388,35 @@ public final class Checker {
       int top = maxFam.ordinal();
       o.progress.stage("cycles");
       boolean[] acyclic = new boolean[3];
+      Scc[] wr = new Scc[3];
       for (int fi = top; fi >= 0; fi--) {
         Level.Family f = Level.Family.values()[fi];
         if (fi < top && acyclic[fi + 1]) { acyclic[fi] = true; continue; }
-        Scc s = Scc.of(g, Edge.WR | f.bits);
-        acyclic[fi] = !s.hasCycle();
-        if (!acyclic[fi]) reportSer(s, f, false);
+        wr[fi] = Scc.of(g, Edge.WR | f.bits);
+        acyclic[fi] = !wr[fi].hasCycle();
       }
-      // The version order: the polygraph search (isocheck.check.si).
-      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts).progress(o.progress), l -> false);
+      // Observed cycles (reads-from, process and realtime order), weakest family first; GSI's
+      // (reads-from and realtime order: every such cycle enters and leaves commits legally) before
+      // the realtime family's, so that each is named for the weakest level it rules out.
+      Scc gsiWr = req.contains(Level.GSI) && acyclic[0] ? Scc.of(g, Edge.WR | Edge.RT) : null;
+      for (int fi = 0; fi <= top + 1; fi++) {
+        if (fi == Math.min(2, top + 1) && gsiWr != null && gsiWr.hasCycle()) report(gsiWr, g, Level.Family.COMMIT_REALTIME, false, null);
+        if (fi > top) break;
+        if (!acyclic[fi]) reportSer(wr[fi], Level.Family.values()[fi], false);
+      }
+      // The version order: the polygraph search (isocheck.check.si). Elle's read committed and
+      // read uncommitted need none (isocheck.check.adya.AdyaLevels); repeatable read needs
+      // serializability's.
+      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts).progress(o.progress),
+          l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
-      for (Level l : req) out.put(l, l.implemented() ? verdict(l, violating(l), decided.get(l)) : unimplemented(l));
+      for (Level l : req) {
+        List<String> types = violating(l);
+        if (l == Level.READ_COMMITTED && types.isEmpty() && !acyclic[0]) out.put(l, new Verdict(Verdict.Value.FALSE, null, List.of("G1c")));
+        else if (l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED) out.put(l, verdict(l, types, new Verdict(Verdict.Value.TRUE, null, List.of())));
+        else out.put(l, verdict(l, types, decided.get(l)));
+      }
       return out;
-    }
-
-    Verdict unimplemented(Level l) {
-      return new Verdict(Verdict.Value.UNKNOWN, l.id + " is not implemented yet (isocheck decides strict-serializable, "
-          + "strong-session-serializable, serializable, strong-snapshot-isolation, strong-session-snapshot-isolation, "
-          + "snapshot-isolation, tcc, ra, rc and ci)", List.of());
     }
 
     List<String> violating(Level l) {
@@ -379,27 +440,30 @@ public final class Checker {
 
     List<CycleFinder.Spec> specs(Level.Family f, boolean g2) {
       int nb = f.newBits(), fb = f.bits;
+      boolean crt = f == Level.Family.COMMIT_REALTIME;
       List<CycleFinder.Spec> l = new ArrayList<>();
-      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW));
-      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW));
-      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW));
+      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW, crt));
+      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR, crt));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW, crt));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW, crt));
+      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW, crt));
       return l;
     }
 
     /** Typed cycles in each cyclic component of a graph over transactions (and relays). */
-    void reportSer(Scc scc, Level.Family f, boolean g2) { report(scc, f, g2, false); }
+    void reportSer(Scc scc, Level.Family f, boolean g2) { report(scc, g, f, g2, null); }
 
     /** Typed cycles in each cyclic component of the begin/commit graph (snapshot isolation only). */
-    void reportSi(Scc scc, Level.Family f) { report(scc, f, false, true); }
+    void reportSi(Scc scc, Level.Family f) { report(scc, g, f, false, bc()); }
 
     /**
      * For each cyclic component (the smallest first, up to maxComponents): a cycle of each anomaly
-     * type; if the typed searches find none within their budget, some cycle of the component.
+     * type, searched in the transaction graph over (g, or read uncommitted's own write orders); if
+     * the typed searches find none within their budget, some cycle of the component. bcg is the
+     * begin/commit graph scc is of (null: scc is of over).
      */
-    private void report(Scc scc, Level.Family f, boolean g2, boolean isBc) {
-      List<int[]> comps = components(scc, isBc ? bc() : null);
+    private void report(Scc scc, Digraph over, Level.Family f, boolean g2, Digraph bcg) {
+      List<int[]> comps = components(scc, bcg);
       int searched = 0;
       o.progress.stage("counterexamples" + (f == Level.Family.PLAIN ? "" : " with " + fname(f) + " order"), Math.min(comps.size(), o.maxComponents), "cyclic components");
       for (int[] nodes : comps) {
@@ -410,14 +474,14 @@ public final class Checker {
         o.progress.done(searched - 1);
         stamp++;
         for (int v : nodes) member[v] = stamp;
-        if (searchComponent(nodes, f, g2)) continue;
+        if (searchComponent(over, nodes, f, g2)) continue;
         int t = firstTxn(nodes);
-        if (isBc) {
+        if (bcg != null) {
           int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
-          witnessIn(scc, bc(), siFilter(f), scc.cyclic[cb] ? cb : cc, true);
+          witnessIn(scc, bcg, f == Level.Family.COMMIT_REALTIME ? gsiFilter() : siFilter(f), scc.cyclic[cb] ? cb : cc, true, f);
         } else {
-          Cycle c = CycleFinder.anyCycle(g, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
-          if (c != null) addCycle(c.withoutRelays(n), -1, null, null);
+          Cycle c = CycleFinder.anyCycle(over, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
+          if (c != null) addCycle(c.withoutRelays(n), f);
         }
       }
     }
@@ -427,8 +491,8 @@ public final class Checker {
       return nodes[0];
     }
 
-    boolean searchComponent(int[] nodes, Level.Family f, boolean g2) {
-      CycleFinder cf = new CycleFinder(g, member, stamp, nodes, local, o.searchBudget);
+    boolean searchComponent(Digraph over, int[] nodes, Level.Family f, boolean g2) {
+      CycleFinder cf = new CycleFinder(over, member, stamp, nodes, local, o.searchBudget);
       Set<String> found = new HashSet<>();
       for (CycleFinder.Spec spec : specs(f, g2)) {
         Cycle c = cf.find(spec);
@@ -436,18 +500,33 @@ public final class Checker {
         // A breadth-first search over (node, state) may close a walk that repeats a node: report
         // its simple cycles instead, each under its own name.
         for (Cycle sc : c.withoutRelays(n).simpleCycles()) {
-          if (found.add(sc.anomalyType())) addCycle(sc, -1, null, null);
+          if (found.add(typeName(sc, f))) addCycle(sc, f);
         }
       }
       return !found.isEmpty();
     }
 
+    /**
+     * The anomaly name of a cycle found with family f's orders: its shape (Cycle#anomalyType), with
+     * GSI's realtime steps (commit → commit) named -realtime-commit.
+     */
+    static String typeName(Cycle c, Level.Family f) {
+      String t = c.anomalyType();
+      if (f != Level.Family.COMMIT_REALTIME || Level.Family.ofType(t) != Level.Family.REALTIME) return t;
+      return Level.Family.baseOf(t) + Level.Family.COMMIT_REALTIME.suffix;
+    }
+
     /** The cycles reported so far, by type and steps: the families' searches can meet one cycle several times. */
     final Set<String> reported = new HashSet<>();
 
-    void addCycle(Cycle tc, int hypothetical, String note, java.util.Map<String, Object> extra) {
-      if (!reported.add(tc.anomalyType() + " " + canonical(tc))) return;
-      anomalies.add(CycleReport.of(h, steps, tc, hypothetical, note, extra));
+    void addCycle(Cycle tc, Level.Family f) {
+      String type = typeName(tc, f);
+      String c = canonical(tc);
+      // GSI's cycles are reported before the realtime family's: the same cycle keeps GSI's name.
+      if (type.endsWith(Level.Family.REALTIME.suffix)
+          && reported.contains(Level.Family.baseOf(type) + Level.Family.COMMIT_REALTIME.suffix + " " + c)) return;
+      if (!reported.add(type + " " + c)) return;
+      anomalies.add(CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, type));
     }
 
     /** A cycle's nodes and labels from its smallest node on: the same for every rotation of it. */
@@ -493,21 +572,21 @@ public final class Checker {
       return out;
     }
 
-    /** Some cycle of the first cyclic component of (gr, filter), as a counterexample. */
-    void witness(Scc scc, Digraph gr, int filter, boolean isBc) {
+    /** Some cycle of the first cyclic component of (gr, filter), as a counterexample named for family f. */
+    void witness(Scc scc, Digraph gr, int filter, boolean isBc, Level.Family f) {
       for (int c = 0; c < scc.count; c++) {
         if (scc.cyclic[c]) {
-          witnessIn(scc, gr, filter, c, isBc);
+          witnessIn(scc, gr, filter, c, isBc, f);
           return;
         }
       }
     }
 
-    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc) {
+    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc, Level.Family f) {
       Cycle cy = CycleFinder.anyCycleIn(gr, scc, c, filter);
       if (cy == null) return;
       Cycle tc = isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n);
-      addCycle(tc, -1, null, null);
+      addCycle(tc, f);
     }
   }
 
@@ -520,11 +599,5 @@ public final class Checker {
       ls.add(l);
     }
     return check(h, new CheckOptions().levels(ls));
-  }
-
-  static EnumSet<Level> implementedLevels() {
-    EnumSet<Level> s = EnumSet.noneOf(Level.class);
-    for (Level l : Level.values()) if (l.implemented()) s.add(l);
-    return s;
   }
 }

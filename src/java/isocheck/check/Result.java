@@ -59,7 +59,7 @@ public final class Result {
   }
 
   /**
-   * Every implemented level ruled out: a level asked for iff its verdict is false (so this agrees
+   * Every level ruled out: a level asked for iff its verdict is false (so this agrees
    * with {@code :levels} by construction); a level not asked for when a relevant anomaly rules it
    * out or it implies a violated level.
    */
@@ -71,7 +71,7 @@ public final class Result {
     EnumSet<Level> other = EnumSet.noneOf(Level.class);
     for (String t : relevantTypes()) other.addAll(Level.violatedBy(t, history.workload));
     for (Level l : Level.values()) {
-      if (!l.implemented() || asked.contains(l)) continue;
+      if (asked.contains(l)) continue;
       for (Level bad : v) if (l.implies(bad)) other.add(l);
     }
     other.removeAll(asked);

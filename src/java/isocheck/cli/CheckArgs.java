@@ -9,11 +9,8 @@ import java.util.List;
 
 /** The arguments of {@code isocheck check}, parsed and validated before any file is read. */
 final class CheckArgs {
-  /** The levels checked when --levels is not given: every implemented level, strongest first. */
-  static final List<Level> DEFAULT_LEVELS = List.of(
-      Level.STRICT_SERIALIZABLE, Level.STRONG_SESSION_SERIALIZABLE, Level.SERIALIZABLE,
-      Level.STRONG_SNAPSHOT_ISOLATION, Level.STRONG_SESSION_SNAPSHOT_ISOLATION, Level.SNAPSHOT_ISOLATION,
-      Level.TCC, Level.RA, Level.RC, Level.CI);
+  /** The levels checked when --levels is not given: every level, in declaration order (strongest first per family). */
+  static final List<Level> DEFAULT_LEVELS = List.of(Level.values());
 
   /** Bad usage: exit status 3 with this message and the usage text. */
   static final class UsageException extends Exception {

@@ -9,6 +9,23 @@ package isocheck.graph;
  * a dependency, so two adjacent anti-dependencies are never traversable, and the cycles of this
  * graph are exactly the dependency cycles without two adjacent RW edges: the SI violations.
  * Realtime relay nodes (ids ≥ nTxns in the txn graph) map to single nodes 2·nTxns + r.
+ *
+ * <p>Generalized snapshot isolation (Elnikety, Pedone, Zwaenepoel, SRDS'05: read rule D1, commit
+ * rule D2; Viper §5, "GSI") may read any earlier snapshot, so realtime order constrains only
+ * commits: with {@code rtToCommit} a realtime step a → b becomes C(a) → C(b) (through the
+ * relays), never C(a) → B(b). This graph, for some version order, is acyclic exactly when an
+ * execution exists in the sense of the brute-force oracles (test/java/isocheck/oracle: a sequence
+ * of begin and commit events, each read returning the state its transaction's begin saw, two
+ * writers of a key never overlapping, and C(a) before C(b) whenever a completed before b was
+ * invoked). If the graph is acyclic, a topological order of its nodes is such an execution:
+ * B(t) precedes C(t); a read's writer committed before the reader began (WR: C(w) → B(r)) and
+ * the next version's writer after it (RW: B(r) → C(w')), so the begin sees that version; two
+ * writers of a key are ordered commit before begin (WW: C(a) → B(b)), so they do not overlap;
+ * and realtime edges put the commits in order. Conversely, given such an execution, order each
+ * key's versions by commit: every edge then goes forward in the event sequence (WR and RW by
+ * what the reads returned, WW by non-overlap, realtime by the constraint), so the sequence is a
+ * topological order and the graph is acyclic. Strong SI's C(a) → B(b) is the same argument with
+ * the begin constrained instead.
  */
 public final class BcGraph {
   private BcGraph() {}
@@ -16,7 +33,10 @@ public final class BcGraph {
   public static int begin(int t) { return 2 * t; }
   public static int commit(int t) { return 2 * t + 1; }
 
-  public static Digraph of(Digraph g, int nTxns) {
+  public static Digraph of(Digraph g, int nTxns) { return of(g, nTxns, false); }
+
+  /** The begin/commit graph; realtime edges enter commit nodes when rtToCommit (GSI). */
+  public static Digraph of(Digraph g, int nTxns, boolean rtToCommit) {
     int nRelay = g.n - nTxns;
     int n = 2 * nTxns + nRelay;
     EdgeList es = new EdgeList();
@@ -25,7 +45,12 @@ public final class BcGraph {
       for (int e = g.start(a); e < g.end(a); e++) {
         int b = g.target(e), m = g.mask(e);
         int dep = m & Edge.DEP;
-        if (dep != 0) es.add(a < nTxns ? commit(a) : 2 * nTxns + (a - nTxns), b < nTxns ? begin(b) : 2 * nTxns + (b - nTxns), dep);
+        int from = a < nTxns ? commit(a) : 2 * nTxns + (a - nTxns);
+        if (rtToCommit && (dep & Edge.RT) != 0) {
+          es.add(from, b < nTxns ? commit(b) : 2 * nTxns + (b - nTxns), Edge.RT);
+          dep &= ~Edge.RT;
+        }
+        if (dep != 0) es.add(from, b < nTxns ? begin(b) : 2 * nTxns + (b - nTxns), dep);
         if ((m & Edge.RW) != 0 && a < nTxns && b < nTxns) es.add(begin(a), commit(b), Edge.RW);
       }
     }

@@ -25,6 +25,12 @@ public final class CycleFinder {
     final int allowed, required, startKinds;
     final boolean needWr;
     final Rw rw;
+    /**
+     * GSI's begin/commit graph seen from transactions ({@link BcGraph#of(Digraph, int, boolean)}):
+     * a realtime step, like an anti-dependency, enters its target at the commit, so neither may be
+     * followed by an anti-dependency (which leaves from the begin).
+     */
+    final boolean commitRealtime;
 
     /**
      * @param allowed    edge types the cycle may use
@@ -34,11 +40,17 @@ public final class CycleFinder {
      * @param startKinds labels of the edges to start from (rare kinds make the search cheap)
      */
     public Spec(int allowed, int required, boolean needWr, Rw rw, int startKinds) {
+      this(allowed, required, needWr, rw, startKinds, false);
+    }
+
+    /** As above; commitRealtime: realtime steps enter at the commit (GSI). */
+    public Spec(int allowed, int required, boolean needWr, Rw rw, int startKinds, boolean commitRealtime) {
       this.allowed = rw == Rw.NONE ? allowed & ~Edge.RW : allowed;
       this.required = required;
       this.needWr = needWr;
       this.rw = rw;
       this.startKinds = startKinds;
+      this.commitRealtime = commitRealtime;
     }
   }
 
@@ -69,7 +81,7 @@ public final class CycleFinder {
   /** The shortest cycle matching spec found within the budget, or null. */
   public Cycle find(Spec spec) {
     int rwDim = spec.rw == Rw.NONE ? 1 : spec.rw == Rw.NONADJACENT ? 3 : 2;
-    int lastDim = spec.rw == Rw.NONADJACENT ? 2 : 1;
+    int lastDim = spec.rw == Rw.NONADJACENT || spec.commitRealtime ? 2 : 1;
     int wrDim = spec.needWr ? 2 : 1;
     int reqDim = spec.required != 0 ? 2 : 1;
     int k = rwDim * lastDim * wrDim * reqDim;
@@ -121,6 +133,7 @@ public final class CycleFinder {
   private static int step(Spec spec, int rw, int last, int wr, int req, int lab, int rwDim, int lastDim, int wrDim,
                           int reqDim) {
     boolean isRw = lab == Edge.RW;
+    if (isRw && spec.commitRealtime && last == 1) return -1;
     if (isRw) {
       switch (spec.rw) {
         case NONE: return -1;
@@ -130,7 +143,7 @@ public final class CycleFinder {
         default: break;
       }
     }
-    int nl = lastDim == 2 && isRw ? 1 : 0;
+    int nl = lastDim == 2 && (isRw || (spec.commitRealtime && lab == Edge.RT)) ? 1 : 0;
     int nw = wrDim == 2 && (wr == 1 || lab == Edge.WR) ? 1 : 0;
     int nr = reqDim == 2 && (req == 1 || (lab & spec.required) != 0) ? 1 : 0;
     return enc(rw, nl, nw, nr, lastDim, wrDim, reqDim);
@@ -146,6 +159,7 @@ public final class CycleFinder {
     int rw = st;
     if (reqDim == 2 && req == 0) return false;
     if (wrDim == 2 && wr == 0) return false;
+    if (spec.commitRealtime && firstLab == Edge.RW && (lastLab == Edge.RW || lastLab == Edge.RT)) return false;
     switch (spec.rw) {
       case EXACTLY_ONE: return rw == 1;
       case AT_LEAST_ONE: return rw == 1;

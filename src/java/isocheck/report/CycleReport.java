@@ -13,7 +13,9 @@ public final class CycleReport {
   private CycleReport() {}
 
   public static String describe(String type) {
-    String base = type.replace("-process", "").replace("-realtime", "");
+    String suffix = type.endsWith("-realtime-commit") ? "-realtime-commit" : type.endsWith("-realtime") ? "-realtime"
+        : type.endsWith("-process") ? "-process" : "";
+    String base = type.substring(0, type.length() - suffix.length());
     String d;
     switch (base) {
       case "G0": d = "a cycle of write dependencies only (write cycle)"; break;
@@ -21,10 +23,15 @@ public final class CycleReport {
       case "G-single-item": d = "a cycle with exactly one anti-dependency (read skew)"; break;
       case "G-nonadjacent-item": d = "a cycle with several anti-dependencies, no two adjacent (as in a long fork)"; break;
       case "G2-item": d = "a cycle with adjacent anti-dependencies (write skew): serializability forbids it, snapshot isolation allows it"; break;
+      case "G-SI": d = "a cycle of write and read dependencies through write orders that no read shows but every "
+          + "other order rules out (the opposite order closes a cycle of its own), so snapshot isolation and every "
+          + "level implying it fail; read committed, which rules out no write order, does not"; break;
       default: d = "a dependency cycle";
     }
-    if (type.endsWith("-process")) d += ", which needs process (session) order";
-    if (type.endsWith("-realtime")) d += ", which needs realtime order";
+    if (suffix.equals("-process")) d += ", which needs process (session) order";
+    if (suffix.equals("-realtime")) d += ", which needs realtime order";
+    if (suffix.equals("-realtime-commit")) d += ", which needs realtime order between commits (GSI: a transaction that "
+        + "completed before another was invoked committed first)";
     return d;
   }
 

@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A brute-force reference for the six isolation levels isocheck decides on list-append histories.
+ * A brute-force reference for the seven serializable and snapshot-isolation levels isocheck
+ * decides on list-append histories (Elle's read uncommitted, read committed and repeatable read:
+ * {@link AdyaOracle}).
  *
  * <p>It is deliberately independent of isocheck's checker: no dependency graphs, no version
  * orders, no cycle search. It looks for an <em>execution</em> directly:
@@ -29,32 +31,45 @@ import java.util.Map;
  * <li>Strong-session variants: T before S on one process (history position) gives C_T before
  *     B_S. Strict serializable / strong SI: additionally, T completed :ok before S was invoked
  *     gives C_T before B_S.
+ * <li>GSI (generalized snapshot isolation, Elnikety, Pedone, Zwaenepoel, SRDS'05: read rule D1,
+ *     commit rule D2): snapshot
+ *     isolation whose snapshot may be older than the transaction's start, any one committed
+ *     before it: B is the snapshot, with no bound from realtime, and the commit happens inside
+ *     the transaction's invoke/complete interval, so T completed :ok before S was invoked gives
+ *     C_T before C_S. That is all realtime can say: events ordered so are placed at real times
+ *     inside their intervals (in order, each at the earliest time its interval and the previous
+ *     event allow), because a commit order that never puts C_S before C_T when T's interval
+ *     precedes S's is a linear extension of the interval order.
  * </ul>
  *
  * <p>The search is a depth-first enumeration of event sequences with memoised dead states (the
  * begun set, the committed set and the state of every key determine the future) and two pruning
  * rules: reads and overlaps are checked when a transaction begins, and a transaction with no
- * appends commits right after it begins (its commit changes no state and only enables others).
+ * appends commits as soon as it may: right after it begins, except under GSI while a transaction
+ * that must commit before it has not (its commit changes no state and only enables others).
  */
 public final class Oracle {
 
-  /** The six levels, with the kind (serializable or SI) and the extra orders they carry. */
+  /** The seven levels, with the kind (serializable or SI) and the extra orders they carry. */
   public enum Level {
-    STRICT_SERIALIZABLE("strict-serializable", true, true, true),
-    STRONG_SESSION_SERIALIZABLE("strong-session-serializable", true, true, false),
-    SERIALIZABLE("serializable", true, false, false),
-    STRONG_SNAPSHOT_ISOLATION("strong-snapshot-isolation", false, true, true),
-    STRONG_SESSION_SNAPSHOT_ISOLATION("strong-session-snapshot-isolation", false, true, false),
-    SNAPSHOT_ISOLATION("snapshot-isolation", false, false, false);
+    STRICT_SERIALIZABLE("strict-serializable", true, true, true, false),
+    STRONG_SESSION_SERIALIZABLE("strong-session-serializable", true, true, false, false),
+    SERIALIZABLE("serializable", true, false, false, false),
+    STRONG_SNAPSHOT_ISOLATION("strong-snapshot-isolation", false, true, true, false),
+    STRONG_SESSION_SNAPSHOT_ISOLATION("strong-session-snapshot-isolation", false, true, false, false),
+    GSI("gsi", false, false, false, true),
+    SNAPSHOT_ISOLATION("snapshot-isolation", false, false, false, false);
 
     public final String id;
-    public final boolean serial, session, realtime;
+    /** serial: B and C adjacent; session, realtime: C before B; commitRealtime: realtime as C before C (GSI). */
+    public final boolean serial, session, realtime, commitRealtime;
 
-    Level(String id, boolean serial, boolean session, boolean realtime) {
+    Level(String id, boolean serial, boolean session, boolean realtime, boolean commitRealtime) {
       this.id = id;
       this.serial = serial;
       this.session = session;
       this.realtime = realtime;
+      this.commitRealtime = commitRealtime;
     }
 
     public static Level of(String id) {
@@ -198,8 +213,8 @@ public final class Oracle {
   private final class Search {
     final Level level;
     final int committed, nk, n;
-    /** Per txn: the committed txns whose commit must precede its begin. */
-    final int[] pred;
+    /** Per txn: the committed txns whose commit must precede its begin, and its commit (GSI). */
+    final int[] pred, predC;
     /** Per txn: the set of keys it appends to (bitmask over key ids). */
     final long[] writes;
     final HashSet<String> dead = new HashSet<>();
@@ -212,6 +227,7 @@ public final class Oracle {
       this.n = txns.size();
       if (nk > 64) throw new IllegalArgumentException("too many keys");
       pred = new int[n];
+      predC = new int[n];
       writes = new long[n];
       for (int t = 0; t < n; t++) {
         Txn x = txns.get(t);
@@ -227,6 +243,7 @@ public final class Oracle {
           if ((level.session || level.realtime) && T.process.equals(S.process) && T.pos() < S.pos()) before = true;
           if (level.realtime && T.status == OK && T.comp >= 0 && S.inv >= 0 && T.comp < S.inv) before = true;
           if (before) pred[s] |= 1 << t;
+          if (level.commitRealtime && T.status == OK && T.comp >= 0 && S.inv >= 0 && T.comp < S.inv) predC[s] |= 1 << t;
         }
       }
     }
@@ -254,7 +271,7 @@ public final class Oracle {
           if (clash) continue;
         }
         if (!readsMatch(t, state)) continue;
-        if (level.serial || writes[t] == 0) {
+        if (level.serial || (writes[t] == 0 && (predC[t] & ~done) == 0)) {
           trail.add(txnName(t));
           if (dfs(begun | bit, done | bit, apply(t, state))) return true;
         } else {
@@ -265,7 +282,7 @@ public final class Oracle {
       }
       for (int t = 0; t < n; t++) {
         int bit = 1 << t;
-        if ((open & bit) == 0) continue;
+        if ((open & bit) == 0 || (predC[t] & ~done) != 0) continue;
         trail.add("C" + txnName(t).substring(1));
         if (dfs(begun, done | bit, apply(t, state))) return true;
         trail.remove(trail.size() - 1);

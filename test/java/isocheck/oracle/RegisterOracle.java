@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A brute-force reference for the six isolation levels on rw-register histories ([:w k v],
- * [:r k v], nil = the initial value): the register sibling of {@link Oracle}.
+ * A brute-force reference for the seven serializable and snapshot-isolation levels on rw-register
+ * histories ([:w k v], [:r k v], nil = the initial value): the register sibling of {@link Oracle}
+ * (Elle's read uncommitted, read committed and repeatable read: {@link AdyaOracle}).
  *
  * <p>Like {@code Oracle} it shares nothing with isocheck's checker: no dependency graphs, no
  * version orders, no cycle search, no pre-checks. It looks for an <em>execution</em> directly:
@@ -33,14 +34,17 @@ import java.util.Map;
  * <li>Strong-session variants: T before S on one process (history position) gives C_T before
  *     B_S. Strict serializable / strong SI: additionally, T completed :ok before S was invoked
  *     gives C_T before B_S. Both apply between committed transactions only.
+ * <li>GSI: realtime order binds commits only: T completed :ok before S was invoked gives C_T
+ *     before C_S (the snapshot B may be any earlier one; {@link Oracle} says why nothing else
+ *     follows from realtime).
  * </ul>
  *
  * <p>The search is a depth-first enumeration of event sequences with memoised dead states: the
  * begun set, the committed set and, per key, which transaction wrote its current value
  * determine every continuation. Two rules cut it down without losing executions: a
  * transaction's reads and overlaps are checked when it begins (they depend on nothing later),
- * and a transaction that writes nothing commits right after it begins (its commit changes no
- * state and only enables others). {@code isocheck.register-oracle-test} checks these rules
+ * and a transaction that writes nothing commits as soon as it may, right after it begins unless
+ * GSI makes it wait for another's commit (its commit changes no state and only enables others). {@code isocheck.register-oracle-test} checks these rules
  * against a plain enumeration.
  *
  * <p>Values are compared as values, so a history that writes one value twice is still judged
@@ -198,8 +202,8 @@ public final class RegisterOracle {
   private final class Search {
     final Level level;
     final int committed, n, nk;
-    /** Per txn: the committed txns whose commit must precede its begin. */
-    final int[] pred;
+    /** Per txn: the committed txns whose commit must precede its begin, and its commit (GSI). */
+    final int[] pred, predC;
     /** Per txn: the set of keys it writes (bitmask over key ids). */
     final long[] writes;
     /** Per txn and key: the value of its last write of the key, or -3 when it does not write it. */
@@ -214,6 +218,7 @@ public final class RegisterOracle {
       this.nk = keyNames.size();
       if (nk > 64) throw new IllegalArgumentException("too many keys");
       pred = new int[n];
+      predC = new int[n];
       writes = new long[n];
       last = new int[n][nk];
       for (int t = 0; t < n; t++) {
@@ -235,6 +240,7 @@ public final class RegisterOracle {
           if ((level.session || level.realtime) && T.process.equals(S.process) && T.pos() < S.pos()) before = true;
           if (level.realtime && T.status == OK && T.comp >= 0 && S.inv >= 0 && T.comp < S.inv) before = true;
           if (before) pred[s] |= 1 << t;
+          if (level.commitRealtime && T.status == OK && T.comp >= 0 && S.inv >= 0 && T.comp < S.inv) predC[s] |= 1 << t;
         }
       }
     }
@@ -262,7 +268,7 @@ public final class RegisterOracle {
           if (clash) continue;
         }
         if (!readsMatch(t, writer)) continue;
-        if (level.serial || writes[t] == 0) {
+        if (level.serial || (writes[t] == 0 && (predC[t] & ~done) == 0)) {
           trail.add(txnName(t));
           if (dfs(begun | bit, done | bit, apply(t, writer))) return true;
         } else {
@@ -273,7 +279,7 @@ public final class RegisterOracle {
       }
       for (int t = 0; t < n; t++) {
         int bit = 1 << t;
-        if ((open & bit) == 0) continue;
+        if ((open & bit) == 0 || (predC[t] & ~done) != 0) continue;
         trail.add("C" + txnName(t).substring(1));
         if (dfs(begun, done | bit, apply(t, writer))) return true;
         trail.remove(trail.size() - 1);

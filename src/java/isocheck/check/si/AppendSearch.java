@@ -14,7 +14,7 @@ import isocheck.util.PairIntMap;
 import java.util.Map;
 
 /**
- * The serializable and snapshot-isolation levels of a list-append history, where the translator
+ * The serializable, snapshot-isolation and GSI levels of a list-append history, where the translator
  * ({@link ListAppendAnalysis}) read the version order off the lists and left open only the order
  * of appends no read observed: each follows every observed version of its key, but among several
  * such appends to one key the order is unknown. The {@link PolygraphSearch} engine decides it on
@@ -24,7 +24,7 @@ import java.util.Map;
  * <li><b>Known edges</b>: what the translator fixed, its WW, WR and RW edges (including, for each
  *     never-read append u of key x, the WW edge from x's last observed writer to u and the RW edge
  *     from every reader of x's last observed version to u), plus process and realtime order as
- *     the level carries them.
+ *     the level carries them (GSI: realtime order, laid out commit → commit by {@link LevelGraph}).
  * <li><b>Constraints</b>: one per pair of transactions with never-read appends to a common key,
  *     coalesced across keys (an execution orders the pair the same way on every key they share,
  *     else it has a write cycle, G0, which every level here forbids). A side carries its WW edge
@@ -37,14 +37,15 @@ import java.util.Map;
  * every order, and the verdict is the known graph's. Under serializability a topological order
  * of an acyclic known graph orders every pair (each side is one forward WW edge), so with the
  * shortcuts on, a serializable level whose known graph the caller found acyclic holds without a
- * search; snapshot isolation, on the begin/commit graph, needs the search (two writers of a key
- * must not overlap).
+ * search; snapshot isolation and GSI, on the begin/commit graph, need the search (two writers of
+ * a key must not overlap). Elle's read committed and read uncommitted never need these orders,
+ * nor repeatable read beyond serializability's known graph (isocheck.check.adya.AdyaLevels).
  */
 public final class AppendSearch extends PolygraphSearch {
   private final ListAppendAnalysis la;
   private final Digraph g;
   /** Per kind (0 SER, 1 SI) and family: what the caller's cycle search found of the known graph (null: not told). */
-  private final Boolean[][] acyclic = new Boolean[2][3];
+  private final Boolean[][] acyclic = new Boolean[2][Level.Family.values().length];
   private int pairs = -1;
 
   /**
@@ -186,10 +187,11 @@ public final class AppendSearch extends PolygraphSearch {
   String constraintNoun() { return "pairs of never-read appenders of a common key"; }
 
   @Override
-  String pairNote(Level l, int a, int b, java.util.Set<String> keys) {
+  String pairNote(Level l, int a, int b, java.util.Set<String> keys, String named) {
+    String together = " (together, " + named + ": " + isocheck.report.CycleReport.describe(named) + ").";
     String rule = l.kind == Level.Kind.SI
-        ? "Snapshot isolation lets one writer of a key commit only before the other begins, and either order closes a cycle."
-        : "Serializability puts one before the other, and either order closes a cycle.";
+        ? "Snapshot isolation lets one writer of a key commit only before the other begins, and either order closes a cycle" + together
+        : "Serializability puts one before the other, and either order closes a cycle" + together;
     return h.name(a) + " and " + h.name(b) + " both appended to " + (keys.size() == 1 ? "key " : "keys ") + String.join(", ", keys)
         + " and both committed, but no read observed either append, so which came first is unknown. " + rule
         + " If " + h.name(a) + "'s append came first:";

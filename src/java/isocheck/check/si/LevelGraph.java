@@ -11,20 +11,24 @@ import isocheck.graph.EdgeList;
  * isolation: Viper's begin/commit split (EuroSys'23, Def. 2; {@link BcGraph}): B(t) → C(t), a
  * dependency a → b (WW, WR, SO, RT) as C(a) → B(b), an anti-dependency a → b as B(a) → C(b), so
  * a cycle never takes two anti-dependencies in a row, and plain acyclicity decides SI without
- * PolySI's Dep;RW composition edges.
+ * PolySI's Dep;RW composition edges. GSI ({@code rtToCommit}): realtime edges enter commits,
+ * a → b as C(a) → C(b) (Viper §5; {@link BcGraph#of(isocheck.graph.Digraph, int, boolean)}).
  */
 final class LevelGraph {
   final Polygraph p;
-  final boolean si;
+  final boolean si, rtToCommit;
   final int nodes;
   /** Known edges, node-level: begin → commit (snapshot isolation), then the polygraph's in order. */
   final EdgeList known;
   /** Side edges, node-level, indexed like the polygraph's. */
   final int[] sideSrc, sideDst;
 
-  LevelGraph(Polygraph p, boolean si) {
+  LevelGraph(Polygraph p, boolean si) { this(p, si, false); }
+
+  LevelGraph(Polygraph p, boolean si, boolean rtToCommit) {
     this.p = p;
     this.si = si;
+    this.rtToCommit = rtToCommit;
     int n = p.nTxns, relays = p.nodes - n;
     nodes = si ? 2 * n + relays : p.nodes;
     if (!si) {
@@ -60,7 +64,7 @@ final class LevelGraph {
   int to(int b, int type) {
     if (!si) return b;
     if (b >= p.nTxns) return 2 * p.nTxns + (b - p.nTxns);
-    return type == Edge.RW ? BcGraph.commit(b) : BcGraph.begin(b);
+    return type == Edge.RW || (rtToCommit && type == Edge.RT) ? BcGraph.commit(b) : BcGraph.begin(b);
   }
 
   /** The transaction (or relay) a node belongs to. */

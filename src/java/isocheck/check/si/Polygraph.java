@@ -121,7 +121,7 @@ public final class Polygraph {
   /**
    * This polygraph with session order (when {@code session}) and realtime order (when
    * {@code realtime}) added to its known edges. The constraints do not depend on those orders, so
-   * their arrays are shared with this one, not copied: the three families of levels cost one set
+   * their arrays are shared with this one, not copied: the four families of levels cost one set
    * of constraints.
    */
   public Polygraph withOrders(boolean session, boolean realtime) {

@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Decides the serializable and snapshot-isolation levels over a generalized {@link Polygraph}
+ * Decides the serializable, snapshot-isolation and GSI levels over a generalized {@link Polygraph}
  * (PolySI, PVLDB'23, Def. 9; Viper, EuroSys'23): the polygraph laid out per level
  * ({@link LevelGraph}), {@link Pruning} to a fixpoint, then, for what pruning leaves open, a
  * search for one choice of sides that leaves the graph acyclic. Sides consistent with a
@@ -59,8 +59,8 @@ public abstract class PolygraphSearch {
 
   final History h;
   final boolean shortcuts;
-  private final Polygraph[] byFamily = new Polygraph[3];
-  private final long[] buildNs = new long[3];
+  private final Polygraph[] byFamily = new Polygraph[Level.Family.values().length];
+  private final long[] buildNs = new long[Level.Family.values().length];
   private final java.util.EnumMap<Level, Outcome> outcomes = new java.util.EnumMap<>(Level.class);
 
   /** With shortcuts false, no pruning rounds after the first and no time-ordered choice: the solver decides (for tests). */
@@ -104,8 +104,11 @@ public abstract class PolygraphSearch {
   /** What one constraint is, plural, for messages: "write-order constraints". */
   abstract String constraintNoun();
 
-  /** The sentence that opens a two-cycle counterexample: a and b, writers of keys, are unordered. */
-  abstract String pairNote(Level l, int a, int b, java.util.Set<String> keys);
+  /**
+   * The sentence that opens a two-cycle counterexample: a and b, writers of keys, are unordered,
+   * and the two cycles together are the anomaly named.
+   */
+  abstract String pairNote(Level l, int a, int b, java.util.Set<String> keys, String named);
 
   /** Whether the steps of the order under consideration are marked hypothetical in counterexamples. */
   boolean markConsidered() { return false; }
@@ -128,8 +131,13 @@ public abstract class PolygraphSearch {
     return byFamily[i];
   }
 
-  /** Decides level l (a serializable or snapshot-isolation level) by deadline (System.nanoTime()); each level once. */
+  /**
+   * Decides level l (a serializable, snapshot-isolation or GSI level, or repeatable read, whose
+   * graph is serializability's: isocheck.check.adya.AdyaLevels) by deadline (System.nanoTime());
+   * each level once.
+   */
   public Outcome decide(Level l, long deadline) {
+    if (l == Level.REPEATABLE_READ) l = Level.SERIALIZABLE;
     Outcome o = outcomes.get(l);
     if (o == null) {
       o = search(l, deadline);
@@ -141,7 +149,8 @@ public abstract class PolygraphSearch {
   /** The snapshot-isolation level with the same orders as l. */
   static Level siOf(Level.Family f) {
     return f == Level.Family.PLAIN ? Level.SNAPSHOT_ISOLATION
-        : f == Level.Family.PROCESS ? Level.STRONG_SESSION_SNAPSHOT_ISOLATION : Level.STRONG_SNAPSHOT_ISOLATION;
+        : f == Level.Family.PROCESS ? Level.STRONG_SESSION_SNAPSHOT_ISOLATION
+        : f == Level.Family.COMMIT_REALTIME ? Level.GSI : Level.STRONG_SNAPSHOT_ISOLATION;
   }
 
   private Outcome search(Level l, long deadline) {
@@ -165,7 +174,7 @@ public abstract class PolygraphSearch {
     List<Anomaly> found = new ArrayList<>();
     boolean si = l.kind == Level.Kind.SI;
     long tp = System.nanoTime();
-    LevelGraph g = new LevelGraph(p, si);
+    LevelGraph g = new LevelGraph(p, si, l.family == Level.Family.COMMIT_REALTIME);
     // The known graph alone first: a cycle in it is a violation, and when the sides the
     // history's own time suggests leave it acyclic the level holds: the common case, with
     // neither pruning nor solver. Then pruning to a fixpoint, the time order again, the solver.
@@ -313,7 +322,7 @@ public abstract class PolygraphSearch {
           if (other == null) continue;
           int c = ofVar[Math.abs(lit)], side = lit > 0 ? 0 : 1;
           Cycle c0 = txnCycle(g, edgeCycle(g, pr, ec, ofVar)), c1 = txnCycle(g, edgeCycle(g, pr, other, ofVar));
-          return pair(l, g, px, steps, c, side, c0, c1, name(c0, l.family, serOnly));
+          return pair(l, g, px, steps, c, side, c0, c1, serOnly);
         }
       }
     }
@@ -432,9 +441,9 @@ public abstract class PolygraphSearch {
    * Positions in a topological order of the acyclic graph d that follows the history's own time
    * where d leaves a choice (Kahn's algorithm, the ready node that happened first next): a
    * transaction by its completion (serializability), a begin by its invocation and a commit by
-   * its completion (snapshot isolation); relays as soon as they are ready. A store that is
-   * correct usually committed in an order close to this, so its sides agree with it. Null when
-   * d has a cycle (Kahn's algorithm stops short).
+   * its completion (snapshot isolation; GSI's begins, and relays, as soon as they are ready). A
+   * store that is correct usually committed in an order close to this, so its sides agree with
+   * it. Null when d has a cycle (Kahn's algorithm stops short).
    */
   private int[] timeOrder(LevelGraph g, Digraph d) {
     int n = d.n;
@@ -444,6 +453,10 @@ public abstract class PolygraphSearch {
     for (int v = 0; v < n; v++) {
       int t = g.owner(v);
       if (t >= g.p.nTxns) continue;
+      // GSI: a snapshot may be older than the start, so a begin goes as early as it can (rank 0,
+      // as relays). On the SSER store with stale reads (rw-register, 10^5) this order settles GSI
+      // at once, where begins placed at their invocations left 22,000 constraints to the solver.
+      if (g.rtToCommit && (v & 1) == 0) continue;
       long c = h.completeOrdinal(t), i = h.invokeOrdinal(t);
       long at = g.si && (v & 1) == 0 && i >= 0 ? i : c;
       rank[v] = at >= 0 ? at + 1 : -1 - Math.max(0, i); // never completed: placed below
@@ -528,16 +541,30 @@ public abstract class PolygraphSearch {
   // ------------------------------------------------------------------ counterexamples
 
   /**
-   * The name of a counterexample found with the orders of family f: its cycle's shape (G0, G1c,
-   * G-single-item, ...), or G2-item when serializability's rules forced orders that snapshot
-   * isolation does not; and at least f's suffix, since orders were inferred with f's edges.
+   * The name of a counterexample found with the orders of family f: its cycle's shape
+   * (G-single-item, G-nonadjacent-item, ...), or G2-item when serializability's rules forced
+   * orders that snapshot isolation does not; and at least f's suffix, since orders were inferred
+   * with f's edges (GSI's realtime steps, commit → commit, are -realtime-commit). A shape without
+   * an anti-dependency (G0, G1c) is named G-SI: its write-write steps rest on orders forced under
+   * the searched level's rules (a cycle of observed dependencies, session and realtime order
+   * alone is found before the search), which read committed's and read uncommitted's rules never
+   * force (isocheck.check.adya.AdyaLevels), so it must not rule them out; snapshot isolation (of
+   * family f) is violated, and every level implying it.
    */
   static String name(Cycle c, Level.Family f, boolean serOnly) {
+    String t = shape(c, f);
+    String base = serOnly ? "G2-item" : Level.Family.baseOf(t);
+    if (base.equals("G0") || base.equals("G1c")) base = "G-SI";
+    return base + Level.Family.ofType(t).suffix;
+  }
+
+  /** A cycle's own shape, with at least f's suffix (GSI's realtime steps named -realtime-commit). */
+  static String shape(Cycle c, Level.Family f) {
     String t = c.anomalyType();
-    Level.Family own = t.endsWith("-realtime") ? Level.Family.REALTIME : t.endsWith("-process") ? Level.Family.PROCESS : Level.Family.PLAIN;
-    String base = serOnly ? "G2-item" : t.replace("-realtime", "").replace("-process", "");
-    Level.Family fam = own.ordinal() > f.ordinal() ? own : f;
-    return base + (fam == Level.Family.PLAIN ? "" : fam == Level.Family.PROCESS ? "-process" : "-realtime");
+    Level.Family own = Level.Family.ofType(t);
+    if (f == Level.Family.COMMIT_REALTIME && own == Level.Family.REALTIME) own = Level.Family.COMMIT_REALTIME;
+    Level.Family fam = f.carries(own) ? f : own;
+    return Level.Family.baseOf(t) + fam.suffix;
   }
 
   private Anomaly counterexample(Level l, LevelGraph g, Pruning pr, boolean serOnly) {
@@ -555,28 +582,34 @@ public abstract class PolygraphSearch {
       throw new IllegalStateException("a cyclic graph without a cycle");
     }
     Cycle c0 = sideCycle(g, pr, pr.badEdge0), c1 = sideCycle(g, pr, pr.badEdge1);
-    return pair(l, g, px, steps, pr.badConstraint, 0, c0, c1, name(c0, l.family, serOnly));
+    return pair(l, g, px, steps, pr.badConstraint, 0, c0, c1, serOnly);
   }
 
   /**
    * Two cycles, one per order of the writers of constraint c: c0 with side s (the order
-   * considered first), c1 with the other side. Named by c0's shape (both rest on the same orders).
+   * considered first), c1 with the other side. Named after the two together ({@link #name}: c0's
+   * shape, or c1's when only c1 has an anti-dependency); each is described by its own shape.
    */
-  private Anomaly pair(Level l, LevelGraph g, PolygraphExplainer px, Steps steps, int c, int s, Cycle c0, Cycle c1, String named) {
+  private Anomaly pair(Level l, LevelGraph g, PolygraphExplainer px, Steps steps, int c, int s, Cycle c0, Cycle c1, boolean serOnly) {
     int a = s == 0 ? g.p.first[c] : g.p.second[c], b = s == 0 ? g.p.second[c] : g.p.first[c];
+    String named = name(c0, l.family, serOnly);
+    if (Level.Family.baseOf(named).equals("G-SI") && !Level.Family.baseOf(name(c1, l.family, false)).equals("G-SI")) {
+      named = name(c1, l.family, false);
+    }
     px.considering(c, s);
-    Anomaly first = CycleReport.of(h, steps, c0, considered(g.p, c, s, c0), null, null, named);
+    Anomaly first = CycleReport.of(h, steps, c0, considered(g.p, c, s, c0), null, null, shape(c0, l.family));
     px.considering(c, 1 - s);
-    Anomaly second = CycleReport.of(h, steps, c1, considered(g.p, c, 1 - s, c1), null, null, named);
+    Anomaly second = CycleReport.of(h, steps, c1, considered(g.p, c, 1 - s, c1), null, null, shape(c1, l.family));
     px.considering(-1, 0);
     java.util.TreeSet<String> keys = new java.util.TreeSet<>();
     for (int side = 0; side < 2; side++) {
       for (int e = g.p.sideFrom(c, side); e < g.p.sideTo(c, side); e++) if (g.p.sideType[e] == Edge.WW) keys.add(h.keyStr(g.p.sideKey[e]));
     }
     Map<String, Object> data = new LinkedHashMap<>(first.data);
+    data.put("type", new Kw(named));
     data.put("unordered", Data.ops(h, a, b));
     data.put("alternative", second.data);
-    return new Anomaly(first.type, first.txns, data, pairNote(l, a, b, keys) + "\n" + first.explanation + "\nIf " + h.name(b)
+    return new Anomaly(named, first.txns, data, pairNote(l, a, b, keys, named) + "\n" + first.explanation + "\nIf " + h.name(b)
         + "'s came first instead:\n" + second.explanation, first.cycle);
   }
 

@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Decides the serializable and snapshot-isolation levels on an rw-register history, where the
+ * Decides the serializable, snapshot-isolation and GSI levels, and repeatable read (whose graph is
+ * serializability's: isocheck.check.adya.AdyaLevels), on an rw-register history, where the
  * version order is not observable (PolySI, PVLDB'23; Viper, EuroSys'23): the generalized
  * {@link Polygraph} of the history, one constraint per pair of writers of a common key, decided
  * by the {@link PolygraphSearch} engine. Two read-modify-writes of one version are a lost update
@@ -35,7 +36,7 @@ public final class RegisterSearch extends PolygraphSearch {
   @Override
   Polygraph build(Level.Family f) {
     if (plain == null) plain = Polygraph.of(h, ra, false, false);
-    return plain.withOrders(f != Level.Family.PLAIN, f == Level.Family.REALTIME);
+    return plain.withOrders(f.carries(Level.Family.PROCESS), f.carries(Level.Family.COMMIT_REALTIME));
   }
 
   @Override
@@ -44,7 +45,8 @@ public final class RegisterSearch extends PolygraphSearch {
   @Override
   Outcome before(Level l, Polygraph p, Map<String, Object> st) {
     if (p.lostUpdates.isEmpty()) return null;
-    // Two read-modify-writes of one version: every serializable and SI level forbids it.
+    // Two read-modify-writes of one version: every serializable and SI level forbids it, and
+    // repeatable read (either order closes a cycle with an anti-dependency).
     if (lost == null) {
       lost = new ArrayList<>();
       for (int[] lu : p.lostUpdates) lost.add(lostUpdate(lu));
@@ -64,9 +66,10 @@ public final class RegisterSearch extends PolygraphSearch {
   String orderNoun() { return "the writes"; }
 
   @Override
-  String pairNote(Level l, int a, int b, java.util.Set<String> keys) {
+  String pairNote(Level l, int a, int b, java.util.Set<String> keys, String named) {
     return h.name(a) + " and " + h.name(b) + " both wrote " + (keys.size() == 1 ? "key " : "keys ") + String.join(", ", keys)
-        + ", and no read shows which write came first. Either order closes a cycle. If " + h.name(a) + "'s came first:";
+        + ", and no read shows which write came first. Either order closes a cycle (together, " + named + ": "
+        + isocheck.report.CycleReport.describe(named) + "). If " + h.name(a) + "'s came first:";
   }
 
   // ------------------------------------------------------------------ lost updates
@@ -78,7 +81,7 @@ public final class RegisterSearch extends PolygraphSearch {
         Anomaly.map("key", h.key(k), "ops", Data.ops(h, a, b)),
         h.name(a) + " and " + h.name(b) + " both read key " + h.keyStr(k) + " = " + version + ", and both wrote it: "
             + "whichever committed second overwrote a write it never saw (a lost update), which every serializable and "
-            + "snapshot-isolation level forbids.", null);
+            + "snapshot-isolation level forbids, and repeatable read.", null);
   }
 
   private int valueOf(int t, int k) {

@@ -72,7 +72,7 @@ public final class WeakCheck {
    * The levels a weak anomaly type rules out, or null if the type is not one of ours. Patterns
    * within one transaction or key (a–f, j, the list patterns) rule out every strong level too;
    * the causal and commit-order patterns rule out the strong levels that carry session order
-   * (they imply TCC), not plain serializability or SI.
+   * (they imply TCC), not plain serializability, SI or GSI.
    */
   public static EnumSet<Level> violatedBy(String type) {
     Tap tap = Tap.byId(type);
@@ -82,7 +82,7 @@ public final class WeakCheck {
     boolean local = tap.ordinal() <= Tap.INTERMEDIATE_READ.ordinal() || tap == Tap.NON_REPEATABLE_READ
         || tap == Tap.INCOMPATIBLE_ORDER || tap == Tap.DUPLICATE_ELEMENTS;
     for (Level l : EnumSet.range(Level.STRICT_SERIALIZABLE, Level.SNAPSHOT_ISOLATION)) {
-      if (local || l.family != Level.Family.PLAIN) r.add(l);
+      if (local || l.family.carries(Level.Family.PROCESS)) r.add(l);
     }
     return r;
   }
