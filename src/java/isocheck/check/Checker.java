@@ -117,7 +117,7 @@ public final class Checker {
       else anySi = true;
     }
     int n = h.nTxns;
-    boolean[] committed;
+    boolean[] committed, orderedKeys = null;
     EdgeList es;
     Steps.DataExplainer dx;
     ListAppendAnalysis la = null;
@@ -128,7 +128,12 @@ public final class Checker {
       es = la.edges;
       dx = new ListAppendExplainer(la);
     } else {
-      RegisterAnalysis ra = new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
+      // Mini-transactions first (isocheck.check.mt): linear when the history fixes every key's
+      // version order; else the general search below, told which keys' orders are known.
+      isocheck.check.mt.MtCheck.Outcome mt = o.miniTransactions ? isocheck.check.mt.MtCheck.check(h, o, req, anomalies, stats) : null;
+      if (mt != null && mt.verdicts != null) return mt.verdicts;
+      if (mt != null) orderedKeys = mt.orderedKeys;
+      RegisterAnalysis ra = mt != null ? mt.ra : new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
       anomalies.addAll(ra.anomalies);
       committed = ra.committed;
       es = ra.edges;
@@ -148,6 +153,7 @@ public final class Checker {
 
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
     if (dx instanceof RegisterAnalysis) run.ra = (RegisterAnalysis) dx;
+    run.orderedKeys = orderedKeys;
     LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
         ? run.appendLevels(req, maxFam, anySer, anySi, la)
         : run.registerLevels(req, maxFam);
@@ -175,6 +181,8 @@ public final class Checker {
     Digraph bc;
     /** The rw-register analysis, for the version-order search. */
     RegisterAnalysis ra;
+    /** Keys whose version order the history fixes (isocheck.check.mt), or null. */
+    boolean[] orderedKeys;
     boolean truncated;
     long sccNs, searchNs, unreadNs;
 
@@ -321,7 +329,7 @@ public final class Checker {
           decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
           continue;
         }
-        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts);
+        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys);
         isocheck.check.si.RegisterSearch.Outcome oc = search.decide(l, deadline);
         outcomes.put(l, oc);
         searchStats.put(l.id, oc.stats);

@@ -92,7 +92,19 @@ public final class Polygraph {
    * realtime order when {@code realtime}.
    */
   public static Polygraph of(History h, RegisterAnalysis ra, boolean session, boolean realtime) {
-    return new Builder(h, ra).build().withOrders(session, realtime);
+    return of(h, ra, session, realtime, null);
+  }
+
+  /**
+   * As above, with no constraint on the keys marked in {@code ordered} (may be null): keys whose
+   * version order the known edges already fix, as a chain of read-modify-writes from the initial
+   * state, or from one writer when none read-modify-wrote the initial value
+   * (isocheck.check.mt.MtAnalysis). A pair's orders on its other keys still are constraints.
+   */
+  public static Polygraph of(History h, RegisterAnalysis ra, boolean session, boolean realtime, boolean[] ordered) {
+    Builder b = new Builder(h, ra);
+    b.ordered = ordered;
+    return b.build().withOrders(session, realtime);
   }
 
   /**
@@ -137,6 +149,10 @@ public final class Polygraph {
     final IntList[] rmwVersion, rmwTxn;
     /** Per key: see {@link #readerRanges}. */
     int[][] readersLo;
+    /** Keys without constraints (their order is known), or null. */
+    boolean[] ordered;
+
+    boolean constrained(int k) { return ordered == null || !ordered[k]; }
 
     Builder(History h, RegisterAnalysis ra) {
       this.h = h;
@@ -206,7 +222,7 @@ public final class Polygraph {
       long edges = 0;
       for (int k = 0; k < nKeys; k++) {
         long w = writers[k] == null ? 0 : writers[k].size(), rd = reader[k] == null ? 0 : reader[k].size();
-        if (w > 1) edges += w * (w - 1) + rd * (w - 1);
+        if (w > 1 && constrained(k)) edges += w * (w - 1) + rd * (w - 1);
       }
       if (edges > maxSideEdges()) throw new TooLarge(edges);
       EdgeList known = new EdgeList();
@@ -273,6 +289,7 @@ public final class Polygraph {
           int m = 0;
           for (int i = txnKeyStart[a]; i < txnKeyStart[a + 1]; i++) {
             int k = txnKeyList[i];
+            if (!constrained(k)) continue;
             IntList ws = writers[k];
             for (int j = txnKeyPos[i] + 1; j < ws.size(); j++) {
               if (m == buf.length) buf = java.util.Arrays.copyOf(buf, m * 2);

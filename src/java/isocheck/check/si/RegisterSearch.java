@@ -62,11 +62,20 @@ public final class RegisterSearch {
   public RegisterSearch(History h, RegisterAnalysis ra) { this(h, ra, true); }
 
   /** With shortcuts false, no pruning rounds after the first and no time-ordered choice: the solver decides (for tests). */
-  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts) {
+  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts) { this(h, ra, shortcuts, null); }
+
+  /**
+   * With orderedKeys (per key, may be null): keys whose version order the history fixes
+   * (isocheck.check.mt: read-modify-write chains), which get no write-order constraints.
+   */
+  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts, boolean[] orderedKeys) {
     this.h = h;
     this.ra = ra;
     this.shortcuts = shortcuts;
+    this.orderedKeys = orderedKeys;
   }
+
+  private final boolean[] orderedKeys;
 
   private final long[] buildNs = new long[3];
 
@@ -77,7 +86,7 @@ public final class RegisterSearch {
       long t = System.nanoTime();
       int p = Level.Family.PLAIN.ordinal();
       if (byFamily[p] == null) {
-        byFamily[p] = Polygraph.of(h, ra, false, false);
+        byFamily[p] = Polygraph.of(h, ra, false, false, orderedKeys);
         buildNs[p] = System.nanoTime() - t;
         t = System.nanoTime();
       }
