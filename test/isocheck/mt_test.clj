@@ -174,16 +174,31 @@
       (is (= :fast (path r)))
       (is (= 1 (get-in r [:stats :mt :info-writes-read])))
       (is (= all-hold (verdicts r)))))
-  (testing "with its read unknown, an :info write read after a chain from the initial state breaks the key's order"
-    ;; T0 and T1 read-modify-write x from nil; :info T2 wrote x = 9, which T3 read. T2's unknown read
-    ;; may be T1's write (then the history is serializable): no false positive, the general search
-    ;; decides the key, and says so.
+  (testing "one :info write read after a chain from the initial state: it can only follow that chain"
+    ;; T0 and T1 read-modify-write x from nil; :info T2 wrote x = 9, which T3 read. T2's unknown
+    ;; read can only have been T1's write.
     (let [hist (h (ok 0 [[:r :x nil] [:w :x 1]]) (ok 1 [[:r :x 1] [:w :x 2]])
-                  (info 2 [[:r :x nil] [:w :x 9]]) (ok 3 [[:r :x 9] [:w :x 10]]))
+                  (info 2 [[:r :x nil] [:w :x 9]]) (ok 3 [[:r :x 9] [:w :x 10]]) (ok 4 [[:r :x 2]]))
+          r    (check hist)]
+      (is (= :fast (path r)))
+      (is (= all-hold (verdicts r)))
+      (testing "so a reader of T1's write on T3's process, after T3, read a stale value"
+        (let [r (check (conj (vec (butlast hist)) (ok 3 [[:r :x 2]])))]
+          (is (= session-fail (verdicts r)))
+          (is (str/includes? (get-in r [:counterexamples :G-single-item-process :explanation])
+                             "the last of the read-modify-writes that follow the initial value"))))))
+  (testing "two :info writes read: the order of their chains is open, and the general search decides it"
+    ;; T2 and T4 are :info, each read by a read-modify-write. Their unknown reads may be T1's write
+    ;; and T3's (or T1's and T5's): no false positive; the search orders the chains, and says so.
+    (let [hist (h (ok 0 [[:r :x nil] [:w :x 1]]) (ok 1 [[:r :x 1] [:w :x 2]])
+                  (info 2 [[:r :x nil] [:w :x 9]]) (ok 3 [[:r :x 9] [:w :x 10]])
+                  (info 4 [[:r :x nil] [:w :x 20]]) (ok 5 [[:r :x 20] [:w :x 21]]))
           r    (check hist)]
       (is (= :general (path r)))
       (is (str/includes? (get-in r [:stats :mt :reason]) "T2 is :info") (get-in r [:stats :mt :reason]))
+      (is (str/includes? (get-in r [:stats :mt :reason]) "chains of read-modify-writes"))
       (is (= 1 (get-in r [:stats :mt :unordered-keys])))
+      (is (= 1 (get-in r [:stats :mt :chain-constraints])) "one pair of chains, where the writers make 10 pairs")
       (is (= all-hold (verdicts r)))
       (is (= all-hold (verdicts (general hist))))))
   (testing "a lost update is found whatever the :info transactions did"

@@ -118,6 +118,7 @@ public final class Checker {
     }
     int n = h.nTxns;
     boolean[] committed, orderedKeys = null;
+    isocheck.check.si.Polygraph mtPolygraph = null;
     EdgeList es;
     Steps.DataExplainer dx;
     ListAppendAnalysis la = null;
@@ -132,7 +133,10 @@ public final class Checker {
       // version order; else the general search below, told which keys' orders are known.
       isocheck.check.mt.MtCheck.Outcome mt = o.miniTransactions ? isocheck.check.mt.MtCheck.check(h, o, req, anomalies, stats) : null;
       if (mt != null && mt.verdicts != null) return mt.verdicts;
-      if (mt != null) orderedKeys = mt.orderedKeys;
+      if (mt != null) {
+        orderedKeys = mt.orderedKeys;
+        mtPolygraph = mt.polygraph;
+      }
       RegisterAnalysis ra = mt != null ? mt.ra : new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
       anomalies.addAll(ra.anomalies);
       committed = ra.committed;
@@ -154,6 +158,7 @@ public final class Checker {
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
     if (dx instanceof RegisterAnalysis) run.ra = (RegisterAnalysis) dx;
     run.orderedKeys = orderedKeys;
+    run.mtPolygraph = mtPolygraph;
     LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
         ? run.appendLevels(req, maxFam, anySer, anySi, la)
         : run.registerLevels(req, maxFam);
@@ -181,8 +186,9 @@ public final class Checker {
     Digraph bc;
     /** The rw-register analysis, for the version-order search. */
     RegisterAnalysis ra;
-    /** Keys whose version order the history fixes (isocheck.check.mt), or null. */
+    /** Keys whose version order the history fixes, or null; the polygraph of chains to search, or null (isocheck.check.mt). */
     boolean[] orderedKeys;
+    isocheck.check.si.Polygraph mtPolygraph;
     boolean truncated;
     long sccNs, searchNs, unreadNs;
 
@@ -329,7 +335,7 @@ public final class Checker {
           decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
           continue;
         }
-        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys);
+        if (search == null) search = new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph);
         isocheck.check.si.RegisterSearch.Outcome oc = search.decide(l, deadline);
         outcomes.put(l, oc);
         searchStats.put(l.id, oc.stats);

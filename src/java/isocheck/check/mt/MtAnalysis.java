@@ -31,14 +31,15 @@ import java.util.Map;
  * forbids, checked first for every level (the graph then stays linear: each reader gets RW
  * edges to at most two children).
  *
- * <p>A key's version order is <em>known</em> when its chains leave no choice: every committed
- * write of it is a read-modify-write, except at most one, which then starts the order (a blind
- * write, or an {@code :info} transaction's write someone read: its read is unknown, so it may
- * have read the initial value, and must have if nothing else did). That covers every key of an
- * MT history (Def. 9), and the keys of other histories written once. Another chain root (a
- * second blind write, a second read {@code :info} writer, or one after a read-modify-write of
- * the initial value) leaves the order of the chains open: that key is <em>unordered</em>, and
- * the general search decides it ({@link MtCheck}).
+ * <p>A key's version order is <em>known</em> when its chains leave no choice. The chain from
+ * the initial state ⊥ comes first (a version between T and the read-modify-write that read T
+ * would be overwritten by it unseen: a cycle in every level here), so a key is ordered when
+ * every committed write of it is a read-modify-write but at most one, the root of the one other
+ * chain, which follows the last version of ⊥'s: a blind write, or an {@code :info}
+ * transaction's write someone read (its read is unknown; it can only have read that last
+ * version). That covers every key of an MT history (Def. 9), and keys written once. A second
+ * root (blind write, or read {@code :info} writer) leaves the order of the chains open: that
+ * key is <em>unordered</em>, and the general search decides it ({@link MtCheck}).
  *
  * <p>{@code :info} transactions: one whose writes nobody read is left out (it may have aborted,
  * and leaving out a writer nobody read removes constraints only); one whose write was read
@@ -64,6 +65,12 @@ public final class MtAnalysis implements Steps.DataExplainer {
   public final AnomalySet divergences;
   /** Per key: whether the history fixes its version order. */
   public final boolean[] ordered;
+  /**
+   * Per key: ordered, with no chain after ⊥'s but one from ⊥ itself (no root, or one and no
+   * read-modify-write of ⊥): the keys whose order the general polygraph's own known edges
+   * (read-modify-writes, reads of ⊥ before every write) already fix, so it needs no constraint.
+   */
+  public final boolean[] orderedByRmw;
   public final int nKeys;
 
   // Write slots: one per (committed transaction, key it writes), in transaction order.
@@ -76,6 +83,8 @@ public final class MtAnalysis implements Steps.DataExplainer {
   final int[] botChild1, botChild2, botChildren;
   /** Per key: chain roots other than ⊥, and the first of them. */
   final int[] roots, firstRoot;
+  /** Per key with one such root after a chain from ⊥: that chain's last writer (else BOT). */
+  final int[] botTail;
 
   /** Counts for [:stats :mt]. */
   public long rmwWrites, blindWrites, infoRoots, badReadRoots, infoDropped, divergenceCount, versionsDiverged;
@@ -185,8 +194,18 @@ public final class MtAnalysis implements Steps.DataExplainer {
       }
     }
     ordered = new boolean[nKeys];
+    orderedByRmw = new boolean[nKeys];
+    botTail = new int[nKeys];
     for (int k = 0; k < nKeys; k++) {
-      ordered[k] = roots[k] == 0 || (roots[k] == 1 && botChildren[k] == 0);
+      // The chain from ⊥ comes first; one other chain can only follow it.
+      ordered[k] = roots[k] <= 1;
+      orderedByRmw[k] = roots[k] == 0 || (roots[k] == 1 && botChildren[k] == 0);
+      botTail[k] = BOT;
+      if (roots[k] == 1 && botChildren[k] > 0) {
+        int x = slotOf(botChild1[k], k);
+        while (nChildren[x] > 0) x = slotOf(child1[x], k);
+        botTail[k] = slotTxn[x];
+      }
       if (!ordered[k]) {
         unorderedKeys++;
         if (unorderedExample == null) unorderedExample = unorderedReason(k);
@@ -197,6 +216,7 @@ public final class MtAnalysis implements Steps.DataExplainer {
     edges = new EdgeList(wr.size() * 3 + total + 16);
     for (int i = 0; i < wr.size(); i++) edges.add(wr.src(i), wr.dst(i), wr.type(i));
     for (int x = 0; x < total; x++) if (slotParent[x] >= 0) edges.add(slotParent[x], txnOf(x), Edge.WW);
+    for (int k = 0; k < nKeys; k++) if (botTail[k] != BOT) edges.add(botTail[k], txnOf(firstRoot[k]), Edge.WW);
     for (int m = 0; m < h.mopCount(); m++) {
       if (!ra.external[m]) continue;
       int r = h.mopTxn(m), k = h.mopKey(m), v = version(m);
@@ -220,6 +240,11 @@ public final class MtAnalysis implements Steps.DataExplainer {
       }
       if (nc >= 1 && c1 != r) edges.add(r, c1, Edge.RW);
       if (nc >= 2 && c2 != r) edges.add(r, c2, Edge.RW);
+      if (roots[k] == 1 && botTail[k] != BOT && v == botTail[k]) {
+        // The last version of ⊥'s chain, followed by the one other chain.
+        int root = txnOf(firstRoot[k]);
+        if (root != r) edges.add(r, root, Edge.RW);
+      }
     }
     divergences = new AnomalySet(cap);
     for (int x = 0; x < total; x++) {
@@ -275,7 +300,6 @@ public final class MtAnalysis implements Steps.DataExplainer {
         default: why.add(h.name(t) + "'s read of it names no committed version");
       }
     }
-    if (botChildren[k] > 0 && roots[k] == 1) why.add(h.name(botChild1[k]) + " read-modify-wrote the initial value");
     sb.append(String.join(", and ", why));
     sb.append(roots[k] > 2 ? String.format(" (%,d such writes)", roots[k]) : "");
     return sb.append(", so the order of its writes is not in the history").toString();
@@ -316,11 +340,17 @@ public final class MtAnalysis implements Steps.DataExplainer {
     if (type == Edge.WR) return ra.explain(a, b, type);
     if (type == Edge.WW) {
       for (int x = slotStart[b]; x < slotStart[b + 1]; x++) {
-        if (slotParent[x] != a) continue;
         int k = slotKey[x];
-        return step(type, k, h.name(b) + " read key " + h.keyStr(k) + " = " + valueOf(a, k) + ", " + h.name(a)
-            + "'s write, and then wrote it (" + valueOf(b, k) + "), so " + h.name(a) + "'s write came just before "
-            + h.name(b) + "'s");
+        if (slotParent[x] == a) {
+          return step(type, k, h.name(b) + " read key " + h.keyStr(k) + " = " + valueOf(a, k) + ", " + h.name(a)
+              + "'s write, and then wrote it (" + valueOf(b, k) + "), so " + h.name(a) + "'s write came just before "
+              + h.name(b) + "'s");
+        }
+        if (slotParent[x] == NONE && botTail[k] == a) {
+          return step(type, k, h.name(a) + "'s write of key " + h.keyStr(k) + " (" + valueOf(a, k) + ") is the last of the "
+              + "read-modify-writes that follow the initial value, which come first; " + h.name(b) + "'s ("
+              + valueOf(b, k) + ") is the key's one other write that no read-modify-write read, so it comes after");
+        }
       }
       return null;
     }
@@ -339,6 +369,10 @@ public final class MtAnalysis implements Steps.DataExplainer {
       if (v == BOT && slotParent[x] == NONE && roots[k] == 1 && botChildren[k] == 0) {
         return step(type, k, read + ", and " + h.name(b) + "'s write of it (" + valueOf(b, k)
             + ") is the first that follows the initial value");
+      }
+      if (v != BOT && slotParent[x] == NONE && roots[k] == 1 && botTail[k] == v) {
+        return step(type, k, read + ", the last of the read-modify-writes that follow the initial value, and "
+            + h.name(b) + "'s write of it (" + valueOf(b, k) + ") comes after them");
       }
     }
     return null;

@@ -67,11 +67,19 @@ public final class MtCheck {
     public final RegisterAnalysis ra;
     /** Per key: whether the history fixes its version order (the general search need not search it). */
     public final boolean[] orderedKeys;
+    /**
+     * For the general search, when the unordered keys' chains are rooted in {@code :info}
+     * transactions (not blind writes): the polygraph of their chains' orders
+     * ({@link ChainPolygraph}); else null (the polygraph of writers).
+     */
+    public final isocheck.check.si.Polygraph polygraph;
 
-    Outcome(LinkedHashMap<Level, Verdict> verdicts, RegisterAnalysis ra, boolean[] orderedKeys) {
+    Outcome(LinkedHashMap<Level, Verdict> verdicts, RegisterAnalysis ra, boolean[] orderedKeys,
+            isocheck.check.si.Polygraph polygraph) {
       this.verdicts = verdicts;
       this.ra = ra;
       this.orderedKeys = orderedKeys;
+      this.polygraph = polygraph;
     }
   }
 
@@ -90,7 +98,7 @@ public final class MtCheck {
     for (Level l : req) {
       if (!DECIDES.contains(l)) {
         general(ms, "the level " + l.id + " is decided by the general checkers");
-        return new Outcome(null, ra, mt.ordered);
+        return new Outcome(null, ra, mt.orderedByRmw, null);
       }
     }
     boolean ruledOut = true;
@@ -100,9 +108,18 @@ public final class MtCheck {
       ruledOut &= out;
     }
     if (mt.unorderedKeys > 0 && !ruledOut) {
-      general(ms, String.format("%,d of %,d keys have no version order in the history (%s); the general search decides "
-          + "them, given the order of the other keys", mt.unorderedKeys, mt.nKeys, mt.unorderedExample));
-      return new Outcome(null, ra, mt.ordered);
+      String why = String.format("%,d of %,d keys have no version order in the history (%s)", mt.unorderedKeys, mt.nKeys,
+          mt.unorderedExample);
+      if (!ChainPolygraph.applies(mt)) {
+        general(ms, why + "; the general search decides them, given the order of the other keys");
+        return new Outcome(null, ra, mt.orderedByRmw, null);
+      }
+      long tp = System.nanoTime();
+      isocheck.check.si.Polygraph p = ChainPolygraph.build(mt);
+      ms.put("chain-constraints", (long) p.constraints());
+      ms.put("chain-polygraph-ms", (System.nanoTime() - tp) / 1_000_000L);
+      general(ms, why + "; the general search decides the order of their chains of read-modify-writes");
+      return new Outcome(null, ra, mt.ordered, p);
     }
     ms.put("path", new Kw("fast"));
     ms.put("reason", mt.unorderedKeys == 0
@@ -142,7 +159,7 @@ public final class MtCheck {
     times.put("levels", (t3 - t2) / 1_000_000L);
     times.put("total", (t3 - t0) / 1_000_000L);
     stats.put("ms", times);
-    return new Outcome(verdicts, ra, mt.ordered);
+    return new Outcome(verdicts, ra, mt.ordered, null);
   }
 
   private static void general(Map<String, Object> ms, String reason) {

@@ -46,6 +46,12 @@ public final class Polygraph {
 
   /** Why a known edge holds, for explanations. */
   public static final int READS_FROM = 0, READ_MODIFY_WRITE = 1, INITIAL_READ = 2, OVERWRITTEN_READ = 3, ORDER = 4;
+  /**
+   * The read-modify-writes that follow the initial state of a key come before its other writes
+   * (isocheck.check.mt: the chain from ⊥ is contiguous and first): the last of them → another
+   * chain's first write (WW), and its readers → that write (RW).
+   */
+  public static final int INITIAL_CHAIN = 5;
 
   public final History h;
   public final int nTxns;
@@ -79,6 +85,22 @@ public final class Polygraph {
     this.sideDst = dst;
     this.sideType = type;
     this.sideKey = key;
+  }
+
+  /**
+   * A polygraph built elsewhere (isocheck.check.mt: constraints between chains of
+   * read-modify-writes rather than between writers), without session or realtime order
+   * ({@link #withOrders} adds them). Constraint c's side s holds edges
+   * [sideStart[2c+s], sideStart[2c+s+1]); side 0 orders {@code first[c]}'s chain before
+   * {@code second[c]}'s. The arrays are kept, not copied.
+   */
+  public static Polygraph of(History h, boolean[] committed, EdgeList known, IntList knownKey, IntList knownWhy,
+                             int[] first, int[] second, int[] sideStart, int[] src, int[] dst, int[] type, int[] key) {
+    Polygraph p = new Polygraph(h, h.nTxns, committed, first, second, sideStart, src, dst, type, key);
+    for (int i = 0; i < known.size(); i++) p.known.add(known.src(i), known.dst(i), known.type(i));
+    p.knownKey.addAll(knownKey);
+    p.knownWhy.addAll(knownWhy);
+    return p;
   }
 
   public int constraints() { return first.length; }

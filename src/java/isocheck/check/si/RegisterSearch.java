@@ -69,10 +69,19 @@ public final class RegisterSearch {
    * (isocheck.check.mt: read-modify-write chains), which get no write-order constraints.
    */
   public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts, boolean[] orderedKeys) {
+    this(h, ra, shortcuts, orderedKeys, null);
+  }
+
+  /**
+   * With {@code plain}: the polygraph to search (without session or realtime order), built
+   * elsewhere (isocheck.check.mt's constraints between chains of read-modify-writes).
+   */
+  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts, boolean[] orderedKeys, Polygraph plain) {
     this.h = h;
     this.ra = ra;
     this.shortcuts = shortcuts;
     this.orderedKeys = orderedKeys;
+    byFamily[Level.Family.PLAIN.ordinal()] = plain;
   }
 
   private final boolean[] orderedKeys;
