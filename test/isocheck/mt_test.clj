@@ -16,6 +16,7 @@
             [clojure.test :refer [deftest is testing]]
             [isocheck.core :as iso]
             [isocheck.register-oracle-test :as ro]
+            [isocheck.workload :as workload]
             [isocheck.test-util :refer [h ok fail info invoke check verdict types strong-levels]]))
 
 (defn- verdicts [r] (into {} (map (fn [[l v]] [l (:valid? v)])) (:levels r)))
@@ -318,3 +319,41 @@
     (doseq [l strong-levels]
       (println (format "  %-36s holds %5d  fails %5d" (name l) (get-in @stats [:verdicts l true] 0) (get-in @stats [:verdicts l false] 0))))
     (is (> (get @stats :fast 0) (* 0.8 n)) "most random MT histories take the fast path")))
+
+;; ------------------------------------------------------------------ the simulated stores, driven by the MT workload
+
+(def ^:private sim-runs
+  "[store bug] pairs: every store, and every bug the MT workload can run into."
+  [[:strict-serializable nil] [:serializable nil] [:snapshot-isolation nil] [:read-committed nil]
+   [:snapshot-isolation :lost-update] [:snapshot-isolation :long-fork] [:snapshot-isolation :causality-violation]
+   [:snapshot-isolation :fractured-read] [:snapshot-isolation :aborted-read] [:snapshot-isolation :intermediate-read]
+   [:strict-serializable :stale-realtime-read] [:serializable :aborted-read] [:read-committed :intermediate-read]])
+
+(deftest simulated-mt-histories-fast-path-agrees-with-the-general-search
+  ;; Many seeds, every store and injected bug, with :fail and :info: the MT checker (fast path,
+  ;; or the search over chains when :info writes leave a key's order open) and the general
+  ;; search (:mt? false) agree at every level both decide; and both keep what the store
+  ;; guarantees and catch what the bug breaks.
+  (let [seeds (or (some-> (System/getenv "MT_SIM_SEEDS") Long/parseLong) 6)
+        paths (atom {})]
+    (doseq [seed (range seeds)
+            [store bug] sim-runs]
+      (let [w    (workload/mt {:seed seed :key-count (+ 4 (mod seed 5)) :levels strong-levels
+                               :key-dist ([:exponential :uniform :zipfian :hotspot] (mod seed 4))})
+            s    (workload/simulate w {:txns 400 :store store :bug bug :seed seed :bug-rate 0.2 :info-rate 0.03})
+            fast (iso/check (:checker w) (:history s))
+            gen  (general (:history s))
+            what (str "seed " seed ", " (:description s))]
+        (swap! paths update (path fast) (fnil inc 0))
+        (doseq [l strong-levels
+                :let [a (verdict fast l), b (verdict gen l)]]
+          (is (boolean? a) (str what " " l ": " (get-in fast [:levels l]) " " (get-in fast [:stats :mt])))
+          (when (and (boolean? a) (boolean? b))
+            (is (= a b) (str what " " l ": MT checker " a ", general search " b))))
+        (doseq [l (:must-satisfy s) :when (some #{l} strong-levels)]
+          (is (true? (verdict fast l)) (str what ": " l " should hold")))
+        (when (pos? (:bug-firings s))
+          (doseq [l (:must-violate s) :when (some #{l} strong-levels)]
+            (is (false? (verdict fast l)) (str what ": " l " should be violated"))))))
+    (println "simulated MT histories by path:" @paths)
+    (is (pos? (get @paths :fast 0)))))

@@ -84,7 +84,7 @@ final class ChainPolygraph {
     }
     for (int k = 0; k < nKeys; k++) {
       if (heads[k] == null) continue;
-      int initTail = mt.botChildren[k] == 0 ? -1 : last(mt, mt.slotOf(mt.botChild1[k], k));
+      int initTail = mt.botChildren[k] == 0 ? -1 : last(mt, mt.botChild1[k]);
       IntList initReaders = initTail < 0 ? readersOfBot[k] : readersOfSlot.get(initTail);
       for (int i = 0; i < heads[k].size(); i++) {
         int head = mt.slotTxn[heads[k].get(i)];
@@ -147,7 +147,7 @@ final class ChainPolygraph {
 
   /** The last slot of the chain through slot x (no divergence: one RMW child at most). */
   private static int last(MtAnalysis mt, int x) {
-    while (mt.nChildren[x] > 0) x = mt.slotOf(mt.child1[x], mt.slotKey[x]);
+    while (mt.nChildren[x] > 0) x = mt.child1[x];
     return x;
   }
 

@@ -77,10 +77,12 @@ public final class MtAnalysis implements Steps.DataExplainer {
   final int[] slotStart;
   final int[] slotKey, slotMop, slotParent, slotTxn;
   final byte[] slotWhy;
-  /** Per slot: its first two RMW children and how many it has. */
+  /** Per slot: its first two RMW children (slots) and how many it has. */
   final int[] child1, child2, nChildren;
   /** The same for ⊥, per key. */
   final int[] botChild1, botChild2, botChildren;
+  /** Per micro-op: the write slot of a committed transaction's final write of a key; else -1. */
+  final int[] mopSlot;
   /** Per key: chain roots other than ⊥, and the first of them. */
   final int[] roots, firstRoot;
   /** Per key with one such root after a chain from ⊥: that chain's last writer (else BOT). */
@@ -100,7 +102,7 @@ public final class MtAnalysis implements Steps.DataExplainer {
     this.nKeys = h.keyCount();
     int n = h.nTxns;
     for (int t = 0; t < n; t++) if (h.status(t) == OpType.INFO && !committed[t]) infoDropped++;
-    // Pass 1: the write slots.
+    // Pass 1: the write slots, each with its final write and the read that opened its key.
     slotStart = new int[n + 1];
     int[] stamp = new int[nKeys], lastWrite = new int[nKeys], firstRead = new int[nKeys];
     int[] keyBuf = new int[16];
@@ -123,6 +125,9 @@ public final class MtAnalysis implements Steps.DataExplainer {
     slotParent = new int[total];
     slotTxn = new int[total];
     slotWhy = new byte[total];
+    int[] slotRead = new int[total];
+    mopSlot = new int[h.mopCount()];
+    java.util.Arrays.fill(mopSlot, -1);
     java.util.Arrays.fill(stamp, 0);
     int s = 0;
     for (int t = 0; t < n; t++) {
@@ -143,30 +148,19 @@ public final class MtAnalysis implements Steps.DataExplainer {
           lastWrite[k] = m;
         }
       }
+      boolean ok = h.isOk(t);
       for (int i = 0; i < nk; i++) {
         int k = keyBuf[i];
         slotKey[s] = k;
         slotTxn[s] = t;
         slotMop[s] = lastWrite[k];
-        if (!h.isOk(t)) {
-          slotParent[s] = NONE;
-          slotWhy[s] = INFO;
-          infoRoots++;
-        } else if (firstRead[k] < 0) {
-          slotParent[s] = NONE;
-          slotWhy[s] = BLIND;
-          blindWrites++;
-        } else {
-          int v = version(firstRead[k]);
-          slotParent[s] = v == NONE ? NONE : v;
-          slotWhy[s] = v == NONE ? BAD_READ : RMW;
-          if (v == NONE) badReadRoots++;
-          else rmwWrites++;
-        }
+        mopSlot[lastWrite[k]] = s;
+        slotRead[s] = ok ? firstRead[k] : -1;
+        slotWhy[s] = !ok ? INFO : firstRead[k] < 0 ? BLIND : RMW;
         s++;
       }
     }
-    // Pass 2: children, roots, divergences.
+    // Pass 2: each read-modify-write's parent version (a slot, or ⊥), its children, the roots.
     child1 = new int[total];
     child2 = new int[total];
     nChildren = new int[total];
@@ -176,21 +170,29 @@ public final class MtAnalysis implements Steps.DataExplainer {
     roots = new int[nKeys];
     firstRoot = new int[nKeys];
     java.util.Arrays.fill(firstRoot, -1);
+    int[] parentSlot = new int[total];
     for (int x = 0; x < total; x++) {
-      int k = slotKey[x], p = slotParent[x], t = txnOf(x);
-      if (p == NONE) {
-        if (roots[k]++ == 0) firstRoot[k] = x;
-        continue;
+      int k = slotKey[x];
+      int vs = slotWhy[x] == RMW ? versionSlot(slotRead[x]) : NONE;
+      if (slotWhy[x] == RMW && vs == NONE) slotWhy[x] = BAD_READ;
+      parentSlot[x] = vs;
+      slotParent[x] = vs >= 0 ? slotTxn[vs] : vs;
+      switch (slotWhy[x]) {
+        case RMW: rmwWrites++; break;
+        case BLIND: blindWrites++; break;
+        case INFO: infoRoots++; break;
+        default: badReadRoots++;
       }
-      if (p == BOT) {
-        if (botChildren[k] == 0) botChild1[k] = t;
-        else if (botChildren[k] == 1) botChild2[k] = t;
+      if (vs == NONE) {
+        if (roots[k]++ == 0) firstRoot[k] = x;
+      } else if (vs == BOT) {
+        if (botChildren[k] == 0) botChild1[k] = x;
+        else if (botChildren[k] == 1) botChild2[k] = x;
         botChildren[k]++;
       } else {
-        int ps = slotOf(p, k);
-        if (nChildren[ps] == 0) child1[ps] = t;
-        else if (nChildren[ps] == 1) child2[ps] = t;
-        nChildren[ps]++;
+        if (nChildren[vs] == 0) child1[vs] = x;
+        else if (nChildren[vs] == 1) child2[vs] = x;
+        nChildren[vs]++;
       }
     }
     ordered = new boolean[nKeys];
@@ -202,8 +204,8 @@ public final class MtAnalysis implements Steps.DataExplainer {
       orderedByRmw[k] = roots[k] == 0 || (roots[k] == 1 && botChildren[k] == 0);
       botTail[k] = BOT;
       if (roots[k] == 1 && botChildren[k] > 0) {
-        int x = slotOf(botChild1[k], k);
-        while (nChildren[x] > 0) x = slotOf(child1[x], k);
+        int x = botChild1[k];
+        while (nChildren[x] > 0) x = child1[x];
         botTail[k] = slotTxn[x];
       }
       if (!ordered[k]) {
@@ -215,51 +217,64 @@ public final class MtAnalysis implements Steps.DataExplainer {
     EdgeList wr = ra.edges;
     edges = new EdgeList(wr.size() * 3 + total + 16);
     for (int i = 0; i < wr.size(); i++) edges.add(wr.src(i), wr.dst(i), wr.type(i));
-    for (int x = 0; x < total; x++) if (slotParent[x] >= 0) edges.add(slotParent[x], txnOf(x), Edge.WW);
-    for (int k = 0; k < nKeys; k++) if (botTail[k] != BOT) edges.add(botTail[k], txnOf(firstRoot[k]), Edge.WW);
+    for (int x = 0; x < total; x++) if (slotParent[x] >= 0) edges.add(slotParent[x], slotTxn[x], Edge.WW);
+    for (int k = 0; k < nKeys; k++) if (botTail[k] != BOT) edges.add(botTail[k], slotTxn[firstRoot[k]], Edge.WW);
     for (int m = 0; m < h.mopCount(); m++) {
       if (!ra.external[m]) continue;
-      int r = h.mopTxn(m), k = h.mopKey(m), v = version(m);
-      if (v == NONE) continue;
+      int r = h.mopTxn(m), k = h.mopKey(m), vs = versionSlot(m);
+      if (vs == NONE) continue;
       int c1, c2, nc;
-      if (v == BOT) {
+      if (vs == BOT) {
         nc = botChildren[k];
         c1 = botChild1[k];
         c2 = botChild2[k];
         if (nc == 0 && roots[k] == 1) {
           // ⊥'s only successor is the one chain root.
-          int root = txnOf(firstRoot[k]);
+          int root = slotTxn[firstRoot[k]];
           if (root != r) edges.add(r, root, Edge.RW);
           continue;
         }
       } else {
-        int ps = slotOf(v, k);
-        nc = nChildren[ps];
-        c1 = child1[ps];
-        c2 = child2[ps];
+        nc = nChildren[vs];
+        c1 = child1[vs];
+        c2 = child2[vs];
       }
-      if (nc >= 1 && c1 != r) edges.add(r, c1, Edge.RW);
-      if (nc >= 2 && c2 != r) edges.add(r, c2, Edge.RW);
-      if (roots[k] == 1 && botTail[k] != BOT && v == botTail[k]) {
+      if (nc >= 1 && slotTxn[c1] != r) edges.add(r, slotTxn[c1], Edge.RW);
+      if (nc >= 2 && slotTxn[c2] != r) edges.add(r, slotTxn[c2], Edge.RW);
+      if (vs >= 0 && roots[k] == 1 && botTail[k] == slotTxn[vs] && nc == 0) {
         // The last version of ⊥'s chain, followed by the one other chain.
-        int root = txnOf(firstRoot[k]);
+        int root = slotTxn[firstRoot[k]];
         if (root != r) edges.add(r, root, Edge.RW);
       }
     }
     divergences = new AnomalySet(cap);
     for (int x = 0; x < total; x++) {
-      int p = slotParent[x], k = slotKey[x], t = txnOf(x);
-      if (p == NONE) continue;
-      int nc = p == BOT ? botChildren[k] : nChildren[slotOf(p, k)];
-      int first = p == BOT ? botChild1[k] : child1[slotOf(p, k)];
+      int vs = parentSlot[x], k = slotKey[x];
+      if (vs == NONE) continue;
+      int nc = vs == BOT ? botChildren[k] : nChildren[vs];
+      int first = vs == BOT ? botChild1[k] : child1[vs];
       if (nc < 2) continue;
-      if (first == t) {
+      if (first == x) {
         versionsDiverged++;
         continue;
       }
       divergenceCount++;
-      divergences.add(lostUpdate(k, p, first, t));
+      divergences.add(lostUpdate(k, slotParent[x], slotTxn[first], slotTxn[x]));
     }
+  }
+
+  /**
+   * The version an external read mop names, as a write slot: BOT for nil; the slot of the
+   * writer's final write of the key when the writer committed and is another transaction;
+   * else NONE (the pre-checks flagged it).
+   */
+  int versionSlot(int m) {
+    int v = h.mopVal(m);
+    if (v == History.NIL) return BOT;
+    int w = ra.external[m] ? ra.writerOfRead[m] : h.writerMop(h.mopKey(m), v);
+    if (w < 0) return NONE;
+    int vs = mopSlot[w];
+    return vs < 0 || slotTxn[vs] == h.mopTxn(m) ? NONE : vs;
   }
 
   /** Transaction of write slot x. */
@@ -271,19 +286,10 @@ public final class MtAnalysis implements Steps.DataExplainer {
     return -1;
   }
 
-  /**
-   * The version an external read mop names: BOT for nil, the writer's transaction when it is a
-   * committed transaction's final write of the key, else NONE (the pre-checks flagged it).
-   */
+  /** The version an external read mop names, as its writer: BOT, a transaction, or NONE ({@link #versionSlot}). */
   int version(int m) {
-    int v = h.mopVal(m);
-    if (v == History.NIL) return BOT;
-    int k = h.mopKey(m), w = h.writerMop(k, v);
-    if (w < 0) return NONE;
-    int wt = h.mopTxn(w);
-    if (wt == h.mopTxn(m) || !committed[wt]) return NONE;
-    int ws = slotOf(wt, k);
-    return ws >= 0 && slotMop[ws] == w ? wt : NONE;
+    int vs = versionSlot(m);
+    return vs >= 0 ? slotTxn[vs] : vs;
   }
 
   private String unorderedReason(int k) {

@@ -92,8 +92,10 @@ public final class MtCheck {
     long t0 = System.nanoTime();
     int cap = Math.max(o.maxAnomaliesPerType, 1);
     RegisterAnalysis ra = new RegisterAnalysis(h, cap);
+    long tr = System.nanoTime();
     MtAnalysis mt = new MtAnalysis(h, ra, cap);
     Map<String, Object> ms = mt.stats();
+    ms.put("ms", new LinkedHashMap<>(Map.of("pre-checks", (tr - t0) / 1_000_000L, "chains", (System.nanoTime() - tr) / 1_000_000L)));
     stats.put("mt", ms);
     for (Level l : req) {
       if (!DECIDES.contains(l)) {
