@@ -395,7 +395,8 @@
 (defn- verdict-str [^Result r levels]
   (str/join " " (for [l levels
                       :let [v ^isocheck.check.Verdict (get (.levels r) (Level/parse (name l)))]]
-                  (str (name l) "=" (str/lower-case (str (.value v)))))))
+                  (str (name l) "=" (str/lower-case (str (.value v)))
+                       (when-let [why (.reason v)] (str " (" (subs why 0 (min 110 (count why))) "...)"))))))
 
 (defn mt-main
   "`lein bench mt [SIZES...]`: mini-transaction histories (isocheck.workload/mt,

@@ -120,7 +120,8 @@ public final class MtCheck {
       isocheck.check.si.Polygraph p = ChainPolygraph.build(mt);
       ms.put("chain-constraints", (long) p.constraints());
       ms.put("chain-polygraph-ms", (System.nanoTime() - tp) / 1_000_000L);
-      general(ms, why + "; the general search decides the order of their chains of read-modify-writes");
+      ms.put("path", new Kw("chains"));
+      ms.put("reason", why + "; the general search decides the order of their chains of read-modify-writes");
       return new Outcome(null, ra, mt.ordered, p);
     }
     ms.put("path", new Kw("fast"));
