@@ -296,3 +296,56 @@
           (is (= false (:valid? r)) (str "seed " seed))
           (is (contains? (types r) :stale-order))))))
   (is (< 30 @fired)))
+
+;; ------------------------------------------------------------------ the command line
+
+(defn- run-cli [& args]
+  (let [out (java.io.ByteArrayOutputStream.)
+        err (java.io.ByteArrayOutputStream.)
+        status (isocheck.cli.Main/run (into-array String args) (java.io.PrintStream. out true "UTF-8")
+                                      (java.io.PrintStream. err true "UTF-8"))]
+    {:status status, :out (.toString out "UTF-8"), :err (.toString err "UTF-8")}))
+
+(deftest command-line
+  (let [f (java.io.File/createTempFile "lin" ".edn")
+        stale (str "{:index 0, :type :invoke, :process 0, :f :cas, :value [:a [nil 1]]}\n"
+                   "{:index 1, :type :ok, :process 0, :f :cas, :value [:a [nil 1]]}\n"
+                   "{:index 2, :type :invoke, :process 0, :f :cas, :value [:a [1 2]]}\n"
+                   "{:index 3, :type :ok, :process 0, :f :cas, :value [:a [1 2]]}\n"
+                   "{:index 4, :type :invoke, :process 1, :f :read, :value [:a nil]}\n"
+                   "{:index 5, :type :ok, :process 1, :f :read, :value [:a 1]}\n")]
+    (spit f stale)
+    (let [{:keys [status out]} (run-cli "check" "--levels" "linearizable" (str f))]
+      (is (= 1 status))
+      (is (str/includes? out "linearizable                        VIOLATED"))
+      (is (str/includes? out "stale-order: 1 instance")))
+    (let [{:keys [status out]} (run-cli "check" "--levels" "linearizable" "--format" "edn" (str f))
+          m (clojure.edn/read-string out)]
+      (is (= 1 status))
+      (is (= false (:valid? m)))
+      (is (= [:a] (:failures m))))
+    (spit f (str/join "\n" (take 4 (str/split-lines stale))))
+    (is (= 0 (:status (run-cli "check" "--levels" "linearizable" (str f)))))
+    (testing "linearizable is checked alone; bad input is exit 3, one line"
+      (let [{:keys [status err]} (run-cli "check" "--levels" "linearizable,serializable" (str f))]
+        (is (= 3 status))
+        (is (str/includes? err "checked alone")))
+      (spit f "{:index 0, :type :invoke, :process 0, :f :cas, :value 3}\n")
+      (let [{:keys [status err]} (run-cli "check" "--levels" "linearizable" (str f))]
+        (is (= 3 status))
+        (is (str/includes? err ":cas op's :value is 3"))
+        (is (= 1 (count (str/split-lines err))))))
+    (.delete f)))
+
+(deftest simulated-cas-registers-at-scale
+  ;; isocheck.sim.CasRegisters (the benchmark's registers): 10^5 ops over 100 keys with 1% :info.
+  (let [check (fn [stale]
+                (let [b (isocheck.check.lin.CasHistory$Builder. nil)
+                      fired (isocheck.sim.CasRegisters/run 3 100000 100 10 0.01 (double stale) b)]
+                  [fired (isocheck.check.lin.Linearizability/check (.build b) 16)]))
+        [_ ok] (check 0.0)
+        [fired bad] (check 0.01)]
+    (is (= isocheck.check.Verdict$Value/TRUE (.valid ^isocheck.check.lin.Linearizability$Result ok)))
+    (is (pos? fired))
+    (is (= isocheck.check.Verdict$Value/FALSE (.valid ^isocheck.check.lin.Linearizability$Result bad)))
+    (is (pos? (.count (.anomalies ^isocheck.check.lin.Linearizability$Result bad) "stale-order")))))

@@ -435,7 +435,38 @@
           (doseq [ls [[:serializable] [:snapshot-isolation] [:strict-serializable]]]
             (row (str (name (first ls)) ", general search") (mt-check h ls false (if (>= n 100000) 1 3) 120) n ls)))))))
 
+(defn lin-main
+  "`lein bench lin [SIZES...]`: linearizability of compare-and-set registers
+  (isocheck.sim.CasRegisters: 100 keys, 10 sessions, 40% reads, 20% writes,
+  40% compare-and-sets, 1% :info) at 10^4, 10^5 and 10^6 ops (default): a
+  linearizable history, and one with stale reads. Times after loading,
+  medians."
+  [sizes]
+  (let [rt (Runtime/getRuntime)]
+    (println (format "isocheck bench lin: %d cores, max heap %s; 100 keys, 10 sessions, 1%% :info; medians"
+                     (.availableProcessors rt) (mb (.maxMemory rt))))
+    (doseq [[label stale] [["linearizable registers" 0.0] ["stale reads injected" 0.01]]
+            n sizes]
+      (let [b (isocheck.check.lin.CasHistory$Builder. nil)
+            t0 (System/nanoTime)
+            fired (isocheck.sim.CasRegisters/run 1 (int n) 100 10 0.01 (double stale) b)
+            ^isocheck.check.lin.CasHistory h (.build b)
+            gen-s (/ (- (System/nanoTime) t0) 1e9)
+            runs (if (>= n 1000000) 3 5)
+            rs (vec (for [_ (range runs)] (measure #(isocheck.check.lin.Linearizability/check h 16))))
+            ^isocheck.check.lin.Linearizability$Result r (first (last rs))
+            s (median (map second rs))]
+        (println (format "  %-24s %,10d ops (%s)  check %7.3f s %,12.0f ops/s %9s  valid? %s%s"
+                         label (.n h) (format "generated in %.1f s" gen-s) s (/ (.n h) s) (mb (median (map #(nth % 2) rs)))
+                         (str/lower-case (str (.valid r)))
+                         (if (pos? fired) (str ", " fired " stale reads served, anomalies " (into {} (.counts (.anomalies r)))) "")))
+        (flush)))))
+
 (defn -main [& args]
+  (when (= "lin" (first args))
+    (lin-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
+    (shutdown-agents)
+    (System/exit 0))
   (when (= "mt" (first args))
     (mt-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
     (shutdown-agents)
