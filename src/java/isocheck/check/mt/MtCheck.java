@@ -349,10 +349,31 @@ public final class MtCheck {
       add(isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n));
     }
 
-    /** Adds a cycle over transactions as an anomaly (once per type and steps), with its Table I name. */
+    /**
+     * Adds a cycle over transactions as an anomaly (once per type and steps), with its Table I
+     * name. A write-write step that no read backs (the initial chain's last writer before the
+     * key's one other chain: a fact under the serializable and SI levels only) counts as the
+     * anti-dependency it would be in the other order, so the type claims no weak level that a
+     * cycle of reads and session order would (rw-register G0 and G1c do, {@link Level#violatedBy}).
+     */
     void add(Cycle tc) {
       if (!reported.add(tc.anomalyType() + " " + canonical(tc))) return;
-      Anomaly a = CycleReport.of(h, steps, tc, -1, null, null);
+      String named = null;
+      String type = tc.anomalyType();
+      if (type.startsWith("G0") || type.startsWith("G1c")) {
+        int k = tc.length();
+        int[] ls = tc.labels.clone();
+        boolean changed = false;
+        for (int i = 0; i < k; i++) {
+          int a = tc.nodes[i], b = tc.nodes[(i + 1) % k];
+          if (ls[i] == Edge.WW && a < n && b < n && (g.maskOf(a, b) & Edge.WR) == 0) {
+            ls[i] = Edge.RW;
+            changed = true;
+          }
+        }
+        if (changed) named = new Cycle(tc.nodes, ls).anomalyType();
+      }
+      Anomaly a = CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, named);
       anomalies.add(TableI.named(a, TableI.ofCycle(tc, mt)));
     }
 
