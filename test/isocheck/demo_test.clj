@@ -20,4 +20,10 @@
         (is (re-find #"G-nonadjacent" lf) lf)
         (is (not (str/includes? lf "did not fire")) lf)
         (is (re-find #"lost-update" lu) lu)))
-    (is (str/includes? out "== rw-register, SI store + long fork: G-nonadjacent"))))
+    (is (str/includes? out "== rw-register, SI store + long fork: G-nonadjacent"))
+    (testing "mini-transaction rows: the MT checker decides, and names what it finds after MTC's Table I"
+      (let [lu (row "mini-transaction histories" "SI store + lost update")]
+        (is (re-find #"path :fast: lost-update" lu) lu))
+      (is (re-find #"path :(fast|chains|general)" (row "mini-transaction histories" "SI store, correct")))
+      (is (str/includes? out "== mini-transactions, SI store + lost update: lost-update"))
+      (is (str/includes? out "LostUpdate (MTC Table I m")))))

@@ -329,3 +329,80 @@
                  (message #(workload/simulate (gen [[:r 1 nil]]) {:txns 1 :bug :gremlins}))))
     (is (re-find #"bug LONG_FORK applies to \[SNAPSHOT_ISOLATION\], not to SERIALIZABLE"
                  (message #(workload/simulate (gen [[:r 1 nil]]) {:txns 1 :store :serializable :bug :long-fork}))))))
+
+;; ---------------------------------------------------------------------------
+;; Mini-transactions
+
+(defn- mt?
+  "Whether a transaction is a mini-transaction (MTC Def. 8): one or two reads,
+  at most two writes, each write after a read of its key."
+  [txn]
+  (let [reads (filter #(= :r (first %)) txn)
+        writes (filter #(= :w (first %)) txn)]
+    (and (<= 1 (count reads) 2) (<= (count writes) 2)
+         (every? (fn [[i [f k]]] (or (not= f :w) (some (fn [[f' k']] (and (= f' :r) (= k k'))) (take i txn))))
+                 (map-indexed vector txn)))))
+
+(deftest mt-invocations-are-mini-transactions
+  (doseq [opts [{} {:key-dist :uniform} {:key-dist :zipfian :key-count 50} {:key-dist :hotspot :key-count 20}
+                {:key-count 2}]]
+    (let [ops (take 5000 (:generator (workload/mt (assoc opts :seed 11))))]
+      (testing (str opts)
+        (is (every? #(and (= :invoke (:type %)) (= :txn (:f %)) (vector? (:value %))) ops))
+        (is (every? (comp mt? :value) ops))
+        (is (every? (fn [[f k v]] (and (nat-int? k) (if (= f :r) (nil? v) (and (= f :w) (pos-int? v))))) (mops ops)))
+        (testing "every shape occurs, the two-key ones on two keys"
+          (let [shape (fn [txn]
+                        (let [ks (distinct (map second txn)), x (first ks)]
+                          (mapv (fn [[f k]] [f (if (= k x) :x :y)]) txn)))]
+            (is (= (set (vals workload/mt-shapes)) (set (map (comp shape :value) ops))))))
+        (let [ws (writes ops)]
+          (is (= (count ws) (count (distinct ws))) "values unique per key"))))))
+
+(deftest mt-values-count-up-per-key
+  (let [ws (writes (take 5000 (:generator (workload/mt {:seed 3 :key-count 4}))))]
+    (doseq [[k kvs] (group-by first ws)]
+      (is (= (range 1 (inc (count kvs))) (map second kvs)) (str "key " k)))))
+
+(deftest mt-shape-mix-and-key-distributions
+  (testing "only the shapes asked for, in their proportions"
+    (let [ops (take 4000 (:generator (workload/mt {:seed 5 :shapes {:rw 3, :rrw 1}})))
+          n (count (filter #(= 2 (count (:value %))) ops))]
+      (is (every? #(#{2 3} (count (:value %))) ops))
+      (is (< 0.72 (/ n 4000.0) 0.78) (str n " of 4000 are :rw"))))
+  (let [share (fn [opts]
+                (let [ops (take 20000 (:generator (workload/mt (assoc opts :seed 6 :shapes {:r 1}))))
+                      fr (frequencies (map (comp second first :value) ops))]
+                  (fn [k] (/ (get fr k 0) 20000.0))))]
+    (testing "uniform"
+      (let [s (share {:key-dist :uniform :key-count 5})]
+        (doseq [i (range 5)] (is (< (Math/abs (- (s i) 0.2)) 0.02) (str i)))))
+    (testing "exponential, base 2"
+      (let [s (share {:key-dist :exponential :key-count 6})]
+        (doseq [i (range 6)] (is (< (Math/abs (- (s i) (/ (Math/pow 2 i) 63.0))) 0.02) (str i)))))
+    (testing "zipfian: P(i) ~ 1/(i+1)"
+      (let [s (share {:key-dist :zipfian :key-count 10}), z (reduce + (map #(/ 1.0 (inc %)) (range 10)))]
+        (doseq [i (range 10)] (is (< (Math/abs (- (s i) (/ 1.0 (inc i) z))) 0.02) (str i)))))
+    (testing "hotspot: 80% of accesses on the first 20% of the keys, uniformly"
+      (let [s (share {:key-dist :hotspot :key-count 10})]
+        (is (< (Math/abs (- (+ (s 0) (s 1)) 0.8)) 0.02))
+        (doseq [i (range 2 10)] (is (< (Math/abs (- (s i) 0.025)) 0.01) (str i)))))))
+
+(deftest mt-final-reads-and-seed
+  (let [w (workload/mt {:seed 9 :key-count 5})]
+    (is (= [[[:r 0 nil] [:r 1 nil]] [[:r 2 nil] [:r 3 nil]] [[:r 4 nil]]] (map :value (:final-generator w)))
+        "every key, two per (mini-)transaction")
+    (is (= (take 300 (:generator w)) (take 300 (:generator (workload/mt {:seed 9 :key-count 5})))))
+    (is (not= (take 300 (:generator w)) (take 300 (:generator (workload/mt {:seed 10 :key-count 5})))))))
+
+(deftest mt-bad-options
+  (is (re-find #":key-dist must be :uniform, :zipfian, :hotspot or :exponential, not :gauss"
+               (message #(workload/mt {:key-dist :gauss}))))
+  (is (re-find #":shapes must map shapes \(:r :rr :rrw :rrww :rw :rwr :rwrw :rwwr :rx\)"
+               (message #(workload/mt {:shapes {:rwx 1}}))))
+  (is (re-find #":shapes must map" (message #(workload/mt {:shapes {:rw 0}}))))
+  (is (re-find #":key-count 1 leaves only the one-key shapes" (message #(workload/mt {:key-count 1 :shapes {:rrw 1}}))))
+  (is (re-find #":hotspot-keys must be in \(0, 1\)" (message #(workload/mt {:key-dist :hotspot :hotspot-keys 2}))))
+  (is (re-find #":key-count must be a positive integer" (message #(workload/mt {:key-count 0}))))
+  (is (re-find #"does not decide the consistency model :cursor-stability"
+               (message #(workload/mt {:consistency-models [:cursor-stability]})))))

@@ -415,9 +415,108 @@
                              (if (seq unknown) (str "; unknown: " (str/join " " unknown)) "")))
             (flush)))))))
 
+(defn- mt-history
+  "An MT history: `isocheck.workload/mt` invocations (keys zipfian, every
+  shape equally) driving the simulated store, 10 sessions, 5% :fail and
+  the given :info rate; [History seconds]."
+  [store txns keys info]
+  (let [t0 (System/nanoTime)
+        w ((requiring-resolve 'isocheck.workload/mt) {:seed 1 :key-count keys :key-dist :zipfian :levels [:serializable]})
+        cfg (-> (SimConfig/builder) (.seed 1) (.store store) (.workload History$Workload/REGISTER)
+                (.sessions 10) (.failRate 0.05) (.infoRate (double info)) (.pendingAtEnd 0) .build)
+        sh (Simulator/driveHistory cfg [(map :value (take txns (:generator w)))])]
+    [(.history sh) (/ (- (System/nanoTime) t0) 1e9)]))
+
+(defn- mt-check
+  "Checks levels, the MT checker on or off, runs times: {:s median seconds, :peak bytes, :result Result}."
+  [^History h levels mt? runs time-limit-s]
+  (let [o (.levels (CheckOptions.) (mapv #(Level/parse (name %)) levels))]
+    (set! (.miniTransactions o) (boolean mt?))
+    (set! (.timeLimitMs o) (long (* 1000 time-limit-s)))
+    (let [rs (vec (for [_ (range runs)] (measure #(Checker/check h o))))]
+      {:s (median (map second rs)), :peak (median (map #(nth % 2) rs)), :result (first (last rs))})))
+
+(defn- verdict-str [^Result r levels]
+  (str/join " " (for [l levels
+                      :let [v ^isocheck.check.Verdict (get (.levels r) (Level/parse (name l)))]]
+                  (str (name l) "=" (str/lower-case (str (.value v)))
+                       (when-let [why (.reason v)] (str " (" (subs why 0 (min 110 (count why))) "...)"))))))
+
+(defn mt-main
+  "`lein bench mt [SIZES...]`: mini-transaction histories (isocheck.workload/mt,
+  zipfian over 100 keys, every shape; the simulated store, 10 sessions, 5%
+  :fail, no :info, so every key's order is in the history) of 10^4, 10^5 and
+  10^6 transactions (default), from a strictly serializable store (every level
+  holds) and a snapshot-isolation one (write skews: the serializable levels
+  fail, counterexamples are searched). After loading, the MT checker
+  (MTC Algorithm 1) at SER, SI and SSER alone and all six strong levels, then
+  the same histories through the general search (:mt? false; 120 s limit, and
+  not past 10^5), medians. Last, histories with 1% :info, whose :info writes
+  that were read leave some keys' order open: the search over chains."
+  [sizes]
+  (let [rt (Runtime/getRuntime)
+        six [:strict-serializable :strong-session-serializable :serializable
+             :strong-snapshot-isolation :strong-session-snapshot-isolation :snapshot-isolation]
+        row (fn [label {:keys [s peak ^Result result]} n levels]
+              (let [ms (get (.stats result) "mt")]
+                (println (format "  %-34s %8.3f s %,12.0f txns/s %9s  %-22s %s" label s (/ n s) (mb peak)
+                                 (str (get ms "path" "-")) (verdict-str result levels)))
+                (flush)))]
+    (println (format "isocheck bench mt: %d cores, max heap %s, %s %s; medians"
+                     (.availableProcessors rt) (mb (.maxMemory rt))
+                     (System/getProperty "java.vm.name") (System/getProperty "java.version")))
+    (doseq [[store info] [[Store/STRICT_SERIALIZABLE 0.0] [Store/SNAPSHOT_ISOLATION 0.0] [Store/STRICT_SERIALIZABLE 0.01]]
+            n sizes]
+      (let [[^History h gen-s] (mt-history store n 100 info)
+            _ (gc!)
+            heap (used)
+            runs (if (>= n 1000000) 3 5)]
+        (println (format "\n%s store, %,d txns, %.0f%% :info: %,d micro-ops, %,d keys; generated in %.1f s; history heap %s"
+                         store (.nTxns h) (* 100 info) (long (.mopCount h)) (.keyCount h) gen-s (mb heap)))
+        (doseq [ls [[:serializable] [:snapshot-isolation] [:strict-serializable] six]]
+          (row (str (if (= ls six) "all six" (name (first ls))) ", MT checker") (mt-check h ls true runs 120) n ls))
+        (when (and (zero? info) (<= n 100000))
+          (doseq [ls [[:serializable] [:snapshot-isolation] [:strict-serializable]]]
+            (row (str (name (first ls)) ", general search") (mt-check h ls false (if (>= n 100000) 1 3) 120) n ls)))))))
+
+(defn lin-main
+  "`lein bench lin [SIZES...]`: linearizability of compare-and-set registers
+  (isocheck.sim.CasRegisters: 100 keys, 10 sessions, 40% reads, 20% writes,
+  40% compare-and-sets, 1% :info) at 10^4, 10^5 and 10^6 ops (default): a
+  linearizable history, and one with stale reads. Times after loading,
+  medians."
+  [sizes]
+  (let [rt (Runtime/getRuntime)]
+    (println (format "isocheck bench lin: %d cores, max heap %s; 100 keys, 10 sessions, 1%% :info; medians"
+                     (.availableProcessors rt) (mb (.maxMemory rt))))
+    (doseq [[label stale] [["linearizable registers" 0.0] ["stale reads injected" 0.01]]
+            n sizes]
+      (let [b (isocheck.check.lin.CasHistory$Builder. nil)
+            t0 (System/nanoTime)
+            fired (isocheck.sim.CasRegisters/run 1 (int n) 100 10 0.01 (double stale) b)
+            ^isocheck.check.lin.CasHistory h (.build b)
+            gen-s (/ (- (System/nanoTime) t0) 1e9)
+            runs (if (>= n 1000000) 3 5)
+            rs (vec (for [_ (range runs)] (measure #(isocheck.check.lin.Linearizability/check h 16))))
+            ^isocheck.check.lin.Linearizability$Result r (first (last rs))
+            s (median (map second rs))]
+        (println (format "  %-24s %,10d ops (%s)  check %7.3f s %,12.0f ops/s %9s  valid? %s%s"
+                         label (.n h) (format "generated in %.1f s" gen-s) s (/ (.n h) s) (mb (median (map #(nth % 2) rs)))
+                         (str/lower-case (str (.valid r)))
+                         (if (pos? fired) (str ", " fired " stale reads served, anomalies " (into {} (.counts (.anomalies r)))) "")))
+        (flush)))))
+
 (defn -main [& args]
   (when (= "levels" (first args))
     (levels-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000]))
+    (shutdown-agents)
+    (System/exit 0))
+  (when (= "lin" (first args))
+    (lin-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
+    (shutdown-agents)
+    (System/exit 0))
+  (when (= "mt" (first args))
+    (mt-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
     (shutdown-agents)
     (System/exit 0))
   (when (= "search" (first args))

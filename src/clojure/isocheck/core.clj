@@ -108,6 +108,7 @@
                    (str ":clocks must be :vector or :tree, not " (pr-str (:clocks opts))))))
         (set! (.clocks (.weak o)) c)))
     (when (:stop-at-first? opts) (set! (.stopAtFirst (.weak o)) true))
+    (when (false? (:mt? opts)) (set! (.miniTransactions o) false))
     (.levels o (mapv parse-level (:levels opts)))
     (when-let [m (:max-anomalies opts)]
       (when-not (and (integer? m) (<= 0 m Integer/MAX_VALUE))
@@ -123,6 +124,37 @@
 
 (defrecord IsoChecker [opts])
 
+(defrecord LinChecker [opts])
+
+(defn linearizable
+  "Linearizability of single-key register histories with compare-and-set
+  (lightweight transactions), per key, in O(n log n) (MTC Algorithm 2, with
+  its gaps closed). The history: Jepsen's register ops ({:f :read :value v},
+  {:f :write :value v}, {:f :cas :value [old new]}), on one register or with
+  jepsen.independent's [k v] tuples; or transaction ops of one micro-op each
+  ([:r k v], [:w k v], [:cas k old new]). Values written must be unique per
+  key (else the key is :unknown, with the reason). The result map has
+  :valid?, :levels {:linearizable ...}, :anomaly-types, :counterexamples
+  (explained, with a :dot picture), :failures (keys not linearizable) and
+  :stats.
+
+      {:checker (independent/checker ...)}   ; Knossos, per key
+      {:checker (isocheck/linearizable)}     ; the same question, all keys at once
+
+  Options: :max-anomalies, :f (the :f of transaction ops), :directory."
+  ([] (linearizable {}))
+  ([opts] (->LinChecker opts)))
+
+(defn- linearizable-only?
+  "Whether levels ask for linearizability; it is checked alone."
+  [levels]
+  (let [lin? #(#{"linearizable" "lin"} (name %))]
+    (when (some lin? levels)
+      (when-not (every? lin? levels)
+        (throw (IllegalArgumentException.
+                 ":linearizable is checked alone (on histories of single-key reads, writes and compare-and-sets), not with transactional levels")))
+      true)))
+
 (defn checker
   "A checker for the given options (see the namespace docstring). Throws
   IllegalArgumentException at once for an unknown level or workload."
@@ -131,11 +163,14 @@
    (let [levels (vec (or (:levels opts) implemented-levels))]
      (when (empty? levels)
        (throw (IllegalArgumentException. ":levels must name at least one level")))
+     (if (linearizable-only? levels)
+       (linearizable opts)
+       (do
      (run! parse-level levels)
      (j/workload (:workload opts))
      (j/txn-f (:f opts))
      (options (assoc opts :levels levels))
-     (->IsoChecker (assoc opts :levels levels)))))
+     (->IsoChecker (assoc opts :levels levels)))))))
 
 (defn si
   "Snapshot isolation (Elle's :snapshot-isolation: Adya/Cerone-Gotsman SI
@@ -263,12 +298,34 @@
        (.put ^java.util.Map (.get (.-stats r) "ms") "load" (long load-ms)))
      [r (j/->clj (.toData r))])))
 
+(defn- check-linearizable
+  [opts test history check-opts]
+  (try
+    (let [h   (j/->cas-history history (:f opts))
+          r   (isocheck.check.lin.Linearizability/check h (int (or (:max-anomalies opts) 16)))
+          m   (j/->clj (.toData r))
+          dir (or (:directory opts) (j/store-dir test check-opts))]
+      (if dir
+        (let [d (io/file (str dir))]
+          (.mkdirs d)
+          (binding [*print-length* nil, *print-level* nil]
+            (spit (io/file d "result.edn") (pr-str m)))
+          (spit (io/file d "report.txt") (.text r))
+          (doseq [[t c] (:counterexamples m)] (spit (io/file d (str (name t) ".dot")) (:dot c)))
+          (assoc m :report-dir (str dir)))
+        m))
+    (catch HistoryException e
+      (let [msg (.getMessage e)]
+        {:valid? :unknown, :error msg, :levels {:linearizable {:valid? :unknown, :reason msg}}, :unknown-reason msg}))))
+
 (defn check
   "Checks a history with a checker; returns the result map. The 4-arity form
   is what jepsen.checker/check calls. Bad input yields {:valid? :unknown
   :error \"op 12 (...): ...\"} naming the op, not an exception."
   ([checker history] (check checker {} history {}))
   ([checker test history check-opts]
+   (if (instance? LinChecker checker)
+     (check-linearizable (:opts checker) test history check-opts)
    (let [opts  (:opts checker)
          meter (j/progress-meter)
          p     (or meter Progress/NONE)]
@@ -284,7 +341,7 @@
        (catch HistoryException e
          (bad-input opts (.getMessage e)))
        (finally
-         (when meter (.close ^ProgressMeter meter)))))))
+         (when meter (.close ^ProgressMeter meter))))))))
 
 (defn check-file
   "Checks the history in a file with a checker; returns the result map, as
@@ -317,3 +374,4 @@
          (bad-input opts (.getMessage e)))))))
 
 (j/extend-checker! IsoChecker check)
+(j/extend-checker! LinChecker check)

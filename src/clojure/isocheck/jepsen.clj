@@ -106,6 +106,23 @@
              ops)
      (.build b))))
 
+(defn ->cas-history
+  "Builds an isocheck.check.lin.CasHistory (single-key reads, writes and
+  compare-and-sets, for linearizability) from Jepsen ops: register ops
+  {:f :read/:write/:cas}, single or with jepsen.independent [k v] tuples, or
+  transaction ops of one micro-op ([:r k v], [:w k v], [:cas k old new]).
+  Throws isocheck.history.HistoryException, naming the op, on input it
+  cannot check."
+  [ops f]
+  (let [b (isocheck.check.lin.CasHistory$Builder. (txn-f f))
+        r (OpRecord.)]
+    (reduce (fn [^long i op]
+              (.op b (fill! r i op))
+              (inc i))
+            0
+            ops)
+    (.build b)))
+
 (defn ->clj
   "Java result data -> Clojure data. Java maps become Clojure maps with
   keyword keys; Kw becomes a keyword; lists become vectors; sets become sets.

@@ -290,6 +290,164 @@
   ([opts] (workload opts :w :wr)))
 
 ;; ---------------------------------------------------------------------------
+;; Mini-transactions (MTC, Def. 8)
+
+(def mt-shapes
+  "The mini-transaction shapes (MTC Def. 8: one or two reads, at most two
+  writes, each write after a read of its key), over keys x and y (two
+  different keys), in the order the micro-ops run."
+  {:r     [[:r :x]]                           ; read-only
+   :rr    [[:r :x] [:r :y]]                   ; read-only, two keys
+   :rx    [[:r :x] [:r :x]]                   ; a repeated read
+   :rw    [[:r :x] [:w :x]]                   ; read-modify-write
+   :rwr   [[:r :x] [:w :x] [:r :x]]           ; ... then reads its own write
+   :rwwr  [[:r :x] [:w :x] [:w :x] [:r :x]]   ; two writes, then a read of the last
+   :rrw   [[:r :x] [:r :y] [:w :x]]           ; reads two keys, writes one (write skew)
+   :rrww  [[:r :x] [:r :y] [:w :x] [:w :y]]   ; reads two keys, writes both
+   :rwrw  [[:r :x] [:w :x] [:r :y] [:w :y]]}) ; two read-modify-writes
+
+(defn- mt-config
+  "The MT generator's settings from the options; throws on a bad option."
+  [opts]
+  (let [dist   (get opts :key-dist :exponential)
+        _      (when-not (#{:uniform :zipfian :hotspot :exponential} dist)
+                 (throw (IllegalArgumentException.
+                          (str ":key-dist must be :uniform, :zipfian, :hotspot or :exponential, not " (pr-str dist)))))
+        kc     (positive-int opts :key-count 10)
+        shapes (get opts :shapes (zipmap (keys mt-shapes) (repeat 1)))
+        _      (when-not (and (map? shapes) (seq shapes)
+                              (every? mt-shapes (keys shapes))
+                              (every? #(and (number? %) (>= (double %) 0.0)) (vals shapes))
+                              (pos? (reduce + 0.0 (map double (vals shapes)))))
+                 (throw (IllegalArgumentException.
+                          (str ":shapes must map shapes (" (str/join " " (sort (keys mt-shapes)))
+                               ") to non-negative weights, not all zero, not " (pr-str shapes)))))
+        ;; One key: the two-key shapes have no second key, so they are left out.
+        shapes (if (= 1 kc) (into {} (filter (fn [[k _]] (not (some #{[:r :y]} (mt-shapes k))))) shapes) shapes)
+        _      (when (and (= 1 kc) (not (pos? (reduce + 0.0 (map double (vals shapes))))))
+                 (throw (IllegalArgumentException. ":key-count 1 leaves only the one-key shapes, and :shapes gives them no weight")))
+        base   (get opts :key-dist-base 2)
+        _      (when-not (and (number? base) (> (double base) 1.0) (Double/isFinite (double base)))
+                 (throw (IllegalArgumentException. (str ":key-dist-base must be a number greater than 1, not " (pr-str base)))))
+        zipf   (get opts :zipf-exponent 1.0)
+        _      (when-not (and (number? zipf) (pos? (double zipf)) (Double/isFinite (double zipf)))
+                 (throw (IllegalArgumentException. (str ":zipf-exponent must be a positive number, not " (pr-str zipf)))))
+        hot-k  (get opts :hotspot-keys 0.2)
+        hot-p  (get opts :hotspot-probability 0.8)
+        _      (when-not (and (number? hot-k) (< 0.0 (double hot-k) 1.0) (number? hot-p) (<= 0.0 (double hot-p) 1.0))
+                 (throw (IllegalArgumentException.
+                          (str ":hotspot-keys must be in (0, 1) and :hotspot-probability in [0, 1], not "
+                               (pr-str hot-k) " and " (pr-str hot-p)))))
+        seed   (get opts :seed (.nextLong (java.util.concurrent.ThreadLocalRandom/current)))
+        _      (when-not (integer? seed)
+                 (throw (IllegalArgumentException. (str ":seed must be an integer, not " (pr-str seed)))))
+        ws     (sort-by key shapes)
+        total  (reduce + 0.0 (map (comp double val) ws))]
+    {:key-count        kc
+     :dist             dist
+     :base             (double base)
+     ;; Zipf: P(i) proportional to 1 / (i + 1)^s, by the cumulative distribution.
+     :zipf-cdf         (when (= dist :zipfian)
+                         (let [w (mapv #(Math/pow (inc (double %)) (- (double zipf))) (range kc))
+                               t (reduce + w)]
+                           (double-array (reductions + (map #(/ (double %) t) w)))))
+     :hot-n            (max 1 (min (dec kc) (long (Math/ceil (* (double hot-k) kc)))))
+     :hot-p            (double hot-p)
+     :shape-names      (mapv key ws)
+     :shape-cdf        (double-array (reductions + (map #(/ (double (val %)) total) ws)))
+     :seed             (unchecked-long seed)
+     :final-txn-length (positive-int opts :final-txn-length 2)}))
+
+(defn- cdf-index
+  "The first index whose cumulative probability exceeds u (the last, for u
+  past rounding)."
+  ^long [^doubles cdf ^double u]
+  (let [n (alength cdf)]
+    (loop [lo 0, hi (dec n)]
+      (if (>= lo hi) lo
+          (let [mid (quot (+ lo hi) 2)]
+            (if (> (aget cdf mid) u) (recur lo mid) (recur (inc mid) hi)))))))
+
+(defn- mt-key
+  "A key in [0, key-count) drawn by the configured distribution."
+  ^long [{:keys [dist key-count base zipf-cdf hot-n hot-p]} ^longs a]
+  (let [n (long key-count)]
+    (case dist
+      :uniform     (min (dec n) (long (* (uniform a) n)))
+      :exponential (slot true base n (uniform a))
+      :zipfian     (cdf-index zipf-cdf (uniform a))
+      :hotspot     (let [hot? (< (uniform a) (double hot-p))
+                         u (uniform a)
+                         h (long hot-n)]
+                     (if hot?
+                       (min (dec h) (long (* u h)))
+                       (+ h (min (dec (- n h)) (long (* u (- n h))))))))))
+
+(defn- next-mt
+  "One mini-transaction from the generator's state; returns [txn state']."
+  [cfg {:keys [rng writes]}]
+  (let [a     (long-array [rng])
+        shape ((:shape-names cfg) (cdf-index (:shape-cdf cfg) (uniform a)))
+        x     (mt-key cfg a)
+        y     (if (some #{[:r :y]} (mt-shapes shape))
+                (loop [y (mt-key cfg a), tries 0]
+                  (cond (not= y x) y
+                        ;; A skewed distribution may keep drawing x: then any other key.
+                        (> tries 16) (mod (+ x 1 (long (* (uniform a) (dec (long (:key-count cfg)))))) (long (:key-count cfg)))
+                        :else (recur (mt-key cfg a) (inc tries))))
+                x)
+        [txn writes] (reduce (fn [[txn writes] [f k]]
+                               (let [k (if (= k :x) x y)]
+                                 (if (= f :w)
+                                   (let [v (inc (long (get writes k 0)))]
+                                     [(conj txn [:w k v]) (assoc writes k v)])
+                                   [(conj txn [:r k nil]) writes])))
+                             [[] writes]
+                             (mt-shapes shape))]
+    [txn {:rng (aget a 0), :writes writes}]))
+
+(defn- mt-invocations [cfg state]
+  (lazy-seq
+    (let [[txn state'] (next-mt cfg state)]
+      (cons {:type :invoke, :f :txn, :value txn} (mt-invocations cfg state')))))
+
+(defn mt
+  "A mini-transaction workload (MTC): {:generator :final-generator :checker}.
+  Each invocation is one mini-transaction of MTC Def. 8 ([:r k nil] and
+  [:w k v], one or two reads, at most two writes, each write after a read of
+  its key), so the history's read-modify-writes fix every key's version order
+  and isocheck decides the serializable and SI levels in linear time
+  (isocheck.check.mt). Options:
+
+      :key-count             keys, 0 .. key-count - 1 (10)
+      :key-dist              :exponential (default; key i is
+                             :key-dist-base^i times as likely as key 0),
+                             :uniform, :zipfian (P(i) ~ 1/(i+1)^:zipf-exponent,
+                             1.0) or :hotspot (:hotspot-probability, 0.8, of
+                             the accesses go to the first :hotspot-keys, 0.2,
+                             of the keys)
+      :shapes                weights of the shapes, {:rw 2, :rrw 1, ...}
+                             (default: all of isocheck.workload/mt-shapes,
+                             equally)
+      :final-txn-length      keys per final read-only transaction (2)
+      :consistency-models, :levels, :seed and the checker's options as for
+                             append and wr
+
+  Values written to a key are 1, 2, 3, ...: unique per key. Keys do not
+  retire (MTC's workload has a fixed set of objects): the final generator
+  reads keys 0 .. key-count - 1."
+  ([] (mt {}))
+  ([opts]
+   (let [cfg (mt-config opts)
+         ls  (levels opts)
+         c   (core/checker (assoc (select-keys opts checker-keys) :levels ls :workload :wr))]
+     {:generator       (mt-invocations cfg {:rng (:seed cfg), :writes {}})
+      :final-generator (->> (range (:key-count cfg))
+                            (partition-all (:final-txn-length cfg))
+                            (map (fn [ks] {:type :invoke, :f :txn, :value (mapv (fn [k] [:r k nil]) ks)})))
+      :checker         c})))
+
+;; ---------------------------------------------------------------------------
 ;; Running a workload against the simulated store
 
 (def ^:private stores

@@ -29,6 +29,13 @@ public final class CheckOptions {
   /** Pruning and the time-ordered choice before the solver (tests turn them off to compare: the solver alone must agree). */
   public boolean searchShortcuts = true;
 
+  /**
+   * rw-register histories: decide by the mini-transaction checker (isocheck.check.mt, MTC
+   * Algorithm 1) when the history fixes every key's version order. Off: always the general
+   * search (to compare them).
+   */
+  public boolean miniTransactions = true;
+
   /** Weak levels (TCC, RA, RC, CI): clocks ("vector" or "tree") and whether to stop at the first anomaly. */
   public isocheck.check.weak.WeakCheck.Options weak = new isocheck.check.weak.WeakCheck.Options();
 

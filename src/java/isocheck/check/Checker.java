@@ -108,6 +108,34 @@ public final class Checker {
     }
   }
 
+  /**
+   * After the mini-transaction checker decided some levels: the others by the general path, over
+   * a copy of the anomalies found so far, of whose own findings only the types not found yet are
+   * kept (the same cycle is not counted twice).
+   */
+  private static LinkedHashMap<Level, Verdict> rest(History h, CheckOptions o, LinkedHashSet<Level> req,
+                                                    isocheck.check.mt.MtCheck.Outcome mt, AnomalySet anomalies,
+                                                    LinkedHashMap<String, Object> stats) {
+    LinkedHashSet<Level> others = new LinkedHashSet<>(req);
+    others.removeAll(mt.verdicts.keySet());
+    AnomalySet scratch = new AnomalySet(anomalies.cap());
+    scratch.addAll(anomalies);
+    // (Asked again, the MT checker decides none of these, but tells the general search which
+    // keys' orders the history fixes.)
+    Object mtStats = stats.get("mt");
+    LinkedHashMap<Level, Verdict> got = strong(h, o, others, scratch, stats);
+    if (mtStats != null) stats.put("mt", mtStats);
+    for (String t : scratch.types()) {
+      if (anomalies.has(t)) continue;
+      List<Anomaly> kept = scratch.get(t);
+      for (Anomaly a : kept) anomalies.add(a);
+      for (long i = kept.size(); i < scratch.count(t); i++) anomalies.tally(t);
+    }
+    LinkedHashMap<Level, Verdict> all = new LinkedHashMap<>(mt.verdicts);
+    all.putAll(got);
+    return all;
+  }
+
   /** The serializable, snapshot-isolation and GSI levels, and Elle's read uncommitted, read committed, repeatable read. */
   private static LinkedHashMap<Level, Verdict> strong(History h, CheckOptions o, LinkedHashSet<Level> req, AnomalySet anomalies,
                                                       LinkedHashMap<String, Object> stats) {
@@ -123,7 +151,8 @@ public final class Checker {
       else anySi = true;
     }
     int n = h.nTxns;
-    boolean[] committed;
+    boolean[] committed, orderedKeys = null;
+    isocheck.check.si.Polygraph mtPolygraph = null;
     EdgeList es;
     Steps.DataExplainer dx;
     ListAppendAnalysis la = null;
@@ -135,7 +164,20 @@ public final class Checker {
       es = la.edges;
       dx = new ListAppendExplainer(la);
     } else {
-      RegisterAnalysis ra = new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
+      // Mini-transactions first (isocheck.check.mt): linear when the history fixes every key's
+      // version order; else the general search below, told which keys' orders are known.
+      isocheck.check.mt.MtCheck.Outcome mt = o.miniTransactions ? isocheck.check.mt.MtCheck.check(h, o, req, anomalies, stats) : null;
+      if (mt != null && mt.verdicts != null) {
+        if (mt.verdicts.keySet().containsAll(req)) return mt.verdicts;
+        // The levels the MT checker does not decide (gsi, Elle's): the general path, told what
+        // it found (its anomalies rule levels out), adding only anomaly types it did not find.
+        return rest(h, o, req, mt, anomalies, stats);
+      }
+      if (mt != null) {
+        orderedKeys = mt.orderedKeys;
+        mtPolygraph = mt.polygraph;
+      }
+      RegisterAnalysis ra = mt != null ? mt.ra : new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
       anomalies.addAll(ra.anomalies);
       committed = ra.committed;
       es = ra.edges;
@@ -156,6 +198,8 @@ public final class Checker {
 
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
     if (dx instanceof RegisterAnalysis) run.ra = (RegisterAnalysis) dx;
+    run.orderedKeys = orderedKeys;
+    run.mtPolygraph = mtPolygraph;
     LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
         ? run.appendLevels(req, maxFam, anySer, anySi, la)
         : run.registerLevels(req, maxFam);
@@ -183,6 +227,9 @@ public final class Checker {
     Digraph bc, bcGsi;
     /** The rw-register analysis, for the version-order search. */
     RegisterAnalysis ra;
+    /** Keys whose version order the history fixes, or null; the polygraph of chains to search, or null (isocheck.check.mt). */
+    boolean[] orderedKeys;
+    isocheck.check.si.Polygraph mtPolygraph;
     boolean truncated;
     long sccNs, searchNs, polygraphNs;
 
@@ -407,7 +454,7 @@ public final class Checker {
       // The version order: the polygraph search (isocheck.check.si). Elle's read committed and
       // read uncommitted need none (isocheck.check.adya.AdyaLevels); repeatable read needs
       // serializability's.
-      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts).progress(o.progress),
+      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).progress(o.progress),
           l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {

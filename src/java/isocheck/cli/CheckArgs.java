@@ -24,6 +24,8 @@ final class CheckArgs {
   /** The :f of transaction ops, without the colon. */
   String txnF = "txn";
   List<Level> levels = DEFAULT_LEVELS;
+  /** --levels linearizable: single-key register / compare-and-set histories (isocheck.check.lin). */
+  boolean linearizable;
   /** Instances kept per anomaly type; 0 keeps none (counts only). */
   int maxAnomalies = 16;
   String clocks = "vector";
@@ -44,7 +46,12 @@ final class CheckArgs {
       String arg = args.get(i);
       switch (arg) {
         case "--workload": case "-w": a.workload = workload(value(args, ++i, arg)); break;
-        case "--levels": case "-l": a.levels = levels(value(args, ++i, arg)); break;
+        case "--levels": case "-l": {
+          String spec = value(args, ++i, arg);
+          a.linearizable = linearizable(spec);
+          if (!a.linearizable) a.levels = levels(spec);
+          break;
+        }
         case "--format": case "-f": {
           String f = value(args, ++i, arg);
           if (!f.equals("text") && !f.equals("edn") && !f.equals("json")) {
@@ -108,6 +115,23 @@ final class CheckArgs {
       throw new UsageException("--f takes the name of the :f of transaction ops, such as txn, not \"" + f + "\"");
     }
     return n;
+  }
+
+  /** Whether --levels asks for linearizability, which is checked alone. */
+  static boolean linearizable(String spec) throws UsageException {
+    boolean lin = false, other = false;
+    for (String part : spec.split(",")) {
+      String name = part.trim();
+      if (name.startsWith(":")) name = name.substring(1);
+      if (name.isEmpty()) continue;
+      if (name.equals("linearizable") || name.equals("lin")) lin = true;
+      else other = true;
+    }
+    if (lin && other) {
+      throw new UsageException("linearizable is checked alone (on histories of single-key reads, writes and compare-and-sets), "
+          + "not with transactional levels");
+    }
+    return lin;
   }
 
   static List<Level> levels(String spec) throws UsageException {

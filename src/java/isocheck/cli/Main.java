@@ -65,6 +65,8 @@ public final class Main {
     + "(aliases: sser, ser, si, strong-session-si, strong-si); Elle's repeatable-read,\n"
     + "read-committed, read-uncommitted (Adya's PL-2.99, PL-2, PL-1; aliases pl-2.99, pl-2, pl-1);\n"
     + "weak levels (Plume): tcc, ra, rc, ci (aliases: causal, read-atomic, cut-isolation).\n"
+    + "--levels linearizable, alone: histories of single-key reads, writes and compare-and-sets\n"
+    + "(Jepsen's :read/:write/:cas register ops, or [:r k v] [:w k v] [:cas k old new] micro-ops).\n"
     + "--clocks picks vector (default) or tree clocks for the weak levels' causal order;\n"
     + "--first stops at the first weak anomaly per level instead of finding them all.\n"
     + "--max-anomalies N keeps N instances per anomaly type (default 16; all are counted);\n"
@@ -239,6 +241,7 @@ public final class Main {
 
     int run() {
       if (input.error != null) return failed(BAD, input.error);
+      if (a.linearizable) return runLinearizable();
       ProgressMeter meter = a.quiet ? null : new ProgressMeter("isocheck: " + file + ": ", err::println);
       try {
         return run(meter == null ? Progress.NONE : meter);
@@ -340,6 +343,74 @@ public final class Main {
       }
       Verdict.Value v = r.valid();
       return v == Verdict.Value.TRUE ? HOLDS : v == Verdict.Value.FALSE ? VIOLATED : UNKNOWN;
+    }
+
+    /**
+     * --levels linearizable: reads the file as single-key register ops (isocheck.check.lin),
+     * prints the result, writes result.edn, result.json, report.txt and a picture per anomaly
+     * type into the report directory.
+     */
+    private int runLinearizable() {
+      long t0 = System.nanoTime();
+      isocheck.check.lin.CasHistory ch;
+      try {
+        isocheck.check.lin.CasHistory.Builder b = new isocheck.check.lin.CasHistory.Builder(a.txnF);
+        Formats.read(file, b);
+        ch = b.build();
+      } catch (HistoryException e) {
+        return failed(BAD, e.getMessage());
+      } catch (NoSuchFileException e) {
+        return failed(BAD, "no such file");
+      } catch (IOException e) {
+        return failed(BAD, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+      } catch (OutOfMemoryError e) {
+        return failed(BAD, "out of memory while reading it; " + Heap.raise(Heap.max() * 2));
+      } catch (Throwable e) {
+        trace(e);
+        return failed(BAD, "cannot read it: internal error: " + oneLine(e));
+      }
+      long loadMs = (System.nanoTime() - t0) / 1_000_000L;
+      if (ch.n == 0) {
+        return failed(UNKNOWN, "no read, write or compare-and-set ops, so nothing to check (" + ch.opsSkipped + " ops skipped)");
+      }
+      isocheck.check.lin.Linearizability.Result r;
+      try {
+        r = isocheck.check.lin.Linearizability.check(ch, Math.max(1, a.maxAnomalies));
+      } catch (OutOfMemoryError e) {
+        return failed(UNKNOWN, "out of memory while checking, so no verdict; " + Heap.raise(Heap.max() * 2));
+      } catch (Throwable e) {
+        trace(e);
+        return failed(UNKNOWN, "no verdict: internal error: " + oneLine(e));
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> ms = (Map<String, Object>) r.stats.get("ms");
+      ms.put("load", loadMs);
+      Map<String, Object> d = r.toData();
+      switch (a.format) {
+        case "edn": out.println(EdnPrinter.str(d)); break;
+        case "json": out.println(Json.write(d)); break;
+        default: out.print((many ? "== " + file + "\n" : "") + r.text() + "\n");
+      }
+      out.flush();
+      if (dir != null) {
+        try {
+          Files.createDirectories(dir);
+          ReportDirs.clean(dir);
+          Files.writeString(dir.resolve("result.edn"), EdnPrinter.str(d) + "\n", StandardCharsets.UTF_8);
+          Files.writeString(dir.resolve("result.json"), Json.write(d) + "\n", StandardCharsets.UTF_8);
+          Files.writeString(dir.resolve("report.txt"), r.text(), StandardCharsets.UTF_8);
+          for (String t : r.anomalies.types()) {
+            List<isocheck.report.Anomaly> l = r.anomalies.get(t);
+            if (!l.isEmpty()) Files.writeString(dir.resolve(t + ".dot"), r.dot(l.get(0)), StandardCharsets.UTF_8);
+          }
+          String line = "report: " + dir.resolve("report.txt");
+          if (a.format.equals("text")) out.println(line);
+          else err.println("isocheck: " + file + ": " + line);
+        } catch (IOException | RuntimeException e) {
+          outError(dir.toString(), "cannot be written: " + oneLine(e));
+        }
+      }
+      return r.valid == Verdict.Value.TRUE ? HOLDS : r.valid == Verdict.Value.FALSE ? VIOLATED : UNKNOWN;
     }
 
     /** What stdout gets for this file, newline included. */

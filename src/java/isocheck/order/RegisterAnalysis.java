@@ -27,6 +27,8 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
   public final boolean[] committed;
   /** Per read mop: true when it is the txn's first access of the key (an external read). */
   public final boolean[] external;
+  /** Per external read of a non-nil value: the mop that wrote it, or -1 (none, or not an external read). */
+  public final int[] writerOfRead;
   public final AnomalySet anomalies;
   public final EdgeList edges = new EdgeList();
   private final boolean[] finalWrite;
@@ -38,6 +40,8 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
     int nm = h.mopCount(), nk = h.keyCount();
     committed = new boolean[h.nTxns];
     external = new boolean[nm];
+    writerOfRead = new int[nm];
+    java.util.Arrays.fill(writerOfRead, -1);
     finalWrite = new boolean[nm];
     for (int t = 0; t < h.nTxns; t++) if (h.isOk(t)) committed[t] = true;
     int[] stamp = new int[nk];
@@ -99,6 +103,7 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
       if (v == History.NIL) continue;
       int k = h.mopKey(m), r = h.mopTxn(m);
       int w = h.writerMop(k, v);
+      writerOfRead[m] = w;
       if (w < 0) {
         anomalies.add(new Anomaly("garbage-read", new int[] {r},
             Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "key", h.key(k), "element", h.value(v)),

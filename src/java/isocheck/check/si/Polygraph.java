@@ -54,6 +54,12 @@ public final class Polygraph {
    */
   public static final int READS_FROM = 0, READ_MODIFY_WRITE = 1, INITIAL_READ = 2, OVERWRITTEN_READ = 3, ORDER = 4,
       TRANSLATED = 5;
+  /**
+   * The read-modify-writes that follow the initial state of a key come before its other writes
+   * (isocheck.check.mt: the chain from ⊥ is contiguous and first): the last of them → another
+   * chain's first write (WW), and its readers → that write (RW).
+   */
+  public static final int INITIAL_CHAIN = 6;
 
   public final History h;
   public final int nTxns;
@@ -104,6 +110,18 @@ public final class Polygraph {
     this.sideKey = key;
   }
 
+  /**
+   * A polygraph built elsewhere (isocheck.check.mt: constraints between chains of
+   * read-modify-writes rather than between writers), without session or realtime order
+   * ({@link #withOrders} adds them). Constraint c's side s holds edges
+   * [sideStart[2c+s], sideStart[2c+s+1]); side 0 orders {@code first[c]}'s chain before
+   * {@code second[c]}'s. The arrays are kept, not copied.
+   */
+  public static Polygraph of(History h, boolean[] committed, EdgeList known, IntList knownKey, IntList knownWhy,
+                             int[] first, int[] second, int[] sideStart, int[] src, int[] dst, int[] type, int[] key) {
+    return new Polygraph(h, h.nTxns, committed, known, knownKey, knownWhy, first, second, sideStart, src, dst, type, key);
+  }
+
   public int constraints() { return first.length; }
 
   public int sideFrom(int c, int s) { return sideStart[2 * c + s]; }
@@ -115,7 +133,19 @@ public final class Polygraph {
    * realtime order when {@code realtime}.
    */
   public static Polygraph of(History h, RegisterAnalysis ra, boolean session, boolean realtime) {
-    return new Builder(h, ra).build().withOrders(session, realtime);
+    return of(h, ra, session, realtime, null);
+  }
+
+  /**
+   * As above, with no constraint on the keys marked in {@code ordered} (may be null): keys whose
+   * version order the known edges already fix, as a chain of read-modify-writes from the initial
+   * state, or from one writer when none read-modify-wrote the initial value
+   * (isocheck.check.mt.MtAnalysis). A pair's orders on its other keys still are constraints.
+   */
+  public static Polygraph of(History h, RegisterAnalysis ra, boolean session, boolean realtime, boolean[] ordered) {
+    Builder b = new Builder(h, ra);
+    b.ordered = ordered;
+    return b.build().withOrders(session, realtime);
   }
 
   /**
@@ -168,6 +198,10 @@ public final class Polygraph {
     final IntList[] rmwVersion, rmwTxn;
     /** Per key: see {@link #readerRanges}. */
     int[][] readersLo;
+    /** Keys without constraints (their order is known), or null. */
+    boolean[] ordered;
+
+    boolean constrained(int k) { return ordered == null || !ordered[k]; }
 
     Builder(History h, RegisterAnalysis ra) {
       this.h = h;
@@ -237,7 +271,7 @@ public final class Polygraph {
       long edges = 0;
       for (int k = 0; k < nKeys; k++) {
         long w = writers[k] == null ? 0 : writers[k].size(), rd = reader[k] == null ? 0 : reader[k].size();
-        if (w > 1) edges += w * (w - 1) + rd * (w - 1);
+        if (w > 1 && constrained(k)) edges += w * (w - 1) + rd * (w - 1);
       }
       if (edges > maxSideEdges()) throw new TooLarge(edges);
       EdgeList known = new EdgeList();
@@ -304,6 +338,7 @@ public final class Polygraph {
           int m = 0;
           for (int i = txnKeyStart[a]; i < txnKeyStart[a + 1]; i++) {
             int k = txnKeyList[i];
+            if (!constrained(k)) continue;
             IntList ws = writers[k];
             for (int j = txnKeyPos[i] + 1; j < ws.size(); j++) {
               if (m == buf.length) buf = java.util.Arrays.copyOf(buf, m * 2);

@@ -141,6 +141,14 @@ final class PolygraphExplainer implements Steps.DataExplainer {
         return step(type, k, h.name(a) + " read key " + h.keyStr(k) + " = " + value(w, k) + (w >= 0 ? ", " + h.name(w) + "'s write" : "")
             + ", which " + h.name(b) + " read too and then overwrote (" + value(b, k) + ")");
       }
+      case Polygraph.INITIAL_CHAIN: {
+        String after = h.name(b) + "'s write of key " + h.keyStr(k) + " (" + value(b, k) + ") is not one of the read-modify-writes "
+            + "that follow the initial value, which come first, so it comes after their last";
+        if (type == Edge.WW) return step(type, k, h.name(a) + "'s write (" + value(a, k) + ") is that last one; " + after);
+        int w = versionRead(a, k);
+        return step(type, k, h.name(a) + " read key " + h.keyStr(k) + " = " + value(w, k) + (w >= 0 ? ", " + h.name(w) + "'s write" : "")
+            + ", the last of them; " + after);
+      }
       default:
         return null;
     }

@@ -25,17 +25,29 @@ public final class RegisterSearch extends PolygraphSearch {
   public RegisterSearch(History h, RegisterAnalysis ra) { this(h, ra, true); }
 
   /** With shortcuts false, no pruning rounds after the first and no time-ordered choice: the solver decides (for tests). */
-  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts) {
+  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts) { this(h, ra, shortcuts, null, null); }
+
+  /**
+   * With {@code orderedKeys} (per key, may be null): keys whose version order the history fixes
+   * (isocheck.check.mt: read-modify-write chains), which get no write-order constraints; and
+   * with {@code plain} (may be null): the polygraph to search, without session or realtime
+   * order, built elsewhere (isocheck.check.mt's constraints between chains of read-modify-writes).
+   */
+  public RegisterSearch(History h, RegisterAnalysis ra, boolean shortcuts, boolean[] orderedKeys, Polygraph plain) {
     super(h, shortcuts);
     this.ra = ra;
+    this.orderedKeys = orderedKeys;
+    this.plain = plain;
   }
+
+  private final boolean[] orderedKeys;
 
   /** The plain polygraph, built once: the other families share its constraints ({@link Polygraph#withOrders}). */
   private Polygraph plain;
 
   @Override
   Polygraph build(Level.Family f) {
-    if (plain == null) plain = Polygraph.of(h, ra, false, false);
+    if (plain == null) plain = Polygraph.of(h, ra, false, false, orderedKeys);
     return plain.withOrders(f.carries(Level.Family.PROCESS), f.carries(Level.Family.COMMIT_REALTIME));
   }
 

@@ -1,0 +1,397 @@
+package isocheck.check.mt;
+
+import isocheck.check.CheckOptions;
+import isocheck.check.Level;
+import isocheck.check.Verdict;
+import isocheck.graph.BcGraph;
+import isocheck.graph.Cycle;
+import isocheck.graph.CycleFinder;
+import isocheck.graph.Digraph;
+import isocheck.graph.Edge;
+import isocheck.graph.EdgeList;
+import isocheck.graph.Orders;
+import isocheck.graph.Scc;
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.order.RegisterAnalysis;
+import isocheck.report.Anomaly;
+import isocheck.report.AnomalySet;
+import isocheck.report.CycleReport;
+import isocheck.report.Steps;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The serializable and snapshot-isolation levels of a mini-transaction history in linear time:
+ * MTC (ext. version) §IV-B Algorithm 1, CheckSER, CheckSI and CheckSSER, with the Theorem 1-2
+ * optimisations (only the immediate write-write edges of {@link MtAnalysis}, and session order
+ * between consecutive transactions only).
+ *
+ * <ol>
+ * <li>The Divergence check first, for every level (Lemma 1: a lost update violates SI, hence SER
+ *     and SSER; and each reader of a diverged version would otherwise anti-depend on every
+ *     sibling).
+ * <li>Serializable: SO ∪ WR ∪ WW ∪ RW acyclic (CheckSER; without SO for {@code serializable},
+ *     whose name carries no session order, with it for {@code strong-session-serializable}).
+ * <li>Snapshot isolation: (SO ∪ WR ∪ WW) ; RW? acyclic (CheckSI, Cerone–Gotsman), decided on the
+ *     begin/commit split graph ({@link BcGraph}), which has a path for each composed edge and a
+ *     cycle exactly when the composition has one, in linear size where the composition has
+ *     in-degree × out-degree edges per transaction.
+ * <li>Strict serializability and strong SI: the same with realtime order, through the relay
+ *     encoding of {@link Orders#realtime} (O(n) edges, where CheckSSER adds Θ(n²)).
+ * </ol>
+ *
+ * <p>This is complete only when every key's version order is known ({@link MtAnalysis}); when
+ * some key's is not, and no pre-check anomaly or lost update already violates every level asked
+ * for, the general search decides the history, with the known keys' orders given to it
+ * ({@link Outcome#orderedKeys}). Counterexamples are the shortest cycles of each Adya type in
+ * each cyclic component, named after MTC's Table I ({@link TableI}).
+ */
+public final class MtCheck {
+  private MtCheck() {}
+
+  /** The levels this checker decides. */
+  static final EnumSet<Level> DECIDES = EnumSet.of(Level.STRICT_SERIALIZABLE, Level.STRONG_SESSION_SERIALIZABLE,
+      Level.SERIALIZABLE, Level.STRONG_SNAPSHOT_ISOLATION, Level.STRONG_SESSION_SNAPSHOT_ISOLATION, Level.SNAPSHOT_ISOLATION);
+
+  /** What the MT checker did. */
+  public static final class Outcome {
+    /** The verdicts, or null when the general checkers decide. */
+    public final LinkedHashMap<Level, Verdict> verdicts;
+    /** The rw-register pre-checks (for the general checkers: computed once). */
+    public final RegisterAnalysis ra;
+    /** Per key: whether the history fixes its version order (the general search need not search it). */
+    public final boolean[] orderedKeys;
+    /**
+     * For the general search, when the unordered keys' chains are rooted in {@code :info}
+     * transactions (not blind writes): the polygraph of their chains' orders
+     * ({@link ChainPolygraph}); else null (the polygraph of writers).
+     */
+    public final isocheck.check.si.Polygraph polygraph;
+
+    Outcome(LinkedHashMap<Level, Verdict> verdicts, RegisterAnalysis ra, boolean[] orderedKeys,
+            isocheck.check.si.Polygraph polygraph) {
+      this.verdicts = verdicts;
+      this.ra = ra;
+      this.orderedKeys = orderedKeys;
+      this.polygraph = polygraph;
+    }
+  }
+
+  /**
+   * Decides the requested levels of an rw-register history it can (the serializable and SI
+   * levels other than GSI; the general checkers decide the others, given its verdicts), adding
+   * anomalies and [:stats :mt] (which path decides, and why); else returns an outcome without
+   * verdicts and adds no anomaly.
+   */
+  public static Outcome check(History h, CheckOptions o, Set<Level> requested, AnomalySet anomalies, Map<String, Object> stats) {
+    EnumSet<Level> req = EnumSet.noneOf(Level.class);
+    for (Level l : requested) if (DECIDES.contains(l)) req.add(l);
+    long t0 = System.nanoTime();
+    int cap = Math.max(o.maxAnomaliesPerType, 1);
+    RegisterAnalysis ra = new RegisterAnalysis(h, cap);
+    long tr = System.nanoTime();
+    MtAnalysis mt = new MtAnalysis(h, ra, cap);
+    Map<String, Object> ms = mt.stats();
+    ms.put("ms", new LinkedHashMap<>(Map.of("pre-checks", (tr - t0) / 1_000_000L, "chains", (System.nanoTime() - tr) / 1_000_000L)));
+    stats.put("mt", ms);
+    if (req.isEmpty()) {
+      general(ms, "no level asked for is one the mini-transaction checker decides (gsi and Elle's read committed, read "
+          + "uncommitted and repeatable read are decided by the general checkers)");
+      return new Outcome(null, ra, mt.orderedByRmw, null);
+    }
+    boolean ruledOut = true;
+    for (Level l : req) {
+      boolean out = !mt.divergences.isEmpty();
+      for (String t : ra.anomalies.types()) out |= Level.violatedBy(t).contains(l);
+      ruledOut &= out;
+    }
+    if (mt.unorderedKeys > 0 && !ruledOut) {
+      String why = String.format("%,d of %,d keys have no version order in the history (%s)", mt.unorderedKeys, mt.nKeys,
+          mt.unorderedExample);
+      if (!ChainPolygraph.applies(mt)) {
+        general(ms, why + "; the general search decides them, given the order of the other keys");
+        return new Outcome(null, ra, mt.orderedByRmw, null);
+      }
+      long tp = System.nanoTime();
+      isocheck.check.si.Polygraph p = ChainPolygraph.build(mt);
+      ms.put("chain-constraints", (long) p.constraints());
+      ms.put("chain-polygraph-ms", (System.nanoTime() - tp) / 1_000_000L);
+      ms.put("path", new Kw("chains"));
+      ms.put("reason", why + "; the general search decides the order of their chains of read-modify-writes");
+      return new Outcome(null, ra, mt.ordered, p);
+    }
+    ms.put("path", new Kw("fast"));
+    ms.put("reason", mt.unorderedKeys == 0
+        ? "every key's version order is fixed by its read-modify-writes (MTC Algorithm 1)"
+        : String.format("%,d keys have no version order in the history, but %s already violate every level asked for",
+            mt.unorderedKeys, mt.divergences.isEmpty() ? "pre-check anomalies" : "lost updates"));
+    for (String t : ra.anomalies.types()) {
+      List<Anomaly> kept = ra.anomalies.get(t);
+      for (Anomaly a : kept) anomalies.add(TableI.named(a, TableI.ofPrecheck(h, a)));
+      for (long i = kept.size(); i < ra.anomalies.count(t); i++) anomalies.tally(t);
+    }
+    for (String t : mt.divergences.types()) {
+      List<Anomaly> kept = mt.divergences.get(t);
+      for (Anomaly a : kept) anomalies.add(a);
+      for (long i = kept.size(); i < mt.divergences.count(t); i++) anomalies.tally(t);
+    }
+    long committed = 0;
+    for (boolean c : ra.committed) if (c) committed++;
+    stats.put("committed", committed);
+    long t1 = System.nanoTime();
+
+    Level.Family top = Level.Family.PLAIN;
+    for (Level l : req) if (l.family.ordinal() > top.ordinal()) top = l.family;
+    EdgeList es = mt.edges;
+    if (top.ordinal() >= Level.Family.PROCESS.ordinal()) Orders.sessionOrder(h, ra.committed, es);
+    int relays = top == Level.Family.REALTIME ? Orders.realtime(h, ra.committed, es) : 0;
+    Digraph g = Digraph.of(h.nTxns + relays, es);
+    stats.put("edges", (long) g.edgeCount());
+    if (relays > 0) stats.put("realtime-relays", (long) relays);
+    long t2 = System.nanoTime();
+
+    LinkedHashMap<Level, Verdict> verdicts = new Levels(h, o, g, mt, anomalies, stats).decide(req, top);
+    long t3 = System.nanoTime();
+    LinkedHashMap<String, Object> times = new LinkedHashMap<>();
+    times.put("analysis", (t1 - t0) / 1_000_000L);
+    times.put("graph", (t2 - t1) / 1_000_000L);
+    times.put("levels", (t3 - t2) / 1_000_000L);
+    times.put("total", (t3 - t0) / 1_000_000L);
+    stats.put("ms", times);
+    return new Outcome(verdicts, ra, mt.ordered, null);
+  }
+
+  private static void general(Map<String, Object> ms, String reason) {
+    ms.put("path", new Kw("general"));
+    ms.put("reason", reason);
+  }
+
+  /** The acyclicity tests per level, and counterexamples. */
+  private static final class Levels {
+    final History h;
+    final CheckOptions o;
+    final Digraph g;
+    final MtAnalysis mt;
+    final AnomalySet anomalies;
+    final Map<String, Object> stats;
+    final Steps steps;
+    final int n;
+    final int[] member, local;
+    int stamp;
+    Digraph bc;
+    boolean truncated;
+    final Set<String> reported = new HashSet<>();
+
+    Levels(History h, CheckOptions o, Digraph g, MtAnalysis mt, AnomalySet anomalies, Map<String, Object> stats) {
+      this.h = h;
+      this.o = o;
+      this.g = g;
+      this.mt = mt;
+      this.anomalies = anomalies;
+      this.stats = stats;
+      this.steps = new Steps(h, mt);
+      this.n = h.nTxns;
+      this.member = new int[g.n];
+      this.local = new int[g.n];
+    }
+
+    static int serFilter(Level.Family f) { return Edge.DATA | f.bits; }
+
+    static int siFilter(Level.Family f) { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | f.bits; }
+
+    Digraph bc() {
+      if (bc == null) bc = BcGraph.of(g, n);
+      return bc;
+    }
+
+    LinkedHashMap<Level, Verdict> decide(Set<Level> req, Level.Family topFam) {
+      boolean anySi = false;
+      for (Level l : req) anySi |= l.kind == Level.Kind.SI;
+      int top = topFam.ordinal();
+      Scc[] ser = new Scc[3], si = new Scc[3];
+      boolean[] serOk = new boolean[3], siOk = new boolean[3];
+      // Strongest family first: when its graph is acyclic, so are the weaker ones.
+      for (int fi = top; fi >= 0; fi--) {
+        Level.Family f = Level.Family.values()[fi];
+        if (fi < top && serOk[fi + 1]) serOk[fi] = true;
+        else {
+          ser[fi] = Scc.of(g, serFilter(f));
+          serOk[fi] = !ser[fi].hasCycle();
+        }
+        if (!anySi) continue;
+        if (serOk[fi] || (fi < top && siOk[fi + 1])) siOk[fi] = true;
+        else {
+          si[fi] = Scc.of(bc(), siFilter(f));
+          siOk[fi] = !si[fi].hasCycle();
+        }
+      }
+      // Counterexamples weakest family first, so that each cycle gets its weakest name.
+      for (int fi = 0; fi <= top; fi++) {
+        Level.Family f = Level.Family.values()[fi];
+        if (!serOk[fi]) report(ser[fi], f, true, false);
+        else if (anySi && !siOk[fi]) report(si[fi], f, false, true);
+      }
+      for (Level l : req) {
+        int fi = l.family.ordinal();
+        boolean cyclic = l.kind == Level.Kind.SER ? !serOk[fi] : !siOk[fi];
+        if (cyclic && violating(l).isEmpty()) {
+          if (l.kind == Level.Kind.SER) witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false);
+          else witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true);
+        }
+      }
+      if (truncated) stats.put("cycle-search-truncated", true);
+      LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
+      for (Level l : req) {
+        int fi = l.family.ordinal();
+        boolean cyclic = l.kind == Level.Kind.SER ? !serOk[fi] : !siOk[fi];
+        List<String> types = violating(l);
+        if (cyclic || !types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
+        else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+      }
+      return out;
+    }
+
+    List<String> violating(Level l) {
+      List<String> r = new ArrayList<>();
+      for (String t : anomalies.types()) if (Level.violatedBy(t).contains(l)) r.add(t);
+      java.util.Collections.sort(r);
+      return r;
+    }
+
+    List<CycleFinder.Spec> specs(Level.Family f, boolean g2) {
+      int nb = f.newBits(), fb = f.bits;
+      List<CycleFinder.Spec> l = new ArrayList<>();
+      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW));
+      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW));
+      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW));
+      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW));
+      return l;
+    }
+
+    /**
+     * For each cyclic component (smallest first, up to maxComponents): the shortest cycle of each
+     * anomaly type the family's level forbids; if the searches find none within their budget,
+     * some cycle of the component.
+     */
+    void report(Scc scc, Level.Family f, boolean g2, boolean isBc) {
+      int searched = 0;
+      for (int[] nodes : components(scc, isBc)) {
+        if (searched++ >= o.maxComponents) {
+          truncated = true;
+          break;
+        }
+        stamp++;
+        for (int v : nodes) member[v] = stamp;
+        CycleFinder cf = new CycleFinder(g, member, stamp, nodes, local, o.searchBudget);
+        Set<String> found = new HashSet<>();
+        for (CycleFinder.Spec spec : specs(f, g2)) {
+          Cycle c = cf.find(spec);
+          if (c == null) continue;
+          for (Cycle sc : c.withoutRelays(n).simpleCycles()) if (found.add(sc.anomalyType())) add(sc);
+        }
+        if (!found.isEmpty()) continue;
+        int t = nodes[0];
+        for (int v : nodes) if (v < n) { t = v; break; }
+        if (isBc) {
+          int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
+          witnessIn(scc, bc(), siFilter(f), scc.cyclic[cb] ? cb : cc, true);
+        } else {
+          Cycle c = CycleFinder.anyCycle(g, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
+          if (c != null) add(c.withoutRelays(n));
+        }
+      }
+    }
+
+    /** The cyclic components' transactions (for the begin/commit graph: the owners of its nodes), smallest first. */
+    List<int[]> components(Scc scc, boolean isBc) {
+      int nn = isBc ? bc().n : g.n;
+      int[] cnt = new int[scc.count + 1];
+      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) cnt[scc.comp[v] + 1]++;
+      for (int c = 0; c < scc.count; c++) cnt[c + 1] += cnt[c];
+      int[] at = Arrays.copyOf(cnt, scc.count);
+      int[] byComp = new int[cnt[scc.count]];
+      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) byComp[at[scc.comp[v]]++] = v;
+      List<int[]> out = new ArrayList<>();
+      int[] seen = new int[g.n];
+      for (int c = 0; c < scc.count; c++) {
+        if (!scc.cyclic[c]) continue;
+        int[] ns = new int[cnt[c + 1] - cnt[c]];
+        int k = 0;
+        for (int i = cnt[c]; i < cnt[c + 1]; i++) {
+          int v = isBc ? BcGraph.owner(byComp[i], n) : byComp[i];
+          if (seen[v] == c + 1) continue;
+          seen[v] = c + 1;
+          ns[k++] = v;
+        }
+        out.add(Arrays.copyOf(ns, k));
+      }
+      out.sort((x, y) -> Integer.compare(x.length, y.length));
+      return out;
+    }
+
+    void witness(Scc scc, Digraph gr, int filter, boolean isBc) {
+      for (int c = 0; c < scc.count; c++) {
+        if (scc.cyclic[c]) {
+          witnessIn(scc, gr, filter, c, isBc);
+          return;
+        }
+      }
+    }
+
+    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc) {
+      Cycle cy = CycleFinder.anyCycleIn(gr, scc, c, filter);
+      if (cy == null) return;
+      add(isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n));
+    }
+
+    /**
+     * Adds a cycle over transactions as an anomaly (once per type and steps), with its Table I
+     * name. A write-write step a read backs is named as that read; one that no read backs (the initial chain's last writer before the
+     * key's one other chain: a fact under the serializable and SI levels only) counts as the
+     * anti-dependency it would be in the other order, so the type claims no weak level that a
+     * cycle of reads and session order would (rw-register G0 and G1c do, {@link Level#violatedBy}).
+     */
+    void add(Cycle tc) {
+      if (!reported.add(tc.anomalyType() + " " + canonical(tc))) return;
+      String named = null;
+      String type = tc.anomalyType();
+      if (type.startsWith("G0") || type.startsWith("G1c")) {
+        int k = tc.length();
+        int[] ls = tc.labels.clone();
+        boolean changed = false;
+        for (int i = 0; i < k; i++) {
+          int a = tc.nodes[i], b = tc.nodes[(i + 1) % k];
+          if (ls[i] != Edge.WW || a >= n || b >= n) continue;
+          // A write-write step a read backs (b read a's version, then wrote the key) is that read
+          // too: a cycle of them is one of reads (G1c), which no version order escapes; as G0 it
+          // would claim Elle's read uncommitted, which on registers orders versions freely.
+          ls[i] = (g.maskOf(a, b) & Edge.WR) == 0 ? Edge.RW : Edge.WR;
+          changed = true;
+        }
+        if (changed) named = new Cycle(tc.nodes, ls).anomalyType();
+      }
+      Anomaly a = CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, named);
+      anomalies.add(TableI.named(a, TableI.ofCycle(tc, mt)));
+    }
+
+    /** A cycle's nodes and labels from its smallest node on: the same for every rotation. */
+    static String canonical(Cycle c) {
+      int k = c.nodes.length, at = 0;
+      for (int i = 1; i < k; i++) if (c.nodes[i] < c.nodes[at]) at = i;
+      StringBuilder sb = new StringBuilder();
+      for (int j = 0; j < k; j++) {
+        int i = (at + j) % k;
+        sb.append(c.nodes[i]).append(':').append(c.labels[i]).append(' ');
+      }
+      return sb.toString();
+    }
+  }
+}
