@@ -30,7 +30,7 @@
                         :dependencies [[org.postgresql/postgresql "42.7.14"]
                                        [org.mariadb.jdbc/mariadb-java-client "3.5.3"]]}
              :test [:examples {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}]
-             :bench {:jvm-opts ["-Xmx6g" "-Xms6g" "-XX:+UseParallelGC"]}
+             :bench {:jvm-opts ["-Xmx12g" "-Xms12g" "-XX:+UseParallelGC"]}
              ;; The jar's Main-Class is the Java command line (no Clojure loaded to check a
              ;; file); lein run keeps :main isocheck.cli, which delegates to it.
              :uberjar {:main isocheck.cli.Main

@@ -80,14 +80,32 @@ public final class Result {
   }
 
   /** The weakest violated levels (Elle's :not). */
-  public EnumSet<Level> not() {
-    EnumSet<Level> v = violated(), r = EnumSet.noneOf(Level.class);
+  public EnumSet<Level> not() { return weakest(violated()); }
+
+  private static EnumSet<Level> weakest(EnumSet<Level> v) {
+    EnumSet<Level> r = EnumSet.noneOf(Level.class);
     for (Level l : v) {
       boolean weakest = true;
       for (Level o : v) if (o != l && l.implies(o)) weakest = false;
       if (weakest) r.add(l);
     }
     return r;
+  }
+
+  /** The levels asked for that are violated: the weakest of them, as the text report says "not:". */
+  public EnumSet<Level> notAsked() { return weakest(violatedAsked()); }
+
+  /** The levels asked for that are violated and imply another one of them ("also not:"). */
+  public EnumSet<Level> alsoNotAsked() {
+    EnumSet<Level> r = violatedAsked();
+    r.removeAll(notAsked());
+    return r;
+  }
+
+  private EnumSet<Level> violatedAsked() {
+    EnumSet<Level> v = EnumSet.noneOf(Level.class);
+    for (Map.Entry<Level, Verdict> e : levels.entrySet()) if (e.getValue().value == Verdict.Value.FALSE) v.add(e.getKey());
+    return v;
   }
 
   public EnumSet<Level> alsoNot() {
@@ -195,12 +213,7 @@ public final class Result {
     }
     List<String> relevant = relevantTypes();
     if (!relevant.isEmpty()) {
-      EnumSet<Level> asked = EnumSet.noneOf(Level.class);
-      asked.addAll(levels.keySet());
-      EnumSet<Level> not = not(), alsoNot = alsoNot();
-      not.retainAll(asked);
-      alsoNot.retainAll(asked);
-      sb.append("\nnot: ").append(names(not)).append("   also not: ").append(names(alsoNot)).append('\n');
+      sb.append("\nnot: ").append(names(notAsked())).append("   also not: ").append(names(alsoNotAsked())).append('\n');
       for (String t : relevant) {
         List<Anomaly> inst = anomalies.get(t);
         long n = anomalies.count(t);

@@ -456,7 +456,7 @@ public final class Main {
       if (head < 0 || stats < 0) return full;
       StringBuilder sb = new StringBuilder(full.substring(0, head + 1));
       if (!r.anomalies.isEmpty()) {
-        sb.append("\nnot: ").append(names(r.not())).append("   also not: ").append(names(r.alsoNot())).append("\n\n");
+        sb.append("\nnot: ").append(names(r.notAsked())).append("   also not: ").append(names(r.alsoNotAsked())).append("\n\n");
         for (String t : new TreeSet<>(r.anomalies.types())) {
           long n = r.anomalies.count(t);
           sb.append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances").append('\n');

@@ -228,7 +228,8 @@ public final class History {
     Edn.render(sb, keys[mopKey[m]]);
     sb.append(' ');
     if (mopKind[m] == OpRecord.READ && workload == Workload.APPEND) {
-      sb.append(status[mopTxn[m]] == OpType.OK ? listStr(m, focus < 0 ? mopLen[m] - 1 : focus) : "nil");
+      // A read the user wrote as nil stays nil (mopLen -1), though the checks read it as [].
+      sb.append(status[mopTxn[m]] == OpType.OK && mopLen[m] >= 0 ? listStr(m, focus < 0 ? mopLen[m] - 1 : focus) : "nil");
     } else {
       Edn.render(sb, value(mopVal[m]));
     }
