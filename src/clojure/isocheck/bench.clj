@@ -323,6 +323,8 @@
         gen-s (/ (- (System/nanoTime) t0) 1e9)
         o (.levels (CheckOptions.) (mapv #(Level/parse (name %)) levels))
         _ (when solver-alone (set! (.searchShortcuts o) false))
+        ;; 10^6 transactions may need more than the default 60 s per history: give them 10 minutes.
+        _ (when (>= (.nTxns h) 1000000) (set! (.timeLimitMs o) (long 600000)))
         rs (vec (for [_ (range runs)] (measure #(Checker/check h o))))
         ^Result r (first (first rs))
         s (median (map second rs))
@@ -335,9 +337,13 @@
     (doseq [l levels
             :let [lv (Level/parse (name l))
                   v (get (.levels r) lv)
-                  m (get search (.id lv))
-                  m (when-not (= ":implied" (str (get m "decided-by"))) m)]]
-      (println (format "  %-36s %-8s %s" (.id lv) (str (.value ^isocheck.check.Verdict v))
+                  m0 (get search (.id lv))
+                  implied? (= ":implied" (str (get m0 "decided-by")))
+                  ;; Through the strong-session level that implies it: that level's search, named.
+                  via (when (and implied? (get m0 "implied-by-search")) (get m0 "implied-by"))
+                  m (if implied? (get m0 "implied-by-search") m0)]]
+      (println (format "  %-36s %-8s %s%s" (.id lv) (str (.value ^isocheck.check.Verdict v))
+                       (if via (str "via " via ": ") "")
                        (if m
                          (format "polygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, solver %s, by %s"
                                  (long (get m "polygraph-ms" 0)) (long (get m "prune-ms" 0)) (long (get m "pruning-rounds" 0))

@@ -245,7 +245,7 @@ final class Pruning {
     private static long budget(int n) {
       Runtime rt = Runtime.getRuntime();
       long free = (rt.maxMemory() - (rt.totalMemory() - rt.freeMemory())) / 6;
-      return Math.max(1 << 20, Math.min(free, 2L * ChainClocks.blockSize() * n + (1 << 20)));
+      return Math.max(1 << 20, Math.min(free, 8L * ChainClocks.blockSize() * n + (1 << 20)));
     }
   }
 }
