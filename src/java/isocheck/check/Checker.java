@@ -593,30 +593,7 @@ public final class Checker {
      * transactions are the owners of its begin and commit nodes.
      */
     List<int[]> components(Scc scc, Digraph bcg) {
-      int nn = bcg == null ? g.n : bcg.n;
-      int[] cnt = new int[scc.count + 1];
-      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) cnt[scc.comp[v] + 1]++;
-      for (int c = 0; c < scc.count; c++) cnt[c + 1] += cnt[c];
-      int[] at = Arrays.copyOf(cnt, scc.count);
-      int[] byComp = new int[cnt[scc.count]];
-      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) byComp[at[scc.comp[v]]++] = v;
-      List<int[]> out = new ArrayList<>();
-      int[] seen = new int[g.n];
-      for (int c = 0; c < scc.count; c++) {
-        if (!scc.cyclic[c]) continue;
-        int[] ns = new int[cnt[c + 1] - cnt[c]];
-        int k = 0;
-        for (int i = cnt[c]; i < cnt[c + 1]; i++) {
-          int v = bcg == null ? byComp[i] : BcGraph.owner(byComp[i], n);
-          if (seen[v] == c + 1) continue;
-          seen[v] = c + 1;
-          ns[k++] = v;
-        }
-        out.add(Arrays.copyOf(ns, k));
-      }
-      // Smallest components first: they make the clearest counterexamples.
-      out.sort((x, y) -> Integer.compare(x.length, y.length));
-      return out;
+      return scc.cyclicComponents(bcg == null ? g.n : bcg.n, bcg != null, n, g.n);
     }
 
     /** Some cycle of the first cyclic component of (gr, filter), as a counterexample named for family f. */

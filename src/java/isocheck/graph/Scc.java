@@ -107,4 +107,35 @@ public final class Scc {
     for (int c = 0; c < count; c++) if (cyclic[c]) cc++;
     return new Scc(count, comp, size, cyclic, cc);
   }
+
+  /**
+   * The cyclic components of this decomposition of a graph of n nodes, each as its nodes in the
+   * transaction graph (of transactionGraphNodes nodes: transactions, then realtime relays),
+   * smallest first: they make the clearest counterexamples. For a begin/commit graph (bc, over
+   * nTxns transactions), a component's transactions are the owners of its begin and commit nodes.
+   */
+  public java.util.List<int[]> cyclicComponents(int n, boolean bc, int nTxns, int transactionGraphNodes) {
+    int[] cnt = new int[count + 1];
+    for (int v = 0; v < n; v++) if (cyclic[comp[v]]) cnt[comp[v] + 1]++;
+    for (int c = 0; c < count; c++) cnt[c + 1] += cnt[c];
+    int[] at = java.util.Arrays.copyOf(cnt, count);
+    int[] byComp = new int[cnt[count]];
+    for (int v = 0; v < n; v++) if (cyclic[comp[v]]) byComp[at[comp[v]]++] = v;
+    java.util.List<int[]> out = new java.util.ArrayList<>();
+    int[] seen = new int[transactionGraphNodes];
+    for (int c = 0; c < count; c++) {
+      if (!cyclic[c]) continue;
+      int[] ns = new int[cnt[c + 1] - cnt[c]];
+      int k = 0;
+      for (int i = cnt[c]; i < cnt[c + 1]; i++) {
+        int v = bc ? BcGraph.owner(byComp[i], nTxns) : byComp[i];
+        if (seen[v] == c + 1) continue;
+        seen[v] = c + 1;
+        ns[k++] = v;
+      }
+      out.add(java.util.Arrays.copyOf(ns, k));
+    }
+    out.sort((x, y) -> Integer.compare(x.length, y.length));
+    return out;
+  }
 }

@@ -312,29 +312,7 @@ public final class MtCheck {
 
     /** The cyclic components' transactions (for the begin/commit graph: the owners of its nodes), smallest first. */
     List<int[]> components(Scc scc, boolean isBc) {
-      int nn = isBc ? bc().n : g.n;
-      int[] cnt = new int[scc.count + 1];
-      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) cnt[scc.comp[v] + 1]++;
-      for (int c = 0; c < scc.count; c++) cnt[c + 1] += cnt[c];
-      int[] at = Arrays.copyOf(cnt, scc.count);
-      int[] byComp = new int[cnt[scc.count]];
-      for (int v = 0; v < nn; v++) if (scc.cyclic[scc.comp[v]]) byComp[at[scc.comp[v]]++] = v;
-      List<int[]> out = new ArrayList<>();
-      int[] seen = new int[g.n];
-      for (int c = 0; c < scc.count; c++) {
-        if (!scc.cyclic[c]) continue;
-        int[] ns = new int[cnt[c + 1] - cnt[c]];
-        int k = 0;
-        for (int i = cnt[c]; i < cnt[c + 1]; i++) {
-          int v = isBc ? BcGraph.owner(byComp[i], n) : byComp[i];
-          if (seen[v] == c + 1) continue;
-          seen[v] = c + 1;
-          ns[k++] = v;
-        }
-        out.add(Arrays.copyOf(ns, k));
-      }
-      out.sort((x, y) -> Integer.compare(x.length, y.length));
-      return out;
+      return scc.cyclicComponents(isBc ? bc().n : g.n, isBc, n, g.n);
     }
 
     void witness(Scc scc, Digraph gr, int filter, boolean isBc) {
