@@ -2,7 +2,6 @@ package isocheck.check;
 
 import isocheck.graph.BcGraph;
 import isocheck.graph.Cycle;
-import isocheck.graph.CycleFinder;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
 import isocheck.graph.EdgeList;
@@ -17,7 +16,6 @@ import isocheck.report.AnomalySet;
 import isocheck.report.CycleReport;
 import isocheck.report.Steps;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -222,15 +220,14 @@ public final class Checker {
     final Steps steps;
     final LinkedHashMap<String, Object> stats;
     final int n;
-    final int[] member, local;
-    int stamp;
+    /** Typed cycles of cyclic components, named and kept by {@link #addCycle}. */
+    final CycleReporter cycles;
     Digraph bc, bcGsi;
     /** The rw-register analysis, for the version-order search. */
     RegisterAnalysis ra;
     /** Keys whose version order the history fixes, or null; the polygraph of chains to search, or null (isocheck.check.mt). */
     boolean[] orderedKeys;
     isocheck.check.si.Polygraph mtPolygraph;
-    boolean truncated;
     long sccNs, searchNs, polygraphNs;
 
     Scc scc(Digraph gr, int filter) {
@@ -248,12 +245,11 @@ public final class Checker {
       this.steps = steps;
       this.stats = stats;
       this.n = h.nTxns;
-      this.member = new int[g.n];
-      this.local = new int[g.n];
+      this.cycles = new CycleReporter(n, g.n, o, this::addCycle);
     }
 
-    static int serFilter(Level.Family f) { return Edge.DATA | f.bits; }
-    static int siFilter(Level.Family f) { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | f.bits; }
+    static int serFilter(Level.Family f) { return CycleReporter.serFilter(f); }
+    static int siFilter(Level.Family f) { return CycleReporter.siFilter(f); }
 
     Digraph bc() {
       if (bc == null) bc = BcGraph.of(g, n);
@@ -367,7 +363,7 @@ public final class Checker {
           witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true, Level.Family.PLAIN);
         }
       }
-      if (truncated) stats.put("cycle-search-truncated", true);
+      if (cycles.truncated) stats.put("cycle-search-truncated", true);
       phaseStats();
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
@@ -485,18 +481,6 @@ public final class Checker {
 
     // ------------------------------------------------------------------ counterexamples
 
-    List<CycleFinder.Spec> specs(Level.Family f, boolean g2) {
-      int nb = f.newBits(), fb = f.bits;
-      boolean crt = f == Level.Family.COMMIT_REALTIME;
-      List<CycleFinder.Spec> l = new ArrayList<>();
-      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW, crt));
-      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR, crt));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW, crt));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW, crt));
-      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW, crt));
-      return l;
-    }
-
     /** Typed cycles in each cyclic component of a graph over transactions (and relays). */
     void reportSer(Scc scc, Level.Family f, boolean g2) { report(scc, g, f, g2, null); }
 
@@ -504,113 +488,27 @@ public final class Checker {
     void reportSi(Scc scc, Level.Family f) { report(scc, g, f, false, bc()); }
 
     /**
-     * For each cyclic component (the smallest first, up to maxComponents): a cycle of each anomaly
-     * type, searched in the transaction graph over (g, or read uncommitted's own write orders); if
-     * the typed searches find none within their budget, some cycle of the component. bcg is the
-     * begin/commit graph scc is of (null: scc is of over).
+     * Typed cycles of each cyclic component, searched in the transaction graph over (g, or read
+     * uncommitted's own write orders); bcg is the begin/commit graph scc is of (null: scc is of over).
      */
     private void report(Scc scc, Digraph over, Level.Family f, boolean g2, Digraph bcg) {
-      List<int[]> comps = components(scc, bcg);
-      int searched = 0;
-      o.progress.stage("counterexamples" + (f == Level.Family.PLAIN ? "" : " with " + fname(f) + " order"), Math.min(comps.size(), o.maxComponents), "cyclic components");
-      for (int[] nodes : comps) {
-        if (searched++ >= o.maxComponents) {
-          truncated = true;
-          break;
-        }
-        o.progress.done(searched - 1);
-        stamp++;
-        for (int v : nodes) member[v] = stamp;
-        if (searchComponent(over, nodes, f, g2)) continue;
-        int t = firstTxn(nodes);
-        if (bcg != null) {
-          int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
-          witnessIn(scc, bcg, f == Level.Family.COMMIT_REALTIME ? gsiFilter() : siFilter(f), scc.cyclic[cb] ? cb : cc, true, f);
-        } else {
-          Cycle c = CycleFinder.anyCycle(over, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
-          if (c != null) addCycle(c.withoutRelays(n), f);
-        }
-      }
+      cycles.report(scc, over, f, g2, bcg, f == Level.Family.COMMIT_REALTIME ? gsiFilter() : siFilter(f));
     }
 
-    private int firstTxn(int[] nodes) {
-      for (int v : nodes) if (v < n) return v;
-      return nodes[0];
-    }
-
-    boolean searchComponent(Digraph over, int[] nodes, Level.Family f, boolean g2) {
-      CycleFinder cf = new CycleFinder(over, member, stamp, nodes, local, o.searchBudget);
-      Set<String> found = new HashSet<>();
-      for (CycleFinder.Spec spec : specs(f, g2)) {
-        Cycle c = cf.find(spec);
-        if (c == null) continue;
-        // A breadth-first search over (node, state) may close a walk that repeats a node: report
-        // its simple cycles instead, each under its own name.
-        for (Cycle sc : c.withoutRelays(n).simpleCycles()) {
-          if (found.add(typeName(sc, f))) addCycle(sc, f);
-        }
-      }
-      return !found.isEmpty();
-    }
-
-    /**
-     * The anomaly name of a cycle found with family f's orders: its shape (Cycle#anomalyType), with
-     * GSI's realtime steps (commit → commit) named -realtime-commit.
-     */
-    static String typeName(Cycle c, Level.Family f) {
-      String t = c.anomalyType();
-      if (f != Level.Family.COMMIT_REALTIME || Level.Family.ofType(t) != Level.Family.REALTIME) return t;
-      return Level.Family.baseOf(t) + Level.Family.COMMIT_REALTIME.suffix;
-    }
+    void witness(Scc scc, Digraph gr, int filter, boolean isBc, Level.Family f) { cycles.witness(scc, gr, filter, isBc, f); }
 
     /** The cycles reported so far, by type and steps: the families' searches can meet one cycle several times. */
     final Set<String> reported = new HashSet<>();
 
+    /** Names a cycle found with family f's orders (Elle's names) and keeps it, once. */
     void addCycle(Cycle tc, Level.Family f) {
-      String type = typeName(tc, f);
-      String c = canonical(tc);
+      String type = CycleReporter.typeName(tc, f);
+      String c = CycleReporter.canonical(tc);
       // GSI's cycles are reported before the realtime family's: the same cycle keeps GSI's name.
       if (type.endsWith(Level.Family.REALTIME.suffix)
           && reported.contains(Level.Family.baseOf(type) + Level.Family.COMMIT_REALTIME.suffix + " " + c)) return;
       if (!reported.add(type + " " + c)) return;
       anomalies.add(CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, type));
-    }
-
-    /** A cycle's nodes and labels from its smallest node on: the same for every rotation of it. */
-    static String canonical(Cycle c) {
-      int k = c.nodes.length, at = 0;
-      for (int i = 1; i < k; i++) if (c.nodes[i] < c.nodes[at]) at = i;
-      StringBuilder sb = new StringBuilder();
-      for (int j = 0; j < k; j++) {
-        int i = (at + j) % k;
-        sb.append(c.nodes[i]).append(':').append(c.labels[i]).append(' ');
-      }
-      return sb.toString();
-    }
-
-    /**
-     * The cyclic components' nodes in the transaction graph. For a BC graph, a component's
-     * transactions are the owners of its begin and commit nodes.
-     */
-    List<int[]> components(Scc scc, Digraph bcg) {
-      return scc.cyclicComponents(bcg == null ? g.n : bcg.n, bcg != null, n, g.n);
-    }
-
-    /** Some cycle of the first cyclic component of (gr, filter), as a counterexample named for family f. */
-    void witness(Scc scc, Digraph gr, int filter, boolean isBc, Level.Family f) {
-      for (int c = 0; c < scc.count; c++) {
-        if (scc.cyclic[c]) {
-          witnessIn(scc, gr, filter, c, isBc, f);
-          return;
-        }
-      }
-    }
-
-    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc, Level.Family f) {
-      Cycle cy = CycleFinder.anyCycleIn(gr, scc, c, filter);
-      if (cy == null) return;
-      Cycle tc = isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n);
-      addCycle(tc, f);
     }
   }
 

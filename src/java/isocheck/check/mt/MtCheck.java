@@ -5,7 +5,6 @@ import isocheck.check.Level;
 import isocheck.check.Verdict;
 import isocheck.graph.BcGraph;
 import isocheck.graph.Cycle;
-import isocheck.graph.CycleFinder;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
 import isocheck.graph.EdgeList;
@@ -19,7 +18,6 @@ import isocheck.report.AnomalySet;
 import isocheck.report.CycleReport;
 import isocheck.report.Steps;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -183,10 +181,9 @@ public final class MtCheck {
     final Map<String, Object> stats;
     final Steps steps;
     final int n;
-    final int[] member, local;
-    int stamp;
+    /** Typed cycles of cyclic components (the general checker's search), named here by {@link #add}. */
+    final isocheck.check.CycleReporter cycles;
     Digraph bc;
-    boolean truncated;
     final Set<String> reported = new HashSet<>();
 
     Levels(History h, CheckOptions o, Digraph g, MtAnalysis mt, AnomalySet anomalies, Map<String, Object> stats) {
@@ -198,13 +195,12 @@ public final class MtCheck {
       this.stats = stats;
       this.steps = new Steps(h, mt);
       this.n = h.nTxns;
-      this.member = new int[g.n];
-      this.local = new int[g.n];
+      this.cycles = new isocheck.check.CycleReporter(n, g.n, o, (c, f) -> add(c));
     }
 
-    static int serFilter(Level.Family f) { return Edge.DATA | f.bits; }
+    static int serFilter(Level.Family f) { return isocheck.check.CycleReporter.serFilter(f); }
 
-    static int siFilter(Level.Family f) { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | f.bits; }
+    static int siFilter(Level.Family f) { return isocheck.check.CycleReporter.siFilter(f); }
 
     Digraph bc() {
       if (bc == null) bc = BcGraph.of(g, n);
@@ -235,18 +231,18 @@ public final class MtCheck {
       // Counterexamples weakest family first, so that each cycle gets its weakest name.
       for (int fi = 0; fi <= top; fi++) {
         Level.Family f = Level.Family.values()[fi];
-        if (!serOk[fi]) report(ser[fi], f, true, false);
-        else if (anySi && !siOk[fi]) report(si[fi], f, false, true);
+        if (!serOk[fi]) cycles.report(ser[fi], g, f, true, null, siFilter(f));
+        else if (anySi && !siOk[fi]) cycles.report(si[fi], g, f, false, bc(), siFilter(f));
       }
       for (Level l : req) {
         int fi = l.family.ordinal();
         boolean cyclic = l.kind == Level.Kind.SER ? !serOk[fi] : !siOk[fi];
         if (cyclic && violating(l).isEmpty()) {
-          if (l.kind == Level.Kind.SER) witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false);
-          else witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true);
+          if (l.kind == Level.Kind.SER) cycles.witness(ser[fi] != null ? ser[fi] : Scc.of(g, serFilter(l.family)), g, serFilter(l.family), false, l.family);
+          else cycles.witness(si[fi] != null ? si[fi] : Scc.of(bc(), siFilter(l.family)), bc(), siFilter(l.family), true, l.family);
         }
       }
-      if (truncated) stats.put("cycle-search-truncated", true);
+      if (cycles.truncated) stats.put("cycle-search-truncated", true);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
         int fi = l.family.ordinal();
@@ -265,80 +261,16 @@ public final class MtCheck {
       return r;
     }
 
-    List<CycleFinder.Spec> specs(Level.Family f, boolean g2) {
-      int nb = f.newBits(), fb = f.bits;
-      List<CycleFinder.Spec> l = new ArrayList<>();
-      l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW));
-      l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW));
-      l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW));
-      if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW));
-      return l;
-    }
-
-    /**
-     * For each cyclic component (smallest first, up to maxComponents): the shortest cycle of each
-     * anomaly type the family's level forbids; if the searches find none within their budget,
-     * some cycle of the component.
-     */
-    void report(Scc scc, Level.Family f, boolean g2, boolean isBc) {
-      int searched = 0;
-      for (int[] nodes : components(scc, isBc)) {
-        if (searched++ >= o.maxComponents) {
-          truncated = true;
-          break;
-        }
-        stamp++;
-        for (int v : nodes) member[v] = stamp;
-        CycleFinder cf = new CycleFinder(g, member, stamp, nodes, local, o.searchBudget);
-        Set<String> found = new HashSet<>();
-        for (CycleFinder.Spec spec : specs(f, g2)) {
-          Cycle c = cf.find(spec);
-          if (c == null) continue;
-          for (Cycle sc : c.withoutRelays(n).simpleCycles()) if (found.add(sc.anomalyType())) add(sc);
-        }
-        if (!found.isEmpty()) continue;
-        int t = nodes[0];
-        for (int v : nodes) if (v < n) { t = v; break; }
-        if (isBc) {
-          int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
-          witnessIn(scc, bc(), siFilter(f), scc.cyclic[cb] ? cb : cc, true);
-        } else {
-          Cycle c = CycleFinder.anyCycle(g, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
-          if (c != null) add(c.withoutRelays(n));
-        }
-      }
-    }
-
-    /** The cyclic components' transactions (for the begin/commit graph: the owners of its nodes), smallest first. */
-    List<int[]> components(Scc scc, boolean isBc) {
-      return scc.cyclicComponents(isBc ? bc().n : g.n, isBc, n, g.n);
-    }
-
-    void witness(Scc scc, Digraph gr, int filter, boolean isBc) {
-      for (int c = 0; c < scc.count; c++) {
-        if (scc.cyclic[c]) {
-          witnessIn(scc, gr, filter, c, isBc);
-          return;
-        }
-      }
-    }
-
-    void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc) {
-      Cycle cy = CycleFinder.anyCycleIn(gr, scc, c, filter);
-      if (cy == null) return;
-      add(isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n));
-    }
-
     /**
      * Adds a cycle over transactions as an anomaly (once per type and steps), with its Table I
-     * name. A write-write step a read backs is named as that read; one that no read backs (the initial chain's last writer before the
-     * key's one other chain: a fact under the serializable and SI levels only) counts as the
+     * name. A write-write step a read backs is named as that read; one that no read backs (the
+     * initial chain's last writer before the key's one other chain: a fact under the
+     * serializable and SI levels only) counts as the
      * anti-dependency it would be in the other order, so the type claims no weak level that a
      * cycle of reads and session order would (rw-register G0 and G1c do, {@link Level#violatedBy}).
      */
     void add(Cycle tc) {
-      if (!reported.add(tc.anomalyType() + " " + canonical(tc))) return;
+      if (!reported.add(tc.anomalyType() + " " + isocheck.check.CycleReporter.canonical(tc))) return;
       String named = null;
       String type = tc.anomalyType();
       if (type.startsWith("G0") || type.startsWith("G1c")) {
@@ -358,18 +290,6 @@ public final class MtCheck {
       }
       Anomaly a = CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, named);
       anomalies.add(TableI.named(a, TableI.ofCycle(tc, mt)));
-    }
-
-    /** A cycle's nodes and labels from its smallest node on: the same for every rotation. */
-    static String canonical(Cycle c) {
-      int k = c.nodes.length, at = 0;
-      for (int i = 1; i < k; i++) if (c.nodes[i] < c.nodes[at]) at = i;
-      StringBuilder sb = new StringBuilder();
-      for (int j = 0; j < k; j++) {
-        int i = (at + j) % k;
-        sb.append(c.nodes[i]).append(':').append(c.labels[i]).append(' ');
-      }
-      return sb.toString();
     }
   }
 }

@@ -1,0 +1,153 @@
+package isocheck.check;
+
+import isocheck.graph.BcGraph;
+import isocheck.graph.Cycle;
+import isocheck.graph.CycleFinder;
+import isocheck.graph.Digraph;
+import isocheck.graph.Edge;
+import isocheck.graph.Scc;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Counterexamples from cyclic components (Adya's DSG cycles, typed as Elle types them): in each
+ * cyclic component of a level's graph, smallest first and up to {@link CheckOptions#maxComponents},
+ * the shortest cycle of each anomaly type the level forbids (G0, G1c, G-single, G-nonadjacent and,
+ * for serializability, G2-item); when the typed searches find none within their budget, some cycle
+ * of the component. Cycles are handed to a {@link Sink} over transactions (relays dropped, a
+ * begin/commit cycle folded onto its transactions), which names and keeps them: the general
+ * checker by Elle's names, the mini-transaction checker by MTC's Table I as well.
+ */
+public final class CycleReporter {
+  /** Receives each cycle found, over transactions, with the family whose orders it was found in. */
+  public interface Sink {
+    void add(Cycle transactionCycle, Level.Family f);
+  }
+
+  private final int n;
+  private final CheckOptions o;
+  private final Sink sink;
+  private final int[] member, local;
+  private int stamp;
+  /** Whether some component went unsearched (more than maxComponents). */
+  public boolean truncated;
+
+  /** For a transaction graph of graphNodes nodes (nTxns transactions, then realtime relays). */
+  public CycleReporter(int nTxns, int graphNodes, CheckOptions o, Sink sink) {
+    this.n = nTxns;
+    this.o = o;
+    this.sink = sink;
+    this.member = new int[graphNodes];
+    this.local = new int[graphNodes];
+  }
+
+  /** The edges of a serializability graph of family f: the data dependencies and f's orders. */
+  public static int serFilter(Level.Family f) { return Edge.DATA | f.bits; }
+
+  /** The edges of a snapshot-isolation begin/commit graph of family f. */
+  public static int siFilter(Level.Family f) { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | f.bits; }
+
+  /** The typed searches, in the order of their names' severity; g2 adds G2-item (serializability). */
+  static List<CycleFinder.Spec> specs(Level.Family f, boolean g2) {
+    int nb = f.newBits(), fb = f.bits;
+    boolean crt = f == Level.Family.COMMIT_REALTIME;
+    List<CycleFinder.Spec> l = new ArrayList<>();
+    l.add(new CycleFinder.Spec(Edge.WW | fb, nb, false, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WW, crt));
+    l.add(new CycleFinder.Spec(Edge.WW | Edge.WR | fb, nb, true, CycleFinder.Rw.NONE, nb != 0 ? nb : Edge.WR, crt));
+    l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.EXACTLY_ONE, nb != 0 ? nb : Edge.RW, crt));
+    l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.NONADJACENT, Edge.RW, crt));
+    if (g2) l.add(new CycleFinder.Spec(Edge.DATA | fb, nb, false, CycleFinder.Rw.AT_LEAST_ONE, Edge.RW, crt));
+    return l;
+  }
+
+  /**
+   * The anomaly name of a cycle found with family f's orders: its shape (Cycle#anomalyType), with
+   * GSI's realtime steps (commit → commit) named -realtime-commit.
+   */
+  public static String typeName(Cycle c, Level.Family f) {
+    String t = c.anomalyType();
+    if (f != Level.Family.COMMIT_REALTIME || Level.Family.ofType(t) != Level.Family.REALTIME) return t;
+    return Level.Family.baseOf(t) + Level.Family.COMMIT_REALTIME.suffix;
+  }
+
+  /** A cycle's nodes and labels from its smallest node on: the same for every rotation of it. */
+  public static String canonical(Cycle c) {
+    int k = c.nodes.length, at = 0;
+    for (int i = 1; i < k; i++) if (c.nodes[i] < c.nodes[at]) at = i;
+    StringBuilder sb = new StringBuilder();
+    for (int j = 0; j < k; j++) {
+      int i = (at + j) % k;
+      sb.append(c.nodes[i]).append(':').append(c.labels[i]).append(' ');
+    }
+    return sb.toString();
+  }
+
+  /**
+   * The typed cycles of each cyclic component of scc, searched in the transaction graph over. bcg
+   * is the begin/commit graph scc is of (null: scc is of over), and bcFilter its level's edges,
+   * for a component whose typed searches find nothing.
+   */
+  public void report(Scc scc, Digraph over, Level.Family f, boolean g2, Digraph bcg, int bcFilter) {
+    List<int[]> comps = scc.cyclicComponents(bcg == null ? over.n : bcg.n, bcg != null, n, member.length);
+    int searched = 0;
+    o.progress.stage("counterexamples" + (f == Level.Family.PLAIN ? "" : " with "
+        + f.name().toLowerCase(java.util.Locale.ROOT) + " order"), Math.min(comps.size(), o.maxComponents), "cyclic components");
+    for (int[] nodes : comps) {
+      if (searched++ >= o.maxComponents) {
+        truncated = true;
+        break;
+      }
+      o.progress.done(searched - 1);
+      stamp++;
+      for (int v : nodes) member[v] = stamp;
+      if (searchComponent(over, nodes, f, g2)) continue;
+      int t = firstTxn(nodes);
+      if (bcg != null) {
+        int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
+        witnessIn(scc, bcg, bcFilter, scc.cyclic[cb] ? cb : cc, true, f);
+      } else {
+        Cycle c = CycleFinder.anyCycle(over, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
+        if (c != null) sink.add(c.withoutRelays(n), f);
+      }
+    }
+  }
+
+  private int firstTxn(int[] nodes) {
+    for (int v : nodes) if (v < n) return v;
+    return nodes[0];
+  }
+
+  private boolean searchComponent(Digraph over, int[] nodes, Level.Family f, boolean g2) {
+    CycleFinder cf = new CycleFinder(over, member, stamp, nodes, local, o.searchBudget);
+    Set<String> found = new HashSet<>();
+    for (CycleFinder.Spec spec : specs(f, g2)) {
+      Cycle c = cf.find(spec);
+      if (c == null) continue;
+      // A breadth-first search over (node, state) may close a walk that repeats a node: report
+      // its simple cycles instead, each under its own name.
+      for (Cycle sc : c.withoutRelays(n).simpleCycles()) {
+        if (found.add(typeName(sc, f))) sink.add(sc, f);
+      }
+    }
+    return !found.isEmpty();
+  }
+
+  /** Some cycle of the first cyclic component of (gr, filter), for family f. */
+  public void witness(Scc scc, Digraph gr, int filter, boolean isBc, Level.Family f) {
+    for (int c = 0; c < scc.count; c++) {
+      if (scc.cyclic[c]) {
+        witnessIn(scc, gr, filter, c, isBc, f);
+        return;
+      }
+    }
+  }
+
+  /** Some cycle of component c of (gr, filter), over transactions. */
+  public void witnessIn(Scc scc, Digraph gr, int filter, int c, boolean isBc, Level.Family f) {
+    Cycle cy = CycleFinder.anyCycleIn(gr, scc, c, filter);
+    if (cy == null) return;
+    sink.add(isBc ? BcGraph.toTxnCycle(cy, n).withoutRelays(n) : cy.withoutRelays(n), f);
+  }
+}
