@@ -9,6 +9,7 @@
             [clojure.java.io :as io]
             [clojure.string :as str]
             [isocheck.core :as iso]
+            [isocheck.test-util :refer [run-cli tmp-dir tmp-file valid-edn write-skew-edn] :rename {run-cli run}]
             [isocheck.jepsen :as j])
   (:import (isocheck.check Checker CheckOptions Level)
            (isocheck.cli EdnPrinter Main)
@@ -18,27 +19,6 @@
            (java.io ByteArrayOutputStream File PrintStream)
            (java.nio.file Files Path)
            (java.util ArrayList LinkedHashMap LinkedHashSet UUID)))
-
-(defn- tmp-dir ^File []
-  (let [d (io/file (System/getProperty "java.io.tmpdir") (str "isocheck-cli-" (System/nanoTime)))]
-    (.mkdirs d)
-    d))
-
-(defn- tmp-file [name content]
-  (let [f (io/file (tmp-dir) name)]
-    (io/make-parents f)
-    (spit f content)
-    (.getPath f)))
-
-(def valid-edn
-  (str "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}\n"
-       "{:index 1, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"
-       "{:index 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil]]}\n"
-       "{:index 3, :type :ok, :process 1, :f :txn, :value [[:r :x [1]]]}\n"))
-
-(def write-skew-edn
-  (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:r :x []] [:append :y 1]]}\n"
-       "{:index 1, :type :ok, :process 1, :f :txn, :value [[:r :y []] [:append :x 1]]}\n"))
 
 (def register-edn "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n")
 
@@ -56,14 +36,6 @@
     (try (f)
          (finally (if old (System/setProperty "isocheck.search.max-edges" old)
                       (System/clearProperty "isocheck.search.max-edges"))))))
-
-(defn- run
-  "Runs the Java main in-process: {:status :out :err}."
-  [& args]
-  (let [out (ByteArrayOutputStream.)
-        err (ByteArrayOutputStream.)
-        status (Main/run (into-array String args) (PrintStream. out true "UTF-8") (PrintStream. err true "UTF-8"))]
-    {:status status, :out (.toString out "UTF-8"), :err (.toString err "UTF-8")}))
 
 (defn- no-trace? [^String err]
   (not (or (str/includes? err "Exception") (str/includes? err "\tat ") (str/includes? err "at isocheck."))))

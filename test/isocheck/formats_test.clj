@@ -11,6 +11,7 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [isocheck.core :as iso]
+            [isocheck.test-util :refer [run-cli tmp-dir tmp-file] :rename {run-cli run}]
             [isocheck.workload :as workload])
   (:import (isocheck.cli Main)
            (isocheck.history History History$Workload HistoryException)
@@ -22,28 +23,6 @@
            (java.util.zip GZIPOutputStream)))
 
 ;; ---------------------------------------------------------------- helpers
-
-(defn- tmp-dir ^File []
-  (let [d (io/file (System/getProperty "java.io.tmpdir") (str "isocheck-formats-" (System/nanoTime)))]
-    (.mkdirs d)
-    d))
-
-(defn- tmp-file
-  "A new file named name holding content (a string or bytes); its path."
-  [name content]
-  (let [f (io/file (tmp-dir) name)]
-    (if (string? content)
-      (spit f content)
-      (Files/write (.toPath f) ^bytes content (make-array java.nio.file.OpenOption 0)))
-    (.getPath f)))
-
-(defn- run
-  "Runs the command line in-process: {:status :out :err}."
-  [& args]
-  (let [out (ByteArrayOutputStream.)
-        err (ByteArrayOutputStream.)
-        status (Main/run (into-array String args) (PrintStream. out true "UTF-8") (PrintStream. err true "UTF-8"))]
-    {:status status, :out (.toString out "UTF-8"), :err (.toString err "UTF-8")}))
 
 (defn- fmt ^Formats$Format [k] (when k (Formats$Format/parse (name k))))
 

@@ -10,7 +10,7 @@
   (:require [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [isocheck.core :as iso]
-            [isocheck.test-util :refer [h]]))
+            [isocheck.test-util :refer [h run-cli]]))
 
 (defn- op [type p mop] {:type type, :process p, :f :txn, :value [mop]})
 (defn- inv [p mop] (op :invoke p mop))
@@ -298,13 +298,6 @@
   (is (< 30 @fired)))
 
 ;; ------------------------------------------------------------------ the command line
-
-(defn- run-cli [& args]
-  (let [out (java.io.ByteArrayOutputStream.)
-        err (java.io.ByteArrayOutputStream.)
-        status (isocheck.cli.Main/run (into-array String args) (java.io.PrintStream. out true "UTF-8")
-                                      (java.io.PrintStream. err true "UTF-8"))]
-    {:status status, :out (.toString out "UTF-8"), :err (.toString err "UTF-8")}))
 
 (deftest command-line
   (let [f (java.io.File/createTempFile "lin" ".edn")

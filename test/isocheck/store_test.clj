@@ -18,7 +18,7 @@
             [clojure.string :as str]
             [isocheck.core :as iso]
             [isocheck.jepsen :as j]
-            [isocheck.test-util :refer [h ok]])
+            [isocheck.test-util :refer [h ok run-cli tmp-dir valid-edn write-skew-edn] :rename {run-cli run}])
   (:import (isocheck.cli Main)
            (isocheck.util Progress ProgressMeter)
            (java.io ByteArrayOutputStream File PrintStream RandomAccessFile)
@@ -27,29 +27,6 @@
            (java.util.concurrent CopyOnWriteArrayList)
            (java.util.function Consumer)
            (java.util.zip GZIPOutputStream)))
-
-(defn- run
-  "Runs the Java main in-process: {:status :out :err}."
-  [& args]
-  (let [out (ByteArrayOutputStream.)
-        err (ByteArrayOutputStream.)
-        status (Main/run (into-array String args) (PrintStream. out true "UTF-8") (PrintStream. err true "UTF-8"))]
-    {:status status, :out (.toString out "UTF-8"), :err (.toString err "UTF-8")}))
-
-(defn- tmp-dir ^File []
-  (let [d (io/file (System/getProperty "java.io.tmpdir") (str "isocheck-store-" (System/nanoTime)))]
-    (.mkdirs d)
-    (.getCanonicalFile d)))
-
-(def valid-edn
-  (str "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}\n"
-       "{:index 1, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"
-       "{:index 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil]]}\n"
-       "{:index 3, :type :ok, :process 1, :f :txn, :value [[:r :x [1]]]}\n"))
-
-(def write-skew-edn
-  (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:r :x []] [:append :y 1]]}\n"
-       "{:index 1, :type :ok, :process 1, :f :txn, :value [[:r :y []] [:append :x 1]]}\n"))
 
 (def register-edn
   (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n"

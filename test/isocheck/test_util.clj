@@ -1,7 +1,11 @@
 (ns isocheck.test-util
   "Small builders for literal histories, so tests read like the papers'
   figures: (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x [1]]]))."
-  (:require [isocheck.core :as iso]))
+  (:require [clojure.java.io :as io]
+            [isocheck.core :as iso])
+  (:import (isocheck.cli Main)
+           (java.io ByteArrayOutputStream File PrintStream)
+           (java.nio.file Files OpenOption)))
 
 (defn op [type process mops] {:type type, :process process, :f :txn, :value mops})
 (defn invoke [p mops] (op :invoke p mops))
@@ -34,3 +38,43 @@
   [r t]
   (let [c (get-in r [:counterexamples t])]
     (set (map :index (concat (:cycle c) (:ops c) (keep c [:op :writer]))))))
+
+;; ---------------------------------------------------------------- the command line
+
+(defn run-cli
+  "Runs the Java command line (isocheck.cli.Main) in-process: {:status :out :err}."
+  [& args]
+  (let [out (ByteArrayOutputStream.)
+        err (ByteArrayOutputStream.)
+        status (Main/run (into-array String args) (PrintStream. out true "UTF-8") (PrintStream. err true "UTF-8"))]
+    {:status status, :out (.toString out "UTF-8"), :err (.toString err "UTF-8")}))
+
+(defn tmp-dir
+  "A new directory under java.io.tmpdir (its canonical path)."
+  ^File []
+  (let [d (io/file (System/getProperty "java.io.tmpdir") (str "isocheck-test-" (System/nanoTime) "-" (rand-int 1000000)))]
+    (.mkdirs d)
+    (.getCanonicalFile d)))
+
+(defn tmp-file
+  "A new file named name (parent directories made) in a new directory, holding content (a
+  string or bytes); its path."
+  [name content]
+  (let [f (io/file (tmp-dir) name)]
+    (io/make-parents f)
+    (if (string? content)
+      (spit f content)
+      (Files/write (.toPath f) ^bytes content (make-array OpenOption 0)))
+    (.getPath f)))
+
+(def valid-edn
+  "A list-append history every level accepts, as a Jepsen history.edn."
+  (str "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:append :x 1]]}\n"
+       "{:index 1, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"
+       "{:index 2, :type :invoke, :process 1, :f :txn, :value [[:r :x nil]]}\n"
+       "{:index 3, :type :ok, :process 1, :f :txn, :value [[:r :x [1]]]}\n"))
+
+(def write-skew-edn
+  "A list-append write skew: snapshot isolation holds, serializability does not."
+  (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:r :x []] [:append :y 1]]}\n"
+       "{:index 1, :type :ok, :process 1, :f :txn, :value [[:r :y []] [:append :x 1]]}\n"))
