@@ -187,21 +187,8 @@ public final class DbcopBincode {
             + ", after " + complete + " complete transaction" + (complete == 1 ? "" : "s"));
       }
       b.seal();
-      for (int t = 0; t < b.txnCount(); t++) {
-        if (b.writesOnlyZeros(t)) {
-          b.drop(t);
-          continue;
-        }
-        for (int j = b.first(t); j < b.end(t); j++) {
-          int i = b.at(j);
-          if (b.kind(i) == OpRecord.WRITE && b.valueIsLong(i) && b.valueLong(i) == 0) {
-            throw new HistoryException("byte " + b.opTag(i) + ": data[" + txnSession.get(t) + "][" + txnIndex.get(t)
-                + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format;"
-                + " isocheck takes a transaction of nothing but writes of 0 for the initial state (and leaves it out),"
-                + " and cannot tell any other write of 0 from the initial value");
-          }
-        }
-      }
+      b.dropInitialZeros(i -> "byte " + b.opTag(i) + ": data[" + txnSession.get(b.opTxn(i)) + "][" + txnIndex.get(b.opTxn(i))
+          + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format");
       b.renameAbortedDuplicates();
       b.emit(sink, t -> "data[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], byte " + b.txnTag(t));
     }

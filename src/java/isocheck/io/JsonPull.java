@@ -18,22 +18,7 @@ abstract class JsonPull extends TextSource {
   abstract String context();
 
   /** Skips whitespace; returns the next byte (not consumed) or -1 at the end. */
-  final int ws() throws IOException {
-    for (;;) {
-      int i = need(pos);
-      if (i < 0) return -1;
-      pos = i;
-      byte c = buf[pos];
-      if (c == '\n') {
-        newline(pos);
-        pos++;
-      } else if (c == ' ' || c == '\t' || c == '\r') {
-        pos++;
-      } else {
-        return c & 0xff;
-      }
-    }
-  }
+  final int ws() throws IOException { return skipWhitespace(); }
 
   final HistoryException error(String msg) { return errorAt(line, col(pos), msg); }
 
@@ -187,9 +172,14 @@ abstract class JsonPull extends TextSource {
     return c == '-' || (c >= '0' && c <= '9');
   }
 
-  /** An integer literal: into {@link #lv}, or {@link #big} beyond a long. Fractions and exponents are refused. */
-  final void number(String what) throws IOException {
-    if (!atNumber()) throw error("expected " + what + ", found " + found());
+  /** Where the literal {@link #scanNumber} read ends in {@link #buf}. */
+  private int numberEnd;
+
+  /**
+   * Reads the characters a JSON number may hold from pos on, refusing an absurdly long one: its
+   * start in {@link #buf} (the buffer may have moved), its end in {@link #numberEnd}; pos stays.
+   */
+  private int scanNumber() throws IOException {
     int s = pos, i = s;
     for (;;) {
       int j = need(i);
@@ -201,6 +191,14 @@ abstract class JsonPull extends TextSource {
       i++;
       if (i - s > MAX_NUMBER) checkNumberLength(s, i);
     }
+    numberEnd = i;
+    return s;
+  }
+
+  /** An integer literal: into {@link #lv}, or {@link #big} beyond a long. Fractions and exponents are refused. */
+  final void number(String what) throws IOException {
+    if (!atNumber()) throw error("expected " + what + ", found " + found());
+    int s = scanNumber(), i = numberEnd;
     String lit = new String(buf, s, i - s, java.nio.charset.StandardCharsets.ISO_8859_1);
     if (!lit.matches("-?(0|[1-9][0-9]*)")) {
       throw error("expected " + what + " (an integer), found " + lit);
@@ -256,18 +254,8 @@ abstract class JsonPull extends TextSource {
       return;
     }
     if (atNumber()) {
-      int s = pos, i = s;
-      for (;;) {
-        int j = need(i);
-        if (j < 0) break;
-        s -= i - j;
-        i = j;
-        byte b = buf[i];
-        if (!(b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E' || (b >= '0' && b <= '9'))) break;
-        i++;
-        if (i - s > MAX_NUMBER) checkNumberLength(s, i);
-      }
-      pos = i;
+      scanNumber();
+      pos = numberEnd;
       return;
     }
     if (literal() != -2) return;

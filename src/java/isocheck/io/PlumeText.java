@@ -70,20 +70,7 @@ public final class PlumeText {
 
     void run(OpSink sink) throws IOException {
       skipBom();
-      for (;;) {
-        int i = need(pos);
-        if (i < 0) break;
-        pos = i;
-        byte c = buf[pos];
-        if (c == '\n') {
-          newline(pos);
-          pos++;
-        } else if (c == ' ' || c == '\t' || c == '\r') {
-          pos++;
-        } else {
-          line();
-        }
-      }
+      while (skipWhitespace() >= 0) line();
       finish(sink);
     }
 
@@ -194,21 +181,9 @@ public final class PlumeText {
 
     private void finish(OpSink sink) {
       b.seal();
-      for (int t = 0; t < b.txnCount(); t++) {
-        if (b.writesOnlyZeros(t)) {
-          b.drop(t);
-          continue;
-        }
-        for (int j = b.first(t); j < b.end(t); j++) {
-          int i = b.at(j);
-          if (b.kind(i) == OpRecord.WRITE && b.valueLong(i) == 0) {
-            throw new HistoryException("line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf.get(t) + ","
-                + plumeId.get(t) + ") writes 0, every key's initial value in this format, in a transaction that does more"
-                + " than write 0s; isocheck takes a transaction of nothing but writes of 0 for the initial state (and leaves"
-                + " it out), and cannot tell any other write of 0 from the initial value");
-          }
-        }
-      }
+      b.dropInitialZeros(i -> "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf.get(b.opTxn(i)) + ","
+          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
+          + " than write 0s");
       b.renameAbortedDuplicates();
       b.emit(sink, t -> (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
           + " of session " + sessionOf.get(t) + ", line " + b.txnTag(t));

@@ -119,6 +119,27 @@ abstract class TextSource {
   }
 
   /** Records that the byte at buf[i] is a newline. */
+  /**
+   * Skips spaces, tabs and line ends (counting lines); returns the next byte (not consumed) or -1
+   * at the end of the input.
+   */
+  final int skipWhitespace() throws IOException {
+    for (;;) {
+      int i = need(pos);
+      if (i < 0) return -1;
+      pos = i;
+      byte c = buf[pos];
+      if (c == '\n') {
+        newline(pos);
+        pos++;
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        pos++;
+      } else {
+        return c & 0xff;
+      }
+    }
+  }
+
   final void newline(int i) {
     line++;
     lineStart = base + i + 1;

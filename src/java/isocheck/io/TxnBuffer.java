@@ -139,6 +139,28 @@ final class TxnBuffer {
   }
 
   /**
+   * For formats where 0 is every key's initial value: drops each transaction that writes nothing
+   * but 0s (the initial transaction), and refuses any other write of 0, which could not be told
+   * from the initial value, with the message {@code refusal} gives for that op.
+   */
+  void dropInitialZeros(java.util.function.IntFunction<String> refusal) {
+    for (int t = 0; t < txnCount(); t++) {
+      if (writesOnlyZeros(t)) {
+        drop(t);
+        continue;
+      }
+      for (int j = first(t); j < end(t); j++) {
+        int i = at(j);
+        if (kind(i) == OpRecord.WRITE && valueIsLong(i) && valueLong(i) == 0) {
+          throw new isocheck.history.HistoryException(refusal.apply(i) + "; isocheck takes a transaction of nothing but"
+              + " writes of 0 for the initial state (and leaves it out), and cannot tell any other write of 0 from the"
+              + " initial value");
+        }
+      }
+    }
+  }
+
+  /**
    * Renames the value of each aborted write (a write of a {@code :fail} transaction) that a
    * transaction not aborted also writes to that key, or that an earlier aborted write already
    * wrote, to the string {@code "V/aborted"} ({@code "V/aborted-2"}, ... for more): for formats

@@ -204,20 +204,7 @@ public final class AdyaOracle {
 
     /** The committed sets: ok, observed info, and each subset of the other info transactions. */
     List<boolean[]> committedSets() {
-      List<Integer> free = new ArrayList<>();
-      boolean[] base = new boolean[n];
-      for (int t = 0; t < n; t++) {
-        int st = o.txns.get(t).status;
-        if (st == Oracle.OK || (st == Oracle.INFO && observed[t])) base[t] = true;
-        else if (st == Oracle.INFO) free.add(t);
-      }
-      List<boolean[]> sets = new ArrayList<>();
-      for (int mask = 0; mask < (1 << free.size()); mask++) {
-        boolean[] c = base.clone();
-        for (int i = 0; i < free.size(); i++) if ((mask & (1 << i)) != 0) c[free.get(i)] = true;
-        sets.add(c);
-      }
-      return sets;
+      return AdyaOracle.committedSets(n, t -> o.txns.get(t).status == Oracle.OK, t -> o.txns.get(t).status == Oracle.INFO, observed);
     }
 
     /** Per key: the committed transactions with an append to it that no :ok read shows. */
@@ -457,20 +444,8 @@ public final class AdyaOracle {
     }
 
     List<boolean[]> committedSets() {
-      List<Integer> free = new ArrayList<>();
-      boolean[] base = new boolean[n];
-      for (int t = 0; t < n; t++) {
-        int st = o.txns.get(t).status;
-        if (st == RegisterOracle.OK || (st == RegisterOracle.INFO && observed[t])) base[t] = true;
-        else if (st == RegisterOracle.INFO) free.add(t);
-      }
-      List<boolean[]> sets = new ArrayList<>();
-      for (int mask = 0; mask < (1 << free.size()); mask++) {
-        boolean[] c = base.clone();
-        for (int i = 0; i < free.size(); i++) if ((mask & (1 << i)) != 0) c[free.get(i)] = true;
-        sets.add(c);
-      }
-      return sets;
+      return AdyaOracle.committedSets(n, t -> o.txns.get(t).status == RegisterOracle.OK,
+          t -> o.txns.get(t).status == RegisterOracle.INFO, observed);
     }
   }
 
@@ -631,5 +606,26 @@ public final class AdyaOracle {
       permute(a, i + 1, out);
       x = a[i]; a[i] = a[j]; a[j] = x;
     }
+  }
+
+  /**
+   * Every set of transactions that may have committed: the ok ones and the :info ones someone
+   * observed, plus each subset of the other :info ones.
+   */
+  static List<boolean[]> committedSets(int n, java.util.function.IntPredicate ok, java.util.function.IntPredicate info,
+                                       boolean[] observed) {
+    List<Integer> free = new ArrayList<>();
+    boolean[] base = new boolean[n];
+    for (int t = 0; t < n; t++) {
+      if (ok.test(t) || (info.test(t) && observed[t])) base[t] = true;
+      else if (info.test(t)) free.add(t);
+    }
+    List<boolean[]> sets = new ArrayList<>();
+    for (int mask = 0; mask < (1 << free.size()); mask++) {
+      boolean[] c = base.clone();
+      for (int i = 0; i < free.size(); i++) if ((mask & (1 << i)) != 0) c[free.get(i)] = true;
+      sets.add(c);
+    }
+    return sets;
   }
 }
