@@ -512,35 +512,24 @@
                          (if (pos? fired) (str ", " fired " stale reads served, anomalies " (into {} (.counts (.anomalies r)))) "")))
         (flush)))))
 
+(defn- crash-main [sizes]
+  (let [rt (Runtime/getRuntime)]
+    (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))
+  (crash-rows sizes))
+
+(def ^:private benches
+  "lein bench NAME [SIZES...]: each named benchmark and its default sizes."
+  {"levels" [levels-main [10000 100000]]
+   "lin"    [lin-main [10000 100000 1000000]]
+   "mt"     [mt-main [10000 100000 1000000]]
+   "search" [search-main [10000 100000 1000000]]
+   "cli"    [cli-main [10000 100000 1000000]]
+   "crash"  [crash-main [5000 100000 1000000]]
+   "weak"   [weak-main [5000 100000 1000000]]})
+
 (defn -main [& args]
-  (when (= "levels" (first args))
-    (levels-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000]))
-    (shutdown-agents)
-    (System/exit 0))
-  (when (= "lin" (first args))
-    (lin-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
-    (shutdown-agents)
-    (System/exit 0))
-  (when (= "mt" (first args))
-    (mt-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
-    (shutdown-agents)
-    (System/exit 0))
-  (when (= "search" (first args))
-    (search-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
-    (shutdown-agents)
-    (System/exit 0))
-  (when (= "cli" (first args))
-    (cli-main (if (next args) (mapv #(Long/parseLong %) (next args)) [10000 100000 1000000]))
-    (shutdown-agents)
-    (System/exit 0))
-  (when (= "crash" (first args))
-    (let [rt (Runtime/getRuntime)]
-      (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))
-    (crash-rows (if (next args) (mapv #(Long/parseLong %) (next args)) [5000 100000 1000000]))
-    (shutdown-agents)
-    (System/exit 0))
-  (when (= "weak" (first args))
-    (weak-main (if (next args) (mapv #(Long/parseLong %) (next args)) [5000 100000 1000000]))
+  (when-let [[f default] (benches (first args))]
+    (f (if (next args) (mapv #(Long/parseLong %) (next args)) default))
     (shutdown-agents)
     (System/exit 0))
   (let [sizes (if (seq args) (mapv #(Long/parseLong %) args) [10000 100000 1000000])
