@@ -9,7 +9,7 @@
             [clojure.java.io :as io]
             [clojure.string :as str]
             [isocheck.core :as iso]
-            [isocheck.test-util :refer [run-cli tmp-dir tmp-file valid-edn write-skew-edn] :rename {run-cli run}]
+            [isocheck.test-util :refer [run-cli tmp-dir tmp-file valid-edn write-skew-edn sh] :rename {run-cli run}]
             [isocheck.jepsen :as j])
   (:import (isocheck.check Checker CheckOptions Level)
            (isocheck.cli EdnPrinter Main)
@@ -443,18 +443,6 @@
     (is (= 1 (get-in (edn/read-string out) [:stats :txns])))))
 
 ;; --- subprocesses: bin/isocheck and plain java --------------------------------------------
-
-(defn- sh
-  "Runs a command with extra environment variables in dir; {:status :out :err}."
-  [dir env & cmd]
-  (let [pb (ProcessBuilder. ^java.util.List (vec cmd))]
-    (.directory pb (io/file dir))
-    (doseq [[k v] env] (.put (.environment pb) k v))
-    (let [p (.start pb)
-          out (future (slurp (.getInputStream p)))
-          err (future (slurp (.getErrorStream p)))]
-      (.close (.getOutputStream p))
-      {:status (.waitFor p), :out @out, :err @err})))
 
 (def ^:private root (.getCanonicalPath (io/file ".")))
 (def ^:private launcher (str root "/bin/isocheck"))

@@ -18,7 +18,7 @@
             [clojure.string :as str]
             [isocheck.core :as iso]
             [isocheck.jepsen :as j]
-            [isocheck.test-util :refer [h ok run-cli tmp-dir valid-edn write-skew-edn] :rename {run-cli run}])
+            [isocheck.test-util :refer [h ok run-cli tmp-dir valid-edn write-skew-edn sh] :rename {run-cli run}])
   (:import (isocheck.cli Main)
            (isocheck.util Progress ProgressMeter)
            (java.io ByteArrayOutputStream File PrintStream RandomAccessFile)
@@ -448,16 +448,6 @@
                 (is (empty? @logged))))))))))
 
 ;; --- the launcher: a directory's largest history sizes the heap -------------------------------
-
-(defn- sh [dir env & cmd]
-  (let [pb (ProcessBuilder. ^java.util.List (vec cmd))]
-    (.directory pb (io/file dir))
-    (doseq [[k v] env] (.put (.environment pb) k v))
-    (let [p (.start pb)
-          out (future (slurp (.getInputStream p)))
-          err (future (slurp (.getErrorStream p)))]
-      (.close (.getOutputStream p))
-      {:status (.waitFor p), :out @out, :err @err})))
 
 (def ^:private launcher (str (.getCanonicalPath (io/file ".")) "/bin/isocheck"))
 

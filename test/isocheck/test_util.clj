@@ -78,3 +78,15 @@
   "A list-append write skew: snapshot isolation holds, serializability does not."
   (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:r :x []] [:append :y 1]]}\n"
        "{:index 1, :type :ok, :process 1, :f :txn, :value [[:r :y []] [:append :x 1]]}\n"))
+
+(defn sh
+  "Runs a command in dir with extra environment variables (a map); {:status :out :err}."
+  [dir env & cmd]
+  (let [pb (ProcessBuilder. ^java.util.List (vec cmd))]
+    (.directory pb (io/file dir))
+    (doseq [[k v] env] (.put (.environment pb) k v))
+    (let [p (.start pb)
+          out (future (slurp (.getInputStream p)))
+          err (future (slurp (.getErrorStream p)))]
+      (.close (.getOutputStream p))
+      {:status (.waitFor p), :out @out, :err @err})))

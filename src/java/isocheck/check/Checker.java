@@ -462,12 +462,7 @@ public final class Checker {
       return out;
     }
 
-    List<String> violating(Level l) {
-      List<String> r = new ArrayList<>();
-      for (String t : anomalies.types()) if (Level.violatedBy(t).contains(l)) r.add(t);
-      java.util.Collections.sort(r);
-      return r;
-    }
+    List<String> violating(Level l) { return Level.ruledOutBy(anomalies.types(), l); }
 
     void phaseStats() {
       LinkedHashMap<String, Object> ph = new LinkedHashMap<>();

@@ -234,5 +234,13 @@ public enum Level {
     return r;
   }
 
+  /** The anomaly types among types that rule level l out ({@link #violatedBy(String)}), sorted. */
+  public static java.util.List<String> ruledOutBy(Iterable<String> types, Level l) {
+    java.util.List<String> r = new java.util.ArrayList<>();
+    for (String t : types) if (violatedBy(t).contains(l)) r.add(t);
+    java.util.Collections.sort(r);
+    return r;
+  }
+
   @Override public String toString() { return id; }
 }

@@ -254,12 +254,7 @@ public final class MtCheck {
       return out;
     }
 
-    List<String> violating(Level l) {
-      List<String> r = new ArrayList<>();
-      for (String t : anomalies.types()) if (Level.violatedBy(t).contains(l)) r.add(t);
-      java.util.Collections.sort(r);
-      return r;
-    }
+    List<String> violating(Level l) { return Level.ruledOutBy(anomalies.types(), l); }
 
     /**
      * Adds a cycle over transactions as an anomaly (once per type and steps), with its Table I
