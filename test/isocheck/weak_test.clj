@@ -441,6 +441,43 @@
     (is (< 50 (get @paths "level :id-order" 0)) (pr-str @paths))
     (is (< 50 (get @paths "level :scc" 0)) (pr-str @paths))))
 
+(deftest list-version-order-shortcut-agrees-with-forced-edges
+  ;; On list-append, TCC holds without its forced edges when no read knows causally a writer
+  ;; ranked after the one it read (and CO with the version order is acyclic). Turned off, the
+  ;; forced edges decide: verdicts and anomalies must agree on every history, and both outcomes
+  ;; of the shortcut must occur (taken, and sent to the forced edges, which find the cycle: a
+  ;; known later writer t2 closes t1 →WW* t2 →CM t1).
+  (let [hs (concat (for [seed (range 800)
+                         :let [g ^isocheck.oracle.HistoryGen$Gen (isocheck.oracle.WeakHistoryGen/generate seed)
+                               hh (j/->history (vec (.ops g)) nil)]
+                         :when (= History$Workload/APPEND (.workload hh))]
+                     hh)
+                   (for [seed (range 80)
+                         :let [bug (nth [nil Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ Bug/LOST_UPDATE] (mod seed 4))]]
+                     (.history (Simulator/history
+                                 (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store Store/SNAPSHOT_ISOLATION)
+                                             (.workload History$Workload/APPEND)
+                                             (.txns 300) (.sessions 5) (.keys 20) (.opsPerTxn 1 4)
+                                             (.infoRate (if (odd? seed) 0.1 0.0)))
+                                   bug (-> (.bug bug) (.bugRate 0.05))
+                                   true .build)))))
+        run (fn [hh shortcut?]
+              (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
+                (set! (.versionOrder (.weak o)) (boolean shortcut?))
+                (let [r (Checker/check hh o)]
+                  {:verdicts (into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+                   :counts   (into {} (.counts (.anomalies r)))
+                   :tcc      (str (get-in (into {} (.stats r)) ["weak" "tcc" "decided-by"]))})))
+        taken (atom {})]
+    (is (< 300 (count hs)))
+    (doseq [[i hh] (map-indexed vector hs)]
+      (let [fast (run hh true), slow (run hh false)]
+        (is (= (dissoc fast :tcc) (dissoc slow :tcc)) (str "history " i))
+        (is (not= ":version-order" (:tcc slow)))
+        (swap! taken update [(:tcc fast) (get-in fast [:verdicts "tcc"])] (fnil inc 0))))
+    (is (< 50 (get @taken [":version-order" "TRUE"] 0)) (pr-str @taken))
+    (is (< 20 (get @taken [":scc" "FALSE"] 0)) (pr-str @taken))))
+
 (deftest splitting-across-cores-changes-nothing
   ;; The scans run one range of readers per core and join the ranges in reader order: the
   ;; verdicts, anomaly counts and reported counterexamples must not depend on the split.

@@ -432,6 +432,48 @@ final class CommitOrder {
     });
   }
 
+  /**
+   * TCC on a list-append history whose reads are all valid and prefixes of their key's longest
+   * read: each key's version order is then total up to its unread appends ({@link
+   * WeakHistory#voTxn}), so a forced edge t2 → t1 from a writer t2 ranked before t1 is implied by
+   * version-order edges already in the graph. Only a writer ranked after t1 that t3 knows
+   * causally can close a cycle (t1 →WW* t2 →CM t1). Checks, per read of x from t1 by t3, the
+   * writers of x ranked after t1 (usually none or a few: reads mostly show a recent version),
+   * one clock test each unless CO is in id order and the writer's id follows t3's. Returns the writers examined when no read knows a later writer (then
+   * TCC's graph is CO ∪ the version order), or -1 when one does or the examined writers exceed
+   * the budget: the general scan ({@link #causal}) decides then, and names the cycles.
+   */
+  long listCausalWithoutForcedEdges(long budget) {
+    Ranges readers = new Ranges(wh.n);
+    long[] examined = new long[readers.count];
+    long share = Math.max(1, budget / readers.count);
+    readers.forEach(c -> {
+      long ex = 0;
+      scan:
+      for (int t3 = readers.from(c), e3 = readers.to(c); t3 < e3; t3++) {
+        for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
+          int x = wh.rfKey[i];
+          for (int q = wh.voStart[x] + wh.rfRank[i], e = wh.voStart[x + 1]; q < e; q++) {
+            int w = wh.voTxn[q];
+            // With CO in id order, a later transaction cannot precede t3: no clock test needed.
+            if (w == t3 || (co.idOrdered && w > t3)) continue;
+            if (++ex > share || co.reaches(w, t3)) {
+              ex = -1;
+              break scan;
+            }
+          }
+        }
+      }
+      examined[c] = ex;
+    });
+    long sum = 0;
+    for (long e : examined) {
+      if (e < 0) return -1;
+      sum += e;
+    }
+    return sum;
+  }
+
   // ------------------------------------------------------------------ the level's graph
 
   /** CO ∪ list version order ∪ the level's forced edges, masks SO, WR, WW and {@link Edge#CM}. */

@@ -43,6 +43,17 @@ final class WeakHistory {
   /** Cross-transaction reads of each committed :ok reader, in program order: [rfStart[t], rfStart[t+1]). */
   final int[] rfStart;
   final int[] rfKey, rfFrom, rfMop;
+  /**
+   * Lists: per read fact, its writer's rank in the key's version order (1 for the first writer,
+   * 0 for t⊥); null for registers.
+   */
+  final int[] rfRank;
+  /**
+   * Lists: each key's committed writers in version order, [voStart[x], voStart[x+1]) of voTxn:
+   * the writers of its longest read, then those whose appends no read shows (in id order; the
+   * order among them is open). The writer of rank r is voTxn[voStart[x] + r - 1].
+   */
+  final int[] voStart, voTxn;
   /** Visible writers of list reads (earlier elements), per reader, deduplicated per read: [visStart[t], visStart[t+1]). */
   final int[] visStart, visFrom, visKey, visMop;
   /** Keys each committed transaction writes, sorted, with its last write mop: [wkStart[t], wkStart[t+1]). */
@@ -68,19 +79,8 @@ final class WeakHistory {
     int nm = h.mopCount();
     committed = new boolean[n];
     for (int t = 0; t < n; t++) if (h.isOk(t)) committed[t] = true;
-    // An indeterminate transaction committed iff a committed read observed one of its writes.
-    // Registers mark them while resolving reads (one writer look-up per read); lists here.
-    boolean anyInfo = h.statusCounts()[2] > 0;
-    if (list && anyInfo) {
-      for (int t = 0; t < n; t++) {
-        if (!h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ) continue;
-          int x = h.mopKey(m);
-          for (int j = 0; j < h.mopLen(m); j++) markObserved(x, h.listElem(m, j));
-        }
-      }
-    }
+    // An indeterminate transaction committed iff a committed read observed one of its writes:
+    // marked while resolving reads (one writer look-up per read or list element).
     // Per-mop facts about writes.
     finalWrite = new boolean[nm];
     app = list ? new int[3 * nm] : null;
@@ -102,8 +102,13 @@ final class WeakHistory {
     visStart = new int[n + 1];
     IntList rk = new IntList(Math.max(16, nm / 2)), rf = new IntList(Math.max(16, nm / 2)), rm = new IntList(Math.max(16, nm / 2));
     IntList vf = new IntList(), vk = new IntList(), vm = new IntList();
-    if (list) readLists(rk, rf, rm, vf, vk, vm);
+    IntList rr = list ? new IntList(Math.max(16, nm / 2)) : null;
+    int[][] vo = new int[2][];
+    if (list) readLists(rk, rf, rm, rr, vf, vk, vm, vo);
     else readRegisters(rk, rf, rm);
+    rfRank = list ? rr.trimmed() : null;
+    voStart = vo[0];
+    voTxn = vo[1];
     rfKey = rk.trimmed();
     rfFrom = rf.trimmed();
     rfMop = rm.trimmed();
@@ -174,14 +179,6 @@ final class WeakHistory {
       }
       // `seen` holds t for its keys; the next transaction's ids differ, so no reset is needed,
       // except after the list pass above, which reset them to -1.
-    }
-  }
-
-  private void markObserved(int x, int v) {
-    int w = h.writerMop(x, v);
-    if (w >= 0) {
-      int t = h.mopTxn(w);
-      if (h.status(t) == OpType.INFO) committed[t] = true;
     }
   }
 
@@ -305,7 +302,7 @@ final class WeakHistory {
   /** Length of a list read's part written by others: the list minus the reader's own trailing appends, when they are exactly the reader's appends so far. */
   private int[] foreignLen;
 
-  private void readLists(IntList rk, IntList rf, IntList rm, IntList vf, IntList vk, IntList vm) {
+  private void readLists(IntList rk, IntList rf, IntList rm, IntList rr, IntList vf, IntList vk, IntList vm, int[][] vo) {
     int nm = h.mopCount(), nKeys = h.keyCount();
     foreignLen = new int[nm];
     Arrays.fill(foreignLen, -1);
@@ -314,7 +311,9 @@ final class WeakHistory {
     // Resolved in two tight passes first: the look-ups are independent cache misses there, which
     // the processor overlaps, where one element at a time they would be a chain of misses.
     int[] pool = h.listPool();
-    int[] ew = new int[pool.length], et = new int[pool.length];
+    // es: the element's place among its writer's appends to the key, as seq == 0 ? count : -seq
+    // (read from the same cache line as its transaction, so pass 1 needs no look-up of its own).
+    int[] ew = new int[pool.length], et = new int[pool.length], es = new int[pool.length];
     Ranges txns = new Ranges(n);
     txns.forEach(c -> {
       for (int t = txns.from(c); t < txns.to(c); t++) {
@@ -330,7 +329,13 @@ final class WeakHistory {
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.READ) continue;
           int base = h.mopVal(m), len = h.mopLen(m);
-          for (int p = base; p < base + len; p++) et[p] = ew[p] < 0 ? BOT : app[3 * ew[p]];
+          for (int p = base; p < base + len; p++) {
+            int w = ew[p], tw = w < 0 ? BOT : app[3 * w];
+            et[p] = tw;
+            if (w >= 0) es[p] = app[3 * w + 1] == 0 ? app[3 * w + 2] : -app[3 * w + 1];
+            // An :info writer a committed read observed committed (a benign race: only ever true).
+            if (tw >= 0 && !committed[tw] && h.status(tw) == OpType.INFO) committed[tw] = true;
+          }
         }
       }
     });
@@ -340,7 +345,7 @@ final class WeakHistory {
     txns.forEach(c -> {
       int from = txns.from(c), to = txns.to(c);
       Facts out = new Facts(Math.max(16, (h.mopStart(to) - h.mopStart(from)) / 2));
-      readLists(from, to, ew, et, bad, out);
+      readLists(from, to, ew, et, es, bad, out);
       parts[c] = out;
     });
     IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
@@ -352,7 +357,7 @@ final class WeakHistory {
       intra.addAll(parts[c].intra);
       parts[c] = null;
     }
-    txns.join(new IntList[] {rk, rf, rm}, reads, rfStart);
+    txns.join(new IntList[] {rk, rf, rm, rr}, reads, rfStart);
     txns.join(new IntList[] {vf, vk, vm}, vis, visStart);
     txns.join(new IntList[] {viewKey, viewFrom, viewMop}, views, viewStart);
     rfStart[n] = rk.size();
@@ -361,16 +366,16 @@ final class WeakHistory {
     this.viewKey = viewKey.trimmed();
     this.viewFrom = viewFrom.trimmed();
     this.viewMop = viewMop.trimmed();
-    versionOrder(bad, ew, et);
+    versionOrder(bad, ew, et, vo);
   }
 
-  /** One range's facts, as columns: reads-from {key, writer, mop}, visibility {writer, key, mop}, views {key, writer, mop}; and its intra-transaction instances. */
+  /** One range's facts, as columns: reads-from {key, writer, mop, rank}, visibility {writer, key, mop}, views {key, writer, mop}; and its intra-transaction instances. */
   private static final class Facts {
     final IntList[] reads, vis, views;
     final List<Tap.Instance> intra = new ArrayList<>();
 
     Facts(int cap) {
-      reads = columns(cap);
+      reads = new IntList[] {new IntList(cap), new IntList(cap), new IntList(cap), new IntList(cap)};
       vis = columns(cap);
       views = columns(cap);
     }
@@ -384,12 +389,12 @@ final class WeakHistory {
    * rfStart/visStart/viewStart of each reader are relative to out's lists. Writes foreignLen and
    * bad only at the range's own mops.
    */
-  private void readLists(int from, int to, int[] ew, int[] et, boolean[] bad, Facts out) {
+  private void readLists(int from, int to, int[] ew, int[] et, int[] es, boolean[] bad, Facts out) {
     int[] ownCount = new int[h.keyCount()];
     int[] dup = new int[64]; // open-addressing set of a long read's elements
     int[] visStamp = new int[n];
     int readId = 0;
-    IntList rk = out.reads[0], rf = out.reads[1], rm = out.reads[2], vf = out.vis[0], vk = out.vis[1], vm = out.vis[2];
+    IntList rk = out.reads[0], rf = out.reads[1], rm = out.reads[2], rr = out.reads[3], vf = out.vis[0], vk = out.vis[1], vm = out.vis[2];
     IntList viewKey = out.views[0], viewFrom = out.views[1], viewMop = out.views[2];
     List<Tap.Instance> intra = out.intra;
     for (int t = from; t < to; t++) {
@@ -448,7 +453,7 @@ final class WeakHistory {
         int f = len - mine;
         boolean ownOk = f >= 0;
         for (int j = Math.max(f, 0); j < len && ownOk; j++) {
-          if (et[o + j] != t || app[3 * ew[o + j] + 1] != j - f) ownOk = false;
+          if (et[o + j] != t || (j == f ? es[o + j] <= 0 : es[o + j] != f - j)) ownOk = false;
         }
         if (!ownOk) {
           int lastW = len == 0 ? -1 : ew[o + len - 1];
@@ -471,18 +476,19 @@ final class WeakHistory {
           continue;
         }
         // f: every block of one writer's elements is that writer's whole appends to x, in order.
-        int j = 0;
+        int j = 0, blocks = 0;
         while (j < f) {
-          int w0 = ew[o + j];
+          blocks++;
           int tw = et[o + j];
           int e = j;
-          boolean whole = app[3 * w0 + 1] == 0;
+          boolean whole = es[o + j] > 0; // the writer's first append to the key
+          e++;
           while (e < f) {
             if (et[o + e] != tw) break;
-            if (app[3 * ew[o + e] + 1] != e - j) whole = false;
+            if (es[o + e] != j - e) whole = false; // its (e - j)th
             e++;
           }
-          if (whole && e - j != app[3 * w0 + 2]) whole = false;
+          if (whole && e - j != es[o + j]) whole = false;
           if (!whole) {
             intra.add(Tap.Instance.intraElem(Tap.INTERMEDIATE_READ, t, m, ew[o + e - 1], tw, e - 1));
             broken = true;
@@ -502,6 +508,7 @@ final class WeakHistory {
         rk.add(x);
         rf.add(rfw);
         rm.add(m);
+        rr.add(blocks);
         // Visibility: the other writers of the foreign part (one entry per writer and read).
         for (int i = 0; i < f; i++) {
           int tw = et[o + i];
@@ -545,9 +552,10 @@ final class WeakHistory {
   /**
    * Each key's version order: the longest valid foreign part of any read, every other read a
    * prefix of it (else incompatible-order), and appends no read shows after its last writer.
-   * elemWriter/elemTxn: each list-pool element's writer mop and transaction.
+   * elemWriter/elemTxn: each list-pool element's writer mop and transaction. vo receives
+   * {@link #voStart} and {@link #voTxn}.
    */
-  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn) {
+  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn, int[][] vo) {
     int nKeys = h.keyCount();
     Ranges txns = new Ranges(n), keys = new Ranges(nKeys);
     // The longest valid read of each key, per range of readers, then the first longest overall.
@@ -605,10 +613,12 @@ final class WeakHistory {
     boolean[] shown = new boolean[h.mopCount()];
     int[] lastWriter = new int[nKeys];
     Arrays.fill(lastWriter, -1);
-    // Consecutive writers of each key's longest read, per range of keys, joined in key order.
+    // Consecutive writers of each key's longest read, per range of keys, joined in key order;
+    // the writers themselves (the shown part of voTxn), counted per key.
+    int[] voStart = new int[nKeys + 1], shownCount = new int[nKeys];
     IntList[][] order = new IntList[keys.count][];
     keys.forEach(c -> {
-      IntList src = new IntList(), dst = new IntList(), key = new IntList();
+      IntList src = new IntList(), dst = new IntList(), key = new IntList(), seq = new IntList();
       for (int x = keys.from(c); x < keys.to(c); x++) {
         int l = longest[x];
         if (l < 0) continue;
@@ -616,37 +626,71 @@ final class WeakHistory {
         for (int p = h.mopVal(l), e = p + longestLen[x]; p < e; p++) {
           shown[elemWriter[p]] = true;
           int tw = elemTxn[p];
-          if (tw != prev && prev >= 0) {
-            src.add(prev);
-            dst.add(tw);
-            key.add(x);
+          if (tw != prev) {
+            if (prev >= 0) {
+              src.add(prev);
+              dst.add(tw);
+              key.add(x);
+            }
+            seq.add(tw);
+            shownCount[x]++;
           }
           prev = tw;
         }
         lastWriter[x] = prev;
       }
-      order[c] = new IntList[] {src, dst, key};
+      order[c] = new IntList[] {src, dst, key, seq};
     });
+    IntList[][] shownSeq = new IntList[keys.count][];
+    for (int c = 0; c < keys.count; c++) {
+      shownSeq[c] = new IntList[] {order[c][3]};
+      order[c] = Arrays.copyOf(order[c], 3);
+    }
     appendWw(keys, order, 0);
-    // Committed appends no read shows: after the last writer of the key's order.
+    // Committed appends no read shows: after the last writer of the key's order (and after t⊥
+    // alone when the key's longest read is empty: no version-order edge then).
     IntList[][] unread = new IntList[txns.count][];
     txns.forEach(c -> {
-      IntList src = new IntList(), dst = new IntList(), key = new IntList();
+      IntList src = new IntList(), dst = new IntList(), key = new IntList(), ut = new IntList(), ux = new IntList();
       for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!committed[t]) continue;
         for (int i = wkStart[t]; i < wkStart[t + 1]; i++) {
           int x = wkKey[i];
-          if (longest[x] < 0 || lastWriter[x] < 0 || lastWriter[x] == t) continue;
+          if (longest[x] < 0 || lastWriter[x] == t) continue;
           // t's appends to x, when shown, are one whole block: its last one tells.
           if (!shown[wkLast[i]]) {
+            ut.add(t);
+            ux.add(x);
+            if (lastWriter[x] < 0) continue;
             src.add(lastWriter[x]);
             dst.add(t);
             key.add(x);
           }
         }
       }
-      unread[c] = new IntList[] {src, dst, key};
+      unread[c] = new IntList[] {src, dst, key, ut, ux};
     });
+    // voTxn: per key, the shown writers (key ranges in key order), then the unread ones (in id order).
+    for (IntList[] u : unread) for (int i = 0; i < u[4].size(); i++) voStart[u[4].get(i) + 1]++;
+    for (int x = 0; x < nKeys; x++) voStart[x + 1] += voStart[x] + shownCount[x];
+    int[] voTxn = new int[voStart[nKeys]];
+    int[] fill = new int[nKeys];
+    for (int c = 0; c < keys.count; c++) {
+      IntList sq = shownSeq[c][0];
+      int i = 0;
+      for (int x = keys.from(c); x < keys.to(c); x++) {
+        fill[x] = voStart[x];
+        for (int e = i + shownCount[x]; i < e; i++) voTxn[fill[x]++] = sq.get(i);
+      }
+      shownSeq[c] = null;
+    }
+    for (int c = 0; c < txns.count; c++) {
+      IntList[] u = unread[c];
+      for (int i = 0; i < u[3].size(); i++) voTxn[fill[u[4].get(i)]++] = u[3].get(i);
+      unread[c] = Arrays.copyOf(u, 3);
+    }
+    vo[0] = voStart;
+    vo[1] = voTxn;
     appendWw(txns, unread, 1);
   }
 
