@@ -3,8 +3,10 @@
   what they say about bad input."
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
-            [clojure.test :refer [deftest is testing are]])
-  (:import (isocheck.history HistoryBuilder History HistoryException Kw OpRecord OpSink)
+            [clojure.test :refer [deftest is testing are]]
+            [isocheck.test-util :refer [tmp-dir tmp-file]])
+  (:import (isocheck.history HistoryBuilder History History$Workload HistoryException Kw OpRecord OpSink)
+           (isocheck.sim SimConfig Simulator Store)
            (isocheck.io EdnReader EdnReader$Symbol EdnWriter Formats Formats$Format JsonReader)
            (java.io ByteArrayInputStream ByteArrayOutputStream File InputStream)
            (java.nio.charset StandardCharsets)
@@ -744,3 +746,69 @@
              (error-of edn-ops "#jepsen.history.Op{\"type\" :ok \"f\" :txn :value [[:append 1 2]] \"process\" 0}")))
       (is (= "op 0 (line 1, column 12): the key \"f\" is a string; EDN op maps have keyword keys such as :f"
              (error-of edn-ops "{:type :ok \"f\" :txn :value [[:append 1 2]] :process 0}"))))))
+
+;; ---------------------------------------------------------------- loading on two threads
+
+(defn- history-data
+  "Everything a History holds that the checks read, as Clojure data."
+  [^History h]
+  (let [n (.nTxns h), m (.mopCount h)]
+    {:counts [n m (.opsSeen h) (.opsSkipped h) (.sessionCount h) (.indexUsable h) (.noTxnReason h)]
+     :txns (vec (for [t (range n)]
+                  [(.status h t) (.session h t) (.invokeOrdinal h t) (.completeOrdinal h t)
+                   (.invokeIndex h t) (.completeIndex h t) (.invokeTime h t) (.completeTime h t)
+                   (.mopStart h t) (vec (.extras h t))]))
+     :mops (vec (for [i (range m)]
+                  [(.mopKind h i) (.keyStr h (.mopKey h i)) (.mopLen h i) (.mopTxn h i)
+                   (if (= History$Workload/APPEND (.workload h))
+                     (mapv #(.valueStr h (aget (.listPool h) (+ (.mopVal h i) %))) (range (.mopLen h i)))
+                     (.valueStr h (.mopVal h i)))]))}))
+
+(defn- load-with
+  "Loads path with the builder on its own thread from pipe-from bytes on (0: always; nil: never)."
+  [path pipe-from]
+  (System/setProperty "isocheck.load.pipe-from" (str (or pipe-from Long/MAX_VALUE)))
+  (try (Formats/readHistory path nil)
+       (finally (System/clearProperty "isocheck.load.pipe-from"))))
+
+(defn- load-error [path pipe-from]
+  (try (load-with path pipe-from) nil
+       (catch HistoryException e (.getMessage e))))
+
+(deftest loading-on-two-threads-changes-nothing
+  ;; From a megabyte on, the reader parses while the builder runs on another thread, the ops
+  ;; handed over in batches of swapped records: the history must be the same, op for op.
+  (let [sim (fn [name wl info]
+              (let [f (io/file (tmp-dir) name)
+                    w (EdnWriter/open (.toPath f))]
+                (try (Simulator/run (-> (SimConfig/builder) (.seed 3) (.store Store/SNAPSHOT_ISOLATION) (.workload wl)
+                                        (.txns 5000) (.sessions 7) (.keys 50) (.opsPerTxn 1 6)
+                                        (.infoRate (double info)) (.failRate 0.05) .build)
+                                    w)
+                     (finally (.close w)))
+                (.getPath f)))
+        files (concat (map #(.getPath ^File %) (corpus-files))
+                      [(sim "append.edn" History$Workload/APPEND 0.1)
+                       (sim "wr.edn" History$Workload/REGISTER 0.3)])]
+    (doseq [path files]
+      (let [one (history-data (load-with path nil))
+            two (history-data (load-with path 0))]
+        (is (= one two) path)
+        (is (pos? (first (:counts two))) path)))))
+
+(deftest loading-on-two-threads-reports-the-first-error
+  ;; The builder's error at an early op wins over the reader's at a later one, and the other
+  ;; way round, as on one thread; the batches hold 1024 ops, so the errors sit batches apart.
+  (let [ok (fn [i] (str "{:index " i ", :type :ok, :process " (mod i 5) ", :f :txn, :value [[:append " i " 1]]}\n"))
+        file (fn [bad-at]
+               (tmp-file "h.edn" (apply str (for [i (range 5000)] (get bad-at i (ok i))))))
+        frob (fn [i] (str "{:index " i ", :type :ok, :process 0, :f :txn, :value [[:frob 1 2]]}\n"))
+        cut "{:index 9, :type :ok, :process 0, :f :txn, :value [[:r 1 [1 2]]}\n"]
+    (doseq [[label path expected]
+            [["builder first" (file {3 (frob 3), 4000 cut}) #"^op 3 \(line 4, :index 3\): micro-op 0 \[:frob 1 2\]"]
+             ["reader first" (file {3 cut, 4000 (frob 4000)}) #"line 4"]
+             ["builder only, in a later batch" (file {3000 (frob 3000)}) #"^op 3000 \(line 3001, :index 3000\)"]]]
+      (let [one (load-error path nil), two (load-error path 0)]
+        (is (some? one) label)
+        (is (= one two) label)
+        (is (re-find expected (str two)) (str label ": " two))))))

@@ -264,6 +264,50 @@ public final class OpRecord {
     for (int i = 0; i < o.nExtra; i++) addExtra(o.extra[2 * i], o.extra[2 * i + 1]);
   }
 
+  /**
+   * Exchanges this record's contents with {@code o}'s, in O(1): a producer's record goes to
+   * another thread without copying its micro-ops, and the producer gets o's buffers to fill next
+   * (it resets them first, as for every op).
+   */
+  public void swapWith(OpRecord o) {
+    long l;
+    l = ordinal; ordinal = o.ordinal; o.ordinal = l;
+    l = line; line = o.line; o.line = l;
+    l = index; index = o.index; o.index = l;
+    l = time; time = o.time; o.time = l;
+    int i;
+    i = type; type = o.type; o.type = i;
+    i = valueShape; valueShape = o.valueShape; o.valueShape = i;
+    i = n; n = o.n; o.n = i;
+    i = nElems; nElems = o.nElems; o.nElems = i;
+    i = nExtra; nExtra = o.nExtra; o.nExtra = i;
+    boolean b;
+    b = hasProcess; hasProcess = o.hasProcess; o.hasProcess = b;
+    b = anyElemObj; anyElemObj = o.anyElemObj; o.anyElemObj = b;
+    Object x;
+    x = typeRaw; typeRaw = o.typeRaw; o.typeRaw = x;
+    x = process; process = o.process; o.process = x;
+    x = f; f = o.f; o.f = x;
+    x = valueRaw; valueRaw = o.valueRaw; o.valueRaw = x;
+    String str = origin; origin = o.origin; o.origin = str;
+    byte[] by;
+    by = kind; kind = o.kind; o.kind = by;
+    by = vtag; vtag = o.vtag; o.vtag = by;
+    Object[] os;
+    os = fRaw; fRaw = o.fRaw; o.fRaw = os;
+    os = keyO; keyO = o.keyO; o.keyO = os;
+    os = valO; valO = o.valO; o.valO = os;
+    os = elemO; elemO = o.elemO; o.elemO = os;
+    os = extra; extra = o.extra; o.extra = os;
+    long[] ls;
+    ls = keyL; keyL = o.keyL; o.keyL = ls;
+    ls = valL; valL = o.valL; o.valL = ls;
+    ls = elemL; elemL = o.elemL; o.elemL = ls;
+    int[] is;
+    is = listStart; listStart = o.listStart; o.listStart = is;
+    is = listLen; listLen = o.listLen; o.listLen = is;
+  }
+
   // ---------------------------------------------------------------- consuming
 
   public int mopCount() { return n; }

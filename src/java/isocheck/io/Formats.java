@@ -276,8 +276,15 @@ public final class Formats {
       if (!path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
     }
     if (progress != Progress.NONE) progress.stage("loading", size, Progress.BYTES);
-    // elle-cli's ops without :f get the transactions' :f.
-    read(path, named, txnF, progress, b);
+    // elle-cli's ops without :f get the transactions' :f. From a megabyte on (or from standard
+    // input) the builder runs on a second core while the reader parses ({@link PipedSink}); the
+    // system property isocheck.load.pipe-from sets that size instead (tests and benchmarks).
+    long pipeFrom = Long.getLong("isocheck.load.pipe-from", 1 << 20);
+    if (Runtime.getRuntime().availableProcessors() > 1 && (size < 0 ? pipeFrom < Long.MAX_VALUE : size >= pipeFrom)) {
+      PipedSink.read(b, sink -> read(path, named, txnF, progress, sink));
+    } else {
+      read(path, named, txnF, progress, b);
+    }
     return b.build();
   }
 

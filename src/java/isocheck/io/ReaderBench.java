@@ -20,7 +20,7 @@ import java.util.SplittableRandom;
  * Throughput of the history readers, as a program (not a test): writes a synthetic Jepsen
  * list-append history with {@link EdnWriter} (and its JSON Lines twin), then times
  * {@link EdnWriter} without I/O, {@link EdnReader} alone, {@link EdnReader} feeding
- * {@link HistoryBuilder}, and {@link JsonReader} alone, printing ops/s and MB/s for each run.
+ * {@link HistoryBuilder} on a second thread (as files load) and on the reader's, and {@link JsonReader} alone, printing ops/s and MB/s for each run.
  *
  * <p>The history: 10 processes, each transaction 4 micro-ops, half reads and half appends
  * over a pool of 200 keys; a key is retired once it holds 40 elements, so completed reads
@@ -69,8 +69,15 @@ public final class ReaderBench {
       for (int i = 0; i < runs; i++) {
         long s = System.nanoTime();
         History h = Formats.readHistory(edn.toString(), null);
-        report("EdnReader+HistoryBuilder (" + h.nTxns + " txns)", h.opsSeen, ednBytes, System.nanoTime() - s);
+        report("EdnReader+HistoryBuilder, 2 threads (" + h.nTxns + " txns, " + h.mopCount() + " micro-ops)", h.opsSeen, ednBytes, System.nanoTime() - s);
       }
+      System.setProperty("isocheck.load.pipe-from", String.valueOf(Long.MAX_VALUE));
+      for (int i = 0; i < runs; i++) {
+        long s = System.nanoTime();
+        History h = Formats.readHistory(edn.toString(), null);
+        report("EdnReader+HistoryBuilder, 1 thread", h.opsSeen, ednBytes, System.nanoTime() - s);
+      }
+      System.clearProperty("isocheck.load.pipe-from");
       for (int i = 0; i < runs; i++) {
         Counter c = new Counter();
         long s = System.nanoTime();

@@ -1,0 +1,167 @@
+package isocheck.io;
+
+import isocheck.history.OpRecord;
+import isocheck.history.OpSink;
+import java.io.IOException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * Loads on two cores: the reader parses on the calling thread while another thread feeds the ops
+ * to the sink (the history builder), in batches of copied records. The ops reach the sink in
+ * the order read (each record swapped out of the reader's hands, not copied), and a failure is reported as reading on one thread would report it: when the
+ * sink rejects an op, that error wins over a reader error at a later op; the reader then stops
+ * at its next hand-over. A few batches are in flight at most, so memory does not grow with the
+ * input.
+ */
+final class PipedSink implements OpSink {
+  /** Ops per batch, and batches queued for the sink's thread. */
+  private static final int BATCH = 1024, QUEUED = 4;
+
+  /** How a history is read into a sink. */
+  interface Reading {
+    void read(OpSink sink) throws IOException;
+  }
+
+  /**
+   * Reads with {@code reading} into {@code sink}, the sink on its own thread. Throws the first
+   * error in op order (the sink's, else the reader's).
+   */
+  static void read(OpSink sink, Reading reading) throws IOException {
+    PipedSink p = new PipedSink(sink);
+    try {
+      reading.read(p);
+    } catch (IOException | RuntimeException | Error e) {
+      Throwable first = p.finishQuietly();
+      if (first != null && first != e) throw rethrow(first);
+      throw e;
+    }
+    Throwable first = p.finishQuietly();
+    if (first != null) throw rethrow(first);
+  }
+
+  private static final class Batch {
+    final OpRecord[] recs = new OpRecord[BATCH];
+    int n;
+    /** The last batch; {@code end}: the reader reached the end (the sink's end() is due). */
+    boolean last, end;
+  }
+
+  private final OpSink down;
+  private final BlockingQueue<Batch> full = new ArrayBlockingQueue<>(QUEUED), free = new ArrayBlockingQueue<>(QUEUED + 2);
+  private final Thread thread;
+  private volatile Throwable failed;
+  private Batch cur;
+
+  private PipedSink(OpSink down) {
+    this.down = down;
+    for (int i = 0; i < QUEUED + 2; i++) free.add(new Batch());
+    cur = free.poll();
+    thread = new Thread(this::consume, "isocheck-load");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  @Override public void op(OpRecord r) {
+    if (cur == null) throw new IllegalStateException("op after end");
+    if (cur.n == BATCH) {
+      Throwable f = failed;
+      if (f != null) throw rethrow(f);
+      put(cur);
+      cur = take(free);
+    }
+    OpRecord c = cur.recs[cur.n];
+    if (c == null) c = cur.recs[cur.n] = new OpRecord();
+    c.swapWith(r); // the reader resets r before its next op
+    cur.n++;
+  }
+
+  /** The reader's end: the rest goes to the sink, then the sink's end(); waits for both. */
+  @Override public void end() {
+    Throwable f = finish(true);
+    if (f != null) throw rethrow(f);
+  }
+
+  /** Hands over what is left (once), waits for the sink's thread; returns the sink's failure or null. */
+  private Throwable finishQuietly() {
+    return finish(false);
+  }
+
+  private Throwable finish(boolean end) {
+    if (cur != null) {
+      cur.last = true;
+      cur.end = end;
+      put(cur);
+      cur = null;
+    }
+    boolean interrupted = false;
+    while (true) {
+      try {
+        thread.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+    return failed;
+  }
+
+  /** The sink's thread: every batch in order; after a failure, batches are only returned. */
+  private void consume() {
+    while (true) {
+      Batch b;
+      try {
+        b = full.take();
+      } catch (InterruptedException e) {
+        failed = e;
+        return;
+      }
+      if (failed == null) {
+        try {
+          for (int i = 0; i < b.n; i++) down.op(b.recs[i]);
+          if (b.end) down.end();
+        } catch (Throwable e) {
+          failed = e;
+        }
+      }
+      if (b.last) return;
+      b.n = 0;
+      free.add(b);
+    }
+  }
+
+  private void put(Batch b) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        full.put(b);
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+  }
+
+  private static Batch take(BlockingQueue<Batch> q) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return q.take();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  private static RuntimeException rethrow(Throwable t) {
+    if (t instanceof RuntimeException r) throw r;
+    if (t instanceof Error e) throw e;
+    throw new IllegalStateException("loading failed: " + t, t);
+  }
+}
