@@ -226,9 +226,10 @@
   "Runs bin/isocheck check FILE (text output, default levels) once, under
   /usr/bin/time when it is installed (for the peak RSS). Returns {:wall s, :exit n,
   :ms {..} (the result's [:stats :ms]), :rss bytes or nil}."
-  [^String launcher ^String file]
+  [^String launcher ^String file & args]
   (let [time? (.canExecute (java.io.File. "/usr/bin/time"))
-        cmd (cond->> [launcher "check" file] time? (into ["/usr/bin/time" "-f" "isocheck-bench-rss %M"]))
+        cmd (cond->> (-> [launcher "check"] (into args) (conj file))
+              time? (into ["/usr/bin/time" "-f" "isocheck-bench-rss %M"]))
         t0 (System/nanoTime)
         p (.start (ProcessBuilder. ^java.util.List cmd))
         out (future (slurp (.getInputStream p)))
@@ -260,7 +261,8 @@
   sessions, 10,000 keys) and, at each size (default 10^4, 10^5, 10^6 transactions),
   rw-register histories of Plume's shape and Jepsen list-append histories (4 micro-ops,
   10 sessions, 1000 keys zipf, from the snapshot-isolation store), it runs
-  `bin/isocheck check FILE` (default levels, text output) as a subprocess several
+  `bin/isocheck check FILE` (default levels, text output; then with --levels
+  tcc,ra,rc,ci, the weak levels AWDIT also checks) as a subprocess several
   times and prints medians of: wall time; the command's own split from the result's
   [:stats :ms] (start: process start, the launcher included, to Java's main; load:
   reading the file; check: all levels); and peak RSS (from /usr/bin/time, Debian
@@ -275,11 +277,13 @@
                         ["Plume default, rw-register" #(write-history dir "plume-5000.edn"
                                                                       (weak-config History$Workload/REGISTER 5000 25 10000)) 9]]
                        (for [n sizes
-                             [label f] [["rw-register, 20 ops/txn" #(write-history dir (str "wr-" n ".edn")
-                                                                                    (weak-config History$Workload/REGISTER n 25 (* 2 n)))]
-                                        ["list-append, Jepsen" #(write-history dir (str "append-" n ".edn")
-                                                                               (config Store/SNAPSHOT_ISOLATION n))]]]
-                         [(format "%s, %,d" label n) f (cond (<= n 10000) 5 (<= n 100000) 3 :else 3)]))
+                             [label f args] [["rw-register, 20 ops/txn" #(write-history dir (str "wr-" n ".edn")
+                                                                                         (weak-config History$Workload/REGISTER n 25 (* 2 n)))]
+                                             ["  the same, weak levels" #(str (.resolve dir (str "wr-" n ".edn"))) ["--levels" "tcc,ra,rc,ci"]]
+                                             ["list-append, Jepsen" #(write-history dir (str "append-" n ".edn")
+                                                                                    (config Store/SNAPSHOT_ISOLATION n))]
+                                             ["  the same, weak levels" #(str (.resolve dir (str "append-" n ".edn"))) ["--levels" "tcc,ra,rc,ci"]]]]
+                         [(format "%s, %,d" label n) f (cond (<= n 10000) 5 (<= n 100000) 3 :else 3) args]))
         rt (Runtime/getRuntime)]
     (println (format "isocheck bench cli: bin/isocheck check FILE, default levels, text output; %d cores, %s; medians"
                      (.availableProcessors rt) (str "load average " (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
@@ -287,9 +291,9 @@
                                                                            #" "))))))
     (println (format "%-34s %10s %9s %5s %8s %8s %8s %8s %9s %5s"
                      "input" "txns" "file" "runs" "wall" "start" "load" "check" "peak RSS" "exit"))
-    (doseq [[label make runs] inputs]
+    (doseq [[label make runs args] inputs]
       (let [file (make)
-            rs (vec (for [_ (range runs)] (run-cli launcher file)))
+            rs (vec (for [_ (range runs)] (apply run-cli launcher file args)))
             ms (fn [k] (median (map #(get-in % [:ms k] 0) rs)))
             rss (keep :rss rs)]
         (println (format "%-34s %,10d %9s %5d %6.2f s %6.2f s %6.2f s %6.2f s %9s %5s"
@@ -297,7 +301,9 @@
                          runs (median (map :wall rs)) (/ (ms :start) 1e3) (/ (ms :load) 1e3) (/ (ms :total) 1e3)
                          (if (seq rss) (mb (median rss)) "-") (str/join "," (distinct (map :exit rs)))))
         (flush)
-        (when-not (= file one) (Files/deleteIfExists (java.nio.file.Path/of file (make-array String 0))))))
+        ;; A history goes once its weak-levels row (the one after it) has run.
+        (when (or args (str/starts-with? label "Plume"))
+          (Files/deleteIfExists (java.nio.file.Path/of file (make-array String 0))))))
     (Files/deleteIfExists (java.nio.file.Path/of one (make-array String 0)))
     (Files/deleteIfExists dir)))
 
