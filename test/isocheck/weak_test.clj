@@ -461,8 +461,8 @@
                                              (.infoRate (if (odd? seed) 0.1 0.0)))
                                    bug (-> (.bug bug) (.bugRate 0.05))
                                    true .build)))))
-        run (fn [hh shortcut?]
-              (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
+        run (fn [hh shortcut? & [levels]]
+              (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) (or levels weak))))]
                 (set! (.versionOrder (.weak o)) (boolean shortcut?))
                 (let [r (Checker/check hh o)]
                   {:verdicts (into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
@@ -474,7 +474,12 @@
       (let [fast (run hh true), slow (run hh false)]
         (is (= (dissoc fast :tcc) (dissoc slow :tcc)) (str "history " i))
         (is (not= ":version-order" (:tcc slow)))
-        (swap! taken update [(:tcc fast) (get-in fast [:verdicts "tcc"])] (fnil inc 0))))
+        (swap! taken update [(:tcc fast) (get-in fast [:verdicts "tcc"])] (fnil inc 0))
+        ;; RA or RC asked alone: TCC by the version order implies them.
+        (when (zero? (mod i 3))
+          (let [l (nth [:ra :rc] (mod i 2))]
+            (is (= (:verdicts (run hh true [l])) (:verdicts (run hh false [l])) {(name l) (get-in fast [:verdicts (name l)])})
+                (str "history " i " " l))))))
     (is (< 50 (get @taken [":version-order" "TRUE"] 0)) (pr-str @taken))
     (is (< 20 (get @taken [":scc" "FALSE"] 0)) (pr-str @taken))))
 

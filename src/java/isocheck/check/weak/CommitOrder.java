@@ -452,8 +452,14 @@ final class CommitOrder {
       scan:
       for (int t3 = readers.from(c), e3 = readers.to(c); t3 < e3; t3++) {
         for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
-          int x = wh.rfKey[i];
-          for (int q = wh.voStart[x] + wh.rfRank[i], e = wh.voStart[x + 1]; q < e; q++) {
+          int x = wh.rfKey[i], r = wh.rfRank[i], at = wh.voStart[x] + r;
+          // The writer read must sit at its rank (it does when the read is a prefix of the
+          // longest one); anything else goes to the general scan.
+          if (r == 0 ? wh.rfFrom[i] != WeakHistory.BOT : at > wh.voStart[x + 1] || wh.voTxn[at - 1] != wh.rfFrom[i]) {
+            ex = -1;
+            break scan;
+          }
+          for (int q = at, e = wh.voStart[x + 1]; q < e; q++) {
             int w = wh.voTxn[q];
             // With CO in id order, a later transaction cannot precede t3: no clock test needed.
             if (w == t3 || (co.idOrdered && w > t3)) continue;

@@ -253,7 +253,12 @@ public final class WeakCheck {
         started = true;
         progress.stage(l.name().toLowerCase(java.util.Locale.ROOT) + ": commit order");
         long t = System.nanoTime();
-        if (l == Tap.WeakLevel.TCC && listCausalHolds(t)) {
+        // The first level built is the strongest asked: when TCC holds by the version order, it
+        // and every weaker level hold (RA, RC asked alone included).
+        LinkedHashMap<String, Object> byVo = listCausalHolds(t);
+        if (byVo != null) {
+          if (l != Tap.WeakLevel.TCC) byVo.put("implied-by", new Kw("tcc"));
+          ws.put(l.name().toLowerCase(java.util.Locale.ROOT), byVo);
           cyclic.put(l, false);
           strongerViolated = false;
           continue;
@@ -287,19 +292,19 @@ public final class WeakCheck {
 
     /**
      * TCC on list-append by the version order alone ({@link CommitOrder#listCausalWithoutForcedEdges}):
-     * true (with the level's statistics) when no read knows a writer ranked after the one it read
-     * and CO ∪ the version order is acyclic. False sends TCC to the general scan, which then also
-     * names the cycles; histories with intra-transaction anomalies (an incompatible read has no
-     * rank) always go there.
+     * the statistics of a level it decides when no read knows a writer ranked after the one it
+     * read and CO ∪ the version order is acyclic (TCC holds, and RA and RC with it). Null sends
+     * the level to the general scan, which then also names the cycles; histories with
+     * intra-transaction anomalies (an incompatible read has no rank) always go there.
      */
-    boolean listCausalHolds(long t) {
-      if (!o.versionOrder || !wh.list || !wh.intra.isEmpty()) return false;
+    LinkedHashMap<String, Object> listCausalHolds(long t) {
+      if (!o.versionOrder || !wh.list || !wh.intra.isEmpty()) return null;
       long examined = cm.listCausalWithoutForcedEdges(8L * wh.rfFrom.length + (1L << 24));
-      if (examined < 0) return false;
+      if (examined < 0) return null;
       Digraph g = null;
       if (!(co.idOrdered && wwForward())) {
         g = cm.graph(new CommitOrder.Forced());
-        if (CommitOrder.scc(g).hasCycle()) return false;
+        if (CommitOrder.scc(g).hasCycle()) return null;
       }
       LinkedHashMap<String, Object> m = new LinkedHashMap<>();
       m.put("forced-edges", 0L);
@@ -307,8 +312,7 @@ public final class WeakCheck {
       m.put("decided-by", new Kw("version-order"));
       if (g != null) m.put("graph-edges", (long) g.edgeCount());
       m.put("ms", (System.nanoTime() - t) / 1_000_000L);
-      ws.put("tcc", m);
-      return true;
+      return m;
     }
 
     Boolean wwForward;
