@@ -109,6 +109,7 @@
         (set! (.clocks (.weak o)) c)))
     (when (:stop-at-first? opts) (set! (.stopAtFirst (.weak o)) true))
     (when (false? (:mt? opts)) (set! (.miniTransactions o) false))
+    (when (false? (:witness? opts)) (set! (.searchWitness o) false))
     (.levels o (mapv parse-level (:levels opts)))
     (when-let [m (:max-anomalies opts)]
       (when-not (and (integer? m) (<= 0 m Integer/MAX_VALUE))

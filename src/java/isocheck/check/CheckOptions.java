@@ -28,6 +28,11 @@ public final class CheckOptions {
   public long timeLimitMs = 60_000;
   /** Pruning and the time-ordered choice before the solver (tests turn them off to compare: the solver alone must agree). */
   public boolean searchShortcuts = true;
+  /**
+   * rw-register: first try the history's own schedule as a witness, before any polygraph
+   * (isocheck.check.si.SerialWitness); off, the polygraph search decides (tests compare them).
+   */
+  public boolean searchWitness = true;
 
   /**
    * rw-register histories: decide by the mini-transaction checker (isocheck.check.mt, MTC

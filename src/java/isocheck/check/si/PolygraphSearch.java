@@ -77,6 +77,15 @@ public abstract class PolygraphSearch {
   /** Told each level's stages: polygraph, known graph, time order, pruning, solver. */
   isocheck.util.Progress progress = isocheck.util.Progress.NONE;
 
+  /** Whether to try the workload's witness schedule before building the polygraph ({@link #witness}). */
+  boolean tryWitness = true;
+
+  /** Turns the witness schedule off (tests compare: the polygraph search must agree). */
+  public PolygraphSearch witness(boolean on) {
+    tryWitness = on;
+    return this;
+  }
+
   /** Tells progress each level's stages (polygraph, known graph, time order, pruning, solver). */
   public PolygraphSearch progress(isocheck.util.Progress p) {
     progress = p;
@@ -91,6 +100,12 @@ public abstract class PolygraphSearch {
    * go to st.
    */
   Outcome early(Level l, Map<String, Object> st) { return null; }
+
+  /**
+   * Shows l holds without the polygraph when the workload can: a schedule following the
+   * history's time that satisfies the level (null: none found; the search decides).
+   */
+  Outcome witness(Level l, Map<String, Object> st) { return null; }
 
   /** Decides l from the built polygraph before the search when the workload can (null: it cannot). */
   Outcome before(Level l, Polygraph p, Map<String, Object> st) { return null; }
@@ -178,6 +193,11 @@ public abstract class PolygraphSearch {
     LinkedHashMap<String, Object> st = new LinkedHashMap<>();
     Outcome early = early(l, st);
     if (early != null) return early;
+    if (shortcuts && tryWitness) {
+      progress.stage(l.id + ": time-ordered schedule");
+      Outcome w = witness(l, st);
+      if (w != null) return w;
+    }
     Polygraph p;
     progress.stage(l.id + ": polygraph");
     try {
