@@ -319,8 +319,16 @@
                    (.indexOf stages "weak levels: reads and writes") (.indexOf stages "tcc: commit order"))
                 "in the order the check runs them")))
         (testing "the version-order search's stages, per level"
+          ;; (serializable is searched through strong-session serializability first, which implies it)
           (let [stages (progress-stages w (:err (run "check" "--levels" "ser" w)))]
-            ;; (serializable is searched through strong-session serializability first, which implies it)
+            (is (some #(re-matches #"(strong-session-)?serializable: time-ordered schedule" %) stages) (pr-str stages)))
+          ;; Blind writers of x and y, and a read of x from one and y from the other: no schedule
+          ;; serializes it, and the writes' order is not in the history, so the polygraph is searched.
+          (let [skew (str (io/file d "skew.edn"))
+                _ (spit skew (str "{:type :ok, :process 0, :f :txn, :value [[:w :x 1] [:w :y 1]]}\n"
+                                  "{:type :ok, :process 1, :f :txn, :value [[:w :x 2] [:w :y 2]]}\n"
+                                  "{:type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 2]]}\n"))
+                stages (progress-stages skew (:err (run "check" "--levels" "ser" skew)))]
             (is (some #(re-matches #"(strong-session-)?serializable: polygraph" %) stages) (pr-str stages))
             (is (some #(re-matches #"(strong-session-)?serializable: known graph" %) stages) (pr-str stages))))
         (testing "with --out, the report too"
