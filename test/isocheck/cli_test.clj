@@ -23,9 +23,12 @@
 (def register-edn "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n")
 
 (def two-writers-edn
-  "Two rw-register writers of one key: the serializable levels search their order."
-  (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n"
-       "{:index 1, :type :ok, :process 1, :f :txn, :value [[:w :x 2]]}\n"))
+  "Two rw-register writers of two keys, and a read of x from one and y from the other: no
+  schedule the history suggests serializes it, so the serializable levels search the writes'
+  order in the polygraph."
+  (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1] [:w :y 1]]}\n"
+       "{:index 1, :type :ok, :process 1, :f :txn, :value [[:w :x 2] [:w :y 2]]}\n"
+       "{:index 2, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 2]]}\n"))
 
 (defn- with-max-edges
   "Calls f with the version-order search refusing every polygraph (isocheck.search.max-edges 0),
