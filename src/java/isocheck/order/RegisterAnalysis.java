@@ -33,6 +33,9 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
   public final EdgeList edges = new EdgeList();
   private final boolean[] finalWrite;
 
+  /** Whether write mop m is its transaction's last write of the key. */
+  public boolean isFinalWrite(int m) { return finalWrite[m]; }
+
   public RegisterAnalysis(History h, int cap) {
     if (h.workload != History.Workload.REGISTER) throw new IllegalArgumentException("not an rw-register history");
     this.h = h;

@@ -176,6 +176,26 @@ final class SerialWitness {
         writer[fill[x]++] = t;
       }
     }
+    // Write-write and anti-dependency edges, gathered once (their look-ups miss the caches).
+    EdgeList more = new EdgeList(Math.max(64, writer.length + h.mopCount() / 2));
+    for (int x = 0; x < nKeys; x++) {
+      for (int i = start[x] + 1; i < start[x + 1]; i++) more.add(writer[i - 1], writer[i], Edge.WW);
+    }
+    for (int t = 0; t < n; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ || version[m] == Integer.MIN_VALUE) continue;
+        int x = h.mopKey(m);
+        int next = version[m] == BOT ? start[x] : slot[ra.writerOfRead[m]] + 1;
+        if (next >= start[x + 1]) continue;
+        int w = writer[next];
+        if (w == t) {
+          if (++next >= start[x + 1]) continue; // t overwrote what it read: the writer after t
+          w = writer[next];
+        }
+        more.add(t, w, Edge.RW);
+      }
+    }
     int base = si ? 2 * n : n, nodes = base + relays;
     IntCsr g = new IntCsr(nodes);
     for (int pass = 0; pass < 2; pass++) {
@@ -184,26 +204,12 @@ final class SerialWitness {
         int a = es.src(i), b = es.dst(i);
         g.edge(pass, si ? (a < n ? 2 * a + 1 : n + a) : a, si ? (b < n ? 2 * b : n + b) : b);
       }
-      for (int x = 0; x < nKeys; x++) {
-        for (int i = start[x] + 1; i < start[x + 1]; i++) {
-          int a = writer[i - 1], b = writer[i];
-          g.edge(pass, si ? 2 * a + 1 : a, si ? 2 * b : b);
-        }
-      }
-      for (int t = 0; t < n; t++) {
-        if (!h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ || version[m] == Integer.MIN_VALUE) continue;
-          int x = h.mopKey(m);
-          int next = version[m] == BOT ? start[x] : slot[h.writerMop(x, h.mopVal(m))] + 1;
-          if (next >= start[x + 1]) continue;
-          int w = writer[next];
-          if (w == t) {
-            if (++next >= start[x + 1]) continue; // t overwrote what it read: the writer after t
-            w = writer[next];
-          }
-          g.edge(pass, si ? 2 * t : t, si ? 2 * w + 1 : w);
-        }
+      // Snapshot isolation: write-write from a commit to the next writer's begin, an
+      // anti-dependency from the reader's begin to the overwriter's commit.
+      for (int i = 0; i < more.size(); i++) {
+        int a = more.src(i), b = more.dst(i);
+        boolean ww = more.type(i) == Edge.WW;
+        g.edge(pass, si ? (ww ? 2 * a + 1 : 2 * a) : a, si ? (ww ? 2 * b : 2 * b + 1) : b);
       }
       if (pass == 0) g.allocate();
     }
@@ -232,10 +238,10 @@ final class SerialWitness {
           out[m] = BOT;
           continue;
         }
-        int w = h.writerMop(k, v);
+        int w = ra.writerOfRead[m];
         if (w < 0) continue;
         int wt = h.mopTxn(w);
-        if (wt == t || !committed[wt] || !finalWrite(wt, w, k)) continue;
+        if (wt == t || !committed[wt] || !ra.isFinalWrite(w)) continue;
         out[m] = wt;
       }
     }
@@ -246,11 +252,6 @@ final class SerialWitness {
   private boolean writes(int t, int x, int m) {
     for (int i = m + 1; i < h.mopEnd(t); i++) if (h.mopKind(i) == OpRecord.WRITE && h.mopKey(i) == x) return true;
     return false;
-  }
-
-  private boolean finalWrite(int t, int w, int k) {
-    for (int m = w + 1; m < h.mopEnd(t); m++) if (h.mopKind(m) == OpRecord.WRITE && h.mopKey(m) == k) return false;
-    return true;
   }
 
   /**
