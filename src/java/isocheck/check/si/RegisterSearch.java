@@ -56,12 +56,14 @@ public final class RegisterSearch extends PolygraphSearch {
   /**
    * The history's own schedule ({@link SerialWitness}), tried before the polygraph is built: on
    * a correct store it usually satisfies the level, and then neither the constraints (millions at
-   * 10^6 transactions) nor pruning are needed. GSI is witnessed with realtime order entering at
+   * 10^6 transactions) nor pruning are needed; tried while no polygraph has been built. GSI is witnessed with realtime order entering at
    * the begin, which is stronger than its own (at the commit): what satisfies it satisfies GSI.
    */
   @Override
   Outcome witness(Level l, Map<String, Object> st) {
-    if (l.kind != Level.Kind.SER && l.kind != Level.Kind.SI) return null;
+    // Once a polygraph exists (another level's, or the MT checker's), its constraints are shared
+    // and the time-ordered choice on it is cheaper than a schedule of its own.
+    if (plain != null || (l.kind != Level.Kind.SER && l.kind != Level.Kind.SI)) return null;
     long t = System.nanoTime();
     if (witness == null) witness = new SerialWitness(h, ra);
     boolean ok = witness.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS),
