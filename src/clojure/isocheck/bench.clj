@@ -184,7 +184,7 @@
           runs (if (>= n 100000) 3 5)]
       (println (format "\n%s, %,d txns, 10 threads, %.0f%% :info: %,d processes, %,d micro-ops; generated in %.1f s"
                        (.cliName ^History$Workload wl) (.nTxns h) (* 100 info) (.sessionCount h) (long (.mopCount h)) gen-s))
-      (weak-row "tcc" h [:tcc] "vector" runs)
+      (doseq [l [:tcc :ra :rc]] (weak-row (name l) h [l] "vector" runs))
       (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "vector" runs)
       (weak-row "rc+ra+tcc+ci" h [:rc :ra :tcc :ci] "vector/scc" runs))))
 
