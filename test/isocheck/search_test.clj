@@ -24,6 +24,17 @@
        (get (.stats r) "search")
        r])))
 
+(defn- simulated
+  "An rw-register history of the simulated store, with bug (or none) at rate 0.1, zipf keys,
+  1 to max-ops micro-ops a transaction and 5% :info."
+  ^History [store bug seed txns sessions keys max-ops]
+  (.history (Simulator/history
+              (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store)
+                          (.workload History$Workload/REGISTER) (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys))
+                          (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 1 (int max-ops)) (.infoRate 0.05))
+                bug (-> (.bug bug) (.bugRate 0.1))
+                true .build))))
+
 (defn- decided-by [stats]
   (set (keep (fn [[_ m]] (some-> (get m "decided-by") str)) stats)))
 
@@ -40,12 +51,7 @@
               bug (cons nil (seq (Bug/values)))
               :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
               seed (range 2)]
-        (let [h (.history (Simulator/history
-                            (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store)
-                                        (.workload History$Workload/REGISTER) (.txns 150) (.sessions 5) (.keys 8)
-                                        (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 1 4) (.infoRate 0.05))
-                              bug (-> (.bug bug) (.bugRate 0.1))
-                              true .build)))
+        (let [h (simulated store bug seed 150 5 8 4)
               [a sa ^Result ra] (verdicts h true)
               [b sb] (verdicts h false)]
           (swap! used into (decided-by sa))
@@ -112,12 +118,7 @@
             bug (cons nil (seq (Bug/values)))
             :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
             seed (range 3)]
-      (let [h (.history (Simulator/history
-                          (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store)
-                                      (.workload History$Workload/REGISTER) (.txns 300) (.sessions 6) (.keys 12)
-                                      (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 1 5) (.infoRate 0.05))
-                            bug (-> (.bug bug) (.bugRate 0.1))
-                            true .build)))
+      (let [h (simulated store bug seed 300 6 12 5)
             [a] (run h true)
             [b] (run h false)]
         (is (= a b) (str store " " bug " seed " seed))

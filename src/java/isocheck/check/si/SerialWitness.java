@@ -89,11 +89,7 @@ final class SerialWitness {
     int base = si ? 2 * n : n, nodes = base + relays + gates;
     IntCsr g = new IntCsr(nodes);
     for (int pass = 0; pass < 2; pass++) {
-      if (si) for (int t = 0; t < n; t++) if (committed[t]) g.edge(pass, 2 * t, 2 * t + 1);
-      for (int i = 0; i < es.size(); i++) {
-        int a = es.src(i), b = es.dst(i);
-        g.edge(pass, si ? (a < n ? 2 * a + 1 : n + a) : a, si ? (b < n ? 2 * b : n + b) : b);
-      }
+      orders(g, pass, si, es);
       for (int t = 0; t < n; t++) {
         if (!committed[t]) continue;
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
@@ -199,11 +195,7 @@ final class SerialWitness {
     int base = si ? 2 * n : n, nodes = base + relays;
     IntCsr g = new IntCsr(nodes);
     for (int pass = 0; pass < 2; pass++) {
-      if (si) for (int t = 0; t < n; t++) if (committed[t]) g.edge(pass, 2 * t, 2 * t + 1);
-      for (int i = 0; i < es.size(); i++) {
-        int a = es.src(i), b = es.dst(i);
-        g.edge(pass, si ? (a < n ? 2 * a + 1 : n + a) : a, si ? (b < n ? 2 * b : n + b) : b);
-      }
+      orders(g, pass, si, es);
       // Snapshot isolation: write-write from a commit to the next writer's begin, an
       // anti-dependency from the reader's begin to the overwriter's commit.
       for (int i = 0; i < more.size(); i++) {
@@ -223,6 +215,19 @@ final class SerialWitness {
       for (int e = g.start[v]; e < g.start[v + 1]; e++) if (--indeg[g.target[e]] == 0) queue[tail++] = g.target[e];
     }
     return tail == nodes;
+  }
+
+  /**
+   * The edges every graph here has: reads-from and the level's orders (es, relays from n), and
+   * for snapshot isolation each transaction's begin before its commit; a commit → begin between
+   * transactions.
+   */
+  private void orders(IntCsr g, int pass, boolean si, EdgeList es) {
+    if (si) for (int t = 0; t < n; t++) if (committed[t]) g.edge(pass, 2 * t, 2 * t + 1);
+    for (int i = 0; i < es.size(); i++) {
+      int a = es.src(i), b = es.dst(i);
+      g.edge(pass, si ? (a < n ? 2 * a + 1 : n + a) : a, si ? (b < n ? 2 * b : n + b) : b);
+    }
   }
 
   /** The version each read names, as {@link Polygraph}'s builder counts it. */
