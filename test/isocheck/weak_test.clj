@@ -623,3 +623,35 @@
     (let [sh (sim Store/SNAPSHOT_ISOLATION bug seed :workload wl)
           [_ v] (weak-verdicts sh)]
       (is (= Verdict$Value/TRUE (:tcc v)) (str bug " " seed)))))
+
+(deftest weak-levels-implied-by-a-strong-level-agree-with-the-weak-checker
+  ;; When a level keeping session order holds (strict or strong-session serializable, strong or
+  ;; strong-session SI), the weak levels are not checked: they hold. With that off the weak
+  ;; checker must agree, verdicts and anomalies, on every history; and the shortcut must be taken.
+  (let [all (mapv #(Level/parse (name %)) [:strict-serializable :strong-session-serializable :serializable
+                                          :strong-snapshot-isolation :strong-session-snapshot-isolation
+                                          :snapshot-isolation :tcc :ra :rc :ci])
+        run (fn [hh implied?]
+              (let [o (doto (CheckOptions.) (.levels all))]
+                (set! (.weakImplied o) (boolean implied?))
+                (let [r (Checker/check hh o)]
+                  {:verdicts (into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+                   :counts   (into {} (.counts (.anomalies r)))
+                   :implied  (some-> (get-in (into {} (.stats r)) ["weak" "implied-by"]) str)})))
+        hs (concat (for [seed (range 300)]
+                     (j/->history (vec (.ops ^isocheck.oracle.HistoryGen$Gen (isocheck.oracle.WeakHistoryGen/generate seed))) nil))
+                   (for [seed (range 48)
+                         :let [store (nth [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED] (mod seed 4))]]
+                     (.history (Simulator/history
+                                 (-> (SimConfig/builder) (.seed (long seed)) (.store store)
+                                     (.workload (if (even? (quot seed 4)) History$Workload/APPEND History$Workload/REGISTER))
+                                     (.txns 300) (.sessions 5) (.keys 30) (.opsPerTxn 1 4) (.infoRate 0.05)
+                                     .build)))))
+        implied (atom {})]
+    (doseq [[i hh] (map-indexed vector hs)]
+      (let [on (run hh true), off (run hh false)]
+        (is (= (dissoc on :implied) (dissoc off :implied)) (str "history " i))
+        (when-let [by (:implied on)]
+          (is (every? #{"TRUE"} (map (:verdicts off) ["tcc" "ra" "rc" "ci"])) (str "history " i " implied by " by))
+          (swap! implied update by (fnil inc 0)))))
+    (is (< 20 (reduce + (vals @implied))) (pr-str @implied))))

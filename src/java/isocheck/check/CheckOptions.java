@@ -33,6 +33,12 @@ public final class CheckOptions {
    * (isocheck.check.si.SerialWitness); off, the polygraph search decides (tests compare them).
    */
   public boolean searchWitness = true;
+  /**
+   * When a strong level that keeps session order holds (strict or strong-session serializable,
+   * strong or strong-session SI), the weak levels asked for hold too and are not checked
+   * ({@code [:stats :weak :implied-by]}); off, the weak checker runs anyway (tests compare).
+   */
+  public boolean weakImplied = true;
 
   /**
    * rw-register histories: decide by the mini-transaction checker (isocheck.check.mt, MTC
