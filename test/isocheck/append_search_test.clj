@@ -14,7 +14,7 @@
             [isocheck.core :as iso]
             [isocheck.jepsen :as j]
             [isocheck.oracle-test :as ot]
-            [isocheck.test-util :refer [h ok check verdict types cx-indices]])
+            [isocheck.test-util :as tu :refer [h ok check verdict types cx-indices]])
   (:import (isocheck.check CheckOptions Checker Level Result Verdict)
            (isocheck.history History History$Workload)
            (isocheck.io Formats)
@@ -30,7 +30,7 @@
   (let [o (doto (CheckOptions.) (.levels levels))]
     (set! (.searchShortcuts o) (boolean shortcuts?))
     (let [^Result r (Checker/check hist o)]
-      [(into {} (for [[l v] (.levels r)] [(str l) (str (.value ^Verdict v))]))
+      [(tu/verdict-strings r)
        (into {} (get (.stats r) "search"))])))
 
 (defn- open-pairs

@@ -5,7 +5,8 @@
   (pruning that discards a feasible side, VeriStrong's early bug, would show
   here as a disagreement). The brute-force oracle comparison is in
   register-oracle-test."
-  (:require [clojure.test :refer [deftest is testing]]
+  (:require [isocheck.test-util :as tu]
+            [clojure.test :refer [deftest is testing]]
             [isocheck.jepsen :as j]
             [isocheck.register-oracle-test :as rot])
   (:import (isocheck.check CheckOptions Checker Level Result Verdict)
@@ -20,7 +21,7 @@
   (let [o (doto (CheckOptions.) (.levels levels))]
     (set! (.searchShortcuts o) (boolean shortcuts?))
     (let [^Result r (Checker/check h o)]
-      [(into {} (for [[l v] (.levels r)] [(str l) (str (.value ^Verdict v))]))
+      [(tu/verdict-strings r)
        (get (.stats r) "search")
        r])))
 
@@ -109,7 +110,7 @@
               (let [o (doto (CheckOptions.) (.levels (if only [(Level/parse only)] levels)))]
                 (set! (.searchWitness o) (boolean witness?))
                 (let [^Result r (Checker/check h o)]
-                  [(into {} (for [[l v] (.levels r)] [(str l) (str (.value ^Verdict v))]))
+                  [(tu/verdict-strings r)
                    (get (.stats r) "search")])))]
     (doseq [seed (range 600)]
       (let [h (j/->history (rot/generate seed) :wr)]

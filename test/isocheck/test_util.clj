@@ -3,9 +3,15 @@
   figures: (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x [1]]]))."
   (:require [clojure.java.io :as io]
             [isocheck.core :as iso])
-  (:import (isocheck.cli Main)
+  (:import (isocheck.check Result Verdict)
+           (isocheck.cli Main)
            (java.io ByteArrayOutputStream File PrintStream)
            (java.nio.file Files OpenOption)))
+
+(defn verdict-strings
+  "A Java Result's verdicts as {level-id \"TRUE\"|\"FALSE\"|\"UNKNOWN\"}."
+  [^Result r]
+  (into {} (for [[l v] (.levels r)] [(str l) (str (.value ^Verdict v))])))
 
 (defn op [type process mops] {:type type, :process process, :f :txn, :value mops})
 (defn invoke [p mops] (op :invoke p mops))

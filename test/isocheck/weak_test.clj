@@ -8,7 +8,7 @@
             [clojure.test :refer [deftest is testing]]
             [isocheck.core :as iso]
             [isocheck.jepsen :as j]
-            [isocheck.test-util :refer [h ok fail info invoke]])
+            [isocheck.test-util :as tu :refer [h ok fail info invoke]])
   (:import (isocheck.check Checker CheckOptions Level Verdict$Value)
            (isocheck.history History$Workload)
            (isocheck.sim Bug SimConfig SimConfig$KeyDist Simulator Store)))
@@ -352,7 +352,7 @@
           run (fn [c] (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
                         (set! (.clocks (.weak o)) c)
                         (let [r (Checker/check (.history sh) o)]
-                          [(into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+                          [(tu/verdict-strings r)
                            (into {} (.counts (.anomalies r)))])))]
       (is (= (run "vector") (run "tree")) (str "seed " seed)))))
 
@@ -374,7 +374,7 @@
   (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
     (set! (.mergeChains (.weak o)) (boolean merge?))
     (let [r (Checker/check hh o)]
-      [(into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+      [(tu/verdict-strings r)
        (into {} (.counts (.anomalies r)))
        (get (.stats r) "weak")])))
 
@@ -411,7 +411,7 @@
   (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))]
     (set! (.idOrder (.weak o)) (boolean id-order?))
     (let [r (Checker/check hh o)]
-      {:verdicts (into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+      {:verdicts (tu/verdict-strings r)
        :counts   (into {} (.counts (.anomalies r)))
        :stats    (get (.stats r) "weak")})))
 
@@ -465,7 +465,7 @@
               (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) (or levels weak))))]
                 (set! (.versionOrder (.weak o)) (boolean shortcut?))
                 (let [r (Checker/check hh o)]
-                  {:verdicts (into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+                  {:verdicts (tu/verdict-strings r)
                    :counts   (into {} (.counts (.anomalies r)))
                    :tcc      (str (get-in (into {} (.stats r)) ["weak" "tcc" "decided-by"]))})))
         taken (atom {})]
@@ -635,7 +635,7 @@
               (let [o (doto (CheckOptions.) (.levels all))]
                 (set! (.weakImplied o) (boolean implied?))
                 (let [r (Checker/check hh o)]
-                  {:verdicts (into {} (map (fn [[l v]] [(str l) (str (.value ^isocheck.check.Verdict v))])) (.levels r))
+                  {:verdicts (tu/verdict-strings r)
                    :counts   (into {} (.counts (.anomalies r)))
                    :implied  (some-> (get-in (into {} (.stats r)) ["weak" "implied-by"]) str)})))
         hs (concat (for [seed (range 300)]

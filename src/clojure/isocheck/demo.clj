@@ -57,13 +57,9 @@
 ;; levels are decided in linear time (the general search only orders the chains
 ;; an :info write someone read leaves open).
 (def ^:private mt-scenarios
-  [["SI store, correct" Store/SNAPSHOT_ISOLATION nil]
-   ["SER store, correct" Store/SERIALIZABLE nil]
-   ["SI store + lost update" Store/SNAPSHOT_ISOLATION Bug/LOST_UPDATE]
-   ["SI store + long fork" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]
-   ["SI store + causality violation" Store/SNAPSHOT_ISOLATION Bug/CAUSALITY_VIOLATION]
-   ["SI store + fractured read" Store/SNAPSHOT_ISOLATION Bug/FRACTURED_READ]
-   ["SSER store + stale read" Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]])
+  ;; The rw-register rows, and a fractured read before the stale one.
+  (let [[before after] (split-at 5 register-scenarios)]
+    (vec (concat before [["SI store + fractured read" Store/SNAPSHOT_ISOLATION Bug/FRACTURED_READ]] after))))
 
 (def ^:private workloads
   {:append   {:workload History$Workload/APPEND, :keys 100, :ops [1 4], :bug-rate 0.05

@@ -195,17 +195,12 @@ public final class Checker {
       es = ra.edges;
       dx = ra;
     }
-    long committedCount = 0;
-    for (boolean c : committed) if (c) committedCount++;
-    stats.put("committed", committedCount);
+    putCommitted(stats, committed);
     long t1 = System.nanoTime();
 
     o.progress.stage("graph");
-    if (maxFam.carries(Level.Family.PROCESS)) Orders.sessionOrder(h, committed, es);
-    int relays = maxFam == Level.Family.REALTIME || req.contains(Level.GSI) ? Orders.realtime(h, committed, es) : 0;
-    Digraph g = Digraph.of(n + relays, es);
-    stats.put("edges", (long) g.edgeCount());
-    if (relays > 0) stats.put("realtime-relays", (long) relays);
+    Digraph g = observedGraph(h, committed, es, maxFam.carries(Level.Family.PROCESS),
+        maxFam == Level.Family.REALTIME || req.contains(Level.GSI), stats);
     long t2 = System.nanoTime();
 
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
@@ -215,14 +210,40 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
         ? run.appendLevels(req, maxFam, anySer, anySi, la)
         : run.registerLevels(req, maxFam);
-    long t3 = System.nanoTime();
+    putStageMs(stats, t0, t1, t2, System.nanoTime());
+    return verdicts;
+  }
+
+  /** {@code [:stats :committed]}: how many transactions are committed. */
+  public static void putCommitted(java.util.Map<String, Object> stats, boolean[] committed) {
+    long c = 0;
+    for (boolean b : committed) if (b) c++;
+    stats.put("committed", c);
+  }
+
+  /**
+   * The graph of the orders a history shows: es (its write-read and other known edges) with
+   * session order and realtime order (through relays, {@link Orders#realtime}) added when asked;
+   * {@code [:stats :edges]} and {@code :realtime-relays}.
+   */
+  public static Digraph observedGraph(History h, boolean[] committed, EdgeList es, boolean session, boolean realtime,
+                                      java.util.Map<String, Object> stats) {
+    if (session) Orders.sessionOrder(h, committed, es);
+    int relays = realtime ? Orders.realtime(h, committed, es) : 0;
+    Digraph g = Digraph.of(h.nTxns + relays, es);
+    stats.put("edges", (long) g.edgeCount());
+    if (relays > 0) stats.put("realtime-relays", (long) relays);
+    return g;
+  }
+
+  /** {@code [:stats :ms]}: analysis t0..t1, graph t1..t2, levels t2..t3. */
+  public static void putStageMs(java.util.Map<String, Object> stats, long t0, long t1, long t2, long t3) {
     LinkedHashMap<String, Object> ms = new LinkedHashMap<>();
     ms.put("analysis", (t1 - t0) / 1_000_000L);
     ms.put("graph", (t2 - t1) / 1_000_000L);
     ms.put("levels", (t3 - t2) / 1_000_000L);
     ms.put("total", (t3 - t0) / 1_000_000L);
     stats.put("ms", ms);
-    return verdicts;
   }
 
   /** One check's working state. */

@@ -1,14 +1,13 @@
 package isocheck.check.mt;
 
 import isocheck.check.CheckOptions;
+import isocheck.check.Checker;
 import isocheck.check.Level;
 import isocheck.check.Verdict;
 import isocheck.graph.BcGraph;
 import isocheck.graph.Cycle;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
-import isocheck.graph.EdgeList;
-import isocheck.graph.Orders;
 import isocheck.graph.Scc;
 import isocheck.history.History;
 import isocheck.history.Kw;
@@ -140,29 +139,17 @@ public final class MtCheck {
       for (Anomaly a : kept) anomalies.add(a);
       for (long i = kept.size(); i < mt.divergences.count(t); i++) anomalies.tally(t);
     }
-    long committed = 0;
-    for (boolean c : ra.committed) if (c) committed++;
-    stats.put("committed", committed);
+    Checker.putCommitted(stats, ra.committed);
     long t1 = System.nanoTime();
 
     Level.Family top = Level.Family.PLAIN;
     for (Level l : req) if (l.family.ordinal() > top.ordinal()) top = l.family;
-    EdgeList es = mt.edges;
-    if (top.ordinal() >= Level.Family.PROCESS.ordinal()) Orders.sessionOrder(h, ra.committed, es);
-    int relays = top == Level.Family.REALTIME ? Orders.realtime(h, ra.committed, es) : 0;
-    Digraph g = Digraph.of(h.nTxns + relays, es);
-    stats.put("edges", (long) g.edgeCount());
-    if (relays > 0) stats.put("realtime-relays", (long) relays);
+    Digraph g = Checker.observedGraph(h, ra.committed, mt.edges, top.ordinal() >= Level.Family.PROCESS.ordinal(),
+        top == Level.Family.REALTIME, stats);
     long t2 = System.nanoTime();
 
     LinkedHashMap<Level, Verdict> verdicts = new Levels(h, o, g, mt, anomalies, stats).decide(req, top);
-    long t3 = System.nanoTime();
-    LinkedHashMap<String, Object> times = new LinkedHashMap<>();
-    times.put("analysis", (t1 - t0) / 1_000_000L);
-    times.put("graph", (t2 - t1) / 1_000_000L);
-    times.put("levels", (t3 - t2) / 1_000_000L);
-    times.put("total", (t3 - t0) / 1_000_000L);
-    stats.put("ms", times);
+    Checker.putStageMs(stats, t0, t1, t2, System.nanoTime());
     return new Outcome(verdicts, ra, mt.ordered, null);
   }
 

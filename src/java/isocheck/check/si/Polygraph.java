@@ -438,16 +438,7 @@ public final class Polygraph {
     }
 
     /** The position of writer t among k's writers (in id order). */
-    private int position(int k, int t) {
-      IntList ws = writers[k];
-      int lo = 0, hi = ws.size();
-      while (lo < hi) {
-        int mid = (lo + hi) >>> 1;
-        if (ws.get(mid) < t) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
+    private int position(int k, int t) { return first(writers[k], t); }
 
     /**
      * Per key written twice or more: where the readers of each writer's version start in the
@@ -474,7 +465,7 @@ public final class Polygraph {
       }
     }
 
-    /** The first index of version v in the sorted list vs (or where it would go). */
+    /** The first index of v in the sorted list vs (or where it would go). */
     private static int first(IntList vs, int v) {
       int lo = 0, hi = vs.size();
       while (lo < hi) {
