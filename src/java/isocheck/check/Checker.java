@@ -304,23 +304,9 @@ public final class Checker {
       int top = maxFam.ordinal();
       o.progress.stage("cycles");
       boolean gsi = req.contains(Level.GSI), rr = req.contains(Level.REPEATABLE_READ);
-      Scc[] ser = new Scc[3], si = new Scc[3];
-      boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
-      for (int fi = top; fi >= 0; fi--) {
-        Level.Family f = Level.Family.values()[fi];
-        if (fi < top && serAcyclic[fi + 1]) serAcyclic[fi] = true;
-        else {
-          ser[fi] = scc(g, serFilter(f));
-          serAcyclic[fi] = !ser[fi].hasCycle();
-        }
-        if (anySi) {
-          if (serAcyclic[fi] || (fi < top && siAcyclic[fi + 1])) siAcyclic[fi] = true;
-          else {
-            si[fi] = scc(bc(), siFilter(f));
-            siAcyclic[fi] = !si[fi].hasCycle();
-          }
-        }
-      }
+      CycleReporter.ByFamily fam = new CycleReporter.ByFamily(top, anySi, f -> scc(g, serFilter(f)), f -> scc(bc(), siFilter(f)));
+      Scc[] ser = fam.ser, si = fam.si;
+      boolean[] serAcyclic = fam.serAcyclic, siAcyclic = fam.siAcyclic;
       // GSI: plain SI's graph cyclic rules it out; strong SI's acyclic settles it.
       Scc gsiScc = null;
       boolean gsiAcyclic = true;

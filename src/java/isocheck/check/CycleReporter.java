@@ -46,6 +46,35 @@ public final class CycleReporter {
   /** The edges of a serializability graph of family f: the data dependencies and f's orders. */
   public static int serFilter(Level.Family f) { return Edge.DATA | f.bits; }
 
+  /**
+   * Per family PLAIN..top: serializability's components ({@code ser}, acyclic or not) and, when
+   * {@code withSi}, snapshot isolation's ({@code si}). Strongest family first: when its graph is
+   * acyclic so are the weaker ones, whose components are then not computed (null); an acyclic
+   * serializability graph makes the SI one acyclic too.
+   */
+  public static final class ByFamily {
+    public final Scc[] ser = new Scc[3], si = new Scc[3];
+    public final boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
+
+    public ByFamily(int top, boolean withSi, java.util.function.Function<Level.Family, Scc> serOf,
+                    java.util.function.Function<Level.Family, Scc> siOf) {
+      for (int fi = top; fi >= 0; fi--) {
+        Level.Family f = Level.Family.values()[fi];
+        if (fi < top && serAcyclic[fi + 1]) serAcyclic[fi] = true;
+        else {
+          ser[fi] = serOf.apply(f);
+          serAcyclic[fi] = !ser[fi].hasCycle();
+        }
+        if (!withSi) continue;
+        if (serAcyclic[fi] || (fi < top && siAcyclic[fi + 1])) siAcyclic[fi] = true;
+        else {
+          si[fi] = siOf.apply(f);
+          siAcyclic[fi] = !si[fi].hasCycle();
+        }
+      }
+    }
+  }
+
   /** The edges of a snapshot-isolation begin/commit graph of family f. */
   public static int siFilter(Level.Family f) { return Edge.WW | Edge.WR | Edge.RW | Edge.INTRA | f.bits; }
 

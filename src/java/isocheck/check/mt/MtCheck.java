@@ -198,23 +198,10 @@ public final class MtCheck {
       boolean anySi = false;
       for (Level l : req) anySi |= l.kind == Level.Kind.SI;
       int top = topFam.ordinal();
-      Scc[] ser = new Scc[3], si = new Scc[3];
-      boolean[] serOk = new boolean[3], siOk = new boolean[3];
-      // Strongest family first: when its graph is acyclic, so are the weaker ones.
-      for (int fi = top; fi >= 0; fi--) {
-        Level.Family f = Level.Family.values()[fi];
-        if (fi < top && serOk[fi + 1]) serOk[fi] = true;
-        else {
-          ser[fi] = Scc.of(g, serFilter(f));
-          serOk[fi] = !ser[fi].hasCycle();
-        }
-        if (!anySi) continue;
-        if (serOk[fi] || (fi < top && siOk[fi + 1])) siOk[fi] = true;
-        else {
-          si[fi] = Scc.of(bc(), siFilter(f));
-          siOk[fi] = !si[fi].hasCycle();
-        }
-      }
+      isocheck.check.CycleReporter.ByFamily fam = new isocheck.check.CycleReporter.ByFamily(top, anySi,
+          f -> Scc.of(g, serFilter(f)), f -> Scc.of(bc(), siFilter(f)));
+      Scc[] ser = fam.ser, si = fam.si;
+      boolean[] serOk = fam.serAcyclic, siOk = fam.siAcyclic;
       // Counterexamples weakest family first, so that each cycle gets its weakest name.
       for (int fi = 0; fi <= top; fi++) {
         Level.Family f = Level.Family.values()[fi];
