@@ -40,12 +40,12 @@ final class ChainPolygraph {
   static Polygraph build(MtAnalysis mt) {
     History h = mt.h;
     int nKeys = mt.nKeys;
-    EdgeList known = new EdgeList(mt.edges.size() + 16);
-    IntList knownKey = new IntList(mt.edges.size() + 16), knownWhy = new IntList(mt.edges.size() + 16);
+    EdgeList known = new EdgeList(mt.edges().size() + 16);
+    IntList knownKey = new IntList(mt.edges().size() + 16), knownWhy = new IntList(mt.edges().size() + 16);
     // The analysis' edges with their reasons (WR: reads-from; WW: read-modify-write; RW: a read
     // of the initial state or of a version another transaction read and overwrote).
-    for (int i = 0; i < mt.edges.size(); i++) {
-      int a = mt.edges.src(i), b = mt.edges.dst(i), t = mt.edges.type(i);
+    for (int i = 0; i < mt.edges().size(); i++) {
+      int a = mt.edges().src(i), b = mt.edges().dst(i), t = mt.edges().type(i);
       known.add(a, b, t);
       int[] kw = reason(mt, a, b, t);
       knownKey.add(kw[0]);

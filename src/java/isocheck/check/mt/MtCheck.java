@@ -144,7 +144,7 @@ public final class MtCheck {
 
     Level.Family top = Level.Family.PLAIN;
     for (Level l : req) if (l.family.ordinal() > top.ordinal()) top = l.family;
-    Digraph g = Checker.observedGraph(h, ra.committed, mt.edges, top.ordinal() >= Level.Family.PROCESS.ordinal(),
+    Digraph g = Checker.observedGraph(h, ra.committed, mt.edges(), top.ordinal() >= Level.Family.PROCESS.ordinal(),
         top == Level.Family.REALTIME, stats);
     long t2 = System.nanoTime();
 
