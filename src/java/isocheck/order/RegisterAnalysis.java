@@ -60,23 +60,18 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
   }
 
   private void internal(int nk) {
-    int[] seen = new int[nk];
-    int[] state = new int[nk]; // last value written or read by this txn
-    boolean[] wrote = new boolean[nk];
+    // Per key: the transaction that last touched it (t + 1, high half) and the value it last
+    // wrote or read (low half), in one long: one cache miss per micro-op, not two.
+    long[] last = new long[nk];
     for (int t = 0; t < h.nTxns; t++) {
       if (!h.isOk(t)) continue;
+      long mine = (long) (t + 1) << 32;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
         int k = h.mopKey(m), v = h.mopVal(m);
-        boolean first = seen[k] != t + 1;
-        if (first) {
-          seen[k] = t + 1;
-          wrote[k] = false;
-        }
-        if (h.mopKind(m) == OpRecord.WRITE) {
-          state[k] = v;
-          wrote[k] = true;
-          continue;
-        }
+        long l = last[k];
+        boolean first = (l & 0xffffffff00000000L) != mine;
+        last[k] = mine | (v & 0xffffffffL);
+        if (h.mopKind(m) == OpRecord.WRITE) continue;
         if (first) {
           external[m] = true;
           for (int a = m + 1; a < h.mopEnd(t); a++) {
@@ -88,15 +83,21 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
               break;
             }
           }
-        } else if (state[k] != v) {
+        } else if ((int) l != v) {
+          int expected = (int) l;
           anomalies.add(new Anomaly("internal", new int[] {t},
-              Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "expected", h.value(state[k])),
+              Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "expected", h.value(expected)),
               h.name(t) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", but its own earlier "
-                  + (wrote[k] ? "write" : "read") + " of that key says it should be " + h.valueStr(state[k]) + ".", null));
+                  + (wroteBefore(t, k, m) ? "write" : "read") + " of that key says it should be " + h.valueStr(expected) + ".", null));
         }
-        state[k] = v;
       }
     }
+  }
+
+  /** Whether transaction t wrote key k before micro-op m (for messages). */
+  private boolean wroteBefore(int t, int k, int m) {
+    for (int a = h.mopStart(t); a < m; a++) if (h.mopKind(a) == OpRecord.WRITE && h.mopKey(a) == k) return true;
+    return false;
   }
 
   private void reads() {
