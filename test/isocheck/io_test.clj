@@ -5,7 +5,7 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing are]]
             [isocheck.test-util :refer [tmp-dir tmp-file]])
-  (:import (isocheck.history HistoryBuilder History History$Workload HistoryException Kw OpRecord OpSink)
+  (:import (isocheck.history HistoryBuilder History History$Workload HistoryException Kw OpRecord OpSink OpStream)
            (isocheck.sim SimConfig Simulator Store)
            (isocheck.io EdnReader EdnReader$Symbol EdnWriter Formats Formats$Format JsonReader)
            (java.io ByteArrayInputStream ByteArrayOutputStream File InputStream)
@@ -777,7 +777,7 @@
 
 (deftest loading-on-two-threads-changes-nothing
   ;; From a megabyte on, the reader parses while the builder runs on another thread, the ops
-  ;; handed over in batches of swapped records: the history must be the same, op for op.
+  ;; handed over in batches as a stream of records: the history must be the same, op for op.
   (let [sim (fn [name wl info]
               (let [f (io/file (tmp-dir) name)
                     w (EdnWriter/open (.toPath f))]
@@ -795,6 +795,55 @@
             two (history-data (load-with path 0))]
         (is (= one two) path)
         (is (pos? (first (:counts two))) path)))))
+
+(defn- record-data
+  "Everything a consumer can see of an op record."
+  [^OpRecord r]
+  {:ordinal (.ordinal r) :line (.line r) :index (.index r) :time (.time r) :type (.type r)
+   :type-raw (.typeRaw r) :process (.process r) :has-process (.hasProcess r) :f (.f r)
+   :shape (.valueShape r) :raw (.valueRaw r) :origin (.origin r) :where (.where r)
+   :object-elems (.hasObjectElems r)
+   :mops (vec (for [i (range (.mopCount r))]
+                [(.kind r i) (.fRaw r i) (.keyIsLong r i) (.key r i) (.valueTag r i) (.value r i)
+                 (.renderMop r i)]))
+   :extras (vec (for [i (range (.extraCount r))] [(.extraKey r i) (.extraValue r i)]))})
+
+(deftest op-records-cross-threads-as-a-stream-unchanged
+  ;; The reader hands ops to the builder's thread as a stream (OpRecord.writeTo / readFrom):
+  ;; every field, micro-op and extra must come back as it was, objects included.
+  (let [plain (doto (OpRecord.) (.reset 4)
+                (.addMop (kw "r") 1 [1 2 3]) (.addMop (kw "append") 2 4) (.addMop (kw "w") 5 6)
+                (.addMop (kw "r") 7 nil))
+        _ (do (set! (.line plain) 5) (set! (.index plain) 4) (set! (.time plain) 1000)
+              (set! (.type plain) 1) (set! (.typeRaw plain) (kw "ok")) (set! (.process plain) 3)
+              (set! (.hasProcess plain) true) (set! (.f plain) (kw "txn"))
+              (set! (.valueShape plain) OpRecord/VALUE_TXN))
+        odd (doto (OpRecord.) (.reset 9)
+              (.addMalformed [1 2]) (.addMop (kw "r") "k" ["a" nil 3]) (.addMop (kw "w") nil (kw "v"))
+              (.addMop (kw "r") 2 []) (.addMop "cas" 3 [4 5]) (.addExtra (kw "db-id") "x")
+              (.addExtra (kw "node") 3))
+        _ (do (set! (.type odd) -1) (set! (.typeRaw odd) (kw "weird")) (set! (.f odd) "txn")
+              (set! (.time odd) 77) (set! (.origin odd) "txn 7, session 1")
+              (set! (.valueShape odd) OpRecord/VALUE_TXN))
+        other (doto (OpRecord.) (.reset 10))
+        _ (do (set! (.valueShape other) OpRecord/VALUE_OTHER) (set! (.valueRaw other) [(kw "isolated") {"n2" #{"n1"}}])
+              (set! (.type other) 3) (set! (.typeRaw other) (kw "info")) (set! (.f other) (kw "start-partition")))
+        big (let [r (doto (OpRecord.) (.reset 11))]
+              (doseq [i (range 40)] (.addMop r (kw (if (even? i) "r" "append")) i (if (even? i) (vec (range (* 10 i))) i)))
+              r)
+        recs [plain odd other big plain odd]
+        s (OpStream. 16 16)]
+    (doseq [r recs] (.writeTo ^OpRecord r s))
+    (let [back (OpRecord.)]
+      (doseq [r recs]
+        (.readFrom back s)
+        (is (= (record-data r) (record-data back)))))
+    (testing "a cleared stream is written and read again from its start"
+      (.clear s)
+      (.writeTo ^OpRecord odd s)
+      (let [back (OpRecord.)]
+        (.readFrom back s)
+        (is (= (record-data odd) (record-data back)))))))
 
 (deftest loading-on-two-threads-reports-the-first-error
   ;; The builder's error at an early op wins over the reader's at a later one, and the other

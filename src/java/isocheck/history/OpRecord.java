@@ -265,47 +265,101 @@ public final class OpRecord {
   }
 
   /**
-   * Exchanges this record's contents with {@code o}'s, in O(1): a producer's record goes to
-   * another thread without copying its micro-ops, and the producer gets o's buffers to fill next
-   * (it resets them first, as for every op).
+   * Appends this record to {@code out}, to be read back in order by {@link #readFrom}: records
+   * cross threads as one sequential stream, while the producer's record and the consumer's stay
+   * in their own cores' caches (swapping whole records made each side touch the other's).
    */
-  public void swapWith(OpRecord o) {
-    long l;
-    l = ordinal; ordinal = o.ordinal; o.ordinal = l;
-    l = line; line = o.line; o.line = l;
-    l = index; index = o.index; o.index = l;
-    l = time; time = o.time; o.time = l;
-    int i;
-    i = type; type = o.type; o.type = i;
-    i = valueShape; valueShape = o.valueShape; o.valueShape = i;
-    i = n; n = o.n; o.n = i;
-    i = nElems; nElems = o.nElems; o.nElems = i;
-    i = nExtra; nExtra = o.nExtra; o.nExtra = i;
-    boolean b;
-    b = hasProcess; hasProcess = o.hasProcess; o.hasProcess = b;
-    b = anyElemObj; anyElemObj = o.anyElemObj; o.anyElemObj = b;
-    Object x;
-    x = typeRaw; typeRaw = o.typeRaw; o.typeRaw = x;
-    x = process; process = o.process; o.process = x;
-    x = f; f = o.f; o.f = x;
-    x = valueRaw; valueRaw = o.valueRaw; o.valueRaw = x;
-    String str = origin; origin = o.origin; o.origin = str;
-    byte[] by;
-    by = kind; kind = o.kind; o.kind = by;
-    by = vtag; vtag = o.vtag; o.vtag = by;
-    Object[] os;
-    os = fRaw; fRaw = o.fRaw; o.fRaw = os;
-    os = keyO; keyO = o.keyO; o.keyO = os;
-    os = valO; valO = o.valO; o.valO = os;
-    os = elemO; elemO = o.elemO; o.elemO = os;
-    os = extra; extra = o.extra; o.extra = os;
-    long[] ls;
-    ls = keyL; keyL = o.keyL; o.keyL = ls;
-    ls = valL; valL = o.valL; o.valL = ls;
-    ls = elemL; elemL = o.elemL; o.elemL = ls;
-    int[] is;
-    is = listStart; listStart = o.listStart; o.listStart = is;
-    is = listLen; listLen = o.listLen; o.listLen = is;
+  public void writeTo(OpStream out) {
+    out.ensure(7 + 3 * n + nElems, 5 + 3 * n + (anyElemObj ? nElems : 0) + 2 * nExtra);
+    long[] l = out.longs;
+    Object[] o = out.objs;
+    int p = out.nLongs, q = out.nObjs;
+    l[p++] = ordinal;
+    l[p++] = line;
+    l[p++] = index;
+    l[p++] = time;
+    l[p++] = ((long) type << 32) | ((long) valueShape << 2) | (hasProcess ? 1 : 0) | (anyElemObj ? 2 : 0);
+    l[p++] = ((long) n << 32) | nElems;
+    l[p++] = nExtra;
+    o[q++] = typeRaw;
+    o[q++] = process;
+    o[q++] = f;
+    o[q++] = valueRaw;
+    o[q++] = origin;
+    for (int i = 0; i < n; i++) {
+      l[p++] = (kind[i] & 0xffL) | (vtag[i] & 0xffL) << 8 | (vtag[i] == V_LIST ? (long) listLen[i] << 32 : 0);
+      l[p++] = keyL[i];
+      l[p++] = valL[i];
+      o[q++] = fRaw[i];
+      o[q++] = keyO[i];
+      o[q++] = valO[i];
+    }
+    System.arraycopy(elemL, 0, l, p, nElems);
+    p += nElems;
+    if (anyElemObj) {
+      System.arraycopy(elemO, 0, o, q, nElems);
+      q += nElems;
+    }
+    System.arraycopy(extra, 0, o, q, 2 * nExtra);
+    q += 2 * nExtra;
+    out.nLongs = p;
+    out.nObjs = q;
+  }
+
+  /** Makes this record the next one {@link #writeTo} wrote to {@code in}, advancing past it. */
+  public void readFrom(OpStream in) {
+    long[] l = in.longs;
+    Object[] o = in.objs;
+    int p = in.readLongs, q = in.readObjs;
+    reset(l[p++]);
+    line = l[p++];
+    index = l[p++];
+    time = l[p++];
+    long flags = l[p++];
+    type = (int) (flags >> 32);
+    valueShape = (int) (flags >>> 2) & 0x3fffffff;
+    hasProcess = (flags & 1) != 0;
+    boolean objElems = (flags & 2) != 0;
+    long sizes = l[p++];
+    int m = (int) (sizes >>> 32), e = (int) sizes, x = (int) l[p++];
+    typeRaw = o[q++];
+    process = o[q++];
+    f = o[q++];
+    valueRaw = o[q++];
+    origin = (String) o[q++];
+    while (kind.length < m) grow();
+    while (elemL.length < e) growElems();
+    int start = 0;
+    for (int i = 0; i < m; i++) {
+      long k = l[p++];
+      kind[i] = (byte) k;
+      vtag[i] = (byte) (k >>> 8);
+      if (vtag[i] == V_LIST) {
+        listStart[i] = start;
+        listLen[i] = (int) (k >>> 32);
+        start += listLen[i];
+      }
+      keyL[i] = l[p++];
+      valL[i] = l[p++];
+      fRaw[i] = o[q++];
+      keyO[i] = o[q++];
+      valO[i] = o[q++];
+    }
+    n = m;
+    System.arraycopy(l, p, elemL, 0, e);
+    p += e;
+    if (objElems) {
+      System.arraycopy(o, q, elemO, 0, e);
+      q += e;
+      anyElemObj = true;
+    }
+    nElems = e;
+    if (extra.length < 2 * x) extra = new Object[2 * x];
+    System.arraycopy(o, q, extra, 0, 2 * x);
+    q += 2 * x;
+    nExtra = x;
+    in.readLongs = p;
+    in.readObjs = q;
   }
 
   // ---------------------------------------------------------------- consuming
