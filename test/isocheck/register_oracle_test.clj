@@ -482,3 +482,25 @@ AdyaOracle literal vs search: %d register histories; with 3+ writers of a key: %
       (is (> (fired :tcc) (quot n 10)))
       (is (> (count (filter #(and (false? (get-in % [:weak :tcc])) (get-in % [:strong :snapshot-isolation])) rs))
              (quot n 50))))))
+
+(deftest each-level-alone-agrees-with-oracle
+  ;; Asked alone, each serializable and SI level gets the history's own schedule first (the
+  ;; greedy pass for the serializable ones, with their own session and realtime orders): every
+  ;; verdict must still be the oracle's, and the witness must settle a fair share of them.
+  (let [n (quot (env-long "REGISTER_ORACLE_N" 3000) 3)
+        alone [:strict-serializable :strong-session-serializable :serializable
+               :strong-snapshot-isolation :snapshot-isolation :gsi]
+        rs (run-seeds (fn [s]
+                        (let [h (generate s), o (verdicts h)]
+                          (vec (for [l alone]
+                                 (let [r (ic/check (ic/checker {:levels [l], :workload :wr}) h)]
+                                   {:seed s, :level l, :iso (get-in r [:levels l :valid?]), :oracle (o l)
+                                    :by (get-in r [:stats :search l :witness])})))))
+                      (env-long "REGISTER_ORACLE_SEED" 0) n)
+        all (apply concat rs)
+        by (frequencies (keep :by all))]
+    (println (format "\neach level alone vs the register oracle: %d histories × %d levels; witnessed by %s" n (count alone) by))
+    (is (empty? (filter #(not= (:iso %) (:oracle %)) all))
+        (pr-str (take 10 (filter #(not= (:iso %) (:oracle %)) all))))
+    (is (> (get by :greedy 0) (quot n 10)) (pr-str by))
+    (is (> (get by :schedule 0) (quot n 10)) (pr-str by))))

@@ -71,6 +71,7 @@ public final class RegisterSearch extends PolygraphSearch {
     st.put("witness-ms", (System.nanoTime() - t) / 1_000_000L);
     if (!ok) return null;
     st.put("decided-by", new isocheck.history.Kw("witness"));
+    st.put("witness", new isocheck.history.Kw(witness.by));
     return new Outcome(Verdict.Value.TRUE, null, new ArrayList<>(), st);
   }
 

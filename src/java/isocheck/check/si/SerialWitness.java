@@ -19,6 +19,13 @@ import java.util.Arrays;
  * (first committer wins; the begin/commit formulation of PolySI §2 and Cerone et al.,
  * CONCUR'15).
  *
+ * <p>Serializability is tried first by a greedy pass ({@link #greedy}): Kahn's algorithm on the
+ * in-edges each transaction carries (reads-from, session and realtime order), in completion
+ * order, choosing the version order as it goes, so that a writer waits for the readers of the
+ * version it overwrites; the order it ends with is then checked edge by edge. No graph is built:
+ * at 10^6 transactions it settles strict serializability in about 3 s where the schedule below
+ * took 6.5.
+ *
  * <p>The schedule: Kahn's algorithm over reads-from and the level's orders (realtime through
  * {@link Orders#realtime}'s relays), the ready event that happened first next: a transaction at
  * its completion (serializability), a begin at its invocation and a commit at its completion
@@ -35,6 +42,8 @@ final class SerialWitness {
   private final RegisterAnalysis ra;
   private final boolean[] committed;
   private final int n;
+  /** Which schedule the last {@link #holds} that returned true found: "greedy" or "schedule" (Kahn's). */
+  String by;
   /** Per read mop: the version it names (a transaction, or BOT), or MIN_VALUE when it names none. */
   private int[] version;
 
@@ -52,6 +61,9 @@ final class SerialWitness {
    */
   boolean holds(boolean si, boolean session, boolean realtime) {
     if (version == null) version = versions();
+    by = "greedy";
+    if (!si && greedy(session, realtime)) return true;
+    by = "schedule";
     EdgeList es = new EdgeList(64);
     // Reads-from, and the orders, between transactions; relays numbered from n.
     for (int t = 0; t < n; t++) {
@@ -113,7 +125,18 @@ final class SerialWitness {
       }
       if (pass == 0) g.allocate();
     }
-    long[] rank = new long[nodes]; // relays and gates 0: as soon as they are ready
+    int[] order = topological(g, ranks(si, nodes), nodes);
+    if (order == null) return false;
+    return acyclicWith(order, si, es, relays);
+  }
+
+  /**
+   * When each event happened, as the schedules order them (per node; relays and gates 0, as
+   * soon as they are ready): a transaction at its completion (serializability), a begin at its
+   * invocation and a commit at its completion (snapshot isolation).
+   */
+  private long[] ranks(boolean si, int nodes) {
+    long[] rank = new long[nodes];
     long maxOrd = 0;
     for (int t = 0; t < n; t++) maxOrd = Math.max(maxOrd, Math.max(h.completeOrdinal(t), h.invokeOrdinal(t)) + 1);
     for (int t = 0; t < n; t++) {
@@ -128,9 +151,260 @@ final class SerialWitness {
         rank[t] = done;
       }
     }
-    int[] order = topological(g, rank, nodes);
-    if (order == null) return false;
-    return acyclicWith(order, si, es, relays);
+    return rank;
+  }
+
+  /**
+   * Serializability by one greedy pass over the transactions in the order they completed, with
+   * no graph built: Kahn's algorithm on in-edges, which the history gives per transaction (the
+   * writers it read from, its session predecessor, the transactions that completed before it was
+   * invoked), with the version order chosen as it goes (each key's writers in the order they are
+   * placed). A transaction is placed when those predecessors are, and every other reader of the
+   * latest version of each key it writes is too (its anti-dependencies); otherwise it waits for
+   * one that is not, and is tried again, before the pass goes on, once that one is placed. When
+   * every committed transaction is placed, the order is checked edge by edge, independently
+   * ({@link #verified}): reads-from, session and realtime order, write-write and anti-dependency
+   * edges all forward, so the order is serial and the level holds. A transaction that can never
+   * be placed (a cycle, or a version order chosen badly) or an order that fails the check
+   * concludes nothing: the caller builds the graph.
+   */
+  private boolean greedy(boolean session, boolean realtime) {
+    int mops = h.mopCount(), nKeys = h.keyCount();
+    Greedy g = new Greedy(mops, nKeys, session, realtime);
+    int[] order = g.run();
+    return order != null && verified(order, session, realtime);
+  }
+
+  /** The state of {@link #greedy}'s pass. */
+  private final class Greedy {
+    final int mops;
+    final boolean session, realtime;
+    /** Per version (a final write mop; ⊥ of key x is mops + x): its readers not yet placed. */
+    final int[] left;
+    /** Per key: its latest placed version. */
+    final int[] latest;
+    final int[] prev;
+    final long[] rank;
+    final boolean[] placed;
+    /** Transactions waiting for transaction t: headT[t], then nextW. */
+    final int[] headT, nextW;
+    final java.util.HashMap<Integer, isocheck.util.IntList> onVersion = new java.util.HashMap<>();
+    /** Waiting :ok transactions by completion (realtime predecessors of later invocations). */
+    final LongHeap waiting;
+    final boolean[] inWaiting;
+    /** Woken transactions, by rank: tried before the pass goes on. */
+    final LongHeap ready;
+    int[] order;
+    int placedCount;
+
+    Greedy(int mops, int nKeys, boolean session, boolean realtime) {
+      this.mops = mops;
+      this.session = session;
+      this.realtime = realtime;
+      left = new int[mops + nKeys];
+      for (int t = 0; t < n; t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          int v = vid(m);
+          if (v >= 0) left[v]++;
+        }
+      }
+      latest = new int[nKeys];
+      for (int x = 0; x < nKeys; x++) latest[x] = mops + x;
+      prev = new int[n];
+      Arrays.fill(prev, -1);
+      if (session) {
+        int[] last = new int[h.sessionCount()];
+        Arrays.fill(last, -1);
+        for (int t = 0; t < n; t++) {
+          if (!committed[t]) continue;
+          prev[t] = last[h.session(t)];
+          last[h.session(t)] = t;
+        }
+      }
+      rank = ranks(false, n);
+      placed = new boolean[n];
+      headT = new int[n];
+      nextW = new int[n];
+      Arrays.fill(headT, -1);
+      waiting = new LongHeap(64);
+      inWaiting = new boolean[n];
+      ready = new LongHeap(64);
+    }
+
+    /** The version read mop m names (a final write mop, or mops + key for ⊥), or -1. */
+    int vid(int m) {
+      if (h.mopKind(m) != OpRecord.READ) return -1;
+      int v = version[m];
+      if (v == Integer.MIN_VALUE) return -1;
+      return v == BOT ? mops + h.mopKey(m) : ra.writerOfRead[m];
+    }
+
+    int[] run() {
+      int c = 0;
+      for (int t = 0; t < n; t++) if (committed[t]) c++;
+      long[] keys = new long[c];
+      for (int t = 0, k = 0; t < n; t++) if (committed[t]) keys[k++] = key(rank, t);
+      Arrays.sort(keys);
+      order = new int[c];
+      for (long kv : keys) {
+        int t = (int) kv;
+        if (!placed[t]) attempt(t);
+        while (ready.size > 0) {
+          int u = (int) ready.pop();
+          if (!placed[u]) attempt(u);
+        }
+      }
+      return placedCount == c ? order : null;
+    }
+
+    void attempt(int t) {
+      int b = blocker(t);
+      if (b == Integer.MIN_VALUE) {
+        place(t);
+        return;
+      }
+      if (b >= 0) {
+        nextW[t] = headT[b];
+        headT[b] = t;
+      } else {
+        onVersion.computeIfAbsent(-b - 1, v -> new isocheck.util.IntList(4)).add(t);
+      }
+      if (!inWaiting[t] && h.isOk(t) && h.completeOrdinal(t) >= 0) {
+        inWaiting[t] = true;
+        waiting.push((h.completeOrdinal(t) << 32) | t);
+      }
+    }
+
+    /** What t waits for: a transaction (≥ 0), a version v (-v - 1), or MIN_VALUE for nothing. */
+    int blocker(int t) {
+      if (prev[t] >= 0 && !placed[prev[t]]) return prev[t];
+      boolean ok = h.isOk(t);
+      if (ok) {
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ) continue;
+          int v = version[m];
+          if (v >= 0 && !placed[v]) return v;
+        }
+      }
+      // Every other reader of the latest version of each key t writes: t's own reads counted out.
+      if (ok) for (int m = h.mopStart(t); m < h.mopEnd(t); m++) { int v = vid(m); if (v >= 0) left[v]--; }
+      int b = Integer.MIN_VALUE;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
+        int lv = latest[h.mopKey(m)];
+        if (left[lv] > 0) {
+          b = -lv - 1;
+          break;
+        }
+      }
+      if (ok) for (int m = h.mopStart(t); m < h.mopEnd(t); m++) { int v = vid(m); if (v >= 0) left[v]++; }
+      if (b != Integer.MIN_VALUE) return b;
+      if (realtime && h.invokeOrdinal(t) >= 0) {
+        long inv = h.invokeOrdinal(t);
+        while (waiting.size > 0 && placed[(int) waiting.peek()]) waiting.pop();
+        if (waiting.size > 0 && (waiting.peek() >>> 32) < inv) return (int) waiting.peek();
+      }
+      return Integer.MIN_VALUE;
+    }
+
+    void place(int t) {
+      placed[t] = true;
+      order[placedCount++] = t;
+      if (h.isOk(t)) {
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          int v = vid(m);
+          if (v >= 0 && --left[v] == 0) {
+            isocheck.util.IntList w = onVersion.remove(v);
+            if (w != null) for (int i = 0; i < w.size(); i++) ready.push(key(rank, w.get(i)));
+          }
+        }
+      }
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) == OpRecord.WRITE && ra.isFinalWrite(m)) latest[h.mopKey(m)] = m;
+      }
+      for (int w = headT[t]; w >= 0; w = nextW[w]) ready.push(key(rank, w));
+      headT[t] = -1;
+    }
+  }
+
+  /**
+   * Whether {@code order}, the committed transactions, is serial for the level: every
+   * reads-from, session-order and realtime edge, and every write-write and anti-dependency edge
+   * of the version order it gives, goes forward in it.
+   */
+  private boolean verified(int[] order, boolean session, boolean realtime) {
+    int[] pos = new int[n];
+    Arrays.fill(pos, -1);
+    for (int i = 0; i < order.length; i++) pos[order[i]] = i;
+    for (int t = 0; t < n; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        int v = h.mopKind(m) == OpRecord.READ ? version[m] : Integer.MIN_VALUE;
+        if (v >= 0 && (pos[v] < 0 || pos[v] > pos[t])) return false;
+      }
+    }
+    if (session) {
+      EdgeList so = new EdgeList(Math.max(64, order.length));
+      Orders.sessionOrder(h, committed, so);
+      for (int i = 0; i < so.size(); i++) if (pos[so.src(i)] > pos[so.dst(i)]) return false;
+    }
+    if (realtime && !realtimeForward(pos)) return false;
+    // The version order: each key's writers in order; succ[v] the position of the writer after
+    // version v (a final write mop, or mops + x for ⊥ of key x). Write-write edges go forward by
+    // construction; each anti-dependency goes from a reader of v to that writer.
+    int mops = h.mopCount(), nKeys = h.keyCount();
+    int[] succ = new int[mops + nKeys], last = new int[nKeys];
+    Arrays.fill(succ, Integer.MAX_VALUE);
+    for (int x = 0; x < nKeys; x++) last[x] = mops + x;
+    for (int i = 0; i < order.length; i++) {
+      int t = order[i];
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
+        succ[last[h.mopKey(m)]] = i;
+        last[h.mopKey(m)] = m;
+      }
+    }
+    for (int t = 0; t < n; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ || version[m] == Integer.MIN_VALUE) continue;
+        int x = h.mopKey(m);
+        int next = succ[version[m] == BOT ? mops + x : ra.writerOfRead[m]];
+        if (next != Integer.MAX_VALUE && order[next] == t) next = succ[finalWrite(t, x)]; // t overwrote it: the writer after t
+        if (next != Integer.MAX_VALUE && pos[t] > next) return false;
+      }
+    }
+    return true;
+  }
+
+  /** Transaction t's final write of key x (t writes x). */
+  private int finalWrite(int t, int x) {
+    for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) if (h.mopKind(m) == OpRecord.WRITE && h.mopKey(m) == x) return m;
+    throw new IllegalStateException("T" + t + " does not write key " + x);
+  }
+
+  /**
+   * Whether every realtime edge (as {@link Orders#realtime} has them: T → S when T, committed
+   * and {@code :ok}, completed before S, committed, was invoked) goes forward in pos.
+   */
+  private boolean realtimeForward(int[] pos) {
+    long[] comp = new long[n], inv = new long[n];
+    int nc = 0, ni = 0;
+    for (int t = 0; t < n; t++) {
+      if (!committed[t]) continue;
+      if (h.isOk(t) && h.completeOrdinal(t) >= 0) comp[nc++] = (h.completeOrdinal(t) << 32) | t;
+      if (h.invokeOrdinal(t) >= 0) inv[ni++] = (h.invokeOrdinal(t) << 32) | t;
+    }
+    Arrays.sort(comp, 0, nc);
+    Arrays.sort(inv, 0, ni);
+    int latest = -1; // the latest position of a completion so far
+    for (int i = 0, ci = 0; i < ni; i++) {
+      long io = inv[i] >>> 32;
+      while (ci < nc && comp[ci] >>> 32 < io) latest = Math.max(latest, pos[(int) comp[ci++]]);
+      if (latest > pos[(int) inv[i]]) return false;
+    }
+    return true;
   }
 
   /**
@@ -144,34 +418,8 @@ final class SerialWitness {
    */
   private boolean acyclicWith(int[] order, boolean si, EdgeList es, int relays) {
     int nKeys = h.keyCount();
-    // Each key's committed writers, in schedule order: counted, then filled walking the order.
-    int[] start = new int[nKeys + 1];
-    int[] stamp = new int[nKeys];
-    Arrays.fill(stamp, -1);
-    for (int t = 0; t < n; t++) {
-      if (!committed[t]) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.WRITE || stamp[h.mopKey(m)] == t) continue;
-        stamp[h.mopKey(m)] = t;
-        start[h.mopKey(m) + 1]++;
-      }
-    }
-    for (int x = 0; x < nKeys; x++) start[x + 1] += start[x];
-    int[] fill = Arrays.copyOf(start, nKeys), writer = new int[start[nKeys]];
-    int[] slot = new int[h.mopCount()]; // per final write: its place among its key's writers
-    Arrays.fill(stamp, -1);
-    for (int v : order) {
-      if (si ? v >= 2 * n || (v & 1) == 0 : v >= n) continue;
-      int t = si ? v >>> 1 : v;
-      if (!committed[t]) continue;
-      for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
-        if (h.mopKind(m) != OpRecord.WRITE || stamp[h.mopKey(m)] == t) continue;
-        int x = h.mopKey(m);
-        stamp[x] = t;
-        slot[m] = fill[x];
-        writer[fill[x]++] = t;
-      }
-    }
+    int[] start = new int[nKeys + 1], slot = new int[h.mopCount()];
+    int[] writer = versionOrder(order, si, start, slot);
     // Write-write and anti-dependency edges, gathered once (their look-ups miss the caches).
     EdgeList more = new EdgeList(Math.max(64, writer.length + h.mopCount() / 2));
     for (int x = 0; x < nKeys; x++) {
@@ -215,6 +463,42 @@ final class SerialWitness {
       for (int e = g.start[v]; e < g.start[v + 1]; e++) if (--indeg[g.target[e]] == 0) queue[tail++] = g.target[e];
     }
     return tail == nodes;
+  }
+
+  /**
+   * The version order a schedule gives: each key's committed writers in the order their
+   * commits were placed, key x's in the returned array from start[x] to start[x + 1]; slot[m]
+   * is final write m's place there.
+   */
+  private int[] versionOrder(int[] order, boolean si, int[] start, int[] slot) {
+    int nKeys = h.keyCount();
+    // Each key's committed writers, in schedule order: counted, then filled walking the order.
+    int[] stamp = new int[nKeys];
+    Arrays.fill(stamp, -1);
+    for (int t = 0; t < n; t++) {
+      if (!committed[t]) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.WRITE || stamp[h.mopKey(m)] == t) continue;
+        stamp[h.mopKey(m)] = t;
+        start[h.mopKey(m) + 1]++;
+      }
+    }
+    for (int x = 0; x < nKeys; x++) start[x + 1] += start[x];
+    int[] fill = Arrays.copyOf(start, nKeys), writer = new int[start[nKeys]];
+    Arrays.fill(stamp, -1);
+    for (int v : order) {
+      if (si ? v >= 2 * n || (v & 1) == 0 : v >= n) continue;
+      int t = si ? v >>> 1 : v;
+      if (!committed[t]) continue;
+      for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
+        if (h.mopKind(m) != OpRecord.WRITE || stamp[h.mopKey(m)] == t) continue;
+        int x = h.mopKey(m);
+        stamp[x] = t;
+        slot[m] = fill[x];
+        writer[fill[x]++] = t;
+      }
+    }
+    return writer;
   }
 
   /**
@@ -323,6 +607,8 @@ final class SerialWitness {
       }
       a[i] = x;
     }
+
+    long peek() { return a[0]; }
 
     long pop() {
       long top = a[0], x = a[--size];
