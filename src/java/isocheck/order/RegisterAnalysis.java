@@ -30,7 +30,8 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
   /** Per external read of a non-nil value: the mop that wrote it, or -1 (none, or not an external read). */
   public final int[] writerOfRead;
   public final AnomalySet anomalies;
-  public final EdgeList edges = new EdgeList();
+  /** Reads-from, one edge per external read of a committed transaction's write. */
+  public final EdgeList edges;
   private final boolean[] finalWrite;
 
   /** Whether write mop m is its transaction's last write of the key. */
@@ -55,11 +56,14 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
         stamp[h.mopKey(m)] = t + 1;
       }
     }
-    internal(nk);
+    // Sized once: growing it by doubling copied tens of millions of entries at 10^6 transactions.
+    edges = new EdgeList(internal(nk));
     reads();
   }
 
-  private void internal(int nk) {
+  /** Marks external reads and reports internal and future reads; returns how many external reads there are. */
+  private int internal(int nk) {
+    int externalReads = 0;
     // Per key: the transaction that last touched it (t + 1, high half) and the value it last
     // wrote or read (low half), in one long: one cache miss per micro-op, not two.
     long[] last = new long[nk];
@@ -74,6 +78,7 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
         if (h.mopKind(m) == OpRecord.WRITE) continue;
         if (first) {
           external[m] = true;
+          externalReads++;
           for (int a = m + 1; a < h.mopEnd(t); a++) {
             if (h.mopKind(a) == OpRecord.WRITE && h.mopKey(a) == k && h.mopVal(a) == v && v != History.NIL) {
               anomalies.add(new Anomaly("future-read", new int[] {t},
@@ -92,6 +97,7 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
         }
       }
     }
+    return externalReads;
   }
 
   /** Whether transaction t wrote key k before micro-op m (for messages). */
