@@ -250,10 +250,10 @@ public final class Polygraph {
           int k = h.mopKey(m), v = h.mopVal(m), version;
           if (v == History.NIL) version = BOT;
           else {
-            int w = h.writerMop(k, v);
+            int w = ra.writerOfRead[m]; // the pre-checks looked it up: h.writerMop(k, v)
             if (w < 0) continue;
             int wt = h.mopTxn(w);
-            if (wt == t || !committed[wt] || !isFinalWrite(wt, w, k)) continue;
+            if (wt == t || !committed[wt] || !ra.isFinalWrite(w)) continue;
             version = wt;
           }
           add(readVersion, k, version);
@@ -486,13 +486,6 @@ public final class Polygraph {
         vs.set(i, (int) (pairs[i] >> 32));
         rs.set(i, (int) pairs[i]);
       }
-    }
-
-
-    /** Whether mop w is t's last write of key k (a read of an earlier one is an intermediate read). */
-    private boolean isFinalWrite(int t, int w, int k) {
-      for (int m = w + 1; m < h.mopEnd(t); m++) if (h.mopKind(m) == OpRecord.WRITE && h.mopKey(m) == k) return false;
-      return true;
     }
   }
 
