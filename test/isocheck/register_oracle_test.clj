@@ -502,5 +502,6 @@ AdyaOracle literal vs search: %d register histories; with 3+ writers of a key: %
     (println (format "\neach level alone vs the register oracle: %d histories × %d levels; witnessed by %s" n (count alone) by))
     (is (empty? (filter #(not= (:iso %) (:oracle %)) all))
         (pr-str (take 10 (filter #(not= (:iso %) (:oracle %)) all))))
-    (is (> (get by :greedy 0) (quot n 10)) (pr-str by))
-    (is (> (get by :schedule 0) (quot n 10)) (pr-str by))))
+    (is (> (get by :greedy 0) (quot n 2)) (pr-str by))
+    ;; Kahn's schedule settles some of what the greedy pass leaves.
+    (is (pos? (get by :schedule 0)) (pr-str by))))
