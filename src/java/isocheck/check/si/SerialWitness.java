@@ -174,7 +174,7 @@ final class SerialWitness {
     Greedy g = new Greedy(si, mops, nKeys, session, realtime);
     int[] order = g.run();
     if (order == null) return false;
-    return si ? verifiedSi(order, session, realtime) : verified(order, session, realtime);
+    return verified(order, si, session, realtime);
   }
 
   /**
@@ -389,81 +389,38 @@ final class SerialWitness {
   }
 
   /**
-   * Whether {@code order}, the committed transactions, is serial for the level: every
-   * reads-from, session-order and realtime edge, and every write-write and anti-dependency edge
-   * of the version order it gives, goes forward in it.
+   * Whether {@code order} is a schedule for the level. Serializability: the committed
+   * transactions, serial. Snapshot isolation: their begin (2t) and commit (2t + 1) events, each
+   * begin before its commit, and each key's writers, in the order of their commits, each begun
+   * after the previous one committed (first committer wins). Both: every reads-from, session-order
+   * and realtime edge (from a commit to a begin) forward, write-write edges forward by the
+   * version order's construction (each key's writers in the order of their commits), and every
+   * anti-dependency forward (from a reader's begin to the commit of the writer after the version
+   * it read).
    */
-  private boolean verified(int[] order, boolean session, boolean realtime) {
-    int[] pos = new int[n];
+  private boolean verified(int[] order, boolean si, boolean session, boolean realtime) {
+    int[] pos = new int[si ? 2 * n : n];
     Arrays.fill(pos, -1);
     for (int i = 0; i < order.length; i++) pos[order[i]] = i;
+    if (si) for (int t = 0; t < n; t++) if (committed[t] && (pos[2 * t] < 0 || pos[2 * t] > pos[2 * t + 1])) return false;
     for (int t = 0; t < n; t++) {
       if (!h.isOk(t)) continue;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
         int v = h.mopKind(m) == OpRecord.READ ? version[m] : Integer.MIN_VALUE;
-        if (v >= 0 && (pos[v] < 0 || pos[v] > pos[t])) return false;
-      }
-    }
-    if (session) {
-      EdgeList so = new EdgeList(Math.max(64, order.length));
-      Orders.sessionOrder(h, committed, so);
-      for (int i = 0; i < so.size(); i++) if (pos[so.src(i)] > pos[so.dst(i)]) return false;
-    }
-    if (realtime && !realtimeForward(pos, false)) return false;
-    // The version order: each key's writers in order; succ[v] the position of the writer after
-    // version v (a final write mop, or mops + x for ⊥ of key x). Write-write edges go forward by
-    // construction; each anti-dependency goes from a reader of v to that writer.
-    int mops = h.mopCount(), nKeys = h.keyCount();
-    int[] succ = new int[mops + nKeys], last = new int[nKeys];
-    Arrays.fill(succ, Integer.MAX_VALUE);
-    for (int x = 0; x < nKeys; x++) last[x] = mops + x;
-    for (int i = 0; i < order.length; i++) {
-      int t = order[i];
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
-        succ[last[h.mopKey(m)]] = i;
-        last[h.mopKey(m)] = m;
-      }
-    }
-    for (int t = 0; t < n; t++) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ || version[m] == Integer.MIN_VALUE) continue;
-        int x = h.mopKey(m);
-        int next = succ[version[m] == BOT ? mops + x : ra.writerOfRead[m]];
-        if (next != Integer.MAX_VALUE && order[next] == t) next = succ[finalWrite(t, x)]; // t overwrote it: the writer after t
-        if (next != Integer.MAX_VALUE && pos[t] > next) return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Whether {@code order}, the begin (2t) and commit (2t + 1) events of the committed
-   * transactions, is a snapshot-isolation schedule for the level: each begin before its commit;
-   * reads-from, session-order and realtime edges from a commit to a begin forward; each key's
-   * writers, in the order of their commits, each begun after the previous one committed
-   * (write-write, commit to begin); and each reader begun before the writer after the version it
-   * read commits (anti-dependency, begin to commit).
-   */
-  private boolean verifiedSi(int[] order, boolean session, boolean realtime) {
-    int[] pos = new int[2 * n];
-    Arrays.fill(pos, -1);
-    for (int i = 0; i < order.length; i++) pos[order[i]] = i;
-    for (int t = 0; t < n; t++) if (committed[t] && (pos[2 * t] < 0 || pos[2 * t] > pos[2 * t + 1])) return false;
-    for (int t = 0; t < n; t++) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        int v = h.mopKind(m) == OpRecord.READ ? version[m] : Integer.MIN_VALUE;
-        if (v >= 0 && (pos[2 * v + 1] < 0 || pos[2 * v + 1] > pos[2 * t])) return false;
+        if (v < 0) continue;
+        int c = si ? 2 * v + 1 : v;
+        if (pos[c] < 0 || pos[c] > pos[si ? 2 * t : t]) return false;
       }
     }
     if (session) {
       EdgeList so = new EdgeList(Math.max(64, n));
       Orders.sessionOrder(h, committed, so);
-      for (int i = 0; i < so.size(); i++) if (pos[2 * so.src(i) + 1] > pos[2 * so.dst(i)]) return false;
+      for (int i = 0; i < so.size(); i++) {
+        int a = so.src(i), b = so.dst(i);
+        if (pos[si ? 2 * a + 1 : a] > pos[si ? 2 * b : b]) return false;
+      }
     }
-    if (realtime && !realtimeForward(pos, true)) return false;
+    if (realtime && !realtimeForward(pos, si)) return false;
     // Writers in commit order: succ[v] is the transaction whose write follows version v (a final
     // write mop, or mops + x for ⊥ of key x), -1 for none.
     int mops = h.mopCount(), nKeys = h.keyCount();
@@ -471,16 +428,25 @@ final class SerialWitness {
     Arrays.fill(succ, -1);
     for (int x = 0; x < nKeys; x++) last[x] = mops + x;
     for (int v : order) {
-      if ((v & 1) == 0) continue;
-      int t = v >>> 1;
+      if (si && (v & 1) == 0) continue;
+      int t = si ? v >>> 1 : v;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
         if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
         int x = h.mopKey(m), p = last[x];
-        if (p < mops && pos[2 * h.mopTxn(p) + 1] > pos[2 * t]) return false; // overlapping writers
+        if (si && p < mops && pos[2 * h.mopTxn(p) + 1] > pos[2 * t]) return false; // overlapping writers
         succ[p] = t;
         last[x] = m;
       }
     }
+    return antiDependenciesForward(succ, pos, si);
+  }
+
+  /**
+   * Whether each read's anti-dependency goes forward in pos: from its reader (SI: the begin) to
+   * the writer after the version it read (SI: the commit), succ[v] being that writer (-1: none).
+   */
+  private boolean antiDependenciesForward(int[] succ, int[] pos, boolean si) {
+    int mops = h.mopCount();
     for (int t = 0; t < n; t++) {
       if (!h.isOk(t)) continue;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
@@ -488,7 +454,7 @@ final class SerialWitness {
         int x = h.mopKey(m);
         int w = succ[version[m] == BOT ? mops + x : ra.writerOfRead[m]];
         if (w == t) w = succ[finalWrite(t, x)]; // t overwrote it: the writer after t
-        if (w >= 0 && pos[2 * t] > pos[2 * w + 1]) return false;
+        if (w >= 0 && pos[si ? 2 * t : t] > pos[si ? 2 * w + 1 : w]) return false;
       }
     }
     return true;
