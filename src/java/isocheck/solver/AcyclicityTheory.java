@@ -165,27 +165,16 @@ final class AcyclicityTheory implements Theory {
     int[] adj = new int[m];
     int[] pos = Arrays.copyOf(cnt, n);
     for (int i = 0; i < m; i++) adj[pos[knownFrom.get(i)]++] = knownTo.get(i);
-    int[] heap = new int[n];
-    int hn = 0;
-    for (int v = 0; v < n; v++) if (indeg[v] == 0) heap[hn++] = v; // ascending: already a heap
+    isocheck.util.LongHeap heap = new isocheck.util.LongHeap(n);
+    for (int v = 0; v < n; v++) if (indeg[v] == 0) heap.push(v);
     int[] order = new int[n];
     int k = 0;
-    while (hn > 0) {
-      int v = heap[0];
-      heap[0] = heap[--hn];
-      siftDown(heap, hn, 0);
+    while (heap.size() > 0) {
+      int v = (int) heap.pop();
       order[k++] = v;
       for (int e = cnt[v]; e < cnt[v + 1]; e++) {
         int w = adj[e];
-        if (--indeg[w] == 0) {
-          int i = hn++;
-          heap[i] = w;
-          while (i > 0 && heap[(i - 1) >> 1] > w) {
-            heap[i] = heap[(i - 1) >> 1];
-            i = (i - 1) >> 1;
-          }
-          heap[i] = w;
-        }
+        if (--indeg[w] == 0) heap.push(w);
       }
     }
     if (k == n) g.setOrder(order);
@@ -200,19 +189,6 @@ final class AcyclicityTheory implements Theory {
     knownFrom.clear();
     knownTo.clear();
     return true;
-  }
-
-  private static void siftDown(int[] h, int n, int i) {
-    int x = h[i];
-    while (true) {
-      int c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && h[c + 1] < h[c]) c++;
-      if (h[c] >= x) break;
-      h[i] = h[c];
-      i = c;
-    }
-    if (n > 0 && i < n) h[i] = x;
   }
 
   // ------------------------------------------------------------------ Theory

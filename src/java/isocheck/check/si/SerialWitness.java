@@ -6,6 +6,7 @@ import isocheck.graph.Orders;
 import isocheck.history.History;
 import isocheck.history.OpRecord;
 import isocheck.order.RegisterAnalysis;
+import isocheck.util.LongHeap;
 import java.util.Arrays;
 
 /**
@@ -281,7 +282,7 @@ final class SerialWitness {
       for (long kv : keys) {
         int v = (int) kv;
         if (!placed[v]) attempt(v);
-        while (ready.size > 0 && !failed) {
+        while (ready.size() > 0 && !failed) {
           int u = (int) ready.pop();
           if (!placed[u]) attempt(u);
         }
@@ -326,8 +327,8 @@ final class SerialWitness {
         }
         if (realtime && h.invokeOrdinal(t) >= 0) {
           long inv = h.invokeOrdinal(t);
-          while (waiting.size > 0 && placed[(int) waiting.peek()]) waiting.pop();
-          if (waiting.size > 0 && (waiting.peek() >>> 32) < inv) return (int) waiting.peek();
+          while (waiting.size() > 0 && placed[(int) waiting.peek()]) waiting.pop();
+          if (waiting.size() > 0 && (waiting.peek() >>> 32) < inv) return (int) waiting.peek();
         }
       }
       if (end) {
@@ -641,7 +642,7 @@ final class SerialWitness {
     LongHeap heap = new LongHeap(nodes);
     for (int v = 0; v < nodes; v++) if (indeg[v] == 0) heap.push(key(rank, v));
     int k = 0;
-    while (heap.size > 0) {
+    while (heap.size() > 0) {
       int v = (int) (heap.pop() & 0xffffffffL);
       out[k++] = v;
       for (int e = g.start[v]; e < g.start[v + 1]; e++) {
@@ -672,43 +673,6 @@ final class SerialWitness {
       for (int v = 0; v + 1 < start.length; v++) start[v + 1] += start[v];
       target = new int[start[start.length - 1]];
       fill = Arrays.copyOf(start, start.length - 1);
-    }
-  }
-
-  /** A binary min-heap of longs. */
-  private static final class LongHeap {
-    long[] a;
-    int size;
-
-    LongHeap(int cap) { a = new long[Math.max(16, cap)]; }
-
-    void push(long x) {
-      if (size == a.length) a = Arrays.copyOf(a, size * 2);
-      int i = size++;
-      while (i > 0) {
-        int p = (i - 1) >>> 1;
-        if (a[p] <= x) break;
-        a[i] = a[p];
-        i = p;
-      }
-      a[i] = x;
-    }
-
-    long peek() { return a[0]; }
-
-    long pop() {
-      long top = a[0], x = a[--size];
-      int i = 0;
-      while (true) {
-        int c = 2 * i + 1;
-        if (c >= size) break;
-        if (c + 1 < size && a[c + 1] < a[c]) c++;
-        if (a[c] >= x) break;
-        a[i] = a[c];
-        i = c;
-      }
-      a[i] = x;
-      return top;
     }
   }
 }
