@@ -142,6 +142,28 @@
             :strong-snapshot-isolation false, :strong-session-snapshot-isolation true, :snapshot-isolation true}
            (verdicts r)))))
 
+(deftest realtime-fixes-the-order-of-blind-writes
+  ;; A writes x = 1 and completes before C is invoked; C blindly writes x = 2. No read shows the
+  ;; order of the two writes, but every execution with realtime order has A's first, so B, which
+  ;; read A's x, anti-depends on C, and C read y before B wrote it: write skew, which only the
+  ;; realtime serializable level forbids (without realtime, C's write may have come first).
+  (let [r (check (h (invoke 0 [[:w :x 1]]) (ok 0 [[:w :x 1]])
+                    (invoke 1 [[:r :x nil] [:w :y 1]])
+                    (invoke 2 [[:r :y nil] [:w :x 2]])
+                    (ok 1 [[:r :x 1] [:w :y 1]])
+                    (ok 2 [[:r :y nil] [:w :x 2]])))
+        ex (get-in r [:counterexamples :G2-item-realtime :explanation])
+        st (get-in r [:stats :search :strict-serializable])]
+    (is (= {:strict-serializable false, :strong-session-serializable true, :serializable true
+            :strong-snapshot-isolation true, :strong-session-snapshot-isolation true, :snapshot-isolation true}
+           (verdicts r)))
+    (is (= #{:G2-item-realtime} (types r)))
+    (is (str/includes? (str ex) "T1 completed before T5 was invoked, so its write came first") ex)
+    (testing "the pair realtime orders is known edges, not a constraint"
+      (is (= 0 (:constraints st)) (pr-str st))
+      (is (= 2 (:realtime-edges st)) (pr-str st))
+      (is (= :known-graph (:decided-by st)) (pr-str st)))))
+
 (deftest info-writes-read-are-committed-unread-ones-dropped
   (testing "an :info write someone read committed, and must be ordered"
     (let [r (check (h (info 0 [[:w :x 1]]) (ok 1 [[:r :x 1] [:w :x 2]]) (ok 2 [[:r :x 2]])))]

@@ -47,7 +47,8 @@
             [b] (verdicts h false)]
         (is (= a b) (str "seed " seed)))))
   (testing "simulated stores, every bug, with crashes; the solver and the shortcuts both get used"
-    (let [used (atom #{})]
+    (let [used (atom #{})
+          timed (atom 0)]
       (doseq [store [Store/STRICT_SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
               bug (cons nil (seq (Bug/values)))
               :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
@@ -56,6 +57,7 @@
               [a sa ^Result ra] (verdicts h true)
               [b sb] (verdicts h false)]
           (swap! used into (decided-by sa))
+          (swap! timed + (reduce + 0 (keep #(get (val %) "realtime-edges") sa)))
           (swap! used into (map #(str "solver-alone " %) (decided-by sb)))
           (is (= a b) (str store " " bug " seed " seed))
           (is (not-any? #{"UNKNOWN"} (vals a)) (str store " " bug " seed " seed ": " a))
@@ -65,7 +67,9 @@
               (doseq [[t as] (.counts (.anomalies ra))]
                 (is (pos? as) t)))))) 
       (is (contains? @used ":time-order"))
-      (is (contains? @used "solver-alone :solver")))))
+      (is (contains? @used "solver-alone :solver"))
+      (testing "the realtime levels' writer orders fixed by realtime (the solver alone has none: it must agree)"
+        (is (pos? @timed))))))
 
 (deftest solver-counterexamples-name-the-forced-orders
   ;; Search the generator for a history whose violation only the solver finds (pruning leaves

@@ -60,6 +60,12 @@ public final class Polygraph {
    * chain's first write (WW), and its readers → that write (RW).
    */
   public static final int INITIAL_CHAIN = 6;
+  /**
+   * Realtime fixes the order of two writers of a key when one completed before the other was
+   * invoked (levels with realtime order: {@link #of(History, RegisterAnalysis, boolean[], boolean)}):
+   * the earlier one's write first (WW), and its version's readers before the later (RW).
+   */
+  public static final int REALTIME_ORDER = 7;
 
   public final History h;
   public final int nTxns;
@@ -79,6 +85,14 @@ public final class Polygraph {
   public final int[] sideStart, sideSrc, sideDst, sideType, sideKey;
   /** Lost updates: two read-modify-writes of one version. */
   public final List<int[]> lostUpdates = new ArrayList<>();
+  /**
+   * Whether the writer pairs realtime orders are known edges rather than constraints
+   * ({@link #REALTIME_ORDER}): sound only with realtime order among the known edges, so
+   * {@link #withOrders} must add it.
+   */
+  boolean fixedByRealtime;
+  /** How many of the known edges realtime fixed ({@link #REALTIME_ORDER}). */
+  public long realtimeEdges;
 
   /** A lost update: {key, the version's writer or BOT, t1, t2}. */
   public static int[] lostUpdate(int key, int version, int t1, int t2) { return new int[] {key, version, t1, t2}; }
@@ -149,12 +163,35 @@ public final class Polygraph {
   }
 
   /**
+   * As above, without session or realtime order, which {@link #withOrders} adds; when
+   * {@code byRealtime}, only for levels with realtime order (strict serializability, strong SI,
+   * GSI), whose executions order two writers of a key as realtime does when one completed
+   * ({@code :ok}) before the other was invoked: such a pair is no constraint but known edges, the
+   * earlier writer's WW edge to the later and its version's readers' RW edges, kept only along
+   * the covering pairs of that order (the others follow by transitivity, through WW steps;
+   * {@link #REALTIME_ORDER}). Pruning would force the same sides (the other closes a cycle with
+   * realtime order), but only after building every pair: on a history whose keys each see a few
+   * writers over its run, nearly all of them. Constraints are left for the writers that overlap
+   * in time, at most as many per writer as there were concurrent transactions.
+   */
+  public static Polygraph of(History h, RegisterAnalysis ra, boolean[] ordered, boolean byRealtime) {
+    Builder b = new Builder(h, ra);
+    b.ordered = ordered;
+    b.byRealtime = byRealtime;
+    Polygraph p = b.build();
+    p.fixedByRealtime = byRealtime;
+    for (int i = 0; i < p.knownWhy.size(); i++) if (p.knownWhy.get(i) == REALTIME_ORDER) p.realtimeEdges++;
+    return p;
+  }
+
+  /**
    * This polygraph with session order (when {@code session}) and realtime order (when
    * {@code realtime}) added to its known edges. The constraints do not depend on those orders, so
    * their arrays are shared with this one, not copied: the four families of levels cost one set
    * of constraints.
    */
   public Polygraph withOrders(boolean session, boolean realtime) {
+    if (fixedByRealtime && !realtime) throw new IllegalArgumentException("writer orders fixed by realtime need realtime order");
     if (!session && !realtime) return this;
     int relays = 0;
     EdgeList so = new EdgeList(64), rt = new EdgeList(64);
@@ -181,25 +218,41 @@ public final class Polygraph {
     Polygraph p = new Polygraph(h, nTxns + relays, committed, k2, key2, why2, first, second, sideStart, sideSrc, sideDst,
         sideType, sideKey);
     p.lostUpdates.addAll(lostUpdates);
+    p.fixedByRealtime = fixedByRealtime;
+    p.realtimeEdges = realtimeEdges;
     return p;
   }
 
-  /** One pass over the reads, then per key over its writers. */
+  /**
+   * One pass over the writes and one over the reads, each counted first and then filled into flat
+   * per-key arrays (a list per key cost more than the rest of the build at 10^5 transactions),
+   * then per key over its writers.
+   */
   private static final class Builder {
     final History h;
     final RegisterAnalysis ra;
     final int n, nKeys;
     final boolean[] committed;
-    /** Per key: committed writers (their last write of the key), in id order. */
-    final IntList[] writers;
-    /** Per key: the readers of each version, as pairs (version writer or BOT, reader). */
-    final IntList[] readVersion, reader;
+    /** Per key k: its committed writers, in id order, at slots [wStart[k], wStart[k + 1]) of wTxn. */
+    int[] wStart, wTxn;
+    /**
+     * Per key k: the reads that name a version, as (the version's writer or BOT, reader), by
+     * version and then reader, at [rStart[k], rStart[k + 1]) of rVer and rTxn.
+     */
+    int[] rStart, rVer, rTxn;
+    /** Per writer slot: the readers of its version, [verLo[s], verHi[s]) of rVer and rTxn. */
+    int[] verLo, verHi;
     /** Per key: the read-modify-writes, as pairs (version writer or BOT, writer). */
     final IntList[] rmwVersion, rmwTxn;
-    /** Per key: see {@link #readerRanges}. */
-    int[][] readersLo;
     /** Keys without constraints (their order is known), or null. */
     boolean[] ordered;
+    /** Whether writer pairs realtime orders are known edges, not constraints ({@link #of(History, RegisterAnalysis, boolean[], boolean)}). */
+    boolean byRealtime;
+    /**
+     * byRealtime, per writer slot: the least invocation among the key's writers from that slot
+     * on (-1 when one has none), so a scan for the writers overlapping one stops early.
+     */
+    long[] sufMinInvoke;
 
     boolean constrained(int k) { return ordered == null || !ordered[k]; }
 
@@ -209,9 +262,6 @@ public final class Polygraph {
       n = h.nTxns;
       nKeys = h.keyCount();
       committed = ra.committed.clone();
-      writers = new IntList[nKeys];
-      readVersion = new IntList[nKeys];
-      reader = new IntList[nKeys];
       rmwVersion = new IntList[nKeys];
       rmwTxn = new IntList[nKeys];
     }
@@ -222,78 +272,143 @@ public final class Polygraph {
       return a[k];
     }
 
+    int writers(int k) { return wStart[k + 1] - wStart[k]; }
+
+    int writer(int k, int j) { return wTxn[wStart[k] + j]; }
+
+    /** The committed writers of each key, counted and then filled. */
+    private void writers() {
+      int[] last = new int[nKeys];
+      wStart = new int[nKeys + 1];
+      for (int pass = 0; pass < 2; pass++) {
+        int[] fill = pass == 0 ? null : java.util.Arrays.copyOf(wStart, nKeys);
+        java.util.Arrays.fill(last, -1);
+        for (int t = 0; t < n; t++) {
+          if (!committed[t]) continue;
+          for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+            if (h.mopKind(m) != OpRecord.WRITE) continue;
+            int k = h.mopKey(m);
+            if (last[k] == t) continue;
+            last[k] = t;
+            if (pass == 0) wStart[k + 1]++;
+            else wTxn[fill[k]++] = t;
+          }
+        }
+        if (pass == 0) {
+          for (int k = 0; k < nKeys; k++) wStart[k + 1] += wStart[k];
+          wTxn = new int[wStart[nKeys]];
+        }
+      }
+    }
+
+    /**
+     * The version read m names: its writer, BOT for the initial state, or MIN_VALUE when it names
+     * none. Only the external reads of :ok transactions name a version; reads the pre-checks
+     * flagged (aborted, intermediate, garbage, future) are violations already and name none.
+     */
+    private int version(int t, int m) {
+      if (h.mopKind(m) != OpRecord.READ || !ra.external[m]) return Integer.MIN_VALUE;
+      if (h.mopVal(m) == History.NIL) return BOT;
+      int w = ra.writerOfRead[m]; // the pre-checks looked it up: h.writerMop(k, v)
+      if (w < 0) return Integer.MIN_VALUE;
+      int wt = h.mopTxn(w);
+      return wt == t || !committed[wt] || !ra.isFinalWrite(w) ? Integer.MIN_VALUE : wt;
+    }
+
+    /** The reads naming a version, per key by version (counted, filled, sorted), and the read-modify-writes. */
+    private void reads() {
+      rStart = new int[nKeys + 1];
+      int[] stamp = new int[nKeys];
+      for (int pass = 0; pass < 2; pass++) {
+        int[] fill = pass == 0 ? null : java.util.Arrays.copyOf(rStart, nKeys);
+        java.util.Arrays.fill(stamp, -1);
+        for (int t = 0; t < n; t++) {
+          if (!h.isOk(t)) continue;
+          if (pass == 1) for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) if (h.mopKind(m) == OpRecord.WRITE) stamp[h.mopKey(m)] = t;
+          for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+            int version = version(t, m);
+            if (version == Integer.MIN_VALUE) continue;
+            int k = h.mopKey(m);
+            if (pass == 0) {
+              rStart[k + 1]++;
+              continue;
+            }
+            int i = fill[k]++;
+            rVer[i] = version;
+            rTxn[i] = t;
+            if (stamp[k] == t) {
+              add(rmwVersion, k, version);
+              add(rmwTxn, k, t);
+            }
+          }
+        }
+        if (pass == 0) {
+          for (int k = 0; k < nKeys; k++) rStart[k + 1] += rStart[k];
+          rVer = new int[rStart[nKeys]];
+          rTxn = new int[rStart[nKeys]];
+        }
+      }
+      // Readers of one version side by side (readers in id order within it), so a writer's
+      // readers are one range.
+      long[] pairs = new long[16];
+      for (int k = 0; k < nKeys; k++) {
+        int lo = rStart[k], hi = rStart[k + 1];
+        boolean sorted = true;
+        for (int i = lo + 1; i < hi && sorted; i++) sorted = rVer[i - 1] <= rVer[i];
+        if (sorted) continue; // (filled in reader order)
+        if (pairs.length < hi - lo) pairs = new long[Math.max(hi - lo, 2 * pairs.length)];
+        for (int i = lo; i < hi; i++) pairs[i - lo] = ((long) rVer[i] << 32) | (rTxn[i] & 0xffffffffL);
+        java.util.Arrays.sort(pairs, 0, hi - lo);
+        for (int i = lo; i < hi; i++) {
+          rVer[i] = (int) (pairs[i - lo] >> 32);
+          rTxn[i] = (int) pairs[i - lo];
+        }
+      }
+      // Per writer slot, its version's readers. Versions are final writes of committed writers,
+      // so none lies between two writers.
+      verLo = new int[wTxn.length];
+      verHi = new int[wTxn.length];
+      for (int k = 0; k < nKeys; k++) {
+        int i = rStart[k], e = rStart[k + 1];
+        for (int s = wStart[k]; s < wStart[k + 1]; s++) {
+          while (i < e && rVer[i] < wTxn[s]) i++;
+          verLo[s] = i;
+          while (i < e && rVer[i] == wTxn[s]) i++;
+          verHi[s] = i;
+        }
+      }
+    }
+
     /** The polygraph without session or realtime order ({@link #withOrders} adds them). */
     Polygraph build() {
-      int[] writesKey = new int[nKeys];
-      java.util.Arrays.fill(writesKey, -1);
-      for (int t = 0; t < n; t++) {
-        if (!committed[t]) continue;
-        for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
-          if (h.mopKind(m) != OpRecord.WRITE) continue;
-          int k = h.mopKey(m);
-          if (writesKey[k] == t) continue;
-          writesKey[k] = t;
-          add(writers, k, t);
-        }
-      }
-      // Reads: only the external reads of :ok transactions name a version; reads the pre-checks
-      // flagged (aborted, intermediate, garbage, future) are violations already and name none.
-      int[] stamp = new int[nKeys];
-      java.util.Arrays.fill(stamp, -1);
-      for (int t = 0; t < n; t++) {
-        if (!h.isOk(t)) continue;
-        for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
-          if (h.mopKind(m) == OpRecord.WRITE) stamp[h.mopKey(m)] = t;
-        }
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ || !ra.external[m]) continue;
-          int k = h.mopKey(m), v = h.mopVal(m), version;
-          if (v == History.NIL) version = BOT;
-          else {
-            int w = ra.writerOfRead[m]; // the pre-checks looked it up: h.writerMop(k, v)
-            if (w < 0) continue;
-            int wt = h.mopTxn(w);
-            if (wt == t || !committed[wt] || !ra.isFinalWrite(w)) continue;
-            version = wt;
-          }
-          add(readVersion, k, version);
-          add(reader, k, t);
-          if (stamp[k] == t) {
-            add(rmwVersion, k, version);
-            add(rmwTxn, k, t);
-          }
-        }
-      }
-      // Readers of one version side by side, so a writer's readers are one binary search away.
-      for (int k = 0; k < nKeys; k++) if (reader[k] != null) sortByVersion(readVersion[k], reader[k]);
+      writers();
+      reads();
       // Size first: a key written by w transactions gives w(w-1)/2 pairs, two WW edges each, and
       // each of its reads an RW edge per other writer. Refuse what would not fit, before allocating.
       long edges = 0;
       for (int k = 0; k < nKeys; k++) {
-        long w = writers[k] == null ? 0 : writers[k].size(), rd = reader[k] == null ? 0 : reader[k].size();
+        long w = writers(k), rd = rStart[k + 1] - rStart[k];
         if (w > 1 && constrained(k)) edges += w * (w - 1) + rd * (w - 1);
       }
-      if (edges > maxSideEdges()) throw new TooLarge(edges);
+      // (Realtime leaves far fewer: counted exactly below, before the sides are allocated.)
+      if (!byRealtime && edges > maxSideEdges()) throw new TooLarge(edges);
       EdgeList known = new EdgeList();
       IntList knownKey = new IntList(), knownWhy = new IntList();
       PolygraphParts parts = new PolygraphParts(known, knownKey, knownWhy);
       // Reads-from.
       for (int k = 0; k < nKeys; k++) {
-        if (reader[k] == null) continue;
-        for (int i = 0; i < reader[k].size(); i++) {
-          int ver = readVersion[k].get(i);
-          if (ver != BOT) parts.known(ver, reader[k].get(i), Edge.WR, k, READS_FROM);
-        }
+        for (int i = rStart[k]; i < rStart[k + 1]; i++) if (rVer[i] != BOT) parts.known(rVer[i], rTxn[i], Edge.WR, k, READS_FROM);
       }
       List<int[]> lost = new ArrayList<>();
       for (int k = 0; k < nKeys; k++) {
-        IntList ws = writers[k];
-        // The initial state: its readers anti-depend on every writer of the key.
-        if (reader[k] != null && ws != null) {
-          for (int i = 0; i < reader[k].size(); i++) {
-            if (readVersion[k].get(i) != BOT) continue;
-            int r = reader[k].get(i);
-            for (int j = 0; j < ws.size(); j++) if (ws.get(j) != r) parts.known(r, ws.get(j), Edge.RW, k, INITIAL_READ);
+        // The initial state: its readers anti-depend on every writer of the key (realtime: on
+        // those no other writer completed before, whom the rest follow).
+        long firstEnd = byRealtime && constrained(k) ? firstCompletion(k) : Long.MAX_VALUE;
+        for (int i = rStart[k]; i < rStart[k + 1] && rVer[i] == BOT; i++) {
+          int r = rTxn[i];
+          for (int s = wStart[k]; s < wStart[k + 1]; s++) {
+            int w = wTxn[s];
+            if (w != r && !(firstEnd < h.invokeOrdinal(w))) parts.known(r, w, Edge.RW, k, INITIAL_READ);
           }
         }
         // Read-modify-writes fix their version's writer first, and that version's other readers
@@ -306,18 +421,18 @@ public final class Polygraph {
             }
             if (ver == BOT) continue;
             parts.known(ver, t, Edge.WW, k, READ_MODIFY_WRITE);
-            for (int j = first(readVersion[k], ver); j < readVersion[k].size() && readVersion[k].get(j) == ver; j++) {
-              int r = reader[k].get(j);
+            for (int j = firstRead(k, ver); j < rStart[k + 1] && rVer[j] == ver; j++) {
+              int r = rTxn[j];
               if (r != t) parts.known(r, t, Edge.RW, k, OVERWRITTEN_READ);
             }
           }
         }
       }
+      if (byRealtime) realtimeOrders(parts);
       // Constraints, per writer a in id order: the later writers b of each key a writes, grouped
       // by b (a pair sharing several keys is one constraint). Numbered in (a, b) order, sized in a
       // first pass and filled in a second into flat arrays (a list of lists per pair costs ten
       // times more; a hash map of pairs misses the cache on every probe).
-      readerRanges();
       int[][] txnKeys = writtenKeys();
       int[] txnKeyStart = txnKeys[0], txnKeyList = txnKeys[1], txnKeyPos = txnKeys[2];
       long[] buf = new long[64];
@@ -336,13 +451,17 @@ public final class Polygraph {
         int c = 0, o = 0;
         for (int a = 0; a < n; a++) {
           int m = 0;
+          long end = byRealtime ? end(a) : Long.MAX_VALUE;
           for (int i = txnKeyStart[a]; i < txnKeyStart[a + 1]; i++) {
             int k = txnKeyList[i];
             if (!constrained(k)) continue;
-            IntList ws = writers[k];
-            for (int j = txnKeyPos[i] + 1; j < ws.size(); j++) {
+            for (int s = wStart[k] + txnKeyPos[i] + 1; s < wStart[k + 1]; s++) {
+              if (byRealtime) {
+                if (sufMinInvoke[s] > end) break; // a completed before each writer from here on was invoked
+                if (realtimeOrdered(a, wTxn[s])) continue;
+              }
               if (m == buf.length) buf = java.util.Arrays.copyOf(buf, m * 2);
-              buf[m++] = ((long) ws.get(j) << 32) | i;
+              buf[m++] = ((long) wTxn[s] << 32) | i;
             }
           }
           if (m == 0) continue;
@@ -375,7 +494,7 @@ public final class Polygraph {
         }
         if (pass == 0) {
           nc = c;
-          if (totalEdges > Integer.MAX_VALUE - 16) throw new TooLarge(totalEdges);
+          if (totalEdges > Integer.MAX_VALUE - 16 || (byRealtime && totalEdges > maxSideEdges())) throw new TooLarge(totalEdges);
           continue;
         }
         start[2 * nc] = o;
@@ -386,37 +505,108 @@ public final class Polygraph {
       throw new AssertionError();
     }
 
+    /** When t's completion fixes it before later invocations: its position, if :ok; else never. */
+    private long end(int t) {
+      long c = h.completeOrdinal(t);
+      return h.isOk(t) && c >= 0 ? c : Long.MAX_VALUE;
+    }
+
+    /** Whether realtime orders a and b, one way or the other (exactly as isocheck.graph.Orders#realtime). */
+    private boolean realtimeOrdered(int a, int b) {
+      long ia = h.invokeOrdinal(a), ib = h.invokeOrdinal(b);
+      return (ib >= 0 && end(a) < ib) || (ia >= 0 && end(b) < ia);
+    }
+
+    /** The earliest completion (:ok) among k's writers. */
+    private long firstCompletion(int k) {
+      long first = Long.MAX_VALUE;
+      for (int s = wStart[k]; s < wStart[k + 1]; s++) first = Math.min(first, end(wTxn[s]));
+      return first;
+    }
+
+    /**
+     * The known edges realtime fixes, per constrained key written twice or more: for each writer
+     * b, WW c → b and RW r → b (r ≠ b a reader of c's version) for each c covered by b in
+     * realtime order, that is, each writer completed before b's invocation that completed after
+     * every other such writer's invocation (the others are ordered before one of those, so their
+     * edges follow by transitivity). Those c all overlap at the latest such invocation, so there
+     * are at most as many as the transactions running at once. Also fills {@link #sufMinInvoke}.
+     */
+    private void realtimeOrders(PolygraphParts parts) {
+      sufMinInvoke = new long[wTxn.length];
+      int[] ok = new int[16];
+      long[] okEnd = new long[16], prefMaxInv = new long[16];
+      for (int k = 0; k < nKeys; k++) {
+        int w0 = wStart[k], w1 = wStart[k + 1];
+        if (w1 - w0 < 2 || !constrained(k)) continue;
+        long min = Long.MAX_VALUE;
+        for (int s = w1 - 1; s >= w0; s--) sufMinInvoke[s] = min = Math.min(min, h.invokeOrdinal(wTxn[s]));
+        // The :ok writers (slots), by completion (ids follow it), with the latest invocation up to each.
+        if (ok.length < w1 - w0) {
+          ok = new int[Math.max(w1 - w0, 2 * ok.length)];
+          okEnd = new long[ok.length];
+          prefMaxInv = new long[ok.length];
+        }
+        int no = 0;
+        for (int s = w0; s < w1; s++) {
+          int t = wTxn[s];
+          long e = end(t);
+          if (e == Long.MAX_VALUE) continue;
+          if (no > 0 && okEnd[no - 1] >= e) throw new IllegalStateException("transactions not numbered in completion order");
+          ok[no] = s;
+          okEnd[no] = e;
+          prefMaxInv[no] = Math.max(no > 0 ? prefMaxInv[no - 1] : Long.MIN_VALUE, h.invokeOrdinal(t));
+          no++;
+        }
+        if (no == 0) continue;
+        for (int sb = w0; sb < w1; sb++) {
+          int b = wTxn[sb];
+          long ib = h.invokeOrdinal(b);
+          if (ib < 0) continue;
+          // The :ok writers completed before b's invocation: okEnd[0, lo).
+          int lo = 0, hi = no;
+          while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (okEnd[mid] < ib) lo = mid + 1;
+            else hi = mid;
+          }
+          if (lo == 0) continue;
+          long latest = prefMaxInv[lo - 1];
+          for (int i = lo - 1; i >= 0 && okEnd[i] > latest; i--) {
+            int sc = ok[i], c = wTxn[sc];
+            parts.known(c, b, Edge.WW, k, REALTIME_ORDER);
+            for (int x = verLo[sc]; x < verHi[sc]; x++) if (rTxn[x] != b) parts.known(rTxn[x], b, Edge.RW, k, REALTIME_ORDER);
+          }
+        }
+      }
+    }
+
     /**
      * Per committed transaction, the keys it writes and its position among each key's writers, as
      * CSR arrays: {start (n + 1), key, position}.
      */
     private int[][] writtenKeys() {
       int[] start = new int[n + 1];
-      for (int k = 0; k < nKeys; k++) {
-        if (writers[k] == null) continue;
-        for (int j = 0; j < writers[k].size(); j++) start[writers[k].get(j) + 1]++;
-      }
+      for (int s = 0; s < wTxn.length; s++) start[wTxn[s] + 1]++;
       for (int t = 0; t < n; t++) start[t + 1] += start[t];
       int[] keys = new int[start[n]], pos = new int[start[n]], fill = java.util.Arrays.copyOf(start, n);
       for (int k = 0; k < nKeys; k++) {
-        if (writers[k] == null) continue;
-        for (int j = 0; j < writers[k].size(); j++) {
-          int t = writers[k].get(j), i = fill[t]++;
+        for (int s = wStart[k]; s < wStart[k + 1]; s++) {
+          int i = fill[wTxn[s]]++;
           keys[i] = k;
-          pos[i] = j;
+          pos[i] = s - wStart[k];
         }
       }
       return new int[][] {start, keys, pos};
     }
-
 
     /**
      * How many edges side "a before b on key k" has, a being writer {@code pa} of k: WW a → b, and
      * RW r → b for each reader r ≠ b of a's version.
      */
     private int sideSize(int k, int pa, int b) {
-      int c = 1;
-      for (int i = readersLo[k][pa]; i < readersLo[k][pa + 1]; i++) if (reader[k].get(i) != b) c++;
+      int s = wStart[k] + pa, c = 1;
+      for (int i = verLo[s]; i < verHi[s]; i++) if (rTxn[i] != b) c++;
       return c;
     }
 
@@ -426,8 +616,9 @@ public final class Polygraph {
       dst[o] = b;
       type[o] = Edge.WW;
       key[o++] = k;
-      for (int i = readersLo[k][pa]; i < readersLo[k][pa + 1]; i++) {
-        int r = reader[k].get(i);
+      int s = wStart[k] + pa;
+      for (int i = verLo[s]; i < verHi[s]; i++) {
+        int r = rTxn[i];
         if (r == b) continue;
         src[o] = r;
         dst[o] = b;
@@ -438,54 +629,19 @@ public final class Polygraph {
     }
 
     /** The position of writer t among k's writers (in id order). */
-    private int position(int k, int t) { return first(writers[k], t); }
+    private int position(int k, int t) { return firstOf(wTxn, wStart[k], wStart[k + 1], t) - wStart[k]; }
 
-    /**
-     * Per key written twice or more: where the readers of each writer's version start in the
-     * key's readers (sorted by version, so writer j's are [lo[j], lo[j + 1])).
-     */
-    private void readerRanges() {
-      readersLo = new int[nKeys][];
-      for (int k = 0; k < nKeys; k++) {
-        IntList ws = writers[k];
-        if (ws == null || ws.size() < 2) continue;
-        int[] lo = new int[ws.size() + 1];
-        IntList vs = readVersion[k];
-        int nr = vs == null ? 0 : vs.size(), i = 0;
-        for (int j = 0; j < ws.size(); j++) {
-          while (i < nr && vs.get(i) < ws.get(j)) i++;
-          lo[j] = i;
-          // Versions are final writes of committed writers, so none lies between two writers.
-          int e = i;
-          while (e < nr && vs.get(e) == ws.get(j)) e++;
-          lo[j + 1] = e;
-          i = e;
-        }
-        readersLo[k] = lo;
-      }
-    }
+    /** The index of the first read of k naming version v (or where it would go). */
+    private int firstRead(int k, int v) { return firstOf(rVer, rStart[k], rStart[k + 1], v); }
 
-    /** The first index of v in the sorted list vs (or where it would go). */
-    private static int first(IntList vs, int v) {
-      int lo = 0, hi = vs.size();
+    /** The first index of v in the sorted range [lo, hi) of a (or where it would go). */
+    private static int firstOf(int[] a, int lo, int hi, int v) {
       while (lo < hi) {
         int mid = (lo + hi) >>> 1;
-        if (vs.get(mid) < v) lo = mid + 1;
+        if (a[mid] < v) lo = mid + 1;
         else hi = mid;
       }
       return lo;
-    }
-
-    /** Sorts the pairs (version, reader) by version, readers in id order within one. */
-    private static void sortByVersion(IntList vs, IntList rs) {
-      int n = vs.size();
-      long[] pairs = new long[n];
-      for (int i = 0; i < n; i++) pairs[i] = ((long) vs.get(i) << 32) | (rs.get(i) & 0xffffffffL);
-      java.util.Arrays.sort(pairs);
-      for (int i = 0; i < n; i++) {
-        vs.set(i, (int) (pairs[i] >> 32));
-        rs.set(i, (int) pairs[i]);
-      }
     }
   }
 

@@ -141,6 +141,17 @@ final class PolygraphExplainer implements Steps.DataExplainer {
         return step(type, k, h.name(a) + " read key " + h.keyStr(k) + " = " + value(w, k) + (w >= 0 ? ", " + h.name(w) + "'s write" : "")
             + ", which " + h.name(b) + " read too and then overwrote (" + value(b, k) + ")");
       }
+      case Polygraph.REALTIME_ORDER: {
+        if (type == Edge.WW) {
+          return step(type, k, h.name(a) + " completed before " + h.name(b) + " was invoked, so its write of key " + h.keyStr(k)
+              + " (" + value(a, k) + ") came before " + h.name(b) + "'s (" + value(b, k) + ")");
+        }
+        int w = versionRead(a, k);
+        String ws = w >= 0 ? h.name(w) : "the initial value";
+        return step(type, k, h.name(a) + " read key " + h.keyStr(k) + " = " + value(w, k) + (w >= 0 ? ", " + ws + "'s write" : "")
+            + ", and " + h.name(b) + " overwrote it (" + value(b, k) + "): " + ws + " completed before " + h.name(b)
+            + " was invoked, so its write came first");
+      }
       case Polygraph.INITIAL_CHAIN: {
         String after = h.name(b) + "'s write of key " + h.keyStr(k) + " (" + value(b, k) + ") is not one of the read-modify-writes "
             + "that follow the initial value, which come first, so it comes after their last";

@@ -210,6 +210,7 @@ public abstract class PolygraphSearch {
     st.put("polygraph-ms", buildNs[l.family.ordinal()] / 1_000_000L);
     st.put("constraints", (long) p.constraints());
     st.put("known-edges", (long) p.known.size());
+    if (p.realtimeEdges > 0) st.put("realtime-edges", p.realtimeEdges);
     Outcome pre = before(l, p, st);
     if (pre != null) return pre;
     List<Anomaly> found = new ArrayList<>();

@@ -38,17 +38,38 @@ public final class RegisterSearch extends PolygraphSearch {
     this.ra = ra;
     this.orderedKeys = orderedKeys;
     this.plain = plain;
+    this.given = plain != null;
   }
 
   private final boolean[] orderedKeys;
 
-  /** The plain polygraph, built once: the other families share its constraints ({@link Polygraph#withOrders}). */
+  /**
+   * The polygraph without session or realtime order, built once: the families share its
+   * constraints ({@link Polygraph#withOrders}); or given (the MT checker's).
+   */
   private Polygraph plain;
+
+  /**
+   * For the families with realtime order (with shortcuts): the polygraph whose writer pairs
+   * realtime orders are known edges, not constraints ({@link Polygraph#of(History, RegisterAnalysis, boolean[], boolean)}),
+   * built once for both. (Without shortcuts, as tests compare, the plain one: pruning and the
+   * solver must find the same.)
+   */
+  private Polygraph timed;
+
+  private final boolean given;
+
+  private boolean timed(Level.Family f) { return !given && shortcuts && f.carries(Level.Family.COMMIT_REALTIME); }
 
   @Override
   Polygraph build(Level.Family f) {
+    boolean session = f.carries(Level.Family.PROCESS), realtime = f.carries(Level.Family.COMMIT_REALTIME);
+    if (timed(f)) {
+      if (timed == null) timed = Polygraph.of(h, ra, orderedKeys, true);
+      return timed.withOrders(session, realtime);
+    }
     if (plain == null) plain = Polygraph.of(h, ra, false, false, orderedKeys);
-    return plain.withOrders(f.carries(Level.Family.PROCESS), f.carries(Level.Family.COMMIT_REALTIME));
+    return plain.withOrders(session, realtime);
   }
 
   private SerialWitness witness;
@@ -61,9 +82,10 @@ public final class RegisterSearch extends PolygraphSearch {
    */
   @Override
   Outcome witness(Level l, Map<String, Object> st) {
-    // Once a polygraph exists (another level's, or the MT checker's), its constraints are shared
-    // and the time-ordered choice on it is cheaper than a schedule of its own.
-    if (plain != null || (l.kind != Level.Kind.SER && l.kind != Level.Kind.SI)) return null;
+    // Once the polygraph this level would search exists (another level's, or the MT checker's),
+    // its constraints are shared and the time-ordered choice on it is cheaper than a schedule of
+    // its own.
+    if ((timed(l.family) ? timed : plain) != null || (l.kind != Level.Kind.SER && l.kind != Level.Kind.SI)) return null;
     long t = System.nanoTime();
     if (witness == null) witness = new SerialWitness(h, ra);
     boolean ok = witness.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS),
