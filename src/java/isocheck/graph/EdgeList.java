@@ -31,6 +31,20 @@ public final class EdgeList {
     n++;
   }
 
+  /** Appends o's edges, in order. */
+  public void addAll(EdgeList o) {
+    if (n + o.n > src.length) {
+      int c = Math.max(n + o.n, n * 2);
+      src = Arrays.copyOf(src, c);
+      dst = Arrays.copyOf(dst, c);
+      type = Arrays.copyOf(type, c);
+    }
+    System.arraycopy(o.src, 0, src, n, o.n);
+    System.arraycopy(o.dst, 0, dst, n, o.n);
+    System.arraycopy(o.type, 0, type, n, o.n);
+    n += o.n;
+  }
+
   public int size() { return n; }
   public int src(int i) { return src[i]; }
   public int dst(int i) { return dst[i]; }

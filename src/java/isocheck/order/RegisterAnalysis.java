@@ -10,6 +10,7 @@ import isocheck.report.Anomaly;
 import isocheck.report.AnomalySet;
 import isocheck.report.Data;
 import isocheck.report.Steps;
+import isocheck.util.Ranges;
 import java.util.Arrays;
 
 /**
@@ -37,37 +38,114 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
   /** Whether write mop m is its transaction's last write of the key. */
   public boolean isFinalWrite(int m) { return finalWrite[m]; }
 
+  /** In {@link #versions}: the initial state; a mop that names no version. */
+  public static final int INITIAL = -1, NO_VERSION = Integer.MIN_VALUE;
+
+  private int[] versions;
+
+  /**
+   * Per mop, the version a read names for the version-order search: its writer transaction, or
+   * {@link #INITIAL}; {@link #NO_VERSION} for writes and for the reads that name none. Only the
+   * external reads of :ok transactions name one, and only a committed transaction's final write
+   * of the key (other than the reader's own) or the initial state: the others are violations the
+   * pre-checks report. Computed once, when first asked (the serial witness and the polygraph
+   * builder both read it; random access into the writers, so it costs).
+   */
+  public int[] versions() {
+    if (versions != null) return versions;
+    int[] out = new int[h.mopCount()];
+    Arrays.fill(out, NO_VERSION);
+    Ranges txns = new Ranges(h.nTxns);
+    txns.forEach(c -> {
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ || !external[m]) continue;
+          if (h.mopVal(m) == History.NIL) {
+            out[m] = INITIAL;
+            continue;
+          }
+          int w = writerOfRead[m];
+          if (w < 0) continue;
+          int wt = h.mopTxn(w);
+          if (wt == t || !committed[wt] || !finalWrite[w]) continue;
+          out[m] = wt;
+        }
+      }
+    });
+    return versions = out;
+  }
+
   public RegisterAnalysis(History h, int cap) {
     if (h.workload != History.Workload.REGISTER) throw new IllegalArgumentException("not an rw-register history");
     this.h = h;
     anomalies = new AnomalySet(cap);
-    int nm = h.mopCount(), nk = h.keyCount();
+    int nm = h.mopCount();
     committed = new boolean[h.nTxns];
     external = new boolean[nm];
     writerOfRead = new int[nm];
     java.util.Arrays.fill(writerOfRead, -1);
     finalWrite = new boolean[nm];
     for (int t = 0; t < h.nTxns; t++) if (h.isOk(t)) committed[t] = true;
-    int[] stamp = new int[nk];
-    for (int t = 0; t < h.nTxns; t++) {
+    // Each range of transactions on a core of its own (isocheck.util.Ranges), its anomalies and
+    // reads-from edges kept apart and joined in range order: the same result, in the same order,
+    // whatever the number of cores. Final writes and external reads first, everywhere, since a
+    // read's writer may lie in another range.
+    Ranges txns = new Ranges(h.nTxns);
+    Part[] parts = new Part[txns.count];
+    txns.forEach(c -> {
+      parts[c] = new Part();
+      finalWrites(txns.from(c), txns.to(c));
+      parts[c].externalReads = internal(txns.from(c), txns.to(c), parts[c].early);
+    });
+    txns.forEach(c -> {
+      parts[c].edges = new EdgeList(parts[c].externalReads);
+      reads(txns.from(c), txns.to(c), parts[c]);
+    });
+    int total = 0;
+    for (Part p : parts) total += p.edges.size();
+    // Sized once: growing it by doubling copied tens of millions of entries at 10^6 transactions.
+    edges = new EdgeList(total);
+    for (Part p : parts) {
+      for (Anomaly a : p.early) anomalies.add(a);
+    }
+    for (Part p : parts) {
+      for (Anomaly a : p.anomalies) anomalies.add(a);
+      edges.addAll(p.edges);
+    }
+  }
+
+  /** One range's results: its pre-checks' anomalies (internal and future reads, then the reads'), its edges. */
+  private static final class Part {
+    final java.util.ArrayList<Anomaly> early = new java.util.ArrayList<>(), anomalies = new java.util.ArrayList<>();
+    int externalReads;
+    EdgeList edges;
+
+    Part() {}
+  }
+
+  /** Marks each transaction's last write of each key, over transactions [from, to). */
+  private void finalWrites(int from, int to) {
+    int[] stamp = new int[h.keyCount()];
+    for (int t = from; t < to; t++) {
       for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
         if (h.mopKind(m) != OpRecord.WRITE) continue;
         finalWrite[m] = stamp[h.mopKey(m)] != t + 1;
         stamp[h.mopKey(m)] = t + 1;
       }
     }
-    // Sized once: growing it by doubling copied tens of millions of entries at 10^6 transactions.
-    edges = new EdgeList(internal(nk));
-    reads();
   }
 
-  /** Marks external reads and reports internal and future reads; returns how many external reads there are. */
-  private int internal(int nk) {
+  /**
+   * Marks external reads and reports internal and future reads, over transactions [from, to);
+   * returns how many external reads there are.
+   */
+  private int internal(int from, int to, java.util.List<Anomaly> found) {
     int externalReads = 0;
     // Per key: the transaction that last touched it (t + 1, high half) and the value it last
     // wrote or read (low half), in one long: one cache miss per micro-op, not two.
-    long[] last = new long[nk];
-    for (int t = 0; t < h.nTxns; t++) {
+    long[] last = new long[h.keyCount()];
+    for (int t = from; t < to; t++) {
       if (!h.isOk(t)) continue;
       long mine = (long) (t + 1) << 32;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
@@ -81,7 +159,7 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
           externalReads++;
           for (int a = m + 1; a < h.mopEnd(t); a++) {
             if (h.mopKind(a) == OpRecord.WRITE && h.mopKey(a) == k && h.mopVal(a) == v && v != History.NIL) {
-              anomalies.add(new Anomaly("future-read", new int[] {t},
+              found.add(new Anomaly("future-read", new int[] {t},
                   Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "element", h.value(v)),
                   h.name(t) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", a value " + h.name(t)
                       + " itself wrote only later, in " + h.mopStr(a) + ".", null));
@@ -90,7 +168,7 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
           }
         } else if ((int) l != v) {
           int expected = (int) l;
-          anomalies.add(new Anomaly("internal", new int[] {t},
+          found.add(new Anomaly("internal", new int[] {t},
               Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "expected", h.value(expected)),
               h.name(t) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", but its own earlier "
                   + (wroteBefore(t, k, m) ? "write" : "read") + " of that key says it should be " + h.valueStr(expected) + ".", null));
@@ -106,8 +184,13 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
     return false;
   }
 
-  private void reads() {
-    for (int m = 0; m < h.mopCount(); m++) {
+  /**
+   * The writer of each external read of transactions [from, to), its reads-from edge, and the
+   * reads no committed final write explains (garbage, aborted, intermediate). Writes only those
+   * reads' entries, and committed[] for :info writers someone read (true, from any range).
+   */
+  private void reads(int from, int to, Part part) {
+    for (int m = h.mopStart(from), e = h.mopStart(to); m < e; m++) {
       if (!external[m]) continue;
       int v = h.mopVal(m);
       if (v == History.NIL) continue;
@@ -115,7 +198,7 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
       int w = h.writerMop(k, v);
       writerOfRead[m] = w;
       if (w < 0) {
-        anomalies.add(new Anomaly("garbage-read", new int[] {r},
+        part.anomalies.add(new Anomaly("garbage-read", new int[] {r},
             Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "key", h.key(k), "element", h.value(v)),
             h.name(r) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", yet no transaction ever wrote "
                 + h.valueStr(v) + " to that key: a value out of thin air.", null));
@@ -125,20 +208,20 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
       if (wt == r) continue; // future read, reported above
       int st = h.status(wt);
       if (st == OpType.FAIL) {
-        anomalies.add(new Anomaly("G1a", new int[] {r, wt},
+        part.anomalies.add(new Anomaly("G1a", new int[] {r, wt},
             Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
             h.name(r) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", written by " + h.name(wt)
                 + ", whose op failed: an aborted read.", null));
         continue;
       }
       if (!finalWrite[w]) {
-        anomalies.add(new Anomaly("G1b", new int[] {r, wt},
+        part.anomalies.add(new Anomaly("G1b", new int[] {r, wt},
             Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
             h.name(r) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", but " + h.name(wt)
                 + " overwrote that value within the same transaction: an intermediate read.", null));
       }
       if (st == OpType.INFO) committed[wt] = true;
-      edges.add(wt, r, Edge.WR);
+      part.edges.add(wt, r, Edge.WR);
     }
   }
 

@@ -46,7 +46,7 @@ import java.util.List;
  */
 public final class Polygraph {
   /** A read of the initial state, as a version's writer. */
-  public static final int BOT = -1;
+  public static final int BOT = RegisterAnalysis.INITIAL;
 
   /**
    * Why a known edge holds, for explanations; TRANSLATED: the workload's analysis fixed it and
@@ -301,24 +301,10 @@ public final class Polygraph {
       }
     }
 
-    /**
-     * The version read m names: its writer, BOT for the initial state, or MIN_VALUE when it names
-     * none. Only the external reads of :ok transactions name a version; reads the pre-checks
-     * flagged (aborted, intermediate, garbage, future) are violations already and name none.
-     */
-    private int version(int t, int m) {
-      if (h.mopKind(m) != OpRecord.READ || !ra.external[m]) return Integer.MIN_VALUE;
-      if (h.mopVal(m) == History.NIL) return BOT;
-      int w = ra.writerOfRead[m]; // the pre-checks looked it up: h.writerMop(k, v)
-      if (w < 0) return Integer.MIN_VALUE;
-      int wt = h.mopTxn(w);
-      return wt == t || !committed[wt] || !ra.isFinalWrite(w) ? Integer.MIN_VALUE : wt;
-    }
-
     /** The reads naming a version, per key by version (counted, filled, sorted), and the read-modify-writes. */
     private void reads() {
       rStart = new int[nKeys + 1];
-      int[] stamp = new int[nKeys];
+      int[] stamp = new int[nKeys], versions = ra.versions();
       for (int pass = 0; pass < 2; pass++) {
         int[] fill = pass == 0 ? null : java.util.Arrays.copyOf(rStart, nKeys);
         java.util.Arrays.fill(stamp, -1);
@@ -326,8 +312,8 @@ public final class Polygraph {
           if (!h.isOk(t)) continue;
           if (pass == 1) for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) if (h.mopKind(m) == OpRecord.WRITE) stamp[h.mopKey(m)] = t;
           for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-            int version = version(t, m);
-            if (version == Integer.MIN_VALUE) continue;
+            int version = versions[m];
+            if (version == RegisterAnalysis.NO_VERSION) continue;
             int k = h.mopKey(m);
             if (pass == 0) {
               rStart[k + 1]++;

@@ -61,10 +61,18 @@ final class SerialWitness {
    * (else serializability), with session order when {@code session}, realtime order (a commit
    * before the next begin, or transaction) when {@code realtime}.
    */
-  boolean holds(boolean si, boolean session, boolean realtime) {
-    if (version == null) version = versions();
+  boolean holds(boolean si, boolean session, boolean realtime) { return holds(si, session, realtime, true); }
+
+  /**
+   * As above; without {@code schedule}, the greedy pass alone (the caller has a cheaper way than
+   * Kahn's schedule when it fails: for the realtime levels, the polygraph whose writer pairs
+   * realtime orders are known edges).
+   */
+  boolean holds(boolean si, boolean session, boolean realtime, boolean schedule) {
+    if (version == null) version = ra.versions();
     by = "greedy";
     if (greedy(si, session, realtime)) return true;
+    if (!schedule) return false;
     by = "schedule";
     EdgeList es = new EdgeList(64);
     // Reads-from, and the orders, between transactions; relays numbered from n.
@@ -599,29 +607,6 @@ final class SerialWitness {
       int a = es.src(i), b = es.dst(i);
       g.edge(pass, si ? (a < n ? 2 * a + 1 : n + a) : a, si ? (b < n ? 2 * b : n + b) : b);
     }
-  }
-
-  /** The version each read names, as {@link Polygraph}'s builder counts it. */
-  private int[] versions() {
-    int[] out = new int[h.mopCount()];
-    Arrays.fill(out, Integer.MIN_VALUE);
-    for (int t = 0; t < n; t++) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ || !ra.external[m]) continue;
-        int k = h.mopKey(m), v = h.mopVal(m);
-        if (v == History.NIL) {
-          out[m] = BOT;
-          continue;
-        }
-        int w = ra.writerOfRead[m];
-        if (w < 0) continue;
-        int wt = h.mopTxn(w);
-        if (wt == t || !committed[wt] || !ra.isFinalWrite(w)) continue;
-        out[m] = wt;
-      }
-    }
-    return out;
   }
 
   /** Whether t writes x after mop m. */

@@ -1,5 +1,6 @@
 package isocheck.check.weak;
 
+import isocheck.util.Ranges;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
 import isocheck.graph.EdgeList;

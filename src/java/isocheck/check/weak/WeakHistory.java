@@ -1,5 +1,6 @@
 package isocheck.check.weak;
 
+import isocheck.util.Ranges;
 import isocheck.history.History;
 import isocheck.history.OpRecord;
 import isocheck.history.OpType;

@@ -1,6 +1,5 @@
-package isocheck.check.weak;
+package isocheck.util;
 
-import isocheck.util.IntList;
 import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 
@@ -8,30 +7,31 @@ import java.util.stream.IntStream;
  * Contiguous ranges of [0, size), one per core, for the scans that run in parallel. Each range
  * writes only its own items (or its own result lists), and results are joined in range order,
  * so the output is the same, in the same order, whatever the number of ranges. The system
- * property {@code isocheck.weak.cores} overrides the core count (tests compare splits with it).
+ * property {@code isocheck.weak.cores} overrides the core count (tests compare splits with it;
+ * the weak levels used it first, and now the rw-register pre-checks too).
  */
-final class Ranges {
-  final int count;
+public final class Ranges {
+  public final int count;
   private final long size;
 
-  Ranges(int size) {
+  public Ranges(int size) {
     int p = cores();
     this.count = p == 1 || size < 4 * p ? 1 : p;
     this.size = size;
   }
 
-  int from(int c) { return (int) (size * c / count); }
+  public int from(int c) { return (int) (size * c / count); }
 
-  int to(int c) { return (int) (size * (c + 1) / count); }
+  public int to(int c) { return (int) (size * (c + 1) / count); }
 
   /** Runs body(c) for every range c, in parallel when there are several. */
-  void forEach(IntConsumer body) {
+  public void forEach(IntConsumer body) {
     if (count == 1) body.accept(0);
     else IntStream.range(0, count).parallel().forEach(body);
   }
 
   /** Adds off to start[i] for every item i of range c (per-range offsets made global when joining). */
-  void shift(int[] start, int c, int off) {
+  public void shift(int[] start, int c, int off) {
     for (int i = from(c), e = to(c); i < e; i++) start[i] += off;
   }
 
@@ -41,7 +41,7 @@ final class Ranges {
    * offsets into column 0, such as rfStart), adds to each range's items the size column 0 had
    * before that range was appended. Frees the parts.
    */
-  void join(IntList[] into, IntList[][] parts, int[] start) {
+  public void join(IntList[] into, IntList[][] parts, int[] start) {
     for (int i = 0; i < into.length; i++) {
       int total = into[i].size();
       for (IntList[] part : parts) total += part[i].size();
@@ -54,7 +54,7 @@ final class Ranges {
     }
   }
 
-  static int cores() {
+  public static int cores() {
     return Math.max(1, Math.min(8, Integer.getInteger("isocheck.weak.cores", Runtime.getRuntime().availableProcessors())));
   }
 }
