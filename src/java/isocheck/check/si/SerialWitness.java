@@ -412,15 +412,18 @@ final class SerialWitness {
     Arrays.fill(pos, -1);
     for (int i = 0; i < order.length; i++) pos[order[i]] = i;
     if (si) for (int t = 0; t < n; t++) if (committed[t] && (pos[2 * t] < 0 || pos[2 * t] > pos[2 * t + 1])) return false;
-    for (int t = 0; t < n; t++) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        int v = h.mopKind(m) == OpRecord.READ ? version[m] : Integer.MIN_VALUE;
-        if (v < 0) continue;
-        int c = si ? 2 * v + 1 : v;
-        if (pos[c] < 0 || pos[c] > pos[si ? 2 * t : t]) return false;
+    if (!everyRange((from, to) -> {
+      for (int t = from; t < to; t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          int v = h.mopKind(m) == OpRecord.READ ? version[m] : Integer.MIN_VALUE;
+          if (v < 0) continue;
+          int c = si ? 2 * v + 1 : v;
+          if (pos[c] < 0 || pos[c] > pos[si ? 2 * t : t]) return false;
+        }
       }
-    }
+      return true;
+    })) return false;
     if (session) {
       EdgeList so = new EdgeList(Math.max(64, n));
       Orders.sessionOrder(h, committed, so);
@@ -456,16 +459,35 @@ final class SerialWitness {
    */
   private boolean antiDependenciesForward(int[] succ, int[] pos, boolean si) {
     int mops = h.mopCount();
-    for (int t = 0; t < n; t++) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ || version[m] == Integer.MIN_VALUE) continue;
-        int x = h.mopKey(m);
-        int w = succ[version[m] == BOT ? mops + x : ra.writerOfRead[m]];
-        if (w == t) w = succ[finalWrite(t, x)]; // t overwrote it: the writer after t
-        if (w >= 0 && pos[si ? 2 * t : t] > pos[si ? 2 * w + 1 : w]) return false;
+    return everyRange((from, to) -> {
+      for (int t = from; t < to; t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ || version[m] == Integer.MIN_VALUE) continue;
+          int x = h.mopKey(m);
+          int w = succ[version[m] == BOT ? mops + x : ra.writerOfRead[m]];
+          if (w == t) w = succ[finalWrite(t, x)]; // t overwrote it: the writer after t
+          if (w >= 0 && pos[si ? 2 * t : t] > pos[si ? 2 * w + 1 : w]) return false;
+        }
       }
-    }
+      return true;
+    });
+  }
+
+  /** A check over the transactions [from, to). */
+  private interface RangeCheck {
+    boolean holds(int from, int to);
+  }
+
+  /**
+   * Whether the check holds over every transaction, a range of them per core (isocheck.util.Ranges;
+   * the checks only read, so the answer does not depend on the split).
+   */
+  private boolean everyRange(RangeCheck check) {
+    isocheck.util.Ranges txns = new isocheck.util.Ranges(n);
+    boolean[] ok = new boolean[txns.count];
+    txns.forEach(c -> ok[c] = check.holds(txns.from(c), txns.to(c)));
+    for (boolean b : ok) if (!b) return false;
     return true;
   }
 
