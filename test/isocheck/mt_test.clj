@@ -364,3 +364,22 @@
             (is (false? (verdict fast l)) (str what ": " l " should be violated"))))))
     (println "simulated MT histories by path:" @paths)
     (is (pos? (get @paths :fast 0)))))
+
+(deftest splitting-across-cores-changes-nothing
+  ;; The MT checker's write slots (counted and filled a range of transactions per core) and
+  ;; their parent versions (a range of slots per core) are joined in order: the result must not
+  ;; depend on the number of cores, on MT histories of every store and bug.
+  (let [run (fn [hist cores]
+              (System/setProperty "isocheck.weak.cores" (str cores))
+              (try (dissoc (iso/check (iso/checker {}) hist) :stats)
+                   (finally (System/clearProperty "isocheck.weak.cores"))))
+        paths (atom #{})]
+    (doseq [seed (range 2)
+            [store bug] sim-runs]
+      (let [w (workload/mt {:seed seed :key-count 6 :levels strong-levels})
+            s (workload/simulate w {:txns 300 :store store :bug bug :seed seed :bug-rate 0.2 :info-rate 0.03})
+            one (run (:history s) 1)]
+        (swap! paths conj (path (iso/check (iso/checker {}) (:history s))))
+        (is (= one (run (:history s) 2)) (str "seed " seed ", " (:description s)))
+        (is (= one (run (:history s) 3)) (str "seed " seed ", " (:description s)))))
+    (is (contains? @paths :fast) (pr-str @paths))))

@@ -11,6 +11,7 @@ import isocheck.report.Anomaly;
 import isocheck.report.AnomalySet;
 import isocheck.report.Data;
 import isocheck.report.Steps;
+import isocheck.util.Ranges;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -102,22 +103,33 @@ public final class MtAnalysis implements Steps.DataExplainer {
     this.nKeys = h.keyCount();
     int n = h.nTxns;
     for (int t = 0; t < n; t++) if (h.status(t) == OpType.INFO && !committed[t]) infoDropped++;
-    // Pass 1: the write slots, each with its final write and the read that opened its key.
+    // Pass 1: the write slots, each with its final write and the read that opened its key; a
+    // range of transactions per core (isocheck.util.Ranges), each counted, then placed after the
+    // ranges before it, then filled.
     slotStart = new int[n + 1];
-    int[] stamp = new int[nKeys], lastWrite = new int[nKeys], firstRead = new int[nKeys];
-    int[] keyBuf = new int[16];
-    int total = 0;
-    for (int t = 0; t < n; t++) {
-      slotStart[t] = total;
-      if (!committed[t]) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.WRITE) continue;
-        int k = h.mopKey(m);
-        if (stamp[k] != t + 1) {
-          stamp[k] = t + 1;
-          total++;
+    Ranges txns = new Ranges(n);
+    int[] rangeSlots = new int[txns.count];
+    txns.forEach(c -> {
+      int[] stamp = new int[nKeys];
+      int total = 0;
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        slotStart[t] = total;
+        if (!committed[t]) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.WRITE) continue;
+          int k = h.mopKey(m);
+          if (stamp[k] != t + 1) {
+            stamp[k] = t + 1;
+            total++;
+          }
         }
       }
+      rangeSlots[c] = total;
+    });
+    int total = 0;
+    for (int c = 0; c < txns.count; c++) {
+      txns.shift(slotStart, c, total);
+      total += rangeSlots[c];
     }
     slotStart[n] = total;
     slotKey = new int[total];
@@ -128,39 +140,53 @@ public final class MtAnalysis implements Steps.DataExplainer {
     int[] slotRead = new int[total];
     mopSlot = new int[h.mopCount()];
     java.util.Arrays.fill(mopSlot, -1);
-    java.util.Arrays.fill(stamp, 0);
-    int s = 0;
-    for (int t = 0; t < n; t++) {
-      if (!committed[t]) continue;
-      int nk = 0;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        int k = h.mopKey(m);
-        if (stamp[k] != t + 1) {
-          stamp[k] = t + 1;
-          firstRead[k] = h.mopKind(m) == OpRecord.READ ? m : -1;
-          lastWrite[k] = -1;
-        }
-        if (h.mopKind(m) == OpRecord.WRITE) {
-          if (lastWrite[k] < 0) {
-            if (nk == keyBuf.length) keyBuf = java.util.Arrays.copyOf(keyBuf, nk * 2);
-            keyBuf[nk++] = k;
+    txns.forEach(c -> {
+      int[] stamp = new int[nKeys], lastWrite = new int[nKeys], firstRead = new int[nKeys];
+      int[] keyBuf = new int[16];
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        if (!committed[t]) continue;
+        int nk = 0, s = slotStart[t];
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          int k = h.mopKey(m);
+          if (stamp[k] != t + 1) {
+            stamp[k] = t + 1;
+            firstRead[k] = h.mopKind(m) == OpRecord.READ ? m : -1;
+            lastWrite[k] = -1;
           }
-          lastWrite[k] = m;
+          if (h.mopKind(m) == OpRecord.WRITE) {
+            if (lastWrite[k] < 0) {
+              if (nk == keyBuf.length) keyBuf = java.util.Arrays.copyOf(keyBuf, nk * 2);
+              keyBuf[nk++] = k;
+            }
+            lastWrite[k] = m;
+          }
+        }
+        boolean ok = h.isOk(t);
+        for (int i = 0; i < nk; i++) {
+          int k = keyBuf[i];
+          slotKey[s] = k;
+          slotTxn[s] = t;
+          slotMop[s] = lastWrite[k];
+          mopSlot[lastWrite[k]] = s;
+          slotRead[s] = ok ? firstRead[k] : -1;
+          slotWhy[s] = !ok ? INFO : firstRead[k] < 0 ? BLIND : RMW;
+          s++;
         }
       }
-      boolean ok = h.isOk(t);
-      for (int i = 0; i < nk; i++) {
-        int k = keyBuf[i];
-        slotKey[s] = k;
-        slotTxn[s] = t;
-        slotMop[s] = lastWrite[k];
-        mopSlot[lastWrite[k]] = s;
-        slotRead[s] = ok ? firstRead[k] : -1;
-        slotWhy[s] = !ok ? INFO : firstRead[k] < 0 ? BLIND : RMW;
-        s++;
+    });
+    // Pass 2: each read-modify-write's parent version (a slot, or ⊥): looked up on both cores
+    // (a range of slots each; every slot exists by now), then, in slot order, the children and
+    // the roots.
+    int[] parentSlot = new int[total];
+    Ranges slots = new Ranges(total);
+    slots.forEach(c -> {
+      for (int x = slots.from(c); x < slots.to(c); x++) {
+        int vs = slotWhy[x] == RMW ? versionSlot(slotRead[x]) : NONE;
+        if (slotWhy[x] == RMW && vs == NONE) slotWhy[x] = BAD_READ;
+        parentSlot[x] = vs;
+        slotParent[x] = vs >= 0 ? slotTxn[vs] : vs;
       }
-    }
-    // Pass 2: each read-modify-write's parent version (a slot, or ⊥), its children, the roots.
+    });
     child1 = new int[total];
     child2 = new int[total];
     nChildren = new int[total];
@@ -170,13 +196,8 @@ public final class MtAnalysis implements Steps.DataExplainer {
     roots = new int[nKeys];
     firstRoot = new int[nKeys];
     java.util.Arrays.fill(firstRoot, -1);
-    int[] parentSlot = new int[total];
     for (int x = 0; x < total; x++) {
-      int k = slotKey[x];
-      int vs = slotWhy[x] == RMW ? versionSlot(slotRead[x]) : NONE;
-      if (slotWhy[x] == RMW && vs == NONE) slotWhy[x] = BAD_READ;
-      parentSlot[x] = vs;
-      slotParent[x] = vs >= 0 ? slotTxn[vs] : vs;
+      int k = slotKey[x], vs = parentSlot[x];
       switch (slotWhy[x]) {
         case RMW: rmwWrites++; break;
         case BLIND: blindWrites++; break;
