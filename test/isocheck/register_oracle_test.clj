@@ -490,18 +490,29 @@ AdyaOracle literal vs search: %d register histories; with 3+ writers of a key: %
   (let [n (quot (env-long "REGISTER_ORACLE_N" 3000) 3)
         alone [:strict-serializable :strong-session-serializable :serializable
                :strong-snapshot-isolation :snapshot-isolation :gsi]
-        rs (run-seeds (fn [s]
-                        (let [h (generate s), o (verdicts h)]
-                          (vec (for [l alone]
-                                 (let [r (ic/check (ic/checker {:levels [l], :workload :wr}) h)]
-                                   {:seed s, :level l, :iso (get-in r [:levels l :valid?]), :oracle (o l)
-                                    :by (get-in r [:stats :search l :witness])})))))
-                      (env-long "REGISTER_ORACLE_SEED" 0) n)
-        all (apply concat rs)
-        by (frequencies (keep :by all))]
-    (println (format "\neach level alone vs the register oracle: %d histories × %d levels; witnessed by %s" n (count alone) by))
-    (is (empty? (filter #(not= (:iso %) (:oracle %)) all))
-        (pr-str (take 10 (filter #(not= (:iso %) (:oracle %)) all))))
-    (is (> (get by :greedy 0) (quot n 2)) (pr-str by))
-    ;; Kahn's schedule settles some of what the greedy pass leaves.
-    (is (pos? (get by :schedule 0)) (pr-str by))))
+        run (fn [greedy?]
+              ;; Without the greedy pass (a test-only switch), Kahn's schedule gets every level
+              ;; the greedy pass would have settled: it must agree with the oracle too.
+              (when-not greedy? (System/setProperty "isocheck.witness.greedy" "false"))
+              (try
+                (apply concat
+                       (run-seeds (fn [s]
+                                    (let [h (generate s), o (verdicts h)]
+                                      (vec (for [l alone]
+                                             (let [r (ic/check (ic/checker {:levels [l], :workload :wr}) h)]
+                                               {:seed s, :level l, :iso (get-in r [:levels l :valid?]), :oracle (o l)
+                                                :by (get-in r [:stats :search l :witness])})))))
+                                  (env-long "REGISTER_ORACLE_SEED" 0) n))
+                (finally (System/clearProperty "isocheck.witness.greedy"))))]
+    (doseq [greedy? [true false]]
+      (let [all (run greedy?)
+            by (frequencies (keep :by all))]
+        (println (format "\neach level alone vs the register oracle%s: %d histories × %d levels; witnessed by %s"
+                         (if greedy? "" " (greedy pass off)") n (count alone) by))
+        (is (empty? (filter #(not= (:iso %) (:oracle %)) all))
+            (pr-str greedy? (take 10 (filter #(not= (:iso %) (:oracle %)) all))))
+        (if greedy?
+          (is (> (get by :greedy 0) (quot n 2)) (pr-str by))
+          ;; Kahn's schedule alone, on the levels without realtime order (with it, a failed
+          ;; greedy pass goes to the polygraph).
+          (is (> (get by :schedule 0) (quot n 5)) (pr-str by)))))))

@@ -71,7 +71,9 @@ final class SerialWitness {
   boolean holds(boolean si, boolean session, boolean realtime, boolean schedule) {
     if (version == null) version = ra.versions();
     by = "greedy";
-    if (greedy(si, session, realtime)) return true;
+    // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
+    // which it now nearly always makes unnecessary, is still compared with the oracle.)
+    if (!"false".equals(System.getProperty("isocheck.witness.greedy")) && greedy(si, session, realtime)) return true;
     if (!schedule) return false;
     by = "schedule";
     EdgeList es = new EdgeList(64);
@@ -378,7 +380,11 @@ final class SerialWitness {
       if (begin && h.isOk(t)) {
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           int x = vid(m);
-          if (x >= 0 && --left[x] == 0) {
+          // Its waiters are woken at one reader left, not only at none: a writer that read the
+          // version it overwrites (read-modify-write) counts its own read out, so it can go
+          // once the one left is its own. Woken only at none, it was never retried, and the
+          // pass stalled with nothing blocking it (at 10^5, 10,719 of 94,286 placed).
+          if (x >= 0 && --left[x] <= 1) {
             isocheck.util.IntList w = onVersion.remove(x);
             if (w != null) for (int i = 0; i < w.size(); i++) ready.push(key(rank, w.get(i)));
           }
