@@ -97,6 +97,7 @@ public final class RegisterSearch extends PolygraphSearch {
     if (!ok) return null;
     st.put("decided-by", new isocheck.history.Kw("witness"));
     st.put("witness", new isocheck.history.Kw(witness.by));
+    if (witness.by.equals("greedy")) st.put("greedy-passes", (long) witness.passes);
     return new Outcome(Verdict.Value.TRUE, null, new ArrayList<>(), st);
   }
 

@@ -46,6 +46,8 @@ final class SerialWitness {
   private final int n;
   /** Which schedule the last {@link #holds} that returned true found: "greedy" or "schedule" (Kahn's). */
   String by;
+  /** How many greedy passes the last {@link #holds} ran: 1, or 2 when the first stalled. */
+  int passes;
   /** Per read mop: the version it names (a transaction, or BOT), or MIN_VALUE when it names none. */
   private int[] version;
 
@@ -182,8 +184,13 @@ final class SerialWitness {
    */
   private boolean greedy(boolean si, boolean session, boolean realtime) {
     int mops = h.mopCount(), nKeys = h.keyCount();
-    Greedy g = new Greedy(si, mops, nKeys, session, realtime);
-    int[] order = g.run();
+    passes = 1;
+    int[] order = new Greedy(si, mops, nKeys, session, realtime, false).run();
+    if (order == null) {
+      // Stalled: again, with each key's writers placed in the order they were first tried.
+      passes = 2;
+      order = new Greedy(si, mops, nKeys, session, realtime, true).run();
+    }
     if (order == null) return false;
     return verified(order, si, session, realtime);
   }
@@ -221,8 +228,23 @@ final class SerialWitness {
     int placedCount;
     /** Set when two writers of a key overlap in the order chosen (SI): the pass cannot succeed. */
     boolean failed;
+    /**
+     * With {@code inLine}, per key: its writers in the order they were first tried, and how many
+     * of them are placed; a writer is placed only after those tried before it. (Without it, a
+     * writer that waited for readers could be overtaken on another key it writes by a later one,
+     * and then need that one's readers first: where those depend on it, the pass stalls, as on a
+     * serializable store's Jepsen-shaped history.)
+     */
+    final boolean inLine;
+    final isocheck.util.IntList[] line;
+    final int[] lineHead;
+    final boolean[] lined;
 
-    Greedy(boolean si, int mops, int nKeys, boolean session, boolean realtime) {
+    Greedy(boolean si, int mops, int nKeys, boolean session, boolean realtime, boolean inLine) {
+      this.inLine = inLine;
+      line = inLine ? new isocheck.util.IntList[nKeys] : null;
+      lineHead = inLine ? new int[nKeys] : null;
+      lined = inLine ? new boolean[n] : null;
       this.si = si;
       this.mops = mops;
       this.session = session;
@@ -326,6 +348,16 @@ final class SerialWitness {
       int t = si ? v >>> 1 : v;
       boolean begin = !si || (v & 1) == 0, end = !si || (v & 1) == 1;
       boolean ok = h.isOk(t);
+      if (inLine && end && !lined[t]) {
+        // In line on each key it writes from its first try, whatever it then waits for.
+        lined[t] = true;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
+          int x = h.mopKey(m);
+          if (line[x] == null) line[x] = new isocheck.util.IntList(4);
+          line[x].add(t);
+        }
+      }
       if (begin) {
         if (prev[t] >= 0 && !placed[commit(prev[t])]) return commit(prev[t]);
         if (ok) {
@@ -343,6 +375,13 @@ final class SerialWitness {
       }
       if (end) {
         if (si && !placed[2 * t]) return 2 * t;
+        if (inLine) {
+          for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+            if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
+            int x = h.mopKey(m), u = line[x].get(lineHead[x]);
+            if (u != t) return commit(u);
+          }
+        }
         // Every other reader of the latest version of each key t writes: t's own reads counted out.
         if (ok) for (int m = h.mopStart(t); m < h.mopEnd(t); m++) { int x = vid(m); if (x >= 0) left[x]--; }
         int b = Integer.MIN_VALUE;
@@ -392,7 +431,10 @@ final class SerialWitness {
       }
       if (end) {
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) == OpRecord.WRITE && ra.isFinalWrite(m)) latest[h.mopKey(m)] = m;
+          if (h.mopKind(m) == OpRecord.WRITE && ra.isFinalWrite(m)) {
+            latest[h.mopKey(m)] = m;
+            if (inLine) lineHead[h.mopKey(m)]++; // t was at the head: the next in line may go
+          }
         }
       }
       for (int w = headT[v]; w >= 0; w = nextW[w]) ready.push(key(rank, w));
