@@ -179,13 +179,14 @@ public final class Polygraph {
   }
 
   /**
-   * The known edges alone, without session or realtime order ({@link #withOrders} adds them) and
-   * without a constraint: a cycle among them is in every graph the full polygraph allows (its
+   * The known edges alone (with the writer orders realtime fixes when {@code byRealtime}, as
+   * {@link #of(History, RegisterAnalysis, boolean[], boolean)} has them), without session or
+   * realtime order ({@link #withOrders} adds them) and without a constraint: a cycle among them is in every graph the full polygraph allows (its
    * known edges are these), so it is a violation found without building the writer pairs, which
    * at 10^6 transactions take seconds and gigabytes. No cycle concludes nothing.
    */
-  public static Polygraph knownOnly(History h, RegisterAnalysis ra, boolean[] ordered) {
-    return of(h, ra, ordered, false, true);
+  public static Polygraph knownOnly(History h, RegisterAnalysis ra, boolean[] ordered, boolean byRealtime) {
+    return of(h, ra, ordered, byRealtime, true);
   }
 
   private static Polygraph of(History h, RegisterAnalysis ra, boolean[] ordered, boolean byRealtime, boolean knownOnly) {
