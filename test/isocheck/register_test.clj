@@ -111,6 +111,9 @@
     ;; anti-dependencies it makes (mt_test); the general search stops at the lost update.
     (is (= #{:lost-update :G2-item} (types r)))
     (is (= #{:lost-update} (types (iso/check (iso/checker {:levels strong-levels, :mt? false}) hist))))
+    (testing "each level alone, the known edges checked before the writer pairs: still the lost update"
+      (doseq [l strong-levels]
+        (is (= #{:lost-update} (types (iso/check (iso/checker {:levels [l], :mt? false}) hist))) (str l))))
     (is (str/includes? (get-in r [:counterexamples :lost-update :explanation]) "both read key :x = nil"))))
 
 (deftest initial-state-precedes-everything

@@ -213,6 +213,10 @@ public abstract class PolygraphSearch {
       progress.stage(l.id + ": known graph");
       Polygraph k = knownOnly(l.family);
       if (k != null) {
+        // (Two read-modify-writes of one version close a cycle of anti-dependencies here too:
+        // reported as the lost update they are, as from the polygraph.)
+        Outcome lost = before(l, k, st);
+        if (lost != null) return lost;
         LevelGraph kg = new LevelGraph(k, l.kind == Level.Kind.SI, l.family == Level.Family.COMMIT_REALTIME);
         Pruning kp = new Pruning(kg).checkOnly();
         if (kp.status == Pruning.Status.VIOLATED) {
