@@ -205,6 +205,31 @@
     (testing "without the cap the full search agrees"
       (is (= {:serializable false, :snapshot-isolation true} (verdicts (check hist [:serializable :snapshot-isolation])))))))
 
+;; When a stronger level's witness schedule fails, the plain level's known graph is checked
+;; before the stronger one's polygraph: a cycle there rules out the plain level and every level
+;; implying it, which then carry its counterexample instead of searching polygraphs of their own.
+(deftest the-plain-levels-known-graph-refutes-the-stronger-levels-first
+  (let [hist (apply h (ok 0 [[:r :x nil] [:w :y 1]]) (ok 1 [[:r :y nil] [:w :x 1]])
+                    (for [i (range 30)] (ok (+ 2 (mod i 5)) [[:w :z i] [:r :x nil]])))
+        ser [:strict-serializable :strong-session-serializable :serializable]
+        r (check hist (conj ser :strong-snapshot-isolation))]
+    (is (= {:strict-serializable false, :strong-session-serializable false, :serializable false,
+            :strong-snapshot-isolation true}
+           (verdicts r)) (pr-str (:levels r)))
+    (doseq [l [:strict-serializable :strong-session-serializable]
+            :let [st (get-in r [:stats :search l])]]
+      (is (= :weaker-level (:decided-by st)) (str l " " (pr-str st)))
+      (is (= :serializable (:weaker-level st)) (str l " " (pr-str st)))
+      (is (contains? st :witness-ms) (str l " " (pr-str st)))
+      (is (not (contains? st :polygraph-ms)) (str l " " (pr-str st))))
+    (is (= :known-graph (get-in r [:stats :search :serializable :decided-by])))
+    (is (= #{:G2-item} (types r)) (pr-str (types r)))
+    (testing "asked alone, the stronger level carries the plain level's counterexample"
+      (let [r1 (check hist [:strict-serializable])]
+        (is (= {:strict-serializable false} (verdicts r1)))
+        (is (= :weaker-level (get-in r1 [:stats :search :strict-serializable :decided-by])))
+        (is (= #{:G2-item} (types r1)) (pr-str (types r1)))))))
+
 (deftest indeterminate-writers-make-the-known-edges-go-first-for-realtime-levels
   ;; Twelve :info writers of z, each read (so committed), overlap every writer of z invoked after
   ;; them: the realtime polygraph keeps those pairs. Capped below what they need, the stale read

@@ -68,6 +68,8 @@
                 (is (pos? as) t)))))) 
       (is (contains? @used ":time-order"))
       (is (contains? @used "solver-alone :solver"))
+      (testing "a stronger level refuted by the plain level's known graph (its witness failed first)"
+        (is (contains? @used ":weaker-level")))
       (testing "the realtime levels' writer orders fixed by realtime (the solver alone has none: it must agree)"
         (is (pos? @timed))))))
 
