@@ -471,8 +471,14 @@ public final class Checker {
       // The version order: the polygraph search (isocheck.check.si). Elle's read committed and
       // read uncommitted need none (isocheck.check.adya.AdyaLevels); repeatable read needs
       // serializability's.
-      LinkedHashMap<Level, Verdict> decided = searched(req, new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witness(o.searchWitness).progress(o.progress),
-          l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);
+      isocheck.check.si.PolygraphSearch search =
+          new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witness(o.searchWitness).progress(o.progress);
+      LinkedHashMap<Level, Verdict> decided;
+      try {
+        decided = searched(req, search, l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);
+      } finally {
+        search.close();
+      }
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
         List<String> types = violating(l);

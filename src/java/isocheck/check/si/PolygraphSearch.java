@@ -113,6 +113,19 @@ public abstract class PolygraphSearch {
    */
   Polygraph knownOnly(Level.Family f) { return null; }
 
+  /**
+   * Told that a level of family f failed its witness schedule and that the weaker levels' steps
+   * come next ({@link #viaWeaker}): the workload may start building f's polygraph on the other
+   * core meanwhile, if it is likely needed and cheap enough to build on speculation.
+   */
+  void ahead(Level.Family f) {}
+
+  /** Whether f's polygraph was built by {@link #ahead} (its polygraph-ms is then the time waited for it). */
+  boolean builtAhead(Level.Family f) { return false; }
+
+  /** Ends what {@link #ahead} started and no level used (called once the levels are decided). */
+  public void close() {}
+
   /** Decides l from the built polygraph before the search when the workload can (null: it cannot). */
   Outcome before(Level l, Polygraph p, Map<String, Object> st) { return null; }
 
@@ -210,6 +223,7 @@ public abstract class PolygraphSearch {
     // The weaker levels' witnesses and known graph only once l's witness was tried and failed:
     // a sign l may be violated. (When l's polygraph exists, none is tried: it decides l at once.)
     boolean failed = pending.containsKey(l) && pending.get(l).containsKey("witness-ms");
+    if (failed) ahead(l.family);
     Level m = weaker(l);
     for (; m.family != Level.Family.PLAIN; m = weaker(m)) {
       Outcome om = outcomes.get(m);
@@ -294,6 +308,7 @@ public abstract class PolygraphSearch {
           List.of(), st);
     }
     st.put("polygraph-ms", buildNs[l.family.ordinal()] / 1_000_000L);
+    if (builtAhead(l.family)) st.put("built-ahead", true);
     st.put("constraints", (long) p.constraints());
     st.put("known-edges", (long) p.known.size());
     if (p.realtimeEdges > 0) st.put("realtime-edges", p.realtimeEdges);

@@ -67,7 +67,9 @@ public final class RegisterSearch extends PolygraphSearch {
     if (timed(f)) {
       if (timed == null) {
         knownTimed = null;
-        timed = Polygraph.of(h, ra, orderedKeys, true);
+        timedWasAhead = timedAhead != null;
+        timed = timedWasAhead ? awaitAhead() : Polygraph.of(h, ra, orderedKeys, true);
+        timedAhead = null;
       }
       return timed.withOrders(session, realtime);
     }
@@ -76,6 +78,66 @@ public final class RegisterSearch extends PolygraphSearch {
       plain = Polygraph.of(h, ra, false, false, orderedKeys);
     }
     return plain.withOrders(session, realtime);
+  }
+
+  /** The realtime families' polygraph being built on the other core ({@link #ahead}), or null. */
+  private java.util.concurrent.CompletableFuture<Polygraph> timedAhead;
+  private Thread aheadThread;
+  private boolean timedWasAhead;
+
+  @Override
+  boolean builtAhead(Level.Family f) { return timed(f) && timedWasAhead; }
+
+  /**
+   * When a realtime level's witness schedule fails (strict serializability's, first), its
+   * polygraph (with the writer orders realtime fixes) is built on a thread of its own while the
+   * weaker levels' schedules and the plain known graph are tried on this one: after them, that
+   * level or strong SI nearly always searches it. (Not when :info writers make many pairs
+   * likely: their known edges go first, {@link #knownOnly}.) Lein bench cli's 10^5
+   * rw-register history: the strong-session schedule (0.24 s) runs beside the build (0.38 s).
+   */
+  @Override
+  void ahead(Level.Family f) {
+    if (!timed(f) || timed != null || timedAhead != null || manyOverlaps()) return;
+    ra.versions(); // (computed here, before the thread starts: it reads them)
+    java.util.concurrent.CompletableFuture<Polygraph> fut = new java.util.concurrent.CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        fut.complete(Polygraph.of(h, ra, orderedKeys, true));
+      } catch (Throwable e) {
+        fut.completeExceptionally(e);
+      }
+    }, "isocheck-polygraph");
+    t.setDaemon(true);
+    timedAhead = fut;
+    aheadThread = t;
+    t.start();
+  }
+
+  /** The polygraph built ahead; what its build threw, rethrown here (Polygraph.TooLarge, out of memory). */
+  private Polygraph awaitAhead() {
+    try {
+      return timedAhead.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RuntimeException) throw (RuntimeException) c;
+      if (c instanceof Error) throw (Error) c;
+      throw e;
+    }
+  }
+
+  /** Waits for a build started ahead that no level used, so that it does not outlive the check. */
+  @Override
+  public void close() {
+    Thread t = aheadThread;
+    aheadThread = null;
+    timedAhead = null;
+    if (t == null) return;
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The known edges alone, without orders ({@link Polygraph#knownOnly}), built once. */
