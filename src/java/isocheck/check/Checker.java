@@ -265,9 +265,11 @@ public final class Checker {
     isocheck.check.si.Polygraph mtPolygraph;
     long sccNs, searchNs, polygraphNs;
 
-    Scc scc(Digraph gr, int filter) {
+    Scc scc(Digraph gr, int filter) { return scc(gr, filter, null); }
+
+    Scc scc(Digraph gr, int filter, int[] groups) {
       long t = System.nanoTime();
-      Scc s = Scc.of(gr, filter);
+      Scc s = Scc.of(gr, filter, groups);
       sccNs += System.nanoTime() - t;
       return s;
     }
@@ -304,7 +306,8 @@ public final class Checker {
       int top = maxFam.ordinal();
       o.progress.stage("cycles");
       boolean gsi = req.contains(Level.GSI), rr = req.contains(Level.REPEATABLE_READ);
-      CycleReporter.ByFamily fam = new CycleReporter.ByFamily(top, anySi, f -> scc(g, serFilter(f)), f -> scc(bc(), siFilter(f)));
+      CycleReporter.ByFamily fam = new CycleReporter.ByFamily(top, anySi, (f, in) -> scc(g, serFilter(f), in),
+          (f, in) -> scc(BcGraph.of(g, n, false, in), siFilter(f), BcGraph.lift(in, n, 2 * n + (g.n - n))));
       Scc[] ser = fam.ser, si = fam.si;
       boolean[] serAcyclic = fam.serAcyclic, siAcyclic = fam.siAcyclic;
       // GSI: plain SI's graph cyclic rules it out; strong SI's acyclic settles it.

@@ -50,25 +50,31 @@ public final class CycleReporter {
    * Per family PLAIN..top: serializability's components ({@code ser}, acyclic or not) and, when
    * {@code withSi}, snapshot isolation's ({@code si}). Strongest family first: when its graph is
    * acyclic so are the weaker ones, whose components are then not computed (null); an acyclic
-   * serializability graph makes the SI one acyclic too.
+   * serializability graph makes the SI one acyclic too. A weaker family's components, and a
+   * family's SI ones, are searched only within the cyclic components already found
+   * ({@link Scc#of(Digraph, int, int[])}): {@code serOf} and {@code siOf} get those groups (null:
+   * the whole graph; for SI, over transactions, to lift to the begin/commit graph).
    */
   public static final class ByFamily {
     public final Scc[] ser = new Scc[3], si = new Scc[3];
     public final boolean[] serAcyclic = new boolean[3], siAcyclic = new boolean[3];
 
-    public ByFamily(int top, boolean withSi, java.util.function.Function<Level.Family, Scc> serOf,
-                    java.util.function.Function<Level.Family, Scc> siOf) {
+    public ByFamily(int top, boolean withSi, java.util.function.BiFunction<Level.Family, int[], Scc> serOf,
+                    java.util.function.BiFunction<Level.Family, int[], Scc> siOf) {
       for (int fi = top; fi >= 0; fi--) {
         Level.Family f = Level.Family.values()[fi];
         if (fi < top && serAcyclic[fi + 1]) serAcyclic[fi] = true;
         else {
-          ser[fi] = serOf.apply(f);
+          // Within the stronger family's cyclic components: its edges include these.
+          ser[fi] = serOf.apply(f, fi < top ? ser[fi + 1].cyclicGroups() : null);
           serAcyclic[fi] = !ser[fi].hasCycle();
         }
         if (!withSi) continue;
         if (serAcyclic[fi] || (fi < top && siAcyclic[fi + 1])) siAcyclic[fi] = true;
         else {
-          si[fi] = siOf.apply(f);
+          // Within this family's cyclic serializability components (over transactions; the
+          // caller lifts them to begin and commit nodes, BcGraph.lift).
+          si[fi] = siOf.apply(f, ser[fi].cyclicGroups());
           siAcyclic[fi] = !si[fi].hasCycle();
         }
       }

@@ -36,14 +36,24 @@ public final class BcGraph {
   public static Digraph of(Digraph g, int nTxns) { return of(g, nTxns, false); }
 
   /** The begin/commit graph; realtime edges enter commit nodes when rtToCommit (GSI). */
-  public static Digraph of(Digraph g, int nTxns, boolean rtToCommit) {
+  public static Digraph of(Digraph g, int nTxns, boolean rtToCommit) { return of(g, nTxns, rtToCommit, null); }
+
+  /**
+   * The begin/commit graph, with {@code txnGroups} (per node of g, or null) only the edges between
+   * nodes of one group ≥ 0: all that {@link Scc#of(Digraph, int, int[])} with the lifted groups
+   * ({@link #lift}) follows, built for the few nodes of a serializability graph's cyclic
+   * components instead of every edge of the history (the nodes keep their numbers).
+   */
+  public static Digraph of(Digraph g, int nTxns, boolean rtToCommit, int[] txnGroups) {
     int nRelay = g.n - nTxns;
     int n = 2 * nTxns + nRelay;
     EdgeList es = new EdgeList();
-    for (int t = 0; t < nTxns; t++) es.add(begin(t), commit(t), Edge.INTRA);
+    for (int t = 0; t < nTxns; t++) if (txnGroups == null || txnGroups[t] >= 0) es.add(begin(t), commit(t), Edge.INTRA);
     for (int a = 0; a < g.n; a++) {
+      if (txnGroups != null && txnGroups[a] < 0) continue;
       for (int e = g.start(a); e < g.end(a); e++) {
         int b = g.target(e), m = g.mask(e);
+        if (txnGroups != null && txnGroups[b] != txnGroups[a]) continue;
         int dep = m & Edge.DEP;
         int from = a < nTxns ? commit(a) : 2 * nTxns + (a - nTxns);
         if (rtToCommit && (dep & Edge.RT) != 0) {
@@ -55,6 +65,19 @@ public final class BcGraph {
       }
     }
     return Digraph.of(n, es);
+  }
+
+  /**
+   * Groups of the transaction graph (per node: transactions, then relays) lifted to the
+   * begin/commit graph of n nodes: each node gets its owner's ({@link Scc#of(Digraph, int, int[])}).
+   * A cycle of the begin/commit graph maps to a closed walk over its owners along the same
+   * dependencies, so with a serializability graph's cyclic components as groups (whose edges
+   * include the SI graph's, less begin → commit), it lies within one of them.
+   */
+  public static int[] lift(int[] txnGroups, int nTxns, int n) {
+    int[] g = new int[n];
+    for (int v = 0; v < n; v++) g[v] = txnGroups[owner(v, nTxns)];
+    return g;
   }
 
   /** The txn (or relay, as nTxns + r) a BC node belongs to. */

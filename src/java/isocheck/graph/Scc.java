@@ -26,7 +26,22 @@ public final class Scc {
 
   public boolean hasCycle() { return cyclicCount > 0; }
 
-  public static Scc of(Digraph g, int filter) {
+  public static Scc of(Digraph g, int filter) { return of(g, filter, null); }
+
+  /**
+   * The components of g's filtered edges within groups: with {@code group} (per node, or null
+   * for the whole graph), a node of group -1 is a component of its own, acyclic, and only edges
+   * between nodes of one group are followed. For the components of a subgraph of a graph whose
+   * components are known (a weaker family's edges, {@link isocheck.check.CycleReporter.ByFamily}),
+   * with each node's group its component there when that one is cyclic, else -1: a cycle of the
+   * subgraph lies within one cyclic component of the graph, so the result is the subgraph's
+   * components, found by exploring only those (on a 10^6-transaction list-append history whose
+   * cycles are few and short, a few thousand nodes instead of the whole graph). Components are
+   * then numbered in Tarjan's order within the groups, not in reverse topological order of the
+   * whole graph. The caller answers for the premise: a group -1 node has no self-loop and lies on
+   * no cycle of the filtered edges.
+   */
+  public static Scc of(Digraph g, int filter, int[] group) {
     final int n = g.n;
     final int[] start = g.start, target = g.target;
     final byte[] mask = g.mask;
@@ -44,6 +59,13 @@ public final class Scc {
     int[] sizes = new int[16];
     for (int root = 0; root < n; root++) {
       if (index[root] >= 0) continue;
+      if (group != null && group[root] < 0) {
+        index[root] = next++;
+        comp[root] = count;
+        if (count == sizes.length) sizes = java.util.Arrays.copyOf(sizes, count * 2);
+        sizes[count++] = 1;
+        continue;
+      }
       cp = 0;
       callNode[0] = root;
       callEdge[0] = start[root];
@@ -57,7 +79,7 @@ public final class Scc {
         boolean descended = false;
         while (e < end) {
           int w = target[e];
-          if ((mask[e] & filter) == 0) { e++; continue; }
+          if ((mask[e] & filter) == 0 || (group != null && group[w] != group[v])) { e++; continue; }
           if (index[w] < 0) {
             callEdge[cp] = e + 1;
             index[w] = low[w] = next++;
@@ -98,7 +120,7 @@ public final class Scc {
     int cc = 0;
     for (int c = 0; c < count; c++) if (size[c] > 1) cyclic[c] = true;
     for (int v = 0; v < n; v++) {
-      if (size[comp[v]] == 1) {
+      if (size[comp[v]] == 1 && (group == null || group[v] >= 0)) {
         for (int e = start[v]; e < start[v + 1]; e++) {
           if (target[e] == v && (mask[e] & filter) != 0) cyclic[comp[v]] = true;
         }
@@ -109,9 +131,19 @@ public final class Scc {
   }
 
   /**
+   * Per node: its component when that one is cyclic, else -1: the groups within which a subgraph's
+   * components lie ({@link #of(Digraph, int, int[])}).
+   */
+  public int[] cyclicGroups() {
+    int[] g = new int[comp.length];
+    for (int v = 0; v < comp.length; v++) g[v] = cyclic[comp[v]] ? comp[v] : -1;
+    return g;
+  }
+
+  /**
    * The cyclic components of this decomposition of a graph of n nodes, each as its nodes in the
    * transaction graph (of transactionGraphNodes nodes: transactions, then realtime relays),
-   * smallest first: they make the clearest counterexamples. For a begin/commit graph (bc, over
+   * smallest first (they make the clearest counterexamples), then earliest first. For a begin/commit graph (bc, over
    * nTxns transactions), a component's transactions are the owners of its begin and commit nodes.
    */
   public java.util.List<int[]> cyclicComponents(int n, boolean bc, int nTxns, int transactionGraphNodes) {
@@ -135,7 +167,9 @@ public final class Scc {
       }
       out.add(java.util.Arrays.copyOf(ns, k));
     }
-    out.sort((x, y) -> Integer.compare(x.length, y.length));
+    // (Ties by their first transaction: the same order however the components are numbered.)
+    out.sort((x, y) -> x.length != y.length ? Integer.compare(x.length, y.length)
+        : x.length == 0 ? 0 : Integer.compare(x[0], y[0]));
     return out;
   }
 }

@@ -199,7 +199,7 @@ public final class MtCheck {
       for (Level l : req) anySi |= l.kind == Level.Kind.SI;
       int top = topFam.ordinal();
       isocheck.check.CycleReporter.ByFamily fam = new isocheck.check.CycleReporter.ByFamily(top, anySi,
-          f -> Scc.of(g, serFilter(f)), f -> Scc.of(bc(), siFilter(f)));
+          (f, in) -> Scc.of(g, serFilter(f), in), (f, in) -> Scc.of(BcGraph.of(g, n, false, in), siFilter(f), BcGraph.lift(in, n, 2 * n + (g.n - n))));
       Scc[] ser = fam.ser, si = fam.si;
       boolean[] serOk = fam.serAcyclic, siOk = fam.siAcyclic;
       // Counterexamples weakest family first, so that each cycle gets its weakest name.

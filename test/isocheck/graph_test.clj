@@ -1,0 +1,72 @@
+(ns isocheck.graph-test
+  "Strongly connected components searched within groups (isocheck.graph.Scc):
+  a weaker family's components within the stronger family's cyclic ones, and
+  snapshot isolation's begin/commit components within serializability's, must
+  be exactly what a search of the whole graph finds."
+  (:require [clojure.test :refer [deftest is testing]])
+  (:import (isocheck.graph BcGraph Digraph Edge EdgeList Scc)
+           (isocheck.check CycleReporter Level$Family)))
+
+(defn- random-graph
+  "n transactions and r relay nodes, about d edges a node, each with one or two
+  of the dependency and order bits; a few self-loops."
+  ^Digraph [seed n r d]
+  (let [rnd (java.util.Random. seed)
+        es (EdgeList.)
+        bits [Edge/WW Edge/WR Edge/RW Edge/SO Edge/RT]
+        total (+ n r)]
+    (dotimes [_ (* d total)]
+      (let [a (.nextInt rnd total)
+            ;; mostly forward, so that components stay small, as in real histories
+            b (if (< (.nextInt rnd 10) 8)
+                (min (dec total) (+ a 1 (.nextInt rnd 5)))
+                (.nextInt rnd total))
+            a (if (and (>= a n) (>= b n)) (.nextInt rnd n) a)
+            m (bit-or (nth bits (.nextInt rnd 5)) (if (zero? (.nextInt rnd 3)) (nth bits (.nextInt rnd 5)) 0))
+            ;; anti-dependencies only between transactions, as the checker builds them
+            m (if (or (>= a n) (>= b n)) (bit-and m (bit-not Edge/RW)) m)
+            m (if (zero? m) Edge/RT m)]
+        (.add es (int a) (int b) (int m))))
+    (Digraph/of total es)))
+
+(defn- cyclic-sets
+  "The node sets of the cyclic components."
+  [^Scc s n]
+  (->> (range n)
+       (filter #(aget (.cyclic s) (aget (.comp s) %)))
+       (group-by #(aget (.comp s) %))
+       vals
+       (map set)
+       set))
+
+(deftest components-within-groups-are-the-whole-graphs
+  (doseq [seed (range 300)
+          :let [n (+ 5 (mod seed 40))
+                r (mod seed 4)
+                g (random-graph seed n r (inc (mod seed 3)))
+                families [Level$Family/REALTIME Level$Family/PROCESS Level$Family/PLAIN]]]
+    (testing (str "seed " seed)
+      (doseq [[strong weak] (partition 2 1 families)
+              :let [outer (Scc/of g (CycleReporter/serFilter strong))
+                    whole (Scc/of g (CycleReporter/serFilter weak))
+                    within (Scc/of g (CycleReporter/serFilter weak) (.cyclicGroups outer))]]
+        (is (= (cyclic-sets whole (.n g)) (cyclic-sets within (.n g))) (str strong " -> " weak))
+        (is (= (.cyclicCount whole) (.cyclicCount within))))
+      (doseq [f families
+              :let [ser (Scc/of g (CycleReporter/serFilter f))
+                    groups (.cyclicGroups ser)
+                    bcn (+ (* 2 n) r)
+                    whole (Scc/of (BcGraph/of g n) (CycleReporter/siFilter f))
+                    within (Scc/of (BcGraph/of g n false groups) (CycleReporter/siFilter f) (BcGraph/lift groups n bcn))]]
+        (is (= (cyclic-sets whole bcn) (cyclic-sets within bcn)) (str "SI " f))))))
+
+(deftest the-cyclic-components-come-smallest-then-earliest-first
+  ;; Two 2-cycles and a 3-cycle: the 2-cycles first, the one of the earlier transactions first,
+  ;; whatever order the search numbered them in.
+  (let [es (doto (EdgeList.)
+             (.add 7 8 Edge/WW) (.add 8 7 Edge/WR)
+             (.add 0 1 Edge/WW) (.add 1 2 Edge/WW) (.add 2 0 Edge/WW)
+             (.add 3 4 Edge/WR) (.add 4 3 Edge/RW))
+        g (Digraph/of 9 es)
+        comps (map vec (.cyclicComponents (Scc/of g Edge/DATA) 9 false 9 9))]
+    (is (= [[3 4] [7 8] [0 1 2]] comps))))
