@@ -283,3 +283,42 @@
                     (ok 1 [[:r :x [1]]])))]
     (is (= true (:valid? r)))
     (is (= 1 (get-in r [:stats :skipped-ops])))))
+
+;; ---------------------------------------------------------------- on every core
+
+(deftest splitting-the-analysis-across-cores-changes-nothing
+  ;; The list-append analysis runs its passes on a range of transactions, keys or micro-ops per
+  ;; core and joins them in order: with every pre-check anomaly several times over (each round
+  ;; on keys of its own, between consistent transactions), and instances capped at 2 a type,
+  ;; the verdicts, counts and kept counterexamples must not depend on the split.
+  (let [round (fn [r]
+                (let [k #(keyword (str (name %) r))
+                      p (* 10 r)]
+                  [(ok p [[:append (k :a) 1] [:r (k :a) []]])                       ; internal
+                   (ok (+ p 1) [[:r (k :b) [1]] [:append (k :b) 1]])                 ; future-read
+                   (ok p [[:append (k :c) 1]]) (ok (+ p 2) [[:r (k :c) [1 1]]])      ; duplicate-elements
+                   (fail p [[:append (k :d) 1]]) (ok (+ p 3) [[:r (k :d) [1]]])      ; G1a
+                   (ok p [[:append (k :e) 1] [:append (k :e) 2]]) (ok (+ p 4) [[:r (k :e) [1]]]) ; G1b
+                   (fail p [[:append (k :f) 1]]) (ok (+ p 5) [[:append (k :f) 2]])
+                   (ok (+ p 6) [[:r (k :f) [1 2]]])                                  ; dirty-update
+                   (ok p [[:append (k :g) 1]]) (ok (+ p 7) [[:r (k :g) [1 9]]])      ; garbage-read
+                   (ok p [[:append (k :h) 1]]) (ok (+ p 1) [[:append (k :h) 2]])
+                   (ok (+ p 2) [[:r (k :h) [1 2]]]) (ok (+ p 3) [[:r (k :h) [2 1]]]) ; incompatible-order
+                   (ok p [[:append (k :i) 1]]) (ok (+ p 1) [[:r (k :i) [1]] [:append (k :i) 2]])
+                   (ok (+ p 2) [[:r (k :i) [1]] [:append (k :i) 3]]) (ok (+ p 3) [[:r (k :i) [1 2 3]]]) ; lost-update
+                   (ok (+ p 8) [[:append (k :j) 1] [:r (k :y) []]])
+                   (ok (+ p 9) [[:append (k :y) 1] [:r (k :j) []]])                  ; G2-item
+                   (ok (+ p 4) [[:r (k :j) [1]] [:r (k :y) [1]] [:append (k :z) 1]])]))
+        hist (apply h (mapcat round (range 6)))
+        run (fn [cores]
+              (System/setProperty "isocheck.weak.cores" (str cores))
+              (try
+                (dissoc (iso/check (iso/checker {:max-anomalies 2}) hist) :stats)
+                (finally (System/clearProperty "isocheck.weak.cores"))))
+        one (run 1)]
+    (is (every? (set (:anomaly-types one))
+                [:internal :future-read :duplicate-elements :G1a :G1b :dirty-update :garbage-read
+                 :incompatible-order :lost-update])
+        (pr-str (:anomaly-types one)))
+    (is (= one (run 2)))
+    (is (= one (run 3)))))

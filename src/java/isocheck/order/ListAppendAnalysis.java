@@ -10,6 +10,7 @@ import isocheck.report.Anomaly;
 import isocheck.report.AnomalySet;
 import isocheck.report.Data;
 import isocheck.util.IntList;
+import isocheck.util.Ranges;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -78,13 +79,29 @@ public final class ListAppendAnalysis {
     unread = new int[nKeys][];
     finalAppend = new boolean[nm];
     for (int t = 0; t < h.nTxns; t++) if (h.isOk(t)) committed[t] = true;
-    markFinalAppends();
-    internal();
-    orders();
-    futureReads();
+    // The passes run on every core (isocheck.util.Ranges: contiguous ranges of transactions,
+    // keys or micro-ops), each range with its own scratch arrays and its own list of anomalies
+    // and edges, joined in range order: the result is the same, in the same order, for any split.
+    Ranges txns = new Ranges(h.nTxns);
+    markFinalAppends(txns);
+    internal(txns);
+    orders(txns);
+    futureReads(txns);
     duplicates();
     unreadAppends();
     edgesAndLostUpdates();
+  }
+
+  /** Runs body(c, out) for every range c of r, in parallel, then adds each range's anomalies in range order. */
+  private void inRanges(Ranges r, java.util.function.ObjIntConsumer<List<Anomaly>> body) {
+    @SuppressWarnings("unchecked")
+    List<Anomaly>[] out = new List[r.count];
+    r.forEach(c -> {
+      ArrayList<Anomaly> l = new ArrayList<>();
+      body.accept(l, c);
+      out[c] = l;
+    });
+    for (List<Anomaly> l : out) for (Anomaly a : l) anomalies.add(a);
   }
 
   /** Per key: where its order's writer mops start in {@link #orderMop}. */
@@ -99,16 +116,30 @@ public final class ListAppendAnalysis {
 
   // ------------------------------------------------------------------ per transaction
 
-  private void markFinalAppends() {
-    int[] stamp = new int[nKeys];
-    for (int t = 0; t < h.nTxns; t++) {
-      for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
-        if (h.mopKind(m) != OpRecord.APPEND) continue;
-        int k = h.mopKey(m);
-        finalAppend[m] = stamp[k] != t + 1;
-        stamp[k] = t + 1;
+  /** Per read mop: its transaction appends to the key it read (somewhere in it): a read-modify-write, for lost updates. */
+  private boolean[] appendedKey;
+
+  private void markFinalAppends(Ranges txns) {
+    appendedKey = new boolean[h.mopCount()];
+    txns.forEach(c -> {
+      int[] stamp = new int[nKeys];
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        boolean reads = false;
+        for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) {
+          if (h.mopKind(m) != OpRecord.APPEND) {
+            reads = true;
+            continue;
+          }
+          int k = h.mopKey(m);
+          finalAppend[m] = stamp[k] != t + 1;
+          stamp[k] = t + 1;
+        }
+        if (!reads) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) == OpRecord.READ && stamp[h.mopKey(m)] == t + 1) appendedKey[m] = true;
+        }
       }
-    }
+    });
   }
 
   /**
@@ -116,13 +147,17 @@ public final class ListAppendAnalysis {
    * the txn's previous read of k followed by its own appends since then, or, if it has not read k
    * yet, end with all its own appends to k. Also fixes each ok txn's external observation per key.
    */
-  private void internal() {
+  private void internal(Ranges txns) {
+    inRanges(txns, (found, c) -> internal(txns.from(c), txns.to(c), found));
+  }
+
+  private void internal(int from, int to, List<Anomaly> found) {
     int[] slotStamp = new int[nKeys];
     int[] slotOf = new int[nKeys];
     ArrayList<IntList> ownAll = new ArrayList<>(), ownSince = new ArrayList<>();
     int[] lastRead = new int[16];
     int[] pool = h.listPool();
-    for (int t = 0; t < h.nTxns; t++) {
+    for (int t = from; t < to; t++) {
       if (!h.isOk(t)) continue;
       int slots = 0;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
@@ -158,11 +193,11 @@ public final class ListAppendAnalysis {
             ArrayList<Object> ids = new ArrayList<>();
             for (int j = 0; j < plen; j++) ids.add(pool[poff + j]);
             for (int i = 0; i < since.size(); i++) ids.add(since.get(i));
-            anomalies.add(internalAnomaly(t, m, ids, false));
+            found.add(internalAnomaly(t, m, ids, false));
           }
         } else {
           boolean endsWithOwn = endsWith(pool, off, len, all);
-          if (all.size() > 0 && !endsWithOwn) anomalies.add(internalAnomaly(t, m, listOf(all), true));
+          if (all.size() > 0 && !endsWithOwn) found.add(internalAnomaly(t, m, listOf(all), true));
           extLen[m] = endsWithOwn ? len - all.size() : len;
         }
         lastRead[s] = m;
@@ -199,9 +234,13 @@ public final class ListAppendAnalysis {
   }
 
   /** A read that includes an element its own txn appends only later (positions answer it without scanning). */
-  private void futureReads() {
+  private void futureReads(Ranges txns) {
+    inRanges(txns, (found, c) -> futureReads(txns.from(c), txns.to(c), found));
+  }
+
+  private void futureReads(int from, int to, List<Anomaly> found) {
     int[] pool = h.listPool();
-    for (int t = 0; t < h.nTxns; t++) {
+    for (int t = from; t < to; t++) {
       if (!h.isOk(t)) continue;
       txn:
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
@@ -217,7 +256,7 @@ public final class ListAppendAnalysis {
             for (int j = 0; j < len && !seen; j++) seen = pool[off + j] == v;
           }
           if (seen) {
-            anomalies.add(new Anomaly("future-read", new int[] {t},
+            found.add(new Anomaly("future-read", new int[] {t},
                 Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "element", h.value(v)),
                 name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", which includes "
                     + h.valueStr(v) + ", an element " + name(t) + " itself appended only later, in "
@@ -236,26 +275,38 @@ public final class ListAppendAnalysis {
    */
   private void duplicates() {
     int[] pool = h.listPool();
-    int[] dupStamp = new int[Math.max(1, h.valueCount())];
-    int stamp = 0;
     int[] dupAt = new int[nKeys]; // length at which the order first repeats an element; MAX if never
     Arrays.fill(dupAt, Integer.MAX_VALUE);
-    for (int k = 0; k < nKeys; k++) {
-      int l = longest[k];
-      if (l < 0) continue;
-      stamp++;
-      int off = h.mopVal(l), len = h.mopLen(l);
-      for (int j = 0; j < len; j++) {
-        int v = pool[off + j];
-        if (dupStamp[v] == stamp) { dupAt[k] = j + 1; break; }
-        dupStamp[v] = stamp;
+    Ranges keys = new Ranges(nKeys);
+    keys.forEach(c -> {
+      int[] dupStamp = new int[Math.max(1, h.valueCount())];
+      int stamp = 0;
+      for (int k = keys.from(c); k < keys.to(c); k++) {
+        int l = longest[k];
+        if (l < 0) continue;
+        stamp++;
+        int off = h.mopVal(l), len = h.mopLen(l);
+        for (int j = 0; j < len; j++) {
+          int v = pool[off + j];
+          if (dupStamp[v] == stamp) { dupAt[k] = j + 1; break; }
+          dupStamp[v] = stamp;
+        }
       }
-    }
-    for (int m = 0; m < h.mopCount(); m++) {
+    });
+    Ranges mops = new Ranges(h.mopCount());
+    inRanges(mops, (found, c) -> duplicateReads(mops.from(c), mops.to(c), dupAt, found));
+  }
+
+  private void duplicateReads(int from, int to, int[] dupAt, List<Anomaly> found) {
+    int[] pool = h.listPool();
+    int[] dupStamp = null;
+    int stamp = 0;
+    for (int m = from; m < to; m++) {
       if (h.mopKind(m) != OpRecord.READ || !h.isOk(h.mopTxn(m))) continue;
       int len = h.mopLen(m);
       if (!incompatible[m] && len < dupAt[h.mopKey(m)]) continue;
       int off = h.mopVal(m);
+      if (dupStamp == null) dupStamp = new int[Math.max(1, h.valueCount())];
       stamp++;
       LinkedHashMap<Object, Object> dups = null;
       int firstDup = -1;
@@ -273,7 +324,7 @@ public final class ListAppendAnalysis {
       }
       if (dups == null) continue;
       int t = h.mopTxn(m), k = h.mopKey(m);
-      anomalies.add(new Anomaly("duplicate-elements", new int[] {t},
+      found.add(new Anomaly("duplicate-elements", new int[] {t},
           Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "duplicates", dups, "key", h.key(k),
               "position", (long) firstDup + 1),
           name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m, firstDup) + ", which holds "
@@ -285,28 +336,47 @@ public final class ListAppendAnalysis {
 
   // ------------------------------------------------------------------ version orders
 
-  private void orders() {
+  private void orders(Ranges txns) {
     int[] pool = h.listPool();
-    // Longest read per key.
-    for (int t = 0; t < h.nTxns; t++) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ) continue;
-        int k = h.mopKey(m);
-        if (longest[k] < 0 || h.mopLen(m) > h.mopLen(longest[k])) longest[k] = m;
+    // Longest read per key (the first of the longest): per range, then joined in range order.
+    int[][] longestIn = new int[txns.count][];
+    txns.forEach(c -> {
+      int[] lg = c == 0 ? longest : new int[nKeys];
+      if (c > 0) Arrays.fill(lg, -1);
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ) continue;
+          int k = h.mopKey(m);
+          if (lg[k] < 0 || h.mopLen(m) > h.mopLen(lg[k])) lg[k] = m;
+        }
       }
+      longestIn[c] = lg;
+    });
+    for (int c = 1; c < txns.count; c++) {
+      int[] lg = longestIn[c];
+      for (int k = 0; k < nKeys; k++) if (lg[k] >= 0 && (longest[k] < 0 || h.mopLen(lg[k]) > h.mopLen(longest[k]))) longest[k] = lg[k];
     }
-    // Every read must be a prefix of the longest.
+    // Every read must be a prefix of the longest (compared on every core; reported in order).
+    txns.forEach(c -> {
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        if (!h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ) continue;
+          int l = longest[h.mopKey(m)];
+          if (m == l) continue;
+          int off = h.mopVal(m), len = h.mopLen(m), loff = h.mopVal(l);
+          if (Arrays.mismatch(pool, off, off + len, pool, loff, loff + len) >= 0) incompatible[m] = true;
+        }
+      }
+    });
     boolean[] reported = new boolean[nKeys];
     for (int t = 0; t < h.nTxns; t++) {
       if (!h.isOk(t)) continue;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) != OpRecord.READ) continue;
+        if (!incompatible[m]) continue;
         int k = h.mopKey(m), l = longest[k];
-        if (m == l) continue;
         int off = h.mopVal(m), len = h.mopLen(m), loff = h.mopVal(l);
-        if (Arrays.mismatch(pool, off, off + len, pool, loff, loff + len) < 0) continue;
-        incompatible[m] = true;
         if (!reported[k]) {
           reported[k] = true;
           int lt = h.mopTxn(l);
@@ -329,19 +399,40 @@ public final class ListAppendAnalysis {
     orderStart = new int[nKeys + 1];
     for (int k = 0; k < nKeys; k++) orderStart[k + 1] = orderStart[k] + (longest[k] < 0 ? 0 : h.mopLen(longest[k]));
     orderMop = new int[orderStart[nKeys]];
-    for (int k = 0; k < nKeys; k++) {
-      int l = longest[k];
-      if (l < 0) continue;
-      int off = h.mopVal(l), len = h.mopLen(l), base = orderStart[k];
-      for (int p = 0; p < len; p++) orderMop[base + p] = h.writerMop(k, pool[off + p]);
-      scanOrder(k, l, base, len);
-      // An element read twice (duplicate-elements) is one version: keep its first position.
-      for (int p = 0; p < len; p++) {
-        int w = orderMop[base + p];
-        if (w < 0) continue;
-        if (pos[w] < 0) pos[w] = p;
-        else if (pos[w] != p) orderMop[base + p] = -1;
+    // On every core, per range of keys: each order's writers; :info writers observed are
+    // committed; positions (an element read twice, duplicate-elements, is one version: its first
+    // position is kept, the later ones get no writer). Keys whose order holds an element nobody
+    // appended or an aborted writer are marked, and only those are scanned below, in key order,
+    // for what they report (garbage, aborted reads, dirty updates).
+    boolean[] special = new boolean[nKeys];
+    Ranges keys = new Ranges(nKeys);
+    keys.forEach(c -> {
+      for (int k = keys.from(c); k < keys.to(c); k++) {
+        int l = longest[k];
+        if (l < 0) continue;
+        int off = h.mopVal(l), len = h.mopLen(l), base = orderStart[k];
+        for (int p = 0; p < len; p++) {
+          int w = h.writerMop(k, pool[off + p]);
+          orderMop[base + p] = w;
+          if (w < 0) {
+            special[k] = true;
+            continue;
+          }
+          int wt = h.mopTxn(w), st = h.status(wt);
+          if (st == OpType.INFO) committed[wt] = true; // (only ever set: the ranges may race to it)
+          else if (st == OpType.FAIL) special[k] = true;
+          if (pos[w] < 0) pos[w] = p;
+          else if (pos[w] != p) orderMop[base + p] = -1;
+        }
       }
+    });
+    for (int k = 0; k < nKeys; k++) {
+      if (!special[k]) continue;
+      int l = longest[k];
+      int off = h.mopVal(l), len = h.mopLen(l), base = orderStart[k];
+      // (A position whose writer was dropped as a repeat is scanned as an element without a
+      // position: the same report, once per key and element.)
+      scanOrder(k, l, base, len);
       int abortedAt = -1;
       for (int p = 0; p < len; p++) {
         int w = orderMop[base + p];
@@ -427,7 +518,7 @@ public final class ListAppendAnalysis {
   }
 
   /** G1b: the last element a read observed was not its writer's final append to that key. */
-  private void intermediateRead(int m, int e, int w) {
+  private void intermediateRead(int m, int e, int w, List<Anomaly> found) {
     if (w < 0 || finalAppend[w]) return;
     int k = h.mopKey(m), r = h.mopTxn(m), wt = h.mopTxn(w);
     if (wt == r) return;
@@ -436,7 +527,7 @@ public final class ListAppendAnalysis {
       if (h.mopKind(a) == OpRecord.APPEND && h.mopKey(a) == k) { later = a; break; }
     }
     int v = h.mopVal(w);
-    anomalies.add(new Anomaly("G1b", new int[] {r, wt},
+    found.add(new Anomaly("G1b", new int[] {r, wt},
         Anomaly.map("op", Data.op(h, r), "mop", Data.mop(h, m), "writer", Data.op(h, wt), "element", h.value(v)),
         name(r) + " read key " + h.keyStr(k) + " as " + h.listStr(m) + ", ending with " + h.valueStr(v)
             + ", but " + name(wt) + " appended " + h.valueStr(v) + " and then "
@@ -466,7 +557,6 @@ public final class ListAppendAnalysis {
   // ------------------------------------------------------------------ edges
 
   private void edgesAndLostUpdates() {
-    int[] pool = h.listPool();
     // Bucket the external reads of ok txns by key.
     int nm = h.mopCount();
     int[] cnt = new int[nKeys + 1];
@@ -475,11 +565,26 @@ public final class ListAppendAnalysis {
     int[] at = Arrays.copyOf(cnt, nKeys);
     int[] byKey = new int[cnt[nKeys]];
     for (int m = 0; m < nm; m++) if (extLen[m] >= 0) byKey[at[h.mopKey(m)]++] = m;
+    // Per range of keys: its own edges and anomalies, joined in key order.
+    Ranges keys = new Ranges(nKeys);
+    EdgeList[] part = new EdgeList[keys.count];
+    inRanges(keys, (found, c) -> {
+      EdgeList es = c == 0 ? edges : new EdgeList(2 * h.mopCount() / keys.count);
+      edgesAndLostUpdates(keys.from(c), keys.to(c), cnt, byKey, es, found);
+      part[c] = es;
+    });
+    for (int c = 1; c < keys.count; c++) {
+      edges.addAll(part[c]);
+      part[c] = null;
+    }
+  }
 
+  private void edgesAndLostUpdates(int fromKey, int toKey, int[] cnt, int[] byKey, EdgeList edges, List<Anomaly> found) {
+    int[] pool = h.listPool();
     int[] wt = new int[16], prevW = new int[16], nextW = new int[17];
     int[] seenOnKey = new int[h.nTxns], lastMopOnKey = new int[h.nTxns];
     long[] rmw = new long[16];
-    for (int k = 0; k < nKeys; k++) {
+    for (int k = fromKey; k < toKey; k++) {
       int l = longest[k];
       int n = l < 0 ? 0 : h.mopLen(l);
       if (wt.length < n + 1) {
@@ -519,14 +624,14 @@ public final class ListAppendAnalysis {
         if (incompatible[m]) {
           if (e > 0) {
             int w = h.writerMop(k, pool[h.mopVal(m) + e - 1]);
-            intermediateRead(m, e, w);
+            intermediateRead(m, e, w, found);
             int t = w < 0 ? -1 : h.mopTxn(w);
             if (t >= 0 && t != r && committed[t]) edges.add(t, r, Edge.WR);
           }
           continue;
         }
         if (e > 0) {
-          intermediateRead(m, e, orderMop[base + e - 1]);
+          intermediateRead(m, e, orderMop[base + e - 1], found);
           int w = prevW[e - 1];
           if (w >= 0 && w != r) edges.add(w, r, Edge.WR);
         }
@@ -536,24 +641,17 @@ public final class ListAppendAnalysis {
         } else if (un != null) {
           for (int u : un) if (u != r) edges.add(r, u, Edge.RW);
         }
-        if (appendsTo(r, k)) {
+        if (appendedKey[m]) {
           if (nr == rmw.length) rmw = Arrays.copyOf(rmw, nr * 2);
           rmw[nr++] = ((long) e << 32) | r;
         }
       }
-      if (nr > 1) lostUpdates(k, rmw, nr);
+      if (nr > 1) lostUpdates(k, rmw, nr, found);
     }
-  }
-
-  private boolean appendsTo(int t, int k) {
-    for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-      if (h.mopKind(m) == OpRecord.APPEND && h.mopKey(m) == k) return true;
-    }
-    return false;
   }
 
   /** Two committed txns that read the same version of k and both appended to k: under SI one must have aborted. */
-  private void lostUpdates(int k, long[] rmw, int nr) {
+  private void lostUpdates(int k, long[] rmw, int nr, List<Anomaly> found) {
     Arrays.sort(rmw, 0, nr);
     for (int i = 0; i < nr; ) {
       int j = i + 1;
@@ -569,7 +667,7 @@ public final class ListAppendAnalysis {
           if (x > 0) names.append(x == ts.length - 1 ? " and " : ", ");
           names.append(name(ts[x]));
         }
-        anomalies.add(new Anomaly("lost-update", ts,
+        found.add(new Anomaly("lost-update", ts,
             Anomaly.map("key", h.key(k), "value", version, "ops", Data.ops(h, ts)),
             names + (ts.length == 2 ? " both" : " all") + " read key " + h.keyStr(k) + " as "
                 + isocheck.history.Edn.str(version) + " and then appended to it, and "
