@@ -97,8 +97,9 @@ public final class RegisterSearch extends PolygraphSearch {
    * rw-register history: the strong-session schedule (0.24 s) runs beside the build (0.38 s).
    */
   @Override
-  void ahead(Level.Family f) {
-    if (!timed(f) || timed != null || timedAhead != null || manyOverlaps()) return;
+  boolean ahead(Level.Family f) {
+    if (!timed(f) || timed != null || manyOverlaps()) return false;
+    if (timedAhead != null) return !timedAhead.isDone();
     ra.versions(); // (computed here, before the thread starts: it reads them)
     java.util.concurrent.CompletableFuture<Polygraph> fut = new java.util.concurrent.CompletableFuture<>();
     Thread t = new Thread(() -> {
@@ -112,6 +113,7 @@ public final class RegisterSearch extends PolygraphSearch {
     timedAhead = fut;
     aheadThread = t;
     t.start();
+    return true;
   }
 
   /** The polygraph built ahead; what its build threw, rethrown here (Polygraph.TooLarge, out of memory). */
