@@ -40,8 +40,69 @@ public final class Digraph {
     return 0;
   }
 
-  /** Packs an edge list over nodes 0..n-1, merging parallel edges. */
+  /**
+   * Packs an edge list over nodes 0..n-1, merging parallel edges. On every core
+   * ({@link isocheck.util.Ranges}), from a million edges on: each range of edges is counted and
+   * scattered into its own slots of each node's adjacency (after the ranges before it, so the
+   * order is the sequential one), and each range of nodes sorts and merges its adjacencies in
+   * place, the ranges then moved together. The graph is the same for any split.
+   */
   public static Digraph of(int n, EdgeList es) {
+    int m = es.n;
+    isocheck.util.Ranges er = m >= PARALLEL_EDGES ? new isocheck.util.Ranges(m) : null;
+    if (er == null || er.count == 1) return sequential(n, es);
+    int parts = er.count;
+    // Per range of edges: its count per source node.
+    int[][] cnt = new int[parts][];
+    er.forEach(c -> {
+      int[] k = new int[n];
+      for (int i = er.from(c), e = er.to(c); i < e; i++) k[es.src[i]]++;
+      cnt[c] = k;
+    });
+    int[] count = new int[n + 1];
+    for (int v = 0; v < n; v++) {
+      int sum = count[v];
+      for (int c = 0; c < parts; c++) {
+        int k = cnt[c][v];
+        cnt[c][v] = sum; // (now: where range c's edges of v start)
+        sum += k;
+      }
+      count[v + 1] = sum;
+    }
+    int[] tgt = new int[m];
+    byte[] msk = new byte[m];
+    er.forEach(c -> {
+      int[] pos = cnt[c];
+      for (int i = er.from(c), e = er.to(c); i < e; i++) {
+        int p = pos[es.src[i]]++;
+        tgt[p] = es.dst[i];
+        msk[p] = es.type[i];
+      }
+    });
+    // Per range of nodes: sort and merge in place, within the range's own slots.
+    isocheck.util.Ranges nr = new isocheck.util.Ranges(n);
+    int[] start = new int[n + 1];
+    int[] end = new int[nr.count];
+    nr.forEach(c -> end[c] = compact(count, tgt, msk, start, nr.from(c), nr.to(c), count[nr.from(c)]));
+    // Move the ranges' compacted slots together.
+    int w = end[0];
+    for (int c = 1; c < nr.count; c++) {
+      int from = nr.from(c), base = count[from], len = end[c] - base, shift = base - w;
+      if (shift > 0) {
+        System.arraycopy(tgt, base, tgt, w, len);
+        System.arraycopy(msk, base, msk, w, len);
+        for (int v = from, to = nr.to(c); v < to; v++) start[v] -= shift;
+      }
+      w += len;
+    }
+    start[n] = w;
+    return new Digraph(n, start, w == m ? tgt : Arrays.copyOf(tgt, w), w == m ? msk : Arrays.copyOf(msk, w));
+  }
+
+  /** Edges from which {@link #of} packs on every core. */
+  static final int PARALLEL_EDGES = 1 << 20;
+
+  private static Digraph sequential(int n, EdgeList es) {
     int m = es.n;
     int[] count = new int[n + 1];
     for (int i = 0; i < m; i++) count[es.src[i] + 1]++;
@@ -54,11 +115,19 @@ public final class Digraph {
       tgt[p] = es.dst[i];
       msk[p] = es.type[i];
     }
-    // Sort each adjacency by target and merge duplicates, compacting in place.
     int[] start = new int[n + 1];
-    int w = 0;
+    int w = compact(count, tgt, msk, start, 0, n, 0);
+    start[n] = w;
+    return new Digraph(n, start, w == m ? tgt : Arrays.copyOf(tgt, w), w == m ? msk : Arrays.copyOf(msk, w));
+  }
+
+  /**
+   * Sorts each adjacency of nodes [from, to) (slots count[v]..count[v+1]) by target and merges
+   * duplicates, compacting from slot w on (w ≤ count[from]); sets start[v]; returns the end.
+   */
+  private static int compact(int[] count, int[] tgt, byte[] msk, int[] start, int from, int to, int w) {
     long[] buf = new long[16];
-    for (int v = 0; v < n; v++) {
+    for (int v = from; v < to; v++) {
       int a = count[v], b = count[v + 1];
       start[v] = w;
       int len = b - a;
@@ -85,7 +154,6 @@ public final class Digraph {
         }
       }
     }
-    start[n] = w;
-    return new Digraph(n, start, w == m ? tgt : Arrays.copyOf(tgt, w), w == m ? msk : Arrays.copyOf(msk, w));
+    return w;
   }
 }
