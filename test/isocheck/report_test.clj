@@ -10,7 +10,7 @@
             [clojure.test :refer [deftest is testing]]
             [isocheck.core :as ic]
             [isocheck.jepsen :as j])
-  (:import (isocheck.report Dot ReportFiles)
+  (:import (isocheck.report Anomaly AnomalySet Dot ReportFiles)
            (java.nio.file Files)))
 
 (defn- long-reads
@@ -193,3 +193,33 @@
       (is (= #{"T9" "T12"} (names h)))
       (is (= #{9 12} (set (map :index (:cycle cx)))))
       (is (str/starts-with? (:explanation cx) "T9 and T12 form G1c") (:explanation cx)))))
+
+(deftest an-instance-longer-than-every-kept-one-is-counted-without-being-built
+  ;; Cycles are reported by building their explanation; once a type has its cap of instances and
+  ;; each kept one has fewer transactions, a longer one would not be kept: the checker only
+  ;; counts it (AnomalySet/wouldDrop). Equal lengths are built (the explanation breaks the tie).
+  (let [a (fn [n] (Anomaly. "G2-item" (int-array (range n)) {} (apply str (repeat n "x")) nil))
+        s (AnomalySet. 2)]
+    (is (not (.wouldDrop s "G2-item" 5)) "below the cap")
+    (.add s (a 2))
+    (.add s (a 3))
+    (is (.wouldDrop s "G2-item" 4))
+    (is (not (.wouldDrop s "G2-item" 3)) "as long as a kept one: may replace it")
+    (is (not (.wouldDrop s "G-single-item" 9)) "another type")
+    (is (.wouldDrop (AnomalySet. 0) "G2-item" 2) "counts only")
+    (testing "the checker's counts and kept instances are the same as when every cycle was built"
+      ;; Many long-fork-shaped 2-cycles and longer cycles in one list-append history, capped at 1.
+      (let [hist (vec (map-indexed (fn [i o] (assoc o :index i))
+                                   (for [r (range 30)
+                                         o (let [x (keyword (str "x" r)) y (keyword (str "y" r)) z (keyword (str "z" r))]
+                                             (if (even? r)
+                                               [{:type :ok :process 0 :f :txn :value [[:append x 1] [:r y []]]}
+                                                {:type :ok :process 1 :f :txn :value [[:append y 1] [:r x []]]}]
+                                               [{:type :ok :process 0 :f :txn :value [[:append x 1] [:r y []]]}
+                                                {:type :ok :process 1 :f :txn :value [[:append y 1] [:r z []]]}
+                                                {:type :ok :process 2 :f :txn :value [[:append z 1] [:r x []]]}]))]
+                                     o)))
+            r (ic/check (ic/checker {:levels [:serializable] :max-anomalies 1}) hist)]
+        (is (= 30 (get-in r [:anomaly-counts :G2-item])) (pr-str (:anomaly-counts r)))
+        (is (= 3 (count (get-in r [:counterexamples :G2-item :cycle])))
+            "the one kept is a two-transaction cycle (plus the closing step)")))))

@@ -553,6 +553,13 @@ public final class Checker {
       if (type.endsWith(Level.Family.REALTIME.suffix)
           && reported.contains(Level.Family.baseOf(type) + Level.Family.COMMIT_REALTIME.suffix + " " + c)) return;
       if (!reported.add(type + " " + c)) return;
+      // (Longer than every instance kept, with the cap reached: counted, its report not built.
+      // On the Jepsen-shaped list-append history at 10^5, 1,936 cycles were explained in words
+      // for 16 kept per type: 64 of the counterexamples' 98 ms.)
+      if (anomalies.wouldDrop(type, tc.length())) {
+        anomalies.tally(type);
+        return;
+      }
       anomalies.add(CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, type));
     }
   }

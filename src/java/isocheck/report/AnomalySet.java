@@ -42,6 +42,19 @@ public final class AnomalySet {
     }
   }
 
+  /**
+   * Whether an instance of type over txns transactions would be counted but not kept: the cap is
+   * reached and every kept instance has fewer transactions (size orders by transactions first).
+   * A caller can then {@link #tally} it without building it.
+   */
+  public boolean wouldDrop(String type, int txns) {
+    if (cap == 0) return true;
+    List<Anomaly> l = byType.get(type);
+    if (l == null || l.size() < cap) return false;
+    for (Anomaly a : l) if (a.txns.length >= txns) return false;
+    return true;
+  }
+
   /** Counts one more instance of a type without keeping it (its cap is reached). */
   public void tally(String type) { counts.merge(type, 1L, Long::sum); }
 
