@@ -25,6 +25,23 @@
     (is (= #{0 1} (cx-indices r :G1a)))
     (is (= false (:valid? r)))))
 
+(deftest long-transactions-are-pre-checked-as-short-ones
+  ;; A transaction of up to 48 micro-ops finds a key's earlier (or later) micro-op by scanning
+  ;; its own; a longer one through a per-key array. Padded with writes of other keys past that,
+  ;; the same transaction must give the same anomalies: an internal read (x: 2 after its own
+  ;; write of 1), a future read (y), an intermediate read of z (G1b, its final write is 2), and
+  ;; a read of x after a read of x that disagrees with it.
+  (doseq [pad [0 10 47 48 60 200]]
+    (let [ws (for [i (range pad)] [:w (keyword (str "p" i)) i])
+          r (check (h (ok 0 (concat ws [[:w :x 1] [:r :x 2] [:r :y 5] [:w :y 5] [:w :z 1] [:w :z 2]]))
+                      (ok 1 [[:r :z 1] [:r :w nil] [:r :w 3]])
+                      (ok 2 [[:w :w 3]])))
+          a (:anomalies r)]
+      (is (= #{:internal :future-read :G1b} (types r)) (str pad " " (pr-str (types r))))
+      (is (= 2 (count (:internal a))) (str pad " " (pr-str (:internal a))))
+      (is (= [[:r :y 5]] (map :mop (:future-read a))) (str pad))
+      (is (= #{[:r :x 2] [:r :w 3]} (set (map :mop (:internal a)))) (str pad)))))
+
 (deftest register-g1b
   (let [r (check (h (ok 0 [[:w :x 1] [:w :x 2]])
                     (ok 1 [[:r :x 1]])))]
