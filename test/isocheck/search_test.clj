@@ -7,6 +7,7 @@
   register-oracle-test."
   (:require [isocheck.test-util :as tu]
             [clojure.test :refer [deftest is testing]]
+            [clojure.walk :as walk]
             [isocheck.jepsen :as j]
             [isocheck.register-oracle-test :as rot])
   (:import (isocheck.check CheckOptions Checker Level Result Verdict)
@@ -182,6 +183,56 @@
         (is (= one (run hh 3)) (str store " " bug " seed " seed))))
     (testing "the pre-checks' anomalies are among those compared"
       (is (every? @seen [:G1a :G1b]) (pr-str @seen)))))
+
+(deftest the-first-levels-witness-runs-ahead-with-the-same-outcome
+  ;; The witness schedule of the level searched first starts on a thread of its own once the
+  ;; pre-checks are done, beside the chains and the observed graph. Its answer must be the one
+  ;; the search would have got in place (-Disocheck.witness.ahead=false, a test-only switch):
+  ;; the same result, counterexamples and statistics but for the new :witness-ahead and the
+  ;; times. When the mini-transaction checker decides instead, the schedule is stopped and its
+  ;; thread gone before the check returns.
+  (let [strip (fn [m] (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:witness-ahead$" (str k))) %)) %)
+                                     m))
+        run (fn [^History hh ahead? levels]
+              (when-not ahead? (System/setProperty "isocheck.witness.ahead" "false"))
+              (try
+                (let [^Result r (Checker/check hh (doto (CheckOptions.) (.levels levels)))
+                      st (get-in (j/->clj (.toData r)) [:stats :search])]
+                  [(dissoc (j/->clj (.toData r)) :stats)
+                   (strip st)
+                   (into {} (concat (for [[l m] st :when (:witness-ahead m)] [(name l) true])
+                                    (for [[_ m] st :when (get-in m [:implied-by-search :witness-ahead])]
+                                      [(name (:implied-by m)) true])))])
+                (finally (System/clearProperty "isocheck.witness.ahead"))))
+        ahead (atom {})]
+    (doseq [[store bugs] [[Store/STRICT_SERIALIZABLE [nil Bug/STALE_REALTIME_READ]]
+                          [Store/SERIALIZABLE [nil Bug/ABORTED_READ]]
+                          [Store/SNAPSHOT_ISOLATION [nil Bug/LOST_UPDATE]]]
+            bug bugs
+            seed (range 3)
+            lv [levels [(Level/parse "serializable")] [(Level/parse "gsi") (Level/parse "snapshot-isolation")]]]
+      (let [hh (simulated store bug seed 300 6 12 5)
+            [r1 s1 a1] (run hh true lv)
+            [r0 s0 a0] (run hh false lv)]
+        (is (= r1 r0) (str store " " bug " seed " seed " " lv))
+        (is (= s1 s0) (str store " " bug " seed " seed " " lv))
+        (is (empty? a0))
+        (doseq [[l _] a1] (swap! ahead update l (fnil inc 0)))))
+    (testing "the first level searched is the one run ahead: a plain level's strong-session counterpart, which decides it"
+      (is (pos? (get @ahead "strict-serializable" 0)) (pr-str @ahead))
+      (is (pos? (get @ahead "strong-session-serializable" 0)) (pr-str @ahead))
+      (is (pos? (get @ahead "gsi" 0)) (pr-str @ahead))
+      (is (= #{"strict-serializable" "strong-session-serializable" "gsi"} (set (keys @ahead))) (pr-str @ahead))))
+  (testing "the mini-transaction checker decides: the schedule started ahead is stopped, its thread gone"
+    (let [hh (j/->history (tu/h (tu/ok 0 [[:r :x nil] [:w :x 1]]) (tu/ok 1 [[:r :x 1] [:w :x 2]])
+                                (tu/ok 0 [[:r :x 2] [:r :y nil] [:w :y 1]]))
+                          :wr)
+          ^Result r (Checker/check hh (doto (CheckOptions.) (.levels [(Level/parse "strict-serializable")
+                                                                       (Level/parse "serializable")])))]
+      (is (= ":fast" (str (get-in (into {} (.stats r)) ["mt" "path"]))) (pr-str (.stats r)))
+      (is (= {"strict-serializable" "TRUE", "serializable" "TRUE"} (tu/verdict-strings r)))
+      (is (nil? (get (.stats r) "search")))
+      (is (not-any? #(= "isocheck-witness" (.getName ^Thread %)) (.keySet (Thread/getAllStackTraces)))))))
 
 (deftest a-second-greedy-pass-keeps-each-keys-writers-in-line
   ;; On a serializable (not strict) store's Jepsen-shaped histories, the first greedy pass

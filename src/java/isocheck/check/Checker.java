@@ -151,6 +151,18 @@ public final class Checker {
   /** The serializable, snapshot-isolation and GSI levels, and Elle's read uncommitted, read committed, repeatable read. */
   private static LinkedHashMap<Level, Verdict> strong(History h, CheckOptions o, LinkedHashSet<Level> req, AnomalySet anomalies,
                                                       LinkedHashMap<String, Object> stats) {
+    isocheck.check.si.RegisterSearch.WitnessAhead[] ahead = new isocheck.check.si.RegisterSearch.WitnessAhead[1];
+    try {
+      return strong(h, o, req, anomalies, stats, ahead);
+    } finally {
+      if (ahead[0] != null) ahead[0].close();
+    }
+  }
+
+  /** As above; rw-register: ahead[0] is set to the witness started ahead, if any, for the caller to close. */
+  private static LinkedHashMap<Level, Verdict> strong(History h, CheckOptions o, LinkedHashSet<Level> req, AnomalySet anomalies,
+                                                      LinkedHashMap<String, Object> stats,
+                                                      isocheck.check.si.RegisterSearch.WitnessAhead[] ahead) {
     long t0 = System.nanoTime();
     // The chain PLAIN ⊑ PROCESS ⊑ REALTIME of the serializable and SI levels; GSI's commit-realtime
     // graph and Elle's plain levels are decided beside it.
@@ -176,10 +188,20 @@ public final class Checker {
       es = la.edges;
       dx = new ListAppendExplainer(la);
     } else {
+      // The first level's witness schedule starts on the other core as soon as the pre-checks
+      // are done (isocheck.check.si.RegisterSearch.WitnessAhead), beside the chains and the
+      // observed graph; closed by the caller, if still running, when the levels are decided.
+      java.util.function.Consumer<RegisterAnalysis> preChecked = ra -> {
+        if (o.searchShortcuts && o.searchWitness) {
+          ahead[0] = isocheck.check.si.RegisterSearch.WitnessAhead.start(h, ra, req,
+              l -> Level.ruledOutBy(ra.anomalies.types(), l).isEmpty());
+        }
+      };
       // Mini-transactions first (isocheck.check.mt): linear when the history fixes every key's
       // version order; else the general search below, told which keys' orders are known.
-      isocheck.check.mt.MtCheck.Outcome mt = o.miniTransactions ? isocheck.check.mt.MtCheck.check(h, o, req, anomalies, stats) : null;
+      isocheck.check.mt.MtCheck.Outcome mt = o.miniTransactions ? isocheck.check.mt.MtCheck.check(h, o, req, anomalies, stats, preChecked) : null;
       if (mt != null && mt.verdicts != null) {
+        if (ahead[0] != null) ahead[0].close();
         if (mt.verdicts.keySet().containsAll(req)) return mt.verdicts;
         // The levels the MT checker does not decide (gsi, Elle's): the general path, told what
         // it found (its anomalies rule levels out), adding only anomaly types it did not find.
@@ -190,6 +212,7 @@ public final class Checker {
         mtPolygraph = mt.polygraph;
       }
       RegisterAnalysis ra = mt != null ? mt.ra : new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
+      if (mt == null) preChecked.accept(ra);
       anomalies.addAll(ra.anomalies);
       committed = ra.committed;
       es = ra.edges;
@@ -207,6 +230,7 @@ public final class Checker {
     if (dx instanceof RegisterAnalysis) run.ra = (RegisterAnalysis) dx;
     run.orderedKeys = orderedKeys;
     run.mtPolygraph = mtPolygraph;
+    run.witnessAhead = ahead[0];
     LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
         ? run.appendLevels(req, maxFam, anySer, anySi, la)
         : run.registerLevels(req, maxFam);
@@ -263,6 +287,8 @@ public final class Checker {
     /** Keys whose version order the history fixes, or null; the polygraph of chains to search, or null (isocheck.check.mt). */
     boolean[] orderedKeys;
     isocheck.check.si.Polygraph mtPolygraph;
+    /** The first level's witness schedule, started ahead (rw-register), or null. */
+    isocheck.check.si.RegisterSearch.WitnessAhead witnessAhead;
     long sccNs, searchNs, polygraphNs;
 
     Scc scc(Digraph gr, int filter) { return scc(gr, filter, null); }
@@ -495,7 +521,8 @@ public final class Checker {
       // read uncommitted need none (isocheck.check.adya.AdyaLevels); repeatable read needs
       // serializability's.
       isocheck.check.si.PolygraphSearch search =
-          new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witness(o.searchWitness).progress(o.progress);
+          new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witnessAhead(witnessAhead)
+              .witness(o.searchWitness).progress(o.progress);
       LinkedHashMap<Level, Verdict> decided;
       try {
         decided = searched(req, search, l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);

@@ -88,11 +88,18 @@ public final class MtCheck {
    * verdicts and adds no anomaly.
    */
   public static Outcome check(History h, CheckOptions o, Set<Level> requested, AnomalySet anomalies, Map<String, Object> stats) {
+    return check(h, o, requested, anomalies, stats, null);
+  }
+
+  /** As above, telling {@code preChecked} (when not null) the pre-checks as soon as they are done, before the chains. */
+  public static Outcome check(History h, CheckOptions o, Set<Level> requested, AnomalySet anomalies, Map<String, Object> stats,
+                              java.util.function.Consumer<RegisterAnalysis> preChecked) {
     EnumSet<Level> req = EnumSet.noneOf(Level.class);
     for (Level l : requested) if (DECIDES.contains(l)) req.add(l);
     long t0 = System.nanoTime();
     int cap = Math.max(o.maxAnomaliesPerType, 1);
     RegisterAnalysis ra = new RegisterAnalysis(h, cap);
+    if (preChecked != null) preChecked.accept(ra);
     long tr = System.nanoTime();
     MtAnalysis mt = new MtAnalysis(h, ra, cap);
     Map<String, Object> ms = mt.stats();

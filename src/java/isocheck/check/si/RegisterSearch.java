@@ -207,6 +207,90 @@ public final class RegisterSearch extends PolygraphSearch {
   private SerialWitness witness;
 
   /**
+   * The witness schedule of the level a search decides first, started on a thread of its own as
+   * soon as the pre-checks are done, before the search exists: the greedy pass is sequential,
+   * and meanwhile the caller's thread builds the mini-transaction chains and the observed graph
+   * on the other core (isocheck.check.Checker). The search takes its answer when it comes to
+   * that level's witness ({@link #witnessAhead(WitnessAhead)}); when it never does (the MT
+   * checker decided, or the pre-checks ruled the level out), {@link #close} stops it.
+   */
+  public static final class WitnessAhead implements AutoCloseable {
+    final Level level;
+    final SerialWitness w;
+    private final java.util.concurrent.CompletableFuture<Boolean> result = new java.util.concurrent.CompletableFuture<>();
+    private final Thread thread;
+
+    private WitnessAhead(History h, RegisterAnalysis ra, Level l) {
+      level = l;
+      w = new SerialWitness(h, ra);
+      ra.versions(); // (computed here, before the thread starts: it reads them)
+      boolean realtime = l.family.carries(Level.Family.COMMIT_REALTIME);
+      // As the search's own witness would run it (timed: shortcuts on, no MT polygraph given).
+      thread = new Thread(() -> {
+        try {
+          result.complete(w.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS), realtime, !realtime));
+        } catch (Throwable e) {
+          result.completeExceptionally(e);
+        }
+      }, "isocheck-witness");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    /**
+     * Starts the witness of the level among {@code req} that the search decides first (a plain
+     * level's strong-session counterpart, which decides it), of those {@code searched} says the
+     * search will decide (not ruled out by the pre-checks), or returns null when there is none.
+     */
+    public static WitnessAhead start(History h, RegisterAnalysis ra, java.util.Set<Level> req,
+                                     java.util.function.Predicate<Level> searched) {
+      // (Tests compare: -Disocheck.witness.ahead=false runs it in place.)
+      if ("false".equals(System.getProperty("isocheck.witness.ahead"))) return null;
+      for (Level l : Level.values()) {
+        if (!req.contains(l) || !searched.test(l)) continue;
+        Level s = l == Level.REPEATABLE_READ ? Level.SERIALIZABLE : l;
+        if (s.kind != Level.Kind.SER && s.kind != Level.Kind.SI) continue;
+        if (s.family == Level.Family.PLAIN) {
+          s = s.kind == Level.Kind.SER ? Level.STRONG_SESSION_SERIALIZABLE : Level.STRONG_SESSION_SNAPSHOT_ISOLATION;
+        }
+        return new WitnessAhead(h, ra, s);
+      }
+      return null;
+    }
+
+    /** The schedule's answer, waited for; what it threw, rethrown (out of memory). */
+    boolean holds() {
+      try {
+        return result.join();
+      } catch (java.util.concurrent.CompletionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof RuntimeException) throw (RuntimeException) c;
+        if (c instanceof Error) throw (Error) c;
+        throw e;
+      }
+    }
+
+    /** Stops the schedule if it still runs (its answer is no longer wanted), and waits for its thread. */
+    @Override
+    public void close() {
+      w.cancelled = true;
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private WitnessAhead witnessAhead;
+
+  /** Takes the answer of a witness started ahead ({@link WitnessAhead}; may be null). */
+  public RegisterSearch witnessAhead(WitnessAhead wa) {
+    witnessAhead = wa;
+    return this;
+  }
+
+  /**
    * The history's own schedule ({@link SerialWitness}), tried before the polygraph is built: on
    * a correct store it usually satisfies the level, and then neither the constraints (millions at
    * 10^6 transactions) nor pruning are needed; tried while no polygraph has been built. GSI is witnessed with realtime order entering at
@@ -219,12 +303,22 @@ public final class RegisterSearch extends PolygraphSearch {
     // its own.
     if ((timed(l.family) ? timed : plain) != null || (l.kind != Level.Kind.SER && l.kind != Level.Kind.SI)) return null;
     long t = System.nanoTime();
-    if (witness == null) witness = new SerialWitness(h, ra);
-    // For the realtime levels, when the greedy pass fails, the polygraph with the writer orders
-    // realtime fixes is about as cheap as Kahn's schedule (10^6 rw-register: 6-8 s, against
-    // 6.5-7), and decides either way; the schedule only ever shows a level holds.
-    boolean ok = witness.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS),
-        l.family.carries(Level.Family.COMMIT_REALTIME), !timed(l.family));
+    boolean ok;
+    WitnessAhead wa = witnessAhead;
+    if (wa != null && wa.level == l && witness == null && timed(l.family) == l.family.carries(Level.Family.COMMIT_REALTIME)) {
+      // Run ahead, as below: its witness-ms is the time waited for it.
+      witnessAhead = null;
+      ok = wa.holds();
+      witness = wa.w;
+      st.put("witness-ahead", true);
+    } else {
+      if (witness == null) witness = new SerialWitness(h, ra);
+      // For the realtime levels, when the greedy pass fails, the polygraph with the writer orders
+      // realtime fixes is about as cheap as Kahn's schedule (10^6 rw-register: 6-8 s, against
+      // 6.5-7), and decides either way; the schedule only ever shows a level holds.
+      ok = witness.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS),
+          l.family.carries(Level.Family.COMMIT_REALTIME), !timed(l.family));
+    }
     st.put("witness-ms", (System.nanoTime() - t) / 1_000_000L);
     if (!ok) return null;
     st.put("decided-by", new isocheck.history.Kw("witness"));

@@ -50,6 +50,11 @@ final class SerialWitness {
   int passes;
   /** Per read mop: the version it names (a transaction, or BOT), or MIN_VALUE when it names none. */
   private int[] version;
+  /**
+   * Set from another thread when a schedule tried ahead is no longer wanted
+   * ({@link RegisterSearch.WitnessAhead#close}): the pass then stops soon and fails.
+   */
+  volatile boolean cancelled;
 
   SerialWitness(History h, RegisterAnalysis ra) {
     this.h = h;
@@ -77,7 +82,7 @@ final class SerialWitness {
     // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
     // which it now nearly always makes unnecessary, is still compared with the oracle.)
     if (!"false".equals(System.getProperty("isocheck.witness.greedy")) && greedy(si, session, realtime, schedule)) return true;
-    if (!schedule) return false;
+    if (!schedule || cancelled) return false;
     by = "schedule";
     EdgeList es = new EdgeList(64);
     // Reads-from, and the orders, between transactions; relays numbered from n.
@@ -192,7 +197,7 @@ final class SerialWitness {
       passes = 2;
       order = new Greedy(si, mops, nKeys, session, realtime, true).run();
     }
-    if (order == null) return false;
+    if (order == null || cancelled) return false;
     return verified(order, si, session, realtime);
   }
 
@@ -312,7 +317,9 @@ final class SerialWitness {
       }
       Arrays.sort(keys);
       order = new int[keys.length];
+      int i = 0;
       for (long kv : keys) {
+        if ((++i & 4095) == 0 && cancelled) return null;
         int v = (int) kv;
         if (!placed[v]) attempt(v);
         while (ready.size() > 0 && !failed) {
