@@ -49,9 +49,10 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
    * external reads of :ok transactions name one, and only a committed transaction's final write
    * of the key (other than the reader's own) or the initial state: the others are violations the
    * pre-checks report. Computed once, when first asked (the serial witness and the polygraph
-   * builder both read it; random access into the writers, so it costs).
+   * builder both read it; random access into the writers, so it costs). Synchronized: a witness
+   * schedule run ahead computes it on a thread of its own (isocheck.check.si.RegisterSearch).
    */
-  public int[] versions() {
+  public synchronized int[] versions() {
     if (versions != null) return versions;
     int[] out = new int[h.mopCount()];
     Arrays.fill(out, NO_VERSION);

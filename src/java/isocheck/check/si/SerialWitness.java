@@ -78,6 +78,7 @@ final class SerialWitness {
    */
   boolean holds(boolean si, boolean session, boolean realtime, boolean schedule) {
     if (version == null) version = ra.versions();
+    if (cancelled) return false;
     by = "greedy";
     // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
     // which it now nearly always makes unnecessary, is still compared with the oracle.)
@@ -191,7 +192,8 @@ final class SerialWitness {
   private boolean greedy(boolean si, boolean session, boolean realtime, boolean again) {
     int mops = h.mopCount(), nKeys = h.keyCount();
     passes = 1;
-    int[] order = new Greedy(si, mops, nKeys, session, realtime, false).run();
+    Greedy first = new Greedy(si, mops, nKeys, session, realtime, false);
+    int[] order = cancelled ? null : first.run();
     if (order == null && again) {
       // Stalled: again, with each key's writers placed in the order they were first tried.
       passes = 2;
