@@ -189,6 +189,24 @@ final class SerialWitness {
    * be placed (a cycle, or a version order chosen badly) or an order that fails the check
    * concludes nothing: the caller builds the graph.
    */
+  /** Per version (a final write mop; ⊥ of key x is mops + x): its readers, counted once for every pass. */
+  private int[] readers;
+
+  private int[] readers(int mops, int nKeys) {
+    if (readers != null) return readers;
+    int[] c = new int[mops + nKeys];
+    for (int t = 0; t < n; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int v = version[m];
+        if (v == Integer.MIN_VALUE) continue;
+        c[v == BOT ? mops + h.mopKey(m) : ra.writerOfRead[m]]++;
+      }
+    }
+    return readers = c;
+  }
+
   private boolean greedy(boolean si, boolean session, boolean realtime, boolean again) {
     int mops = h.mopCount(), nKeys = h.keyCount();
     passes = 1;
@@ -224,9 +242,11 @@ final class SerialWitness {
     final boolean[] placed;
     /** Per placed node: its place in the order. */
     final int[] posOf;
-    /** Nodes waiting for node v: headT[v], then nextW. */
-    final int[] headT, nextW;
-    final java.util.HashMap<Integer, isocheck.util.IntList> onVersion = new java.util.HashMap<>();
+    /**
+     * Nodes waiting for node v: headT[v], then nextW; for version x: headV[x], then nextW (a
+     * node waits for one thing at a time, so one link serves both).
+     */
+    final int[] headT, nextW, headV;
     /** Waiting :ok transactions (SI: their commits) by completion: realtime predecessors of later invocations. */
     final LongHeap waiting;
     final boolean[] inWaiting;
@@ -257,14 +277,9 @@ final class SerialWitness {
       this.mops = mops;
       this.session = session;
       this.realtime = realtime;
-      left = new int[mops + nKeys];
-      for (int t = 0; t < n; t++) {
-        if (!h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          int v = vid(m);
-          if (v >= 0) left[v]++;
-        }
-      }
+      left = readers(mops, nKeys).clone();
+      headV = new int[mops + nKeys];
+      Arrays.fill(headV, -1);
       latest = new int[nKeys];
       for (int x = 0; x < nKeys; x++) latest[x] = mops + x;
       prev = new int[n];
@@ -301,6 +316,14 @@ final class SerialWitness {
       int v = version[m];
       if (v == Integer.MIN_VALUE) return -1;
       return v == BOT ? mops + h.mopKey(m) : ra.writerOfRead[m];
+    }
+
+    /** Whether t's read of key x names version lv (its first read of x: only an external read names one). */
+    boolean readsVersion(int t, int x, int lv) {
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) == OpRecord.READ && h.mopKey(m) == x) return vid(m) == lv;
+      }
+      return false;
     }
 
     /** The node of t's commit (serializability: t). */
@@ -344,7 +367,8 @@ final class SerialWitness {
         nextW[v] = headT[b];
         headT[b] = v;
       } else {
-        onVersion.computeIfAbsent(-b - 1, x -> new isocheck.util.IntList(4)).add(v);
+        nextW[v] = headV[-b - 1];
+        headV[-b - 1] = v;
       }
       int t = si ? v >>> 1 : v;
       if (v == commit(t) && !inWaiting[t] && h.isOk(t) && h.completeOrdinal(t) >= 0) {
@@ -392,19 +416,13 @@ final class SerialWitness {
             if (u != t) return commit(u);
           }
         }
-        // Every other reader of the latest version of each key t writes: t's own reads counted out.
-        if (ok) for (int m = h.mopStart(t); m < h.mopEnd(t); m++) { int x = vid(m); if (x >= 0) left[x]--; }
-        int b = Integer.MIN_VALUE;
+        // Every other reader of the latest version of each key t writes: t's own read of it
+        // (at most one: only its external read of the key names a version) counted out.
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
-          int lv = latest[h.mopKey(m)];
-          if (left[lv] > 0) {
-            b = -lv - 1;
-            break;
-          }
+          int x = h.mopKey(m), lv = latest[x], c = left[lv];
+          if (c > 1 || (c == 1 && !(ok && readsVersion(t, x, lv)))) return -lv - 1;
         }
-        if (ok) for (int m = h.mopStart(t); m < h.mopEnd(t); m++) { int x = vid(m); if (x >= 0) left[x]++; }
-        if (b != Integer.MIN_VALUE) return b;
       }
       return Integer.MIN_VALUE;
     }
@@ -434,8 +452,8 @@ final class SerialWitness {
           // once the one left is its own. Woken only at none, it was never retried, and the
           // pass stalled with nothing blocking it (at 10^5, 10,719 of 94,286 placed).
           if (x >= 0 && --left[x] <= 1) {
-            isocheck.util.IntList w = onVersion.remove(x);
-            if (w != null) for (int i = 0; i < w.size(); i++) ready.push(key(rank, w.get(i)));
+            for (int w = headV[x]; w >= 0; w = nextW[w]) ready.push(key(rank, w));
+            headV[x] = -1;
           }
         }
       }
