@@ -63,6 +63,22 @@
 (tap-case f-intermediate-read "reads a value its writer overwrote" :IntermediateRead #{:rc :ra :tcc}
   [0 [[:w 1 1] [:w 1 2]]] [1 [[:r 1 1]]])
 
+(deftest long-transactions-show-the-same-taps-as-short-ones
+  ;; A transaction of up to 48 micro-ops finds its own earlier write of a key by scanning
+  ;; itself; a longer one through a per-key array. Padded past that with writes of other keys,
+  ;; the same transactions must show the same TAPs (d, e, c), once each, and a read of its own
+  ;; write after a read of it none.
+  (doseq [pad [0 20 47 48 60 200]]
+    (let [ws (fn [k0] (vec (for [i (range pad)] [:w (+ k0 i) 1])))
+          r (check (hist [0 [[:w 1 1]]]
+                         [1 (into (ws 100) [[:w 1 2] [:r 1 1]])]
+                         [2 (into (ws 1000) [[:w 2 1] [:w 2 2] [:r 2 1] [:r 3 7] [:w 3 7] [:w 4 1] [:r 4 1] [:r 4 1]])]))
+          taps (:anomalies r)]
+      (is (= #{:NotMyOwnWrite :NotMyLastWrite :FutureRead} (types r)) (str pad " " (pr-str (types r))))
+      (is (= #{:rc :ra :tcc} (fails r)) (str pad))
+      (doseq [t [:NotMyOwnWrite :NotMyLastWrite :FutureRead]]
+        (is (= 1 (count (get taps t))) (str pad " " t " " (pr-str (get taps t))))))))
+
 (tap-case g-cyclic-co "session order and reads-from form a cycle" :CyclicCO #{:rc :ra :tcc}
   [0 [[:r 1 1] [:w 2 1]]] [1 [[:r 2 1]]] [1 [[:w 1 1]]])
 

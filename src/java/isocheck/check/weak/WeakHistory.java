@@ -250,21 +250,40 @@ final class WeakHistory {
 
   /** Readers [from, to); rfStart of each relative to rk's start. Marks :info writers read committed (a benign race: only ever true). */
   private void readRegisters(int from, int to, IntList rk, IntList rf, IntList rm, List<Tap.Instance> intra) {
-    int[] own = new int[h.keyCount()];
-    Arrays.fill(own, -1);
+    // The writers first, in a loop of their own: independent look-ups, whose cache misses the
+    // core overlaps (as in isocheck.order.RegisterAnalysis).
+    int m0 = h.mopStart(from);
+    int[] writer = new int[h.mopStart(to) - m0];
+    for (int m = m0, e = h.mopStart(to); m < e; m++) {
+      if (h.mopKind(m) != OpRecord.READ || h.mopVal(m) == History.NIL || !h.isOk(h.mopTxn(m))) continue;
+      writer[m - m0] = h.writerMop(h.mopKey(m), h.mopVal(m));
+    }
+    // A transaction's own last write of a key before a read: found by scanning it when it is
+    // short (in cache), else through a per-key array (a cache miss a micro-op over 2 million keys).
+    int[] own = null;
     for (int t = from; t < to; t++) {
       rfStart[t] = rk.size();
       visStart[t] = 0;
       if (!h.isOk(t)) continue;
       int a = h.mopStart(t), b = h.mopEnd(t);
+      boolean scan = b - a <= 48;
+      if (!scan && own == null) {
+        own = new int[h.keyCount()];
+        Arrays.fill(own, -1);
+      }
       for (int m = a; m < b; m++) {
         int x = h.mopKey(m);
         if (h.mopKind(m) != OpRecord.READ) {
-          own[x] = m;
+          if (!scan) own[x] = m;
           continue;
         }
         int v = h.mopVal(m);
-        int mine = own[x];
+        int mine;
+        if (scan) {
+          mine = m - 1;
+          while (mine >= a && (h.mopKey(mine) != x || h.mopKind(mine) == OpRecord.READ)) mine--;
+          if (mine < a) mine = -1;
+        } else mine = own[x];
         if (v == History.NIL) {
           if (mine >= 0) intra.add(Tap.Instance.intra(Tap.NOT_MY_OWN_WRITE, t, m, mine, BOT));
           rk.add(x);
@@ -272,7 +291,7 @@ final class WeakHistory {
           rm.add(m);
           continue;
         }
-        int w = h.writerMop(x, v);
+        int w = writer[m - m0];
         if (w < 0) {
           intra.add(Tap.Instance.intra(Tap.THIN_AIR_READ, t, m, -1, BOT));
           continue;
@@ -294,7 +313,7 @@ final class WeakHistory {
         rf.add(tw);
         rm.add(m);
       }
-      for (int m = a; m < b; m++) own[h.mopKey(m)] = -1;
+      if (!scan) for (int m = a; m < b; m++) own[h.mopKey(m)] = -1;
     }
   }
 
