@@ -231,6 +231,28 @@
       (is (str/includes? (get-in r [:stats :mt :reason]) "pre-check anomalies"))
       (is (= all-fail (verdicts r))))))
 
+(deftest long-transactions-make-the-same-chains-as-short-ones
+  ;; A transaction of up to 48 micro-ops finds each key's first write, final write and first
+  ;; access by scanning itself; a longer one through per-key arrays. Padded past that with
+  ;; read-modify-writes of keys of its own, the chains of x (a read-modify-write, a write after
+  ;; a read of another value, a second write of a key) and y (two blind writers) must be the
+  ;; same: the same counts, the same unordered key, the same verdicts and counterexamples.
+  (let [run (fn [pad]
+              (let [rmw (fn [k0] (vec (mapcat (fn [i] [[:r (+ k0 i) nil] [:w (+ k0 i) 1]]) (range pad))))
+                    r (check (h (ok 0 (into (rmw 100) [[:r :x nil] [:w :x 1] [:w :x 2] [:w :y 1]]))
+                                (ok 1 (into (rmw 1000) [[:r :y nil] [:r :x 2] [:w :y 2] [:w :x 3] [:r :x 3]]))
+                                (ok 2 [[:w :y 3]])
+                                (ok 3 [[:r :x 3] [:r :y 3]])))]
+                [(select-keys (get-in r [:stats :mt]) [:rmw-writes :blind-writes :unordered-keys :path])
+                 (verdicts r) (types r)]))
+        [mt0 v0 t0] (run 0)]
+    (is (= {:rmw-writes 3, :blind-writes 2, :unordered-keys 1, :path :general} mt0) (pr-str mt0))
+    (doseq [pad [10 21 22 23 30 100]]
+      (let [[mt v t] (run pad)]
+        (is (= (update mt0 :rmw-writes + (* 2 pad)) mt) (str pad))
+        (is (= v0 v) (str pad))
+        (is (= t0 t) (str pad))))))
+
 (deftest mt-off-and-other-levels
   (let [hist (h (ok 0 [[:r :x nil] [:w :x 1]]) (ok 1 [[:r :x 1] [:w :x 2]]))]
     (is (nil? (get-in (general hist) [:stats :mt])) ":mt? false skips it")

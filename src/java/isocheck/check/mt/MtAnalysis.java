@@ -109,19 +109,15 @@ public final class MtAnalysis implements Steps.DataExplainer {
     slotStart = new int[n + 1];
     Ranges txns = new Ranges(n);
     int[] rangeSlots = new int[txns.count];
+    // (A slot per key a transaction writes: its final write of the key, which the pre-checks
+    // marked; no per-key array, whose random accesses cost a cache miss a micro-op.)
     txns.forEach(c -> {
-      int[] stamp = new int[nKeys];
       int total = 0;
       for (int t = txns.from(c); t < txns.to(c); t++) {
         slotStart[t] = total;
         if (!committed[t]) continue;
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.WRITE) continue;
-          int k = h.mopKey(m);
-          if (stamp[k] != t + 1) {
-            stamp[k] = t + 1;
-            total++;
-          }
+          if (h.mopKind(m) == OpRecord.WRITE && ra.isFinalWrite(m)) total++;
         }
       }
       rangeSlots[c] = total;
@@ -141,12 +137,45 @@ public final class MtAnalysis implements Steps.DataExplainer {
     mopSlot = new int[h.mopCount()];
     java.util.Arrays.fill(mopSlot, -1);
     txns.forEach(c -> {
-      int[] stamp = new int[nKeys], lastWrite = new int[nKeys], firstRead = new int[nKeys];
+      int[] stamp = null, lastWrite = null, firstRead = null;
       int[] keyBuf = new int[16];
       for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!committed[t]) continue;
         int nk = 0, s = slotStart[t];
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        int ms = h.mopStart(t), me = h.mopEnd(t);
+        boolean ok = h.isOk(t);
+        if (me - ms <= 48) {
+          // Short: each key's first write, its final write and the key's first access found by
+          // scanning the transaction (in cache), in the order of the first writes, as below.
+          for (int m = ms; m < me; m++) {
+            if (h.mopKind(m) != OpRecord.WRITE) continue;
+            int k = h.mopKey(m), first = ms;
+            while (first < m && h.mopKey(first) != k) first++;
+            boolean firstWrite = true;
+            for (int a = first; a < m && firstWrite; a++) firstWrite = h.mopKey(a) != k || h.mopKind(a) != OpRecord.WRITE;
+            if (!firstWrite) continue;
+            int last = m;
+            while (!ra.isFinalWrite(last)) {
+              last++;
+              while (h.mopKey(last) != k || h.mopKind(last) != OpRecord.WRITE) last++;
+            }
+            int fr = h.mopKind(first) == OpRecord.READ ? first : -1;
+            slotKey[s] = k;
+            slotTxn[s] = t;
+            slotMop[s] = last;
+            mopSlot[last] = s;
+            slotRead[s] = ok ? fr : -1;
+            slotWhy[s] = !ok ? INFO : fr < 0 ? BLIND : RMW;
+            s++;
+          }
+          continue;
+        }
+        if (stamp == null) {
+          stamp = new int[nKeys];
+          lastWrite = new int[nKeys];
+          firstRead = new int[nKeys];
+        }
+        for (int m = ms; m < me; m++) {
           int k = h.mopKey(m);
           if (stamp[k] != t + 1) {
             stamp[k] = t + 1;
@@ -161,7 +190,6 @@ public final class MtAnalysis implements Steps.DataExplainer {
             lastWrite[k] = m;
           }
         }
-        boolean ok = h.isOk(t);
         for (int i = 0; i < nk; i++) {
           int k = keyBuf[i];
           slotKey[s] = k;
