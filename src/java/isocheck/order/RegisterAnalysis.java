@@ -195,8 +195,8 @@ public final class RegisterAnalysis implements Steps.DataExplainer {
         if (first) {
           external[m] = true;
           externalReads++;
-          for (int a = m + 1; a < h.mopEnd(t); a++) {
-            if (h.mopKind(a) == OpRecord.WRITE && h.mopKey(a) == k && h.mopVal(a) == v && v != History.NIL) {
+          for (int a = m + 1; a < e && v != History.NIL; a++) {
+            if (h.mopKey(a) == k && h.mopKind(a) == OpRecord.WRITE && h.mopVal(a) == v) {
               found.add(new Anomaly("future-read", new int[] {t},
                   Anomaly.map("op", Data.op(h, t), "mop", Data.mop(h, m), "element", h.value(v)),
                   h.name(t) + " read key " + h.keyStr(k) + " = " + h.valueStr(v) + ", a value " + h.name(t)
