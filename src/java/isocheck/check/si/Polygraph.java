@@ -206,17 +206,29 @@ public final class Polygraph {
    * their arrays are shared with this one, not copied: the four families of levels cost one set
    * of constraints.
    */
+  private EdgeList sessionOrder, realtimeOrder;
+  private int realtimeRelays;
+
   public Polygraph withOrders(boolean session, boolean realtime) {
     if (fixedByRealtime && !realtime) throw new IllegalArgumentException("writer orders fixed by realtime need realtime order");
     if (!session && !realtime) return this;
-    int relays = 0;
-    EdgeList so = new EdgeList(64), rt = new EdgeList(64);
-    if (session) Orders.sessionOrder(h, committed, so);
-    if (realtime) relays = Orders.realtime(h, committed, rt);
+    // (Each order computed once for the families sharing this polygraph: strict
+    // serializability's and GSI's realtime order are the same edges.)
+    if (session && sessionOrder == null) {
+      sessionOrder = new EdgeList(64);
+      Orders.sessionOrder(h, committed, sessionOrder);
+    }
+    if (realtime && realtimeOrder == null) {
+      realtimeOrder = new EdgeList(64);
+      realtimeRelays = Orders.realtime(h, committed, realtimeOrder);
+    }
+    EdgeList none = new EdgeList(0), so = session ? sessionOrder : none, rt = realtime ? realtimeOrder : none;
+    int relays = realtime ? realtimeRelays : 0;
     boolean reasons = knownWhy.size() == known.size() && known.size() > 0;
     EdgeList k2 = new EdgeList(known.size() + so.size() + rt.size());
-    IntList key2 = new IntList(), why2 = new IntList();
-    for (int i = 0; i < known.size(); i++) k2.add(known.src(i), known.dst(i), known.type(i));
+    int extra = reasons ? so.size() + rt.size() : 0;
+    IntList key2 = new IntList(reasons ? knownKey.size() + extra : 0), why2 = new IntList(reasons ? knownWhy.size() + extra : 0);
+    k2.addAll(known);
     if (reasons) {
       key2.addAll(knownKey);
       why2.addAll(knownWhy);
