@@ -117,14 +117,27 @@ public final class RegisterSearch extends PolygraphSearch {
   }
 
   /** The polygraph built ahead; what its build threw, rethrown here (Polygraph.TooLarge, out of memory). */
-  private Polygraph awaitAhead() {
+  private Polygraph awaitAhead() { return joined(timedAhead); }
+
+  /** What a computation run on another thread returned; what it threw, rethrown here. */
+  private static <T> T joined(java.util.concurrent.CompletableFuture<T> f) {
     try {
-      return timedAhead.join();
+      return f.join();
     } catch (java.util.concurrent.CompletionException e) {
       Throwable c = e.getCause();
       if (c instanceof RuntimeException) throw (RuntimeException) c;
       if (c instanceof Error) throw (Error) c;
       throw e;
+    }
+  }
+
+  /** Waits for thread t (when not null) to end. */
+  private static void join(Thread t) {
+    if (t == null) return;
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -134,12 +147,7 @@ public final class RegisterSearch extends PolygraphSearch {
     Thread t = aheadThread;
     aheadThread = null;
     timedAhead = null;
-    if (t == null) return;
-    try {
-      t.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    join(t);
   }
 
   /** The known edges alone, without orders ({@link Polygraph#knownOnly}), built once. */
@@ -297,26 +305,13 @@ public final class RegisterSearch extends PolygraphSearch {
     }
 
     /** The schedule's answer, waited for (null: not run); what it threw, rethrown (out of memory). */
-    Boolean holds() {
-      try {
-        return result.join();
-      } catch (java.util.concurrent.CompletionException e) {
-        Throwable c = e.getCause();
-        if (c instanceof RuntimeException) throw (RuntimeException) c;
-        if (c instanceof Error) throw (Error) c;
-        throw e;
-      }
-    }
+    Boolean holds() { return joined(result); }
 
     /** Stops the schedule if it still runs (its answer is no longer wanted), and waits for its thread. */
     @Override
     public void close() {
       w.cancelled = true;
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      join(thread);
     }
   }
 
