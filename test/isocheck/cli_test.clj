@@ -484,6 +484,43 @@
         (is (= 3 (:status r)))
         (is (str/includes? (:err r) "ISOCHECK_HEAP"))))))
 
+(deftest a-copied-install-keeps-standard-output-clean
+  ;; The class-data-sharing archive names the jar it was made from: in a checkout copied
+  ;; elsewhere the JVM refuses it with a warning, which went to standard output, in front of
+  ;; the --format json result. The launcher makes the archive again for the new path, and sends
+  ;; the JVM's own warnings to standard error.
+  (let [d (tmp-dir)
+        _ (spit (io/file d "ok.edn") valid-edn)
+        _ (sh d {} launcher "check" "ok.edn") ; (the uberjar and its archive exist after this)
+        copy (io/file (tmp-dir) "isocheck")
+        uj (io/file copy "target" "uberjar")
+        cp! (fn [^java.io.File from ^java.io.File to]
+              (io/make-parents to)
+              (Files/copy (.toPath from) (.toPath to)
+                          ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption
+                                                                     [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES])))
+        own (io/file uj "isocheck.jsa.jar")
+        run (fn [] (sh d {} (str copy "/bin/isocheck") "check" "--format" "json" "ok.edn"))]
+    (cp! (io/file root "bin" "isocheck") (io/file copy "bin" "isocheck"))
+    (.setExecutable (io/file copy "bin" "isocheck") true)
+    (doseq [^java.io.File f (.listFiles (io/file root "target" "uberjar"))
+            :when (re-find #"standalone\.jar$|\.jsa$|\.jsa\.jar$" (.getName f))]
+      (cp! f (io/file uj (.getName f))))
+    (testing "the archive is made again for the copy's path"
+      (let [{:keys [status out err]} (run)]
+        (is (= 0 status) err)
+        (is (str/starts-with? out "{\"valid?\":true,") out)
+        (is (str/includes? (slurp own) (str uj)) (slurp own))))
+    (testing "an archive the JVM refuses: its warning on standard error, the result alone on standard output"
+      (cp! (io/file root "target" "uberjar" "isocheck.jsa") (io/file uj "isocheck.jsa.other"))
+      (Files/move (.toPath (io/file uj "isocheck.jsa.other")) (.toPath (io/file uj "isocheck.jsa"))
+                  ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption
+                                                             [java.nio.file.StandardCopyOption/REPLACE_EXISTING]))
+      (let [{:keys [status out err]} (run)]
+        (is (= 0 status) err)
+        (is (str/starts-with? out "{\"valid?\":true,") out)
+        (is (str/includes? err "shared archive") err)))))
+
 (defn- plume-file
   "An rw-register history of Plume's shape (20 micro-ops per transaction), written as EDN."
   [^Path dir txns wl]
