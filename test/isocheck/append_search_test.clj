@@ -11,6 +11,7 @@
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
+            [clojure.walk :as walk]
             [isocheck.core :as iso]
             [isocheck.jepsen :as j]
             [isocheck.oracle-test :as ot]
@@ -108,6 +109,38 @@
     (testing "each path decides some levels with open orders"
       (doseq [k [":topological-order" ":time-order" ":pruning"]]
         (is (pos? (get by k 0)) (str k " " by))))))
+
+(deftest the-first-level-decided-ahead-changes-nothing
+  ;; The first level the search decides is decided on a thread of its own beside the
+  ;; counterexamples of the cyclic families (Checker: search.decideAhead). The result, the
+  ;; counterexamples and the statistics must be those of deciding it in place
+  ;; (-Disocheck.search.ahead=false, a test-only switch), but for :decided-ahead and the times;
+  ;; and no thread of it outlives the check.
+  (let [strip (fn [m] (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:decided-ahead$" (str k))) %)) %)
+                                     m))
+        ahead (atom {})
+        run (fn [^History hist ahead?]
+              (when-not ahead? (System/setProperty "isocheck.search.ahead" "false"))
+              (try
+                (let [d (j/->clj (.toData (Checker/check hist (doto (CheckOptions.) (.levels levels)))))
+                      st (get-in d [:stats :search])]
+                  (doseq [[l m] st :when (:decided-ahead m)] (swap! ahead update (name l) (fnil inc 0)))
+                  [(dissoc d :stats) (strip st)])
+                (finally (System/clearProperty "isocheck.search.ahead"))))]
+    (doseq [store (Store/values)
+            bug (cons nil (seq (Bug/values)))
+            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+            [seed txns sessions keys ops] [[2 300 6 10 4] [3 1200 10 40 4]]]
+      (let [hist (sim-history store bug seed txns sessions keys ops)
+            [r1 s1] (run hist true)
+            [r0 s0] (run hist false)]
+        (is (= r1 r0) (str store " " bug " seed " seed))
+        (is (= s1 s0) (str store " " bug " seed " seed))))
+    (testing "levels were decided ahead, among them ones the counterexamples ran beside"
+      (is (pos? (get @ahead "strict-serializable" 0)) (pr-str @ahead))
+      (is (pos? (get @ahead "strong-snapshot-isolation" 0)) (pr-str @ahead)))
+    (testing "no search thread outlives its check"
+      (is (not-any? #(= "isocheck-search" (.getName ^Thread %)) (.keySet (Thread/getAllStackTraces)))))))
 
 ;; ------------------------------------------------------------------ literal patterns
 

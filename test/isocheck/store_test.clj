@@ -20,7 +20,7 @@
             [isocheck.jepsen :as j]
             [isocheck.test-util :refer [h ok run-cli tmp-dir valid-edn write-skew-edn sh] :rename {run-cli run}])
   (:import (isocheck.cli Main)
-           (isocheck.util Progress ProgressMeter)
+           (isocheck.util HeldProgress Progress ProgressMeter)
            (java.io ByteArrayOutputStream File PrintStream RandomAccessFile)
            (java.nio.file Files LinkOption Path)
            (java.nio.file.attribute FileAttribute)
@@ -388,6 +388,25 @@
             (is (<= 0.2 (peek times)))
             (Thread/sleep 100)
             (is (= n (count lines)) "nothing after close"))))
+      (testing "work run ahead: its stages held back until the caller waits for it, then passed on"
+        (let [[^ProgressMeter m lines] (meter-lines 0 0)
+              held (HeldProgress. m)]
+          (.stage m "counterexamples" 10 "cyclic components")
+          (.stage held "strong-snapshot-isolation: polygraph" 0 nil)
+          (.stage held "strong-snapshot-isolation: pruning" 8 "constraints decided")
+          (.done held 2)
+          (.done m 4)
+          (.release held)
+          (.done held 6)
+          (.stage held "strong-snapshot-isolation: solver" 0 nil)
+          (.close m)
+          (is (= ["counterexamples 0% (0 of 10 cyclic components)" "counterexamples 40% (4 of 10 cyclic components)"
+                  "strong-snapshot-isolation: pruning 0% (0 of 8 constraints decided)"
+                  "strong-snapshot-isolation: pruning 25% (2 of 8 constraints decided)"
+                  "strong-snapshot-isolation: pruning 75% (6 of 8 constraints decided)"
+                  "strong-snapshot-isolation: solver"]
+                 (mapv #(second (re-matches #"p: \[\d+\.\d s\] (.*)" %)) lines))
+              (vec lines))))
       (testing "before the threshold: nothing"
         (let [[^ProgressMeter m lines] (meter-lines 60000 0)]
           (.stage m "analysis")

@@ -124,8 +124,87 @@ public abstract class PolygraphSearch {
   /** Whether f's polygraph was built by {@link #ahead} (its polygraph-ms is then the time waited for it). */
   boolean builtAhead(Level.Family f) { return false; }
 
-  /** Ends what {@link #ahead} started and no level used (called once the levels are decided). */
-  public void close() {}
+  /**
+   * Ends what {@link #ahead} and {@link #decideAhead} started and no level used (called once the
+   * levels are decided): waits for it.
+   */
+  public void close() {
+    Thread t = decideThread;
+    decideThread = null;
+    join(t);
+  }
+
+  // ------------------------------------------------------------------ deciding a level ahead
+
+  /** The thread deciding a level ahead ({@link #decideAhead}), until the caller's thread waits for it; or null. */
+  private Thread decideThread;
+  private volatile Throwable decideFailed;
+  private isocheck.util.HeldProgress held;
+
+  /**
+   * Starts deciding level l on a thread of its own, with a time limit of its own (from now),
+   * while the caller's thread does other work (list-append: the counterexamples of the families
+   * whose graphs are cyclic, isocheck.check.Checker); the next {@link #decide} of any level
+   * waits for it first, and then finds l decided. Its progress is held back until then
+   * ({@link isocheck.util.HeldProgress}). Its statistics say {@code :decided-ahead true}.
+   */
+  public void decideAhead(Level l, long timeLimitMs) {
+    if (decideThread != null) throw new IllegalStateException("a level is already being decided ahead");
+    held = new isocheck.util.HeldProgress(progress);
+    progress = held;
+    Thread t = new Thread(() -> {
+      try {
+        Outcome o = decide(l, System.nanoTime() + timeLimitMs * 1_000_000L);
+        o.stats.put("decided-ahead", true);
+      } catch (Throwable e) {
+        decideFailed = e;
+      }
+    }, "isocheck-search");
+    t.setDaemon(true);
+    decideThread = t;
+    t.start();
+  }
+
+  /** Waits for the level being decided ahead, if any (from any thread but its own); rethrows what it threw. */
+  private void awaitDecided() {
+    Thread t = decideThread;
+    if (t == null || t == Thread.currentThread()) return;
+    held.release();
+    join(t);
+    decideThread = null;
+    Throwable e = decideFailed;
+    decideFailed = null;
+    if (e instanceof RuntimeException) throw (RuntimeException) e;
+    if (e instanceof Error) throw (Error) e;
+    if (e != null) throw new IllegalStateException(e);
+  }
+
+  /** What a computation run on another thread returned; what it threw, rethrown here. */
+  static <T> T joined(java.util.concurrent.CompletableFuture<T> f) {
+    try {
+      return f.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RuntimeException) throw (RuntimeException) c;
+      if (c instanceof Error) throw (Error) c;
+      throw e;
+    }
+  }
+
+  /** Waits for thread t (when not null) to end. */
+  static void join(Thread t) {
+    if (t == null) return;
+    boolean interrupted = false;
+    while (true) {
+      try {
+        t.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+  }
 
   /** Decides l from the built polygraph before the search when the workload can (null: it cannot). */
   Outcome before(Level l, Polygraph p, Map<String, Object> st) { return null; }
@@ -172,6 +251,7 @@ public abstract class PolygraphSearch {
    * each level once.
    */
   public Outcome decide(Level l, long deadline) {
+    awaitDecided();
     if (l == Level.REPEATABLE_READ) l = Level.SERIALIZABLE;
     Outcome o = outcomes.get(l);
     if (o == null) {

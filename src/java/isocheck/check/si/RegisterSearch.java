@@ -119,31 +119,10 @@ public final class RegisterSearch extends PolygraphSearch {
   /** The polygraph built ahead; what its build threw, rethrown here (Polygraph.TooLarge, out of memory). */
   private Polygraph awaitAhead() { return joined(timedAhead); }
 
-  /** What a computation run on another thread returned; what it threw, rethrown here. */
-  private static <T> T joined(java.util.concurrent.CompletableFuture<T> f) {
-    try {
-      return f.join();
-    } catch (java.util.concurrent.CompletionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof RuntimeException) throw (RuntimeException) c;
-      if (c instanceof Error) throw (Error) c;
-      throw e;
-    }
-  }
-
-  /** Waits for thread t (when not null) to end. */
-  private static void join(Thread t) {
-    if (t == null) return;
-    try {
-      t.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Waits for a build started ahead that no level used, so that it does not outlive the check. */
   @Override
   public void close() {
+    super.close();
     Thread t = aheadThread;
     aheadThread = null;
     timedAhead = null;
