@@ -546,7 +546,9 @@ public final class Checker {
       // Observed cycles (reads-from, process and realtime order), weakest family first; GSI's
       // (reads-from and realtime order: every such cycle enters and leaves commits legally) before
       // the realtime family's, so that each is named for the weakest level it rules out.
-      Scc gsiWr = req.contains(Level.GSI) && acyclic[0] ? Scc.of(g, Edge.WR | Edge.RT) : null;
+      // (Its edges are a subset of the realtime family's: that graph acyclic, so is GSI's. The
+      // Jepsen-shaped history of an SI store at 10^6: 0.16 s not spent.)
+      Scc gsiWr = req.contains(Level.GSI) && acyclic[0] && !(top == 2 && acyclic[2]) ? Scc.of(g, Edge.WR | Edge.RT) : null;
       for (int fi = 0; fi <= top + 1; fi++) {
         if (fi == Math.min(2, top + 1) && gsiWr != null && gsiWr.hasCycle()) report(gsiWr, g, Level.Family.COMMIT_REALTIME, false, null);
         if (fi > top) break;
