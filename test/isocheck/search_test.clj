@@ -162,6 +162,36 @@
           (is (<= 5 @kahn) (str @kahn " levels settled by Kahn's schedule")))
         (finally (System/clearProperty "isocheck.witness.greedy"))))))
 
+(deftest a-weaker-levels-witness-tried-for-a-stronger-one-skips-kahns-schedule
+  ;; When strict serializability's schedule fails, strong-session serializability's is tried
+  ;; on the way (PolygraphSearch.viaWeaker), before the plain level's known graph: its greedy
+  ;; passes only, not Kahn's schedule (at 10^6 on an SI store, 0.3 s that the known graph then
+  ;; made useless). Decided alone, the level still gets Kahn's schedule. With the greedy pass
+  ;; off (a test-only switch) that leaves Kahn's schedule alone to tell them apart; the
+  ;; verdicts are the same either way.
+  (System/setProperty "isocheck.witness.greedy" "false")
+  (try
+    (let [seen (atom {:alone 0 :probed 0})
+          sss "strong-session-serializable"
+          run (fn [^History hh levels]
+                (let [^Result r (Checker/check hh (doto (CheckOptions.) (.levels (mapv #(Level/parse %) levels))))]
+                  [(tu/verdict-strings r) (into {} (get (.stats r) "search"))]))]
+      (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION]
+              seed (range 4)]
+        (let [hh (simulated store nil seed 300 6 12 5)
+              [va sa] (run hh [sss])
+              [vb sb] (run hh ["strict-serializable" sss])
+              by (fn [st] (str (get (get st sss) "witness")))]
+          (is (= (get va sss) (get vb sss)) (str store " seed " seed))
+          (when (= ":schedule" (by sa))
+            (swap! seen update :alone inc)
+            ;; (strict serializability's own schedule failed, so the other was probed)
+            (when (contains? (get sb "strict-serializable") "witness-ms")
+              (swap! seen update :probed inc)
+              (is (not= ":schedule" (by sb)) (str store " seed " seed " " (pr-str (get sb sss))))))))
+      (is (pos? (:probed @seen)) (pr-str @seen)))
+    (finally (System/clearProperty "isocheck.witness.greedy"))))
+
 (deftest splitting-the-pre-checks-across-cores-changes-nothing
   ;; The rw-register pre-checks (final writes, external reads, each read's writer, the versions
   ;; the search counts) run a range of transactions per core and join the ranges in order: the

@@ -331,8 +331,9 @@ public final class RegisterSearch extends PolygraphSearch {
       // For the realtime levels, when the greedy pass fails, the polygraph with the writer orders
       // realtime fixes is about as cheap as Kahn's schedule (10^6 rw-register: 6-8 s, against
       // 6.5-7), and decides either way; the schedule only ever shows a level holds.
+      boolean schedule = !timed(l.family);
       ok = witness.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS),
-          l.family.carries(Level.Family.COMMIT_REALTIME), !timed(l.family));
+          l.family.carries(Level.Family.COMMIT_REALTIME), schedule, schedule && !probe);
     }
     st.put("witness-ms", (System.nanoTime() - t) / 1_000_000L);
     if (!ok) return null;

@@ -77,13 +77,21 @@ final class SerialWitness {
    * pass that also stalled cost 0.2 s more than that polygraph's whole search).
    */
   boolean holds(boolean si, boolean session, boolean realtime, boolean schedule) {
+    return holds(si, session, realtime, schedule, schedule);
+  }
+
+  /**
+   * As above, with the second greedy pass when {@code again} and Kahn's schedule when
+   * {@code kahn} (and the greedy passes failed).
+   */
+  boolean holds(boolean si, boolean session, boolean realtime, boolean again, boolean kahn) {
     if (version == null) version = ra.versions();
     if (cancelled) return false;
     by = "greedy";
     // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
     // which it now nearly always makes unnecessary, is still compared with the oracle.)
-    if (!"false".equals(System.getProperty("isocheck.witness.greedy")) && greedy(si, session, realtime, schedule)) return true;
-    if (!schedule || cancelled) return false;
+    if (!"false".equals(System.getProperty("isocheck.witness.greedy")) && greedy(si, session, realtime, again)) return true;
+    if (!kahn || cancelled) return false;
     by = "schedule";
     EdgeList es = new EdgeList(64);
     // Reads-from, and the orders, between transactions; relays numbered from n.
