@@ -213,6 +213,7 @@ public final class Checker {
       }
       RegisterAnalysis ra = mt != null ? mt.ra : new RegisterAnalysis(h, Math.max(o.maxAnomaliesPerType, 1));
       if (mt == null) preChecked.accept(ra);
+      if (ahead[0] != null) ahead[0].chains(orderedKeys, mtPolygraph != null);
       anomalies.addAll(ra.anomalies);
       committed = ra.committed;
       es = ra.edges;

@@ -124,6 +124,9 @@ public abstract class PolygraphSearch {
   /** Whether f's polygraph was built by {@link #ahead} (its polygraph-ms is then the time waited for it). */
   boolean builtAhead(Level.Family f) { return false; }
 
+  /** Whether f's polygraph was built ahead by the thread of the witness run ahead, once its schedule failed ({@code :built-after-witness}). */
+  boolean builtAfterWitness(Level.Family f) { return false; }
+
   /**
    * Ends what {@link #ahead} and {@link #decideAhead} started and no level used (called once the
    * levels are decided): waits for it.
@@ -411,6 +414,7 @@ public abstract class PolygraphSearch {
     }
     st.put("polygraph-ms", buildNs[l.family.ordinal()] / 1_000_000L);
     if (builtAhead(l.family)) st.put("built-ahead", true);
+    if (builtAfterWitness(l.family)) st.put("built-after-witness", true);
     st.put("constraints", (long) p.constraints());
     st.put("known-edges", (long) p.known.size());
     if (p.realtimeEdges > 0) st.put("realtime-edges", p.realtimeEdges);

@@ -66,6 +66,7 @@ public final class RegisterSearch extends PolygraphSearch {
     boolean session = f.carries(Level.Family.PROCESS), realtime = f.carries(Level.Family.COMMIT_REALTIME);
     if (timed(f)) {
       if (timed == null) {
+        adoptAhead();
         knownTimed = null;
         timedWasAhead = timedAhead != null;
         timed = timedWasAhead ? awaitAhead() : Polygraph.of(h, ra, orderedKeys, true);
@@ -83,10 +84,16 @@ public final class RegisterSearch extends PolygraphSearch {
   /** The realtime families' polygraph being built on the other core ({@link #ahead}), or null. */
   private java.util.concurrent.CompletableFuture<Polygraph> timedAhead;
   private Thread aheadThread;
-  private boolean timedWasAhead;
+  private boolean timedWasAhead, aheadAsked;
 
   @Override
   boolean builtAhead(Level.Family f) { return timed(f) && timedWasAhead; }
+
+  @Override
+  boolean builtAfterWitness(Level.Family f) { return timed(f) && timedWasAhead && timedByWitness; }
+
+  /** Whether the polygraph built ahead came from the failed witness's thread ({@link WitnessAhead}). */
+  private boolean timedByWitness;
 
   /**
    * When a realtime level's witness schedule fails (strict serializability's, first), its
@@ -95,11 +102,21 @@ public final class RegisterSearch extends PolygraphSearch {
    * level or strong SI nearly always searches it. (Not when :info writers make many pairs
    * likely: their known edges go first, {@link #knownOnly}.) Lein bench cli's 10^5
    * rw-register history: the strong-session schedule (0.24 s) runs beside the build (0.38 s).
+   * (On a large history the failed witness's thread started it, {@link WitnessAhead}, and it
+   * may be done when first asked: the same steps are taken as when this call starts it, so
+   * that the first level's outcome and statistics do not depend on timing. Asked again, for
+   * another level, the steps are taken only while it is still being built.)
    */
   @Override
   boolean ahead(Level.Family f) {
     if (!timed(f) || timed != null || manyOverlaps()) return false;
-    if (timedAhead != null) return !timedAhead.isDone();
+    adoptAhead();
+    if (timedAhead != null) {
+      boolean first = !aheadAsked;
+      aheadAsked = true;
+      return first || !timedAhead.isDone();
+    }
+    aheadAsked = true;
     ra.versions(); // (computed here, before the thread starts: it reads them)
     java.util.concurrent.CompletableFuture<Polygraph> fut = new java.util.concurrent.CompletableFuture<>();
     Thread t = new Thread(() -> {
@@ -114,6 +131,17 @@ public final class RegisterSearch extends PolygraphSearch {
     aheadThread = t;
     t.start();
     return true;
+  }
+
+  /** The witness run ahead whose schedule failed, and whose thread then builds the realtime families' polygraph; or null. */
+  private WitnessAhead polygraphOf;
+
+  /** Takes the polygraph the failed witness's thread builds, if it does, as the one built ahead. */
+  private void adoptAhead() {
+    if (timedAhead != null || polygraphOf == null) return;
+    timedAhead = polygraphOf.polygraphAhead();
+    timedByWitness = timedAhead != null;
+    polygraphOf = null;
   }
 
   /** The polygraph built ahead; what its build threw, rethrown here (Polygraph.TooLarge, out of memory). */
@@ -166,29 +194,31 @@ public final class RegisterSearch extends PolygraphSearch {
    * the 10^5 history of lein bench cli, checking them alone first cost 0.1 s).
    */
   private boolean manyOverlaps() {
-    if (manyOverlaps == null) {
-      int nk = h.keyCount();
-      int[] writers = new int[nk], info = new int[nk], last = new int[nk];
-      java.util.Arrays.fill(last, -1);
-      long all = 0;
-      for (int t = 0; t < h.nTxns; t++) {
-        if (!ra.committed[t]) continue;
-        boolean indeterminate = !h.isOk(t) || h.completeOrdinal(t) < 0;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != isocheck.history.OpRecord.WRITE) continue;
-          int k = h.mopKey(m);
-          if (last[k] == t) continue;
-          last[k] = t;
-          writers[k]++;
-          all++;
-          if (indeterminate) info[k]++;
-        }
-      }
-      long pairs = 0;
-      for (int k = 0; k < nk; k++) pairs += (long) info[k] * writers[k];
-      manyOverlaps = pairs > 4 * all;
-    }
+    if (manyOverlaps == null) manyOverlaps = manyOverlaps(h, ra);
     return manyOverlaps;
+  }
+
+  private static boolean manyOverlaps(History h, RegisterAnalysis ra) {
+    int nk = h.keyCount();
+    int[] writers = new int[nk], info = new int[nk], last = new int[nk];
+    java.util.Arrays.fill(last, -1);
+    long all = 0;
+    for (int t = 0; t < h.nTxns; t++) {
+      if (!ra.committed[t]) continue;
+      boolean indeterminate = !h.isOk(t) || h.completeOrdinal(t) < 0;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != isocheck.history.OpRecord.WRITE) continue;
+        int k = h.mopKey(m);
+        if (last[k] == t) continue;
+        last[k] = t;
+        writers[k]++;
+        all++;
+        if (indeterminate) info[k]++;
+      }
+    }
+    long pairs = 0;
+    for (int k = 0; k < nk; k++) pairs += (long) info[k] * writers[k];
+    return pairs > 4 * all;
   }
 
   private SerialWitness witness;
@@ -207,7 +237,14 @@ public final class RegisterSearch extends PolygraphSearch {
     /** Its answer once taken: whether the level holds, or null when it did not run. */
     Boolean ran;
     private final java.util.concurrent.CompletableFuture<Boolean> result = new java.util.concurrent.CompletableFuture<>();
+    /** What the chains found ({@link #chains}), or null when the check will not search (closed first). */
+    private final java.util.concurrent.CompletableFuture<Chains> chains = new java.util.concurrent.CompletableFuture<>();
+    /** Once the schedule failed and the chains are known: the polygraph being built, or null when none is. */
+    private final java.util.concurrent.CompletableFuture<java.util.concurrent.CompletableFuture<Polygraph>> plan =
+        new java.util.concurrent.CompletableFuture<>();
     private final Thread thread;
+
+    private record Chains(boolean[] ordered, boolean given) {}
 
     private WitnessAhead(History h, RegisterAnalysis ra, Level l) {
       level = l;
@@ -217,16 +254,62 @@ public final class RegisterSearch extends PolygraphSearch {
       // null (not run) when no key has two blind writers: the history is then likely one the
       // MT checker decides, or whose chains it gives the search, and the witness is not tried.
       thread = new Thread(() -> {
+        Boolean ok;
         try {
-          result.complete(twoBlindWriters(h) && !w.cancelled
-              ? w.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS), realtime, !realtime) : null);
+          ok = twoBlindWriters(h) && !w.cancelled
+              ? w.holds(l.kind == Level.Kind.SI, l.family.carries(Level.Family.PROCESS), realtime, !realtime) : null;
+          result.complete(ok);
         } catch (Throwable e) {
           result.completeExceptionally(e);
+          plan.complete(null);
+          return;
+        }
+        // A large history's realtime level whose schedule failed: its polygraph next, on this
+        // thread, under the search's own conditions for building it ahead (RegisterSearch#ahead:
+        // no polygraph of chains given, few :info writers), once the chains are known.
+        java.util.concurrent.CompletableFuture<Polygraph> build = null;
+        Chains c = null;
+        try {
+          // (Tests lower the size: -Disocheck.witness.polygraph-from=0.)
+          if (Boolean.FALSE.equals(ok) && realtime && h.nTxns >= Integer.getInteger("isocheck.witness.polygraph-from", EARLY_POLYGRAPH_TXNS)) {
+            c = chains.join();
+            if (c != null && !c.given && !w.cancelled && !manyOverlaps(h, ra)) build = new java.util.concurrent.CompletableFuture<>();
+          }
+        } catch (Throwable e) {
+          build = null;
+        } finally {
+          plan.complete(build);
+        }
+        if (build == null) return;
+        try {
+          build.complete(Polygraph.of(h, ra, c.ordered, true));
+        } catch (Throwable e) {
+          build.completeExceptionally(e);
         }
       }, "isocheck-witness");
       thread.setDaemon(true);
       thread.start();
     }
+
+    /**
+     * From this many transactions on, the failed realtime schedule's thread builds that level's
+     * polygraph. Below, the build is short and competes with the chains, the observed graph and
+     * their JIT compilation on the other core (10^4 and 10^5 rw-register: no gain, some loss).
+     */
+    static final int EARLY_POLYGRAPH_TXNS = 300_000;
+
+    /**
+     * Tells the thread what the mini-transaction chains found: the keys whose version order the
+     * history fixes (may be null), and whether the search is given the chains' polygraph (then no
+     * polygraph of writers is built). Called once, before the search.
+     */
+    public void chains(boolean[] orderedKeys, boolean givenPolygraph) { chains.complete(new Chains(orderedKeys, givenPolygraph)); }
+
+    /**
+     * The realtime families' polygraph being built since the schedule failed, or null when none
+     * is; called once the schedule's answer was taken ({@link #holds}).
+     */
+    java.util.concurrent.CompletableFuture<Polygraph> polygraphAhead() { return joined(plan); }
 
     /**
      * Starts the witness of the level among {@code req} that the search decides first (a plain
@@ -286,10 +369,15 @@ public final class RegisterSearch extends PolygraphSearch {
     /** The schedule's answer, waited for (null: not run); what it threw, rethrown (out of memory). */
     Boolean holds() { return joined(result); }
 
-    /** Stops the schedule if it still runs (its answer is no longer wanted), and waits for its thread. */
+    /**
+     * Stops the schedule if it still runs (its answer is no longer wanted), and waits for its
+     * thread (and for a polygraph it builds that no level took: rare, a search whose schedule
+     * failed goes on to that polygraph).
+     */
     @Override
     public void close() {
       w.cancelled = true;
+      chains.complete(null);
       join(thread);
     }
   }
@@ -320,6 +408,8 @@ public final class RegisterSearch extends PolygraphSearch {
     if (wa != null && wa.level == l && witness == null && timed(l.family) == l.family.carries(Level.Family.COMMIT_REALTIME)) {
       witnessAhead = null;
       wa.ran = wa.holds();
+      // (Failed, for a realtime level of a large history: its thread builds that level's polygraph.)
+      if (Boolean.FALSE.equals(wa.ran) && timed(l.family)) polygraphOf = wa;
     }
     if (wa != null && wa.ran != null) {
       // Run ahead, as below: its witness-ms is the time waited for it.
