@@ -99,16 +99,7 @@ final class PipedSink implements OpSink {
       put(cur);
       cur = null;
     }
-    boolean interrupted = false;
-    while (true) {
-      try {
-        thread.join();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) Thread.currentThread().interrupt();
+    isocheck.util.Threads.join(thread);
     return failed;
   }
 

@@ -194,20 +194,8 @@ public abstract class PolygraphSearch {
     }
   }
 
-  /** Waits for thread t (when not null) to end. */
-  static void join(Thread t) {
-    if (t == null) return;
-    boolean interrupted = false;
-    while (true) {
-      try {
-        t.join();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) Thread.currentThread().interrupt();
-  }
+  /** Waits for thread t (when not null) to end ({@link isocheck.util.Threads#join}). */
+  static void join(Thread t) { isocheck.util.Threads.join(t); }
 
   /** Decides l from the built polygraph before the search when the workload can (null: it cannot). */
   Outcome before(Level l, Polygraph p, Map<String, Object> st) { return null; }
