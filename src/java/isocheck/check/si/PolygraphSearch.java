@@ -708,7 +708,8 @@ public abstract class PolygraphSearch {
    * Positions in a topological order of the acyclic graph d that follows the history's own time
    * where d leaves a choice (Kahn's algorithm, the ready node that happened first next): a
    * transaction by its completion (serializability), a begin by its invocation and a commit by
-   * its completion (snapshot isolation; GSI's begins, and relays, as soon as they are ready). A
+   * its completion (snapshot isolation; GSI's begins, and relays, as soon as they are ready; a
+   * begin after the commits of the writers it follows, {@link #laterBegins}). A
    * store that is correct usually committed in an order close to this, so its sides agree with
    * it. Null when d has a cycle (Kahn's algorithm stops short).
    */
@@ -729,11 +730,10 @@ public abstract class PolygraphSearch {
       rank[v] = at >= 0 ? at + 1 : -1 - Math.max(0, i); // never completed: placed below
       if (at >= 0) maxOrd = Math.max(maxOrd, at + 1);
     }
+    for (int v = 0; v < n; v++) if (rank[v] < 0) rank[v] = maxOrd + 1 + (-1 - rank[v]);
+    if (g.si) laterBegins(g, rank);
     long top = 0;
-    for (int v = 0; v < n; v++) {
-      if (rank[v] < 0) rank[v] = maxOrd + 1 + (-1 - rank[v]);
-      top = Math.max(top, rank[v]);
-    }
+    for (int v = 0; v < n; v++) top = Math.max(top, rank[v]);
     // Nodes sorted by (rank, node): counting sort.
     int[] sorted = new int[n];
     if (top < 4L * n + 1024) {
@@ -775,6 +775,26 @@ public abstract class PolygraphSearch {
     if (k < n) return null;
     for (int v = 0; v < n; v++) pos[v]--;
     return pos;
+  }
+
+  /**
+   * Snapshot isolation: of two writers of a key whose order is open, the one whose commit ranks
+   * first is the other's predecessor in the choice that follows ({@link #topologicalChoice}), and
+   * its commit must come before the other's begin (no concurrent writers of a key). So each begin
+   * is ranked just after the commits of those writers (all ranks doubled, a begin's odd). Ranked
+   * at its invocation, or, GSI's, as early as it can be, the begin was often placed before them:
+   * on the serializable store's Jepsen-shaped history at 10^6 (GSI), 335,980 chosen edges went
+   * backward over intervals covering 2,529,185 of 2,545,681 nodes, which the check of the choice
+   * then searched (0.26 s); ranked after them, none.
+   */
+  private static void laterBegins(LevelGraph g, long[] rank) {
+    for (int v = 0; v < rank.length; v++) rank[v] *= 2;
+    for (int c = 0; c < g.p.first.length; c++) {
+      int a = g.p.first[c], b = g.p.second[c];
+      long ra = rank[BcGraph.commit(a)], rb = rank[BcGraph.commit(b)];
+      if (ra < rb || (ra == rb && a < b)) rank[BcGraph.begin(b)] = Math.max(rank[BcGraph.begin(b)], ra + 1);
+      else rank[BcGraph.begin(a)] = Math.max(rank[BcGraph.begin(a)], rb + 1);
+    }
   }
 
   private static boolean before(long[] prio, int a, int b) { return prio[a] != prio[b] ? prio[a] < prio[b] : a < b; }
