@@ -299,6 +299,59 @@
     (testing "no thread outlives its check"
       (is (not-any? #(#{"isocheck-witness" "isocheck-polygraph"} (.getName ^Thread %)) (.keySet (Thread/getAllStackTraces)))))))
 
+;; A Jepsen-shaped rw-register history: 10 processes, 4 micro-ops, 1,000 zipf keys rotating
+;; after 32 writes, 1% :info (lein bench search's shape), with bug at rate 0.002.
+(defn- jepsen-shaped ^History [store bug seed txns]
+  (.history (Simulator/history
+              (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/REGISTER)
+                          (.txns (int txns)) (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4)
+                          (.readFraction 0.5) (.maxWritesPerKey 32) (.infoRate 0.01))
+                bug (-> (.bug bug) (.bugRate 0.002))
+                true .build))))
+
+(deftest gsi-searched-beside-strict-serializability-changes-nothing
+  ;; From 300,000 transactions (here every size, a test-only switch), GSI is searched on a
+  ;; thread of its own once strict serializability's search has the polygraph they share. It is
+  ;; used when GSI is asked for (:decided-beside), stopped when strong SI, which implies it, is
+  ;; asked for first (then GSI, if still needed, is searched in place). Either way the result,
+  ;; counterexamples and statistics are those of every level decided in place
+  ;; (-Disocheck.search.beside=false), but for that flag and the times.
+  (let [strip (fn [m] (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:decided-beside$" (str k))) %)) %) m))
+        beside (atom {})
+        all (doto (CheckOptions.) (.levels (vec (Level/values))))
+        run (fn [^History hh beside?]
+              (System/setProperty (if beside? "isocheck.search.beside-from" "isocheck.search.beside") (if beside? "0" "false"))
+              (try
+                (let [d (j/->clj (.toData (Checker/check hh all)))
+                      st (get-in d [:stats :search])]
+                  (doseq [[l m] st :when (:decided-beside m)]
+                    (swap! beside update l (fnil conj #{}) (:decided-by m)))
+                  [(dissoc d :stats) (strip st)])
+                (finally (System/clearProperty "isocheck.search.beside-from")
+                         (System/clearProperty "isocheck.search.beside"))))
+        hs (concat (for [seed (range 3)
+                         [store bug] [[Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ] [Store/SERIALIZABLE nil]
+                                      [Store/SNAPSHOT_ISOLATION nil]]]
+                     [(str store " " bug " Jepsen-shaped, seed " seed) (jepsen-shaped store bug seed 3000)])
+                   (for [seed (range 3)
+                         [store bug] [[Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ] [Store/SNAPSHOT_ISOLATION nil]]]
+                     [(str store " " bug " seed " seed) (simulated store bug seed 300 6 12 5)]))
+        searched-after (atom 0)]
+    (doseq [[label hh] hs]
+      (let [[r1 s1] (run hh true)
+            [r0 s0] (run hh false)]
+        (is (= r1 r0) label)
+        (is (= s1 s0) label)
+        ;; strict serializability searched, strong SI asked for after it: the thread was stopped.
+        (when (and (contains? s0 :strong-snapshot-isolation) (= :known-graph (get-in s0 [:strict-serializable :decided-by])))
+          (swap! searched-after inc))))
+    (testing "GSI was decided beside, by the time-ordered choice"
+      (is (= {:gsi #{:time-order}} @beside)))
+    (testing "and stopped where strong SI was asked for first"
+      (is (pos? @searched-after)))
+    (testing "no thread outlives its check"
+      (is (not-any? #(= "isocheck-beside" (.getName ^Thread %)) (.keySet (Thread/getAllStackTraces)))))))
+
 (deftest a-second-greedy-pass-keeps-each-keys-writers-in-line
   ;; On a serializable (not strict) store's Jepsen-shaped histories, the first greedy pass
   ;; stalls: a writer that waited for readers is overtaken on another key it writes by a later

@@ -560,7 +560,7 @@ public final class Checker {
       // serializability's.
       isocheck.check.si.PolygraphSearch search =
           new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witnessAhead(witnessAhead)
-              .witness(o.searchWitness).progress(o.progress);
+              .witness(o.searchWitness).progress(o.progress).wanted(l -> req.contains(l) && violating(l).isEmpty());
       LinkedHashMap<Level, Verdict> decided;
       try {
         decided = searched(req, search, l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);

@@ -135,6 +135,7 @@ public abstract class PolygraphSearch {
     Thread t = decideThread;
     decideThread = null;
     join(t);
+    stopBeside();
   }
 
   // ------------------------------------------------------------------ deciding a level ahead
@@ -197,6 +198,148 @@ public abstract class PolygraphSearch {
   /** Waits for thread t (when not null) to end ({@link isocheck.util.Threads#join}). */
   static void join(Thread t) { isocheck.util.Threads.join(t); }
 
+  // ------------------------------------------------------------------ a level decided beside another
+
+  /**
+   * The level to search beside l's search, on a thread of its own, once l's polygraph is built
+   * (the workload says which: a level that shares it, is often needed after l, and whose search
+   * would begin with that polygraph, every earlier step of it a no-op), or null.
+   */
+  Level besideOf(Level l) { return null; }
+
+  /** Which levels the caller will ask for, as far as it knows before the search: a level decided beside l must be one. */
+  private java.util.function.Predicate<Level> wanted = l -> false;
+
+  /** Tells the search which levels the caller will ask for (a level no other decides: requested, not ruled out yet). */
+  public PolygraphSearch wanted(java.util.function.Predicate<Level> w) {
+    wanted = w;
+    return this;
+  }
+
+  /** The level being decided beside another ({@link #startBeside}), its thread, its outcome, its held progress. */
+  private Level besideLevel;
+  private Thread besideThread;
+  /** The beside thread, kept (besideThread is cleared once waited for): whose progress and solver are the beside search's. */
+  private volatile Thread besideRunner;
+  private final java.util.concurrent.CompletableFuture<Outcome> besideOutcome = new java.util.concurrent.CompletableFuture<>();
+  private isocheck.util.HeldProgress besideHeld;
+  private isocheck.util.Progress besideProgress;
+  private volatile boolean besideCancelled;
+  private volatile AcyclicitySolver besideSolver;
+
+  /** Thrown on the beside thread once {@link #close} stops it: its outcome is not wanted. */
+  private static final class BesideCancelled extends RuntimeException {
+    BesideCancelled() { super(null, null, false, false); }
+  }
+
+  /** The progress of the thread running this: the beside thread's held one, or the search's. */
+  private isocheck.util.Progress progress() { return Thread.currentThread() == besideRunner ? besideProgress : progress; }
+
+  /**
+   * Starts deciding {@link #besideOf}(l) on a thread of its own, as {@link #search} would
+   * once it got to it, if the caller will ask for it, and while the heap has room for a second
+   * search. When the caller asks for it, {@link #search} waits for that outcome
+   * ({@code :decided-beside true}); when it never does (a level it implies held, or one that
+   * rules it out did not), {@link #close} stops the thread. Either way its outcome is that of
+   * the search in place: the levels' outcomes do not depend on which thread was faster.
+   */
+  private void startBeside(Level l, long deadline) {
+    // (Tests compare: -Disocheck.search.beside=false decides every level in place.)
+    if (!shortcuts || besideRunner != null
+        || "false".equals(System.getProperty("isocheck.search.beside"))) return;
+    Level b = besideOf(l);
+    if (b == null || outcomes.containsKey(b) || !wanted.test(b)) return;
+    Polygraph bp;
+    try {
+      bp = polygraph(b.family);
+    } catch (Polygraph.TooLarge e) {
+      return;
+    }
+    if (!roomFor(bp)) return;
+    besideLevel = b;
+    besideHeld = new isocheck.util.HeldProgress(progress);
+    besideProgress = new isocheck.util.Progress() {
+      @Override public void stage(String name, long total, String unit) {
+        if (besideCancelled) throw new BesideCancelled();
+        besideHeld.stage(name, total, unit);
+      }
+
+      @Override public void done(long units) {
+        if (besideCancelled) throw new BesideCancelled();
+        besideHeld.done(units);
+      }
+    };
+    Thread t = new Thread(() -> {
+      try {
+        besideOutcome.complete(searchIn(b, bp, deadline, new LinkedHashMap<>()));
+      } catch (Throwable e) {
+        besideOutcome.completeExceptionally(e);
+      }
+    }, "isocheck-beside");
+    t.setDaemon(true);
+    besideThread = t;
+    besideRunner = t;
+    t.start();
+  }
+
+  /**
+   * Whether the heap has room for a second search beside this one on polygraph p: twice what
+   * its graphs take (about 48 bytes a known or side edge, 128 a node, as measured), free.
+   */
+  private static boolean roomFor(Polygraph p) {
+    Runtime rt = Runtime.getRuntime();
+    long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());
+    long need = 48L * (p.known.size() + p.sideSrc.length) + 128L * 2 * p.nodes;
+    return free > 2 * need;
+  }
+
+  /** The outcome of l decided beside ({@link #startBeside}): waited for; what its search threw, rethrown. */
+  private Outcome awaitBeside(Level l) {
+    besideHeld.release();
+    join(besideThread);
+    besideThread = null;
+    besideLevel = null;
+    Outcome o = joined(besideOutcome);
+    LinkedHashMap<String, Object> st = statsOf(l);
+    st.putAll(o.stats);
+    st.put("decided-beside", true);
+    return new Outcome(o.value, o.reason, o.anomalies, st);
+  }
+
+  /**
+   * Asked for l, which implies the level being decided beside (strong SI, GSI's): when l holds,
+   * as it usually does once asked for (strict serializability's counterexample did not rule it
+   * out), the level beside is implied and its search was not needed. So it is stopped now (at
+   * its next stage), not left to compete with l's search for the memory and the collector until
+   * the check ends; if l fails, the level is searched in place, when asked for.
+   */
+  private void dropBeside(Level l) {
+    if (besideLevel == null || l == besideLevel || !l.implies(besideLevel) || Thread.currentThread() == besideRunner) return;
+    besideLevel = null;
+    besideCancelled = true;
+    AcyclicitySolver s = besideSolver;
+    if (s != null) s.interrupt();
+  }
+
+  /** Stops the search of a level decided beside that no one asked for, and waits for its thread. */
+  private void stopBeside() {
+    Thread t = besideThread;
+    besideThread = null;
+    if (t == null) return;
+    besideCancelled = true;
+    boolean interrupted = false;
+    while (t.isAlive()) {
+      AcyclicitySolver s = besideSolver;
+      if (s != null) s.interrupt();
+      try {
+        t.join(20);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+  }
+
   /** Decides l from the built polygraph before the search when the workload can (null: it cannot). */
   Outcome before(Level l, Polygraph p, Map<String, Object> st) { return null; }
 
@@ -243,6 +386,7 @@ public abstract class PolygraphSearch {
    */
   public Outcome decide(Level l, long deadline) {
     awaitDecided();
+    dropBeside(l);
     if (l == Level.REPEATABLE_READ) l = Level.SERIALIZABLE;
     Outcome o = outcomes.get(l);
     if (o == null) {
@@ -379,6 +523,7 @@ public abstract class PolygraphSearch {
   }
 
   private Outcome search(Level l, long deadline) {
+    if (l == besideLevel) return awaitBeside(l);
     LinkedHashMap<String, Object> st = statsOf(l);
     Outcome early = early(l, st);
     if (early != null) return early;
@@ -392,7 +537,7 @@ public abstract class PolygraphSearch {
       if (k != null) return k;
     }
     Polygraph p;
-    progress.stage(l.id + ": polygraph");
+    progress().stage(l.id + ": polygraph");
     try {
       p = polygraph(l.family);
     } catch (Polygraph.TooLarge e) {
@@ -400,6 +545,11 @@ public abstract class PolygraphSearch {
       return new Outcome(Verdict.Value.UNKNOWN, "deciding " + l.id + " needs " + subject() + ", but " + e.getMessage(),
           List.of(), st);
     }
+    return searchIn(l, p, deadline, st);
+  }
+
+  /** l's search from its polygraph p on: what {@link #search} does once p is built. */
+  private Outcome searchIn(Level l, Polygraph p, long deadline, LinkedHashMap<String, Object> st) {
     st.put("polygraph-ms", buildNs[l.family.ordinal()] / 1_000_000L);
     if (builtAhead(l.family)) st.put("built-ahead", true);
     if (builtAfterWitness(l.family)) st.put("built-after-witness", true);
@@ -408,6 +558,7 @@ public abstract class PolygraphSearch {
     if (p.realtimeEdges > 0) st.put("realtime-edges", p.realtimeEdges);
     Outcome pre = before(l, p, st);
     if (pre != null) return pre;
+    startBeside(l, deadline);
     List<Anomaly> found = new ArrayList<>();
     boolean si = l.kind == Level.Kind.SI;
     long tp = System.nanoTime();
@@ -416,9 +567,9 @@ public abstract class PolygraphSearch {
     // history's own time suggests leave it acyclic the level holds: the common case, with
     // neither pruning nor solver. Then pruning to a fixpoint, the time order again, the solver.
     // (Without the shortcuts, as tests compare, the solver decides alone.)
-    progress.stage(l.id + ": known graph");
+    progress().stage(l.id + ": known graph");
     Pruning pr = new Pruning(g).build();
-    if (shortcuts) progress.stage(l.id + ": time order");
+    if (shortcuts) progress().stage(l.id + ": time order");
     int[] pos = shortcuts ? timeOrder(g, pr.last) : null;
     if (pos == null) pr.checkOnly();
     else pr.acyclic();
@@ -430,9 +581,9 @@ public abstract class PolygraphSearch {
     }
     boolean knownCycle = pr.status == Pruning.Status.VIOLATED;
     if (shortcuts && pr.status == Pruning.Status.OPEN) {
-      progress.stage(l.id + ": pruning", p.constraints(), "constraints decided");
+      progress().stage(l.id + ": pruning", p.constraints(), "constraints decided");
       Pruning full = new Pruning(g);
-      full.progress = progress;
+      full.progress = progress();
       pr = full.run(deadline);
     }
     st.put("pruning-rounds", (long) pr.rounds);
@@ -455,13 +606,13 @@ public abstract class PolygraphSearch {
     }
     int open = p.constraints() - pr.decided;
     st.put("open", (long) open);
-    if (shortcuts) progress.stage(l.id + ": time order");
+    if (shortcuts) progress().stage(l.id + ": time order");
     int[] again = shortcuts ? timeOrder(g, pr.last) : null;
     if (again != null && topologicalChoice(g, pr, again)) {
       st.put("decided-by", new Kw("time-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
-    progress.stage(l.id + ": solver");
+    progress().stage(l.id + ": solver");
     return solve(l, g, pr, deadline, st, found);
   }
 
@@ -526,6 +677,11 @@ public abstract class PolygraphSearch {
       for (int e = g.p.sideFrom(c, 1); e < g.p.sideTo(c, 1); e++) s.addEdge(-x, g.sideSrc[e], g.sideDst[e]);
     }
     s.setTimeBudget(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
+    if (Thread.currentThread() == besideRunner) {
+      // (Stopped by close: interrupted until its thread ends, the solver ends soon after it starts.)
+      besideSolver = s;
+      if (besideCancelled) throw new BesideCancelled();
+    }
     Status status = s.solve();
     LinkedHashMap<String, Object> ss = new LinkedHashMap<>(s.stats().toMap());
     ss.put("ms", (System.nanoTime() - t0) / 1_000_000L);
