@@ -573,7 +573,7 @@ public abstract class PolygraphSearch {
     int[] pos = shortcuts ? timeOrder(g, pr.last) : null;
     if (pos == null) pr.checkOnly();
     else pr.acyclic();
-    if (shortcuts && pr.status == Pruning.Status.OPEN && topologicalChoice(g, pr, pos)) {
+    if (shortcuts && pr.status == Pruning.Status.OPEN && topologicalChoice(g, pr, pos, st)) {
       st.put("prune-ms", (System.nanoTime() - tp) / 1_000_000L);
       st.put("open", (long) p.constraints());
       st.put("decided-by", new Kw("time-order"));
@@ -608,7 +608,7 @@ public abstract class PolygraphSearch {
     st.put("open", (long) open);
     if (shortcuts) progress().stage(l.id + ": time order");
     int[] again = shortcuts ? timeOrder(g, pr.last) : null;
-    if (again != null && topologicalChoice(g, pr, again)) {
+    if (again != null && topologicalChoice(g, pr, again, st)) {
       st.put("decided-by", new Kw("time-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
@@ -783,7 +783,7 @@ public abstract class PolygraphSearch {
    * Chooses, for every open constraint, the side whose first edge agrees with pos, a topological
    * order of the pruned graph; true when known ∪ decided ∪ chosen is acyclic (then the level holds).
    */
-  private boolean topologicalChoice(LevelGraph g, Pruning pr, int[] pos) {
+  private boolean topologicalChoice(LevelGraph g, Pruning pr, int[] pos, Map<String, Object> st) {
     int[] choice = pr.choice.clone();
     for (int c = 0; c < choice.length; c++) {
       if (choice[c] >= 0) continue;
@@ -791,7 +791,14 @@ public abstract class PolygraphSearch {
       int a = g.p.first[c], b = g.p.second[c];
       choice[c] = g.si ? (pos[BcGraph.commit(a)] < pos[BcGraph.commit(b)] ? 0 : 1) : (pos[a] < pos[b] ? 0 : 1);
     }
-    return acyclicWith(g, pr.last, pos, choice);
+    long[] backward = new long[2];
+    boolean ok = acyclicWith(g, pr.last, pos, choice, backward);
+    // How far the choice went against the order ({@code :backward-edges}, and the nodes between
+    // their ends that its check searched, {@code :backward-nodes}): 0 where the order already
+    // agreed with every choice.
+    st.put("backward-edges", backward[0]);
+    st.put("backward-nodes", backward[1]);
+    return ok;
   }
 
   /**
@@ -800,9 +807,10 @@ public abstract class PolygraphSearch {
    * every node of a cycle lies between the two ends of one of the backward edges on it (walking
    * the cycle, positions rise along forward edges and fall only along backward ones). So only
    * the nodes inside those intervals are searched, by Kahn's algorithm: where the history's
-   * time order is close to a valid one, few and short intervals, not the whole graph.
+   * time order is close to a valid one, few and short intervals, not the whole graph. (The
+   * backward edges and the nodes searched are counted into backward[0] and backward[1].)
    */
-  private static boolean acyclicWith(LevelGraph g, Digraph d, int[] pos, int[] choice) {
+  private static boolean acyclicWith(LevelGraph g, Digraph d, int[] pos, int[] choice, long[] backward) {
     int n = d.n;
     int[] cover = null;
     isocheck.util.IntList extra = new isocheck.util.IntList();
@@ -812,6 +820,7 @@ public abstract class PolygraphSearch {
         extra.add(u);
         extra.add(v);
         if (pos[u] < pos[v]) continue;
+        backward[0]++;
         if (cover == null) cover = new int[n + 1];
         cover[pos[v]]++;
         cover[pos[u] + 1]--;
@@ -830,6 +839,7 @@ public abstract class PolygraphSearch {
         inside++;
       }
     }
+    backward[1] = inside;
     // The chosen edges inside, as CSR.
     int[] xs = new int[n + 1];
     for (int i = 0; i < extra.size(); i += 2) if (in[extra.get(i)] && in[extra.get(i + 1)]) xs[extra.get(i) + 1]++;
