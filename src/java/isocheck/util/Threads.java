@@ -1,8 +1,26 @@
 package isocheck.util;
 
-/** Waiting for the threads a check starts (the parser's, the search's), whatever interrupts the caller. */
+/** The threads a check starts (the parser's, the search's): started, and waited for whatever interrupts the caller. */
 public final class Threads {
   private Threads() {}
+
+  /**
+   * Starts a daemon thread named {@code name} that completes {@code into} with what
+   * {@code work} returns, or exceptionally with what it throws (rethrown where it is joined).
+   */
+  public static <T> Thread start(String name, java.util.concurrent.CompletableFuture<T> into,
+                                 java.util.function.Supplier<T> work) {
+    Thread t = new Thread(() -> {
+      try {
+        into.complete(work.get());
+      } catch (Throwable e) {
+        into.completeExceptionally(e);
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
 
   /**
    * Waits for thread t (when not null) to end, even when interrupted meanwhile (its work must

@@ -219,8 +219,10 @@ public abstract class PolygraphSearch {
   /** The level being decided beside another ({@link #startBeside}), its thread, its outcome, its held progress. */
   private Level besideLevel;
   private Thread besideThread;
-  /** The beside thread, kept (besideThread is cleared once waited for): whose progress and solver are the beside search's. */
+  /** The beside thread, as it knows itself (besideThread is cleared once waited for): whose progress and solver are the beside search's. */
   private volatile Thread besideRunner;
+  /** Whether a level was decided beside (once per check). */
+  private boolean besideStarted;
   private final java.util.concurrent.CompletableFuture<Outcome> besideOutcome = new java.util.concurrent.CompletableFuture<>();
   private isocheck.util.HeldProgress besideHeld;
   private isocheck.util.Progress besideProgress;
@@ -245,7 +247,7 @@ public abstract class PolygraphSearch {
    */
   private void startBeside(Level l, long deadline) {
     // (Tests compare: -Disocheck.search.beside=false decides every level in place.)
-    if (!shortcuts || besideRunner != null
+    if (!shortcuts || besideStarted
         || "false".equals(System.getProperty("isocheck.search.beside"))) return;
     Level b = besideOf(l);
     if (b == null || outcomes.containsKey(b) || !wanted.test(b)) return;
@@ -269,17 +271,11 @@ public abstract class PolygraphSearch {
         besideHeld.done(units);
       }
     };
-    Thread t = new Thread(() -> {
-      try {
-        besideOutcome.complete(searchIn(b, bp, deadline, new LinkedHashMap<>()));
-      } catch (Throwable e) {
-        besideOutcome.completeExceptionally(e);
-      }
-    }, "isocheck-beside");
-    t.setDaemon(true);
-    besideThread = t;
-    besideRunner = t;
-    t.start();
+    besideStarted = true;
+    besideThread = isocheck.util.Threads.start("isocheck-beside", besideOutcome, () -> {
+      besideRunner = Thread.currentThread(); // (before its first step: progress(), the solver)
+      return searchIn(b, bp, deadline, new LinkedHashMap<>());
+    });
   }
 
   /**

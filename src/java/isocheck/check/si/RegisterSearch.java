@@ -146,18 +146,8 @@ public final class RegisterSearch extends PolygraphSearch {
     }
     aheadAsked = true;
     ra.versions(); // (computed here, before the thread starts: it reads them)
-    java.util.concurrent.CompletableFuture<Polygraph> fut = new java.util.concurrent.CompletableFuture<>();
-    Thread t = new Thread(() -> {
-      try {
-        fut.complete(Polygraph.of(h, ra, orderedKeys, true));
-      } catch (Throwable e) {
-        fut.completeExceptionally(e);
-      }
-    }, "isocheck-polygraph");
-    t.setDaemon(true);
-    timedAhead = fut;
-    aheadThread = t;
-    t.start();
+    timedAhead = new java.util.concurrent.CompletableFuture<>();
+    aheadThread = isocheck.util.Threads.start("isocheck-polygraph", timedAhead, () -> Polygraph.of(h, ra, orderedKeys, true));
     return true;
   }
 
