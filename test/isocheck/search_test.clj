@@ -11,6 +11,9 @@
             [isocheck.jepsen :as j]
             [isocheck.register-oracle-test :as rot])
   (:import (isocheck.check CheckOptions Checker Level Result Verdict)
+           (isocheck.check.si Polygraph)
+           (isocheck.graph EdgeList OrderEdges)
+           (isocheck.order RegisterAnalysis)
            (isocheck.history History History$Workload)
            (isocheck.sim Bug SimConfig SimConfig$KeyDist Simulator Store)))
 
@@ -371,6 +374,27 @@
         (is (pos? (:open st)) (pr-str st))
         (is (= 0 (:backward-edges st)) (pr-str st))
         (is (= 0 (:backward-nodes st)) (pr-str st))))))
+
+(deftest polygraphs-take-the-orders-the-observed-graph-added
+  ;; The session and realtime order edges the check's observed graph appended are the ones a
+  ;; polygraph would compute: taken from there (OrderEdges, Polygraph.orders), its known edges
+  ;; with the orders are the same, edge for edge; for other committed transactions they are
+  ;; ignored.
+  (doseq [[store bug] [[Store/SERIALIZABLE nil] [Store/SNAPSHOT_ISOLATION nil]]
+          seed (range 2)]
+    (let [h (jepsen-shaped store bug seed 2000)
+          ra (RegisterAnalysis. h 1)
+          edges (fn [^Polygraph p] (let [k (.known p)] (vec (for [i (range (.size k))] [(.src k i) (.dst k i) (.type k i)]))))
+          own (Polygraph/of h ra nil true)
+          given (.orders (Polygraph/of h ra nil true)
+                         (OrderEdges/append h (.committed ra) (EdgeList.) true true))
+          other (.orders (Polygraph/of h ra nil true)
+                         (OrderEdges/append h (boolean-array (alength (.committed ra))) (EdgeList.) true true))]
+      (doseq [[s r] [[true true] [false true]]]
+        (let [e (edges (.withOrders own s r))]
+          (is (< 1000 (count e)))
+          (is (= e (edges (.withOrders given s r))) (str store " seed " seed))
+          (is (= e (edges (.withOrders other s r))) (str store " seed " seed)))))))
 
 (deftest a-second-greedy-pass-keeps-each-keys-writers-in-line
   ;; On a serializable (not strict) store's Jepsen-shaped histories, the first greedy pass

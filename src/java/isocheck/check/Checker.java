@@ -5,6 +5,7 @@ import isocheck.graph.Cycle;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
 import isocheck.graph.EdgeList;
+import isocheck.graph.OrderEdges;
 import isocheck.graph.Orders;
 import isocheck.graph.Scc;
 import isocheck.history.History;
@@ -223,8 +224,9 @@ public final class Checker {
     long t1 = System.nanoTime();
 
     o.progress.stage("graph");
-    Digraph g = observedGraph(h, committed, es, maxFam.carries(Level.Family.PROCESS),
-        maxFam == Level.Family.REALTIME || req.contains(Level.GSI), stats);
+    OrderEdges orders = OrderEdges.append(h, committed, es, maxFam.carries(Level.Family.PROCESS),
+        maxFam == Level.Family.REALTIME || req.contains(Level.GSI));
+    Digraph g = observedGraph(orders, h, stats);
     long t2 = System.nanoTime();
 
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
@@ -232,6 +234,7 @@ public final class Checker {
     run.orderedKeys = orderedKeys;
     run.mtPolygraph = mtPolygraph;
     run.witnessAhead = ahead[0];
+    run.orders = orders;
     LinkedHashMap<Level, Verdict> verdicts = h.workload == History.Workload.APPEND
         ? run.appendLevels(req, maxFam, anySer, anySi, la)
         : run.registerLevels(req, maxFam);
@@ -253,11 +256,14 @@ public final class Checker {
    */
   public static Digraph observedGraph(History h, boolean[] committed, EdgeList es, boolean session, boolean realtime,
                                       java.util.Map<String, Object> stats) {
-    if (session) Orders.sessionOrder(h, committed, es);
-    int relays = realtime ? Orders.realtime(h, committed, es) : 0;
-    Digraph g = Digraph.of(h.nTxns + relays, es);
+    return observedGraph(OrderEdges.append(h, committed, es, session, realtime), h, stats);
+  }
+
+  /** As above, from the orders appended to es ({@link OrderEdges#append}), which the search then shares. */
+  static Digraph observedGraph(OrderEdges orders, History h, java.util.Map<String, Object> stats) {
+    Digraph g = Digraph.of(h.nTxns + orders.relays, orders.es);
     stats.put("edges", (long) g.edgeCount());
-    if (relays > 0) stats.put("realtime-relays", (long) relays);
+    if (orders.relays > 0) stats.put("realtime-relays", (long) orders.relays);
     return g;
   }
 
@@ -290,6 +296,8 @@ public final class Checker {
     isocheck.check.si.Polygraph mtPolygraph;
     /** The first level's witness schedule, started ahead (rw-register), or null. */
     isocheck.check.si.RegisterSearch.WitnessAhead witnessAhead;
+    /** The session and realtime order edges of the observed graph, which the search's polygraphs share. */
+    OrderEdges orders;
     long sccNs, searchNs, polygraphNs;
 
     Scc scc(Digraph gr, int filter) { return scc(gr, filter, null); }
@@ -559,7 +567,7 @@ public final class Checker {
       // read uncommitted need none (isocheck.check.adya.AdyaLevels); repeatable read needs
       // serializability's.
       isocheck.check.si.PolygraphSearch search =
-          new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witnessAhead(witnessAhead)
+          new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witnessAhead(witnessAhead).orders(orders)
               .witness(o.searchWitness).progress(o.progress).wanted(l -> req.contains(l) && violating(l).isEmpty());
       LinkedHashMap<Level, Verdict> decided;
       try {

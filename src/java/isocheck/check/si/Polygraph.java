@@ -208,8 +208,30 @@ public final class Polygraph {
    * their arrays are shared with this one, not copied: the four families of levels cost one set
    * of constraints.
    */
+  /** Session order and realtime order, once computed or given ({@link #orders}): [from, to) of es. */
   private EdgeList sessionOrder, realtimeOrder;
-  private int realtimeRelays;
+  private int soFrom, soTo, rtFrom, rtTo, realtimeRelays;
+
+  /**
+   * Takes the session and realtime orders (either may be absent) from where the check's observed
+   * graph appended them (its transactions committed as this polygraph's: else, or when null,
+   * ignored), rather than computing them again in {@link #withOrders}.
+   */
+  public Polygraph orders(isocheck.graph.OrderEdges o) {
+    if (o == null || !java.util.Arrays.equals(o.committed, committed)) return this;
+    if (o.session && sessionOrder == null) {
+      sessionOrder = o.es;
+      soFrom = o.soFrom;
+      soTo = o.soTo;
+    }
+    if (o.realtime && realtimeOrder == null) {
+      realtimeOrder = o.es;
+      rtFrom = o.rtFrom;
+      rtTo = o.rtTo;
+      realtimeRelays = o.relays;
+    }
+    return this;
+  }
 
   public Polygraph withOrders(boolean session, boolean realtime) {
     if (fixedByRealtime && !realtime) throw new IllegalArgumentException("writer orders fixed by realtime need realtime order");
@@ -219,19 +241,18 @@ public final class Polygraph {
     if (session && sessionOrder == null) {
       sessionOrder = new EdgeList(64);
       Orders.sessionOrder(h, committed, sessionOrder);
+      soTo = sessionOrder.size();
     }
     if (realtime && realtimeOrder == null) {
       realtimeOrder = new EdgeList(64);
       realtimeRelays = Orders.realtime(h, committed, realtimeOrder);
+      rtTo = realtimeOrder.size();
     }
-    EdgeList none = new EdgeList(0), so = session ? sessionOrder : none, rt = realtime ? realtimeOrder : none;
     int relays = realtime ? realtimeRelays : 0;
-    EdgeList k2 = new EdgeList(known.size() + so.size() + rt.size());
+    EdgeList k2 = new EdgeList(known.size() + (session ? soTo - soFrom : 0) + (realtime ? rtTo - rtFrom : 0));
     k2.addAll(known);
-    for (EdgeList es : new EdgeList[] {so, rt}) {
-      int type = es == so ? Edge.SO : Edge.RT;
-      for (int i = 0; i < es.size(); i++) k2.add(es.src(i), es.dst(i), type);
-    }
+    if (session) for (int i = soFrom; i < soTo; i++) k2.add(sessionOrder.src(i), sessionOrder.dst(i), Edge.SO);
+    if (realtime) for (int i = rtFrom; i < rtTo; i++) k2.add(realtimeOrder.src(i), realtimeOrder.dst(i), Edge.RT);
     // The reasons are this polygraph's own lists, shared, not copied: they cover its known
     // edges, which come first, and the orders after them need none (ORDER). (Two lists of ints
     // per edge: 9.8 million edges on the serializable store's Jepsen-shaped 10^6 history.)
