@@ -45,6 +45,23 @@ public final class EdgeList {
     n += o.n;
   }
 
+  /**
+   * A list of exactly {@code size} edges, each to be set once by {@link #set} (in parallel, by
+   * disjoint ranges of indices: no growth, nothing shared but the arrays).
+   */
+  public static EdgeList ofSize(int size) {
+    EdgeList es = new EdgeList(size);
+    es.n = size;
+    return es;
+  }
+
+  /** Sets edge i (of a list made by {@link #ofSize}). */
+  public void set(int i, int from, int to, int t) {
+    src[i] = from;
+    dst[i] = to;
+    type[i] = (byte) t;
+  }
+
   public int size() { return n; }
   public int src(int i) { return src[i]; }
   public int dst(int i) { return dst[i]; }

@@ -38,19 +38,34 @@ final class LevelGraph {
       sideDst = p.sideDst;
       return;
     }
-    known = new EdgeList(p.known.size() + n);
-    for (int t = 0; t < n; t++) if (p.committed[t]) known.add(BcGraph.begin(t), BcGraph.commit(t), Edge.INTRA);
-    for (int i = 0; i < p.known.size(); i++) {
-      int type = p.known.type(i);
-      known.add(from(p.known.src(i), type), to(p.known.dst(i), type), type);
-    }
+    // Begin → commit of each committed transaction, then the polygraph's edges in order, each
+    // mapped where it stands (by ranges, on every core: 8.8 million known edges at 10^6
+    // Jepsen-shaped transactions).
+    int intra = 0;
+    for (int t = 0; t < n; t++) if (p.committed[t]) intra++;
+    EdgeList pk = p.known;
+    int mk = pk.size(), off = intra;
+    EdgeList kn = EdgeList.ofSize(intra + mk);
+    known = kn;
+    for (int t = 0, j = 0; t < n; t++) if (p.committed[t]) kn.set(j++, BcGraph.begin(t), BcGraph.commit(t), Edge.INTRA);
+    isocheck.util.Ranges kr = new isocheck.util.Ranges(mk);
+    kr.forEach(c -> {
+      for (int i = kr.from(c), e = kr.to(c); i < e; i++) {
+        int type = pk.type(i);
+        kn.set(off + i, from(pk.src(i), type), to(pk.dst(i), type), type);
+      }
+    });
     int m = p.sideSrc.length;
-    sideSrc = new int[m];
-    sideDst = new int[m];
-    for (int i = 0; i < m; i++) {
-      sideSrc[i] = from(p.sideSrc[i], p.sideType[i]);
-      sideDst[i] = to(p.sideDst[i], p.sideType[i]);
-    }
+    int[] ss = new int[m], sd = new int[m];
+    sideSrc = ss;
+    sideDst = sd;
+    isocheck.util.Ranges sr = new isocheck.util.Ranges(m);
+    sr.forEach(c -> {
+      for (int i = sr.from(c), e = sr.to(c); i < e; i++) {
+        ss[i] = from(p.sideSrc[i], p.sideType[i]);
+        sd[i] = to(p.sideDst[i], p.sideType[i]);
+      }
+    });
   }
 
   /** The node an edge of this type leaves transaction (or relay) a from. */
