@@ -255,12 +255,17 @@
     (try (Simulator/run cfg w) (finally (.close w)))
     (str f)))
 
+(declare search-config jepsen-rw)
+
 (defn cli-main
   "`lein bench cli [SIZES...]`: the whole command, as a user runs it. For a one-op
   file, Plume's default history (rw-register, 5,000 transactions of 20 micro-ops, 25
   sessions, 10,000 keys) and, at each size (default 10^4, 10^5, 10^6 transactions),
-  rw-register histories of Plume's shape and Jepsen list-append histories (4 micro-ops,
-  10 sessions, 1000 keys zipf, from the snapshot-isolation store), it runs
+  rw-register histories of Plume's shape, Jepsen list-append histories (4 micro-ops,
+  10 sessions, 1000 keys zipf, from the snapshot-isolation store) and Jepsen-shaped
+  rw-register histories (lein bench search's: 4 micro-ops, 10 sessions, 1000 keys zipf
+  rotating after 32 writes, 1% :info; from the SI store, where serializability fails,
+  and from the serializable store, where strict serializability fails), it runs
   `bin/isocheck check FILE` (default levels, text output; then with --levels
   tcc,ra,rc,ci, the weak levels AWDIT also checks) as a subprocess several
   times and prints medians of: wall time; the command's own split from the result's
@@ -282,30 +287,41 @@
                                              ["  the same, weak levels" #(str (.resolve dir (str "wr-" n ".edn"))) ["--levels" "tcc,ra,rc,ci"]]
                                              ["list-append, Jepsen" #(write-history dir (str "append-" n ".edn")
                                                                                     (config Store/SNAPSHOT_ISOLATION n))]
-                                             ["  the same, weak levels" #(str (.resolve dir (str "append-" n ".edn"))) ["--levels" "tcc,ra,rc,ci"]]]]
+                                             ["  the same, weak levels" #(str (.resolve dir (str "append-" n ".edn"))) ["--levels" "tcc,ra,rc,ci"]]
+                                             ["rw-register, Jepsen, SI store" #(write-history dir (str "jsi-" n ".edn")
+                                                                                              (jepsen-rw Store/SNAPSHOT_ISOLATION n))]
+                                             ["rw-register, Jepsen, SER store" #(write-history dir (str "jser-" n ".edn")
+                                                                                               (jepsen-rw Store/SERIALIZABLE n))]]]
                          [(format "%s, %,d" label n) f (cond (<= n 10000) 5 (<= n 100000) 3 :else 3) args]))
         rt (Runtime/getRuntime)]
     (println (format "isocheck bench cli: bin/isocheck check FILE, default levels, text output; %d cores, %s; medians"
                      (.availableProcessors rt) (str "load average " (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
                                                                                              (catch java.io.IOException _ "? ? ?"))
                                                                            #" "))))))
-    (println (format "%-34s %10s %9s %5s %8s %8s %8s %8s %9s %5s"
+    (println (format "%-40s %10s %9s %5s %8s %8s %8s %8s %9s %5s"
                      "input" "txns" "file" "runs" "wall" "start" "load" "check" "peak RSS" "exit"))
     (doseq [[label make runs args] inputs]
       (let [file (make)
             rs (vec (for [_ (range runs)] (apply run-cli launcher file args)))
             ms (fn [k] (median (map #(get-in % [:ms k] 0) rs)))
             rss (keep :rss rs)]
-        (println (format "%-34s %,10d %9s %5d %6.2f s %6.2f s %6.2f s %6.2f s %9s %5s"
+        (println (format "%-40s %,10d %9s %5d %6.2f s %6.2f s %6.2f s %6.2f s %9s %5s"
                          label (long (:txns (first rs))) (size-str (Files/size (java.nio.file.Path/of file (make-array String 0))))
                          runs (median (map :wall rs)) (/ (ms :start) 1e3) (/ (ms :load) 1e3) (/ (ms :total) 1e3)
                          (if (seq rss) (mb (median rss)) "-") (str/join "," (distinct (map :exit rs)))))
         (flush)
         ;; A history goes once its weak-levels row (the one after it) has run.
-        (when (or args (str/starts-with? label "Plume"))
+        (when (or args (str/starts-with? label "Plume") (str/includes? label "Jepsen, S"))
           (Files/deleteIfExists (java.nio.file.Path/of file (make-array String 0))))))
     (Files/deleteIfExists (java.nio.file.Path/of one (make-array String 0)))
     (Files/deleteIfExists dir)))
+
+(defn- jepsen-rw
+  "lein bench search's Jepsen-shaped rw-register history of a store: 10 processes, 4
+  micro-ops, 1,000 keys zipf rotating after 32 writes, 1% :info."
+  ^SimConfig [store txns]
+  (search-config {:txns txns :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
+                  :rotate 32 :info 0.01 :store store}))
 
 (defn- search-config
   "A simulated rw-register history: [name config-builder]."
