@@ -909,28 +909,32 @@ public abstract class PolygraphSearch {
       java.util.Arrays.sort(boxed, (x, y) -> rank[x] != rank[y] ? Long.compare(rank[x], rank[y]) : Integer.compare(x, y));
       for (int v = 0; v < n; v++) sorted[v] = boxed[v];
     }
+    // Each node's place in that order: (rank, node) comparisons become int ones, on one array.
+    int[] at = new int[n];
+    for (int i = 0; i < n; i++) at[sorted[i]] = i;
     int[] indeg = new int[n];
     for (int v = 0; v < n; v++) for (int e = d.start(v); e < d.end(v); e++) indeg[d.target(e)]++;
     // Kahn's algorithm, the ready node of least (rank, node) next: those at or after the cursor
     // in sorted order are found by scanning; those the cursor passed before they were ready wait
-    // in a heap (few, when the graph mostly follows time). pos[v] > 0 once v is placed.
+    // in a heap of their places (few, when the graph mostly follows time). pos[v] > 0 once v is
+    // placed.
     int[] heap = new int[16];
     int size = 0, cursor = 0, k = 0;
     int[] pos = new int[n];
     while (true) {
       while (cursor < n && (pos[sorted[cursor]] > 0 || indeg[sorted[cursor]] > 0)) cursor++;
       int v;
-      if (cursor < n && (size == 0 || before(rank, sorted[cursor], heap[0]))) v = sorted[cursor++];
+      if (cursor < n && (size == 0 || cursor < heap[0])) v = sorted[cursor++];
       else if (size > 0) {
-        v = heap[0];
-        size = pop(heap, size, rank);
+        v = sorted[heap[0]];
+        size = pop(heap, size);
       } else break;
       pos[v] = ++k;
       for (int e = d.start(v); e < d.end(v); e++) {
         int w = d.target(e);
-        if (--indeg[w] == 0 && (cursor == n || before(rank, w, sorted[cursor]))) {
+        if (--indeg[w] == 0 && at[w] < cursor) {
           if (size == heap.length) heap = java.util.Arrays.copyOf(heap, size * 2);
-          size = push(heap, size, rank, w);
+          size = push(heap, size, at[w]);
         }
       }
     }
@@ -959,31 +963,31 @@ public abstract class PolygraphSearch {
     }
   }
 
-  private static boolean before(long[] prio, int a, int b) { return prio[a] != prio[b] ? prio[a] < prio[b] : a < b; }
-
-  private static int push(int[] heap, int size, long[] prio, int v) {
+  /** Pushes x onto the min-heap heap[0, size); returns the new size. */
+  private static int push(int[] heap, int size, int x) {
     int i = size++;
     while (i > 0) {
       int parent = (i - 1) >>> 1;
-      if (!before(prio, v, heap[parent])) break;
+      if (heap[parent] <= x) break;
       heap[i] = heap[parent];
       i = parent;
     }
-    heap[i] = v;
+    heap[i] = x;
     return size;
   }
 
-  private static int pop(int[] heap, int size, long[] prio) {
-    int v = heap[--size], i = 0;
+  /** Removes the least of the min-heap heap[0, size); returns the new size. */
+  private static int pop(int[] heap, int size) {
+    int x = heap[--size], i = 0;
     while (true) {
       int l = 2 * i + 1;
       if (l >= size) break;
-      int m = l + 1 < size && before(prio, heap[l + 1], heap[l]) ? l + 1 : l;
-      if (!before(prio, heap[m], v)) break;
+      int m = l + 1 < size && heap[l + 1] < heap[l] ? l + 1 : l;
+      if (heap[m] >= x) break;
       heap[i] = heap[m];
       i = m;
     }
-    if (size > 0) heap[i] = v;
+    if (size > 0) heap[i] = x;
     return size;
   }
 
