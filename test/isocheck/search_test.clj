@@ -396,6 +396,17 @@
           (is (= e (edges (.withOrders given s r))) (str store " seed " seed))
           (is (= e (edges (.withOrders other s r))) (str store " seed " seed)))))))
 
+(deftest statistics-keep-their-key-order-from-one-jvm-to-the-next
+  ;; A level implied by a stronger one says :decided-by, then :implied-by; the MT pre-pass's
+  ;; times :pre-checks, then :chains. (Built with Map.of, their order changed with each JVM's
+  ;; hash salt: the same history printed its result differently from run to run.)
+  (let [r (Checker/check (jepsen-shaped Store/SNAPSHOT_ISOLATION nil 0 3000) (doto (CheckOptions.) (.levels (vec (Level/values)))))
+        search (get (.stats r) "search")
+        implied (for [[_ m] search :when (= ":implied" (str (get m "decided-by")))] (take 2 (keys m)))]
+    (is (seq implied) (pr-str search))
+    (is (every? #(= ["decided-by" "implied-by"] %) implied) (pr-str implied))
+    (is (= ["pre-checks" "chains"] (keys (get-in (into {} (.stats r)) ["mt" "ms"]))))))
+
 (deftest a-second-greedy-pass-keeps-each-keys-writers-in-line
   ;; On a serializable (not strict) store's Jepsen-shaped histories, the first greedy pass
   ;; stalls: a writer that waited for readers is overtaken on another key it writes by a later

@@ -511,8 +511,11 @@ public final class Checker {
         }
         if (by != null) {
           decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
-          searchStats.put(l.id, new LinkedHashMap<>(java.util.Map.of("decided-by", new isocheck.history.Kw("implied"),
-              "implied-by", new isocheck.history.Kw(by.id))));
+          // (In this order: Map.of's iteration order changes from one JVM to the next.)
+          LinkedHashMap<String, Object> implied = new LinkedHashMap<>();
+          implied.put("decided-by", new isocheck.history.Kw("implied"));
+          implied.put("implied-by", new isocheck.history.Kw(by.id));
+          searchStats.put(l.id, implied);
           continue;
         }
         isocheck.check.si.PolygraphSearch.Outcome oc = search.decide(l, deadline);

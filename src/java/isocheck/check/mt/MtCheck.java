@@ -103,7 +103,11 @@ public final class MtCheck {
     long tr = System.nanoTime();
     MtAnalysis mt = new MtAnalysis(h, ra, cap);
     Map<String, Object> ms = mt.stats();
-    ms.put("ms", new LinkedHashMap<>(Map.of("pre-checks", (tr - t0) / 1_000_000L, "chains", (System.nanoTime() - tr) / 1_000_000L)));
+    // (In this order: Map.of's iteration order changes from one JVM to the next.)
+    LinkedHashMap<String, Object> times = new LinkedHashMap<>();
+    times.put("pre-checks", (tr - t0) / 1_000_000L);
+    times.put("chains", (System.nanoTime() - tr) / 1_000_000L);
+    ms.put("ms", times);
     stats.put("mt", ms);
     if (req.isEmpty()) {
       general(ms, "no level asked for is one the mini-transaction checker decides (gsi and Elle's read committed, read "
