@@ -216,7 +216,10 @@ public abstract class PolygraphSearch {
     return this;
   }
 
-  /** The level being decided beside another ({@link #startBeside}), its thread, its outcome, its held progress. */
+  /**
+   * The level being decided beside another ({@link #startBeside}; null once waited for or
+   * dropped), its thread (null once waited for or stopped), its outcome, its held progress.
+   */
   private Level besideLevel;
   private Thread besideThread;
   /** The beside thread, as it knows itself (besideThread is cleared once waited for): whose progress and solver are the beside search's. */
@@ -229,7 +232,7 @@ public abstract class PolygraphSearch {
   private volatile boolean besideCancelled;
   private volatile AcyclicitySolver besideSolver;
 
-  /** Thrown on the beside thread once {@link #close} stops it: its outcome is not wanted. */
+  /** Thrown on the beside thread, at its next stage, once it is stopped ({@link #dropBeside}, {@link #close}): its outcome is not wanted. */
   private static final class BesideCancelled extends RuntimeException {
     BesideCancelled() { super(null, null, false, false); }
   }
