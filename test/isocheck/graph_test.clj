@@ -94,3 +94,36 @@
     (is (< (count (second one)) 1300000) "parallel edges were merged")
     (is (= one (pack 2)))
     (is (= one (pack 3)))))
+
+(deftest an-unordered-graph-keeps-each-nodes-edges-in-list-order
+  ;; Digraph/unordered packs the edges per source node and no further (the time order and the
+  ;; check of the choice after it need no more): each node's edges in list order, parallel edges
+  ;; kept, for any split among cores; ordering it afterwards gives what Digraph/of gives.
+  (let [rnd (java.util.Random. 12)
+        n 120000
+        m 1200000
+        es (EdgeList.)
+        _ (dotimes [_ m]
+            (let [a (.nextInt rnd n)
+                  b (if (zero? (.nextInt rnd 50)) a (min (dec n) (+ a (.nextInt rnd 30))))]
+              (.add es (int a) (int b) (int (bit-shift-left 1 (.nextInt rnd 6))))))
+        expected (reduce (fn [acc i] (update acc (.src es i) (fnil conj []) [(.dst es i) (.type es i)]))
+                         {} (range m))
+        adjacency (fn [^Digraph g]
+                    (into {} (for [v (range n)
+                                   :let [es (vec (for [e (range (.start g v) (.end g v))] [(.target g e) (.mask g e)]))]
+                                   :when (seq es)]
+                               [v es])))
+        packed (fn [cores f]
+                 (System/setProperty "isocheck.weak.cores" (str cores))
+                 (try (f) (finally (System/clearProperty "isocheck.weak.cores"))))]
+    (doseq [cores [1 2]]
+      (let [^Digraph u (packed cores #(Digraph/unordered n es))]
+        (is (not (.isOrdered u)))
+        (is (= m (.edgeCount u)) "parallel edges kept")
+        (is (= expected (adjacency u)) (str cores " cores"))
+        (is (thrown? IllegalStateException (.maskOf u 0 1)) "no binary search on an unordered graph")
+        (let [^Digraph o (packed cores #(.ordered u))
+              ^Digraph g (packed cores #(Digraph/of n es))]
+          (is (.isOrdered o))
+          (is (= (adjacency g) (adjacency o)) (str cores " cores, ordered afterwards")))))))

@@ -14,13 +14,6 @@ public final class Digraph {
   final int[] target;
   final byte[] mask;
 
-  Digraph(int n, int[] start, int[] target, byte[] mask) {
-    this.n = n;
-    this.start = start;
-    this.target = target;
-    this.mask = mask;
-  }
-
   public int start(int v) { return start[v]; }
   public int end(int v) { return start[v + 1]; }
   public int target(int e) { return target[e]; }
@@ -29,6 +22,7 @@ public final class Digraph {
 
   /** The union of edge types from a to b, or 0 when there is no edge. */
   public int maskOf(int a, int b) {
+    if (!ordered) throw new IllegalStateException("maskOf on an unordered graph");
     int lo = start[a], hi = start[a + 1] - 1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
@@ -41,16 +35,52 @@ public final class Digraph {
   }
 
   /**
-   * Packs an edge list over nodes 0..n-1, merging parallel edges. On every core
-   * ({@link isocheck.util.Ranges}), from a million edges on: each range of edges is counted and
-   * scattered into its own slots of each node's adjacency (after the ranges before it, so the
-   * order is the sequential one), and each range of nodes sorts and merges its adjacencies in
-   * place, the ranges then moved together. The graph is the same for any split.
+   * Packs an edge list over nodes 0..n-1, merging parallel edges: {@link #unordered}, then
+   * {@link #ordered}. The graph is the same for any split of the work among cores.
    */
-  public static Digraph of(int n, EdgeList es) {
+  public static Digraph of(int n, EdgeList es) { return unordered(n, es).ordered(); }
+
+  /** False for a graph {@link #unordered} made, until {@link #ordered}. */
+  private final boolean ordered;
+  /** For an unordered graph, the edges it was packed from (which {@link #ordered} uses to choose its split). */
+  private final int packedFrom;
+
+  private Digraph(int n, int[] start, int[] target, byte[] mask, boolean ordered) {
+    this.n = n;
+    this.start = start;
+    this.target = target;
+    this.mask = mask;
+    this.ordered = ordered;
+    this.packedFrom = target.length;
+  }
+
+  /**
+   * The edge list packed per source node and no further: within a node, edges in list order,
+   * parallel edges kept. Enough for a pass whose outcome depends on neither (Kahn's algorithm
+   * choosing by a fixed priority, a reachability test), and a third of the cost of sorting and
+   * merging them ({@link #ordered}), which is what a search that then succeeds saves. Not for
+   * {@link #maskOf}, nor for searches whose result follows the order of the edges (components,
+   * cycles). On every core ({@link isocheck.util.Ranges}) from a million edges on: each range of
+   * edges is counted and scattered into its own slots of each node's adjacency, after the ranges
+   * before it, so the order is the sequential one.
+   */
+  public static Digraph unordered(int n, EdgeList es) {
     int m = es.n;
     isocheck.util.Ranges er = m >= PARALLEL_EDGES ? new isocheck.util.Ranges(m) : null;
-    if (er == null || er.count == 1) return sequential(n, es);
+    int[] count = new int[n + 1];
+    int[] tgt = new int[m];
+    byte[] msk = new byte[m];
+    if (er == null || er.count == 1) {
+      for (int i = 0; i < m; i++) count[es.src[i] + 1]++;
+      for (int v = 0; v < n; v++) count[v + 1] += count[v];
+      int[] pos = Arrays.copyOf(count, n);
+      for (int i = 0; i < m; i++) {
+        int p = pos[es.src[i]]++;
+        tgt[p] = es.dst[i];
+        msk[p] = es.type[i];
+      }
+      return new Digraph(n, count, tgt, msk, false);
+    }
     int parts = er.count;
     // Per range of edges: its count per source node.
     int[][] cnt = new int[parts][];
@@ -59,7 +89,6 @@ public final class Digraph {
       for (int i = er.from(c), e = er.to(c); i < e; i++) k[es.src[i]]++;
       cnt[c] = k;
     });
-    int[] count = new int[n + 1];
     for (int v = 0; v < n; v++) {
       int sum = count[v];
       for (int c = 0; c < parts; c++) {
@@ -69,8 +98,6 @@ public final class Digraph {
       }
       count[v + 1] = sum;
     }
-    int[] tgt = new int[m];
-    byte[] msk = new byte[m];
     er.forEach(c -> {
       int[] pos = cnt[c];
       for (int i = er.from(c), e = er.to(c); i < e; i++) {
@@ -79,47 +106,49 @@ public final class Digraph {
         msk[p] = es.type[i];
       }
     });
-    // Per range of nodes: sort and merge in place, within the range's own slots.
-    isocheck.util.Ranges nr = new isocheck.util.Ranges(n);
-    int[] start = new int[n + 1];
-    int[] end = new int[nr.count];
-    nr.forEach(c -> end[c] = compact(count, tgt, msk, start, nr.from(c), nr.to(c), count[nr.from(c)]));
-    // Move the ranges' compacted slots together.
-    int w = end[0];
-    for (int c = 1; c < nr.count; c++) {
-      int from = nr.from(c), base = count[from], len = end[c] - base, shift = base - w;
-      if (shift > 0) {
-        System.arraycopy(tgt, base, tgt, w, len);
-        System.arraycopy(msk, base, msk, w, len);
-        for (int v = from, to = nr.to(c); v < to; v++) start[v] -= shift;
+    return new Digraph(n, count, tgt, msk, false);
+  }
+
+  /** Whether each adjacency is sorted by target and merged ({@link #of}); false for {@link #unordered}'s graphs. */
+  public boolean isOrdered() { return ordered; }
+
+  /**
+   * This graph with each adjacency sorted by target and parallel edges merged, as {@link #of}
+   * packs it: this one when it is; else sorted in place, in the unordered graph's arrays, which
+   * is not to be used afterwards. On every core from a million edges on: each range of nodes
+   * sorts and merges its adjacencies within its own slots, the ranges then moved together.
+   */
+  public Digraph ordered() {
+    if (ordered) return this;
+    int m = target.length;
+    int[] count = start, tgt = target;
+    byte[] msk = mask;
+    int[] st = new int[n + 1];
+    int w;
+    if (packedFrom < PARALLEL_EDGES) {
+      w = compact(count, tgt, msk, st, 0, n, 0);
+    } else {
+      isocheck.util.Ranges nr = new isocheck.util.Ranges(n);
+      int[] end = new int[nr.count];
+      nr.forEach(c -> end[c] = compact(count, tgt, msk, st, nr.from(c), nr.to(c), count[nr.from(c)]));
+      // Move the ranges' compacted slots together.
+      w = end[0];
+      for (int c = 1; c < nr.count; c++) {
+        int from = nr.from(c), base = count[from], len = end[c] - base, shift = base - w;
+        if (shift > 0) {
+          System.arraycopy(tgt, base, tgt, w, len);
+          System.arraycopy(msk, base, msk, w, len);
+          for (int v = from, to = nr.to(c); v < to; v++) st[v] -= shift;
+        }
+        w += len;
       }
-      w += len;
     }
-    start[n] = w;
-    return new Digraph(n, start, w == m ? tgt : Arrays.copyOf(tgt, w), w == m ? msk : Arrays.copyOf(msk, w));
+    st[n] = w;
+    return new Digraph(n, st, w == m ? tgt : Arrays.copyOf(tgt, w), w == m ? msk : Arrays.copyOf(msk, w), true);
   }
 
   /** Edges from which {@link #of} packs on every core. */
   static final int PARALLEL_EDGES = 1 << 20;
-
-  private static Digraph sequential(int n, EdgeList es) {
-    int m = es.n;
-    int[] count = new int[n + 1];
-    for (int i = 0; i < m; i++) count[es.src[i] + 1]++;
-    for (int v = 0; v < n; v++) count[v + 1] += count[v];
-    int[] pos = Arrays.copyOf(count, n);
-    int[] tgt = new int[m];
-    byte[] msk = new byte[m];
-    for (int i = 0; i < m; i++) {
-      int p = pos[es.src[i]]++;
-      tgt[p] = es.dst[i];
-      msk[p] = es.type[i];
-    }
-    int[] start = new int[n + 1];
-    int w = compact(count, tgt, msk, start, 0, n, 0);
-    start[n] = w;
-    return new Digraph(n, start, w == m ? tgt : Arrays.copyOf(tgt, w), w == m ? msk : Arrays.copyOf(msk, w));
-  }
 
   /**
    * Sorts each adjacency of nodes [from, to) (slots count[v]..count[v+1]) by target and merges

@@ -569,7 +569,7 @@ public abstract class PolygraphSearch {
     progress().stage(l.id + ": known graph");
     Pruning pr = new Pruning(g).build();
     if (shortcuts) progress().stage(l.id + ": time order");
-    int[] pos = shortcuts ? timeOrder(g, pr.last) : null;
+    int[] pos = shortcuts ? timeOrder(g, pr.known()) : null;
     if (pos == null) pr.checkOnly();
     else pr.acyclic();
     if (shortcuts && pr.status == Pruning.Status.OPEN && topologicalChoice(g, pr, pos, st)) {
@@ -606,7 +606,7 @@ public abstract class PolygraphSearch {
     int open = p.constraints() - pr.decided;
     st.put("open", (long) open);
     if (shortcuts) progress().stage(l.id + ": time order");
-    int[] again = shortcuts ? timeOrder(g, pr.last) : null;
+    int[] again = shortcuts ? timeOrder(g, pr.known()) : null;
     if (again != null && topologicalChoice(g, pr, again, st)) {
       st.put("decided-by", new Kw("time-order"));
       return new Outcome(Verdict.Value.TRUE, null, found, st);
@@ -791,7 +791,7 @@ public abstract class PolygraphSearch {
       choice[c] = g.si ? (pos[BcGraph.commit(a)] < pos[BcGraph.commit(b)] ? 0 : 1) : (pos[a] < pos[b] ? 0 : 1);
     }
     long[] backward = new long[2];
-    boolean ok = acyclicWith(g, pr.last, pos, choice, backward);
+    boolean ok = acyclicWith(g, pr.known(), pos, choice, backward);
     // How far the choice went against the order ({@code :backward-edges}, and the nodes between
     // their ends that its check searched, {@code :backward-nodes}): 0 where the order already
     // agreed with every choice.
