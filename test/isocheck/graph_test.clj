@@ -7,10 +7,17 @@
   (:import (isocheck.graph BcGraph Digraph Edge EdgeList Scc)
            (isocheck.check CycleReporter Level$Family)))
 
+(declare random-edges)
+
 (defn- random-graph
   "n transactions and r relay nodes, about d edges a node, each with one or two
   of the dependency and order bits; a few self-loops."
   ^Digraph [seed n r d]
+  (Digraph/of (+ n r) (random-edges seed n r d)))
+
+(defn- random-edges
+  "random-graph's edge list."
+  ^EdgeList [seed n r d]
   (let [rnd (java.util.Random. seed)
         es (EdgeList.)
         bits [Edge/WW Edge/WR Edge/RW Edge/SO Edge/RT]
@@ -27,7 +34,7 @@
             m (if (or (>= a n) (>= b n)) (bit-and m (bit-not Edge/RW)) m)
             m (if (zero? m) Edge/RT m)]
         (.add es (int a) (int b) (int m))))
-    (Digraph/of total es)))
+    es))
 
 (defn- cyclic-sets
   "The node sets of the cyclic components."
@@ -127,3 +134,22 @@
               ^Digraph g (packed cores #(Digraph/of n es))]
           (is (.isOrdered o))
           (is (= (adjacency g) (adjacency o)) (str cores " cores, ordered afterwards")))))))
+
+(deftest kahns-acyclicity-agrees-with-the-component-search
+  ;; The rw-register check asks Digraph.acyclic (Kahn's algorithm, on the graph as packed,
+  ;; unordered) before it orders the observed graph and searches its components: both must
+  ;; answer alike for every filter, and the unordered graph must count the edges ordering keeps.
+  (let [outcomes (atom #{})]
+    (doseq [seed (range 300)
+            :let [n (+ 5 (mod seed 40)), r (mod seed 4), d (inc (mod seed 2))
+                  es (random-edges seed n r d)
+                  total (+ n r)
+                  g (Digraph/of total es)
+                  u (Digraph/unordered total es)]
+            filter [(bit-or Edge/WR Edge/SO Edge/RT) (bit-or Edge/WR Edge/RT) Edge/WR
+                    (bit-or Edge/WW Edge/WR Edge/RW Edge/SO Edge/RT)]]
+      (let [cyclic (.hasCycle (Scc/of g (int filter)))]
+        (swap! outcomes conj cyclic)
+        (is (= (not cyclic) (.acyclic u (int filter)) (.acyclic g (int filter))) (str "seed " seed " filter " filter))
+        (is (= (.edgeCount g) (.distinctEdgeCount u) (.distinctEdgeCount g)) (str "seed " seed))))
+    (is (= #{true false} @outcomes) "both cyclic and acyclic graphs were met")))

@@ -147,6 +147,44 @@ public final class Digraph {
     return new Digraph(n, st, w == m ? tgt : Arrays.copyOf(tgt, w), w == m ? msk : Arrays.copyOf(msk, w), true);
   }
 
+  /**
+   * Whether the edges whose types meet {@code filter} form no cycle (a self-loop is one): Kahn's
+   * algorithm, whose answer depends neither on edge order nor on parallel edges, so an
+   * {@link #unordered} graph will do.
+   */
+  public boolean acyclic(int filter) {
+    int[] indeg = new int[n];
+    for (int e = 0; e < target.length; e++) if ((mask[e] & filter) != 0) indeg[target[e]]++;
+    int[] queue = new int[n];
+    int head = 0, tail = 0;
+    for (int v = 0; v < n; v++) if (indeg[v] == 0) queue[tail++] = v;
+    while (head < tail) {
+      int v = queue[head++];
+      for (int e = start[v], end = start[v + 1]; e < end; e++) {
+        if ((mask[e] & filter) != 0 && --indeg[target[e]] == 0) queue[tail++] = target[e];
+      }
+    }
+    return tail == n;
+  }
+
+  /** How many edges {@link #ordered} keeps: distinct (source, target) pairs. */
+  public long distinctEdgeCount() {
+    if (ordered) return target.length;
+    int[] seen = new int[n];
+    java.util.Arrays.fill(seen, -1);
+    long c = 0;
+    for (int v = 0; v < n; v++) {
+      for (int e = start[v], end = start[v + 1]; e < end; e++) {
+        int t = target[e];
+        if (seen[t] != v) {
+          seen[t] = v;
+          c++;
+        }
+      }
+    }
+    return c;
+  }
+
   /** Edges from which {@link #of} packs on every core. */
   static final int PARALLEL_EDGES = 1 << 20;
 
