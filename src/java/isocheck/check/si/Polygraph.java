@@ -308,6 +308,12 @@ public final class Polygraph {
      * on (-1 when one has none), so a scan for the writers overlapping one stops early.
      */
     long[] sufMinInvoke;
+    /**
+     * byRealtime, per writer slot: its writer's invocation and its end ({@link #end}), read in
+     * slot order by the scans over each key's writers, where the writers' own fields in the
+     * history were a cache miss each.
+     */
+    long[] slotInvoke, slotEnd;
 
     boolean constrained(int k) { return ordered == null || !ordered[k]; }
 
@@ -331,20 +337,20 @@ public final class Polygraph {
 
     int writer(int k, int j) { return wTxn[wStart[k] + j]; }
 
-    /** The committed writers of each key, counted and then filled. */
+    /**
+     * The committed writers of each key, counted and then filled: each transaction's final write
+     * of a key, which the pre-checks marked, once per key it writes (no per-key array of the last
+     * writer seen, a cache miss a micro-op).
+     */
     private void writers() {
-      int[] last = new int[nKeys];
       wStart = new int[nKeys + 1];
       for (int pass = 0; pass < 2; pass++) {
         int[] fill = pass == 0 ? null : java.util.Arrays.copyOf(wStart, nKeys);
-        java.util.Arrays.fill(last, -1);
         for (int t = 0; t < n; t++) {
           if (!committed[t]) continue;
           for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-            if (h.mopKind(m) != OpRecord.WRITE) continue;
+            if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
             int k = h.mopKey(m);
-            if (last[k] == t) continue;
-            last[k] = t;
             if (pass == 0) wStart[k + 1]++;
             else wTxn[fill[k]++] = t;
           }
@@ -433,6 +439,14 @@ public final class Polygraph {
       }
       // (Realtime leaves far fewer: counted exactly below, before the sides are allocated.)
       if (!byRealtime && !knownOnly && edges > maxSideEdges()) throw new TooLarge(edges);
+      if (byRealtime) {
+        slotInvoke = new long[wTxn.length];
+        slotEnd = new long[wTxn.length];
+        for (int s = 0; s < wTxn.length; s++) {
+          slotInvoke[s] = h.invokeOrdinal(wTxn[s]);
+          slotEnd[s] = end(wTxn[s]);
+        }
+      }
       EdgeList known = new EdgeList();
       IntList knownKey = new IntList(), knownWhy = new IntList();
       PolygraphParts parts = new PolygraphParts(known, knownKey, knownWhy);
@@ -449,7 +463,7 @@ public final class Polygraph {
           int r = rTxn[i];
           for (int s = wStart[k]; s < wStart[k + 1]; s++) {
             int w = wTxn[s];
-            if (w != r && !(firstEnd < h.invokeOrdinal(w))) parts.known(r, w, Edge.RW, k, INITIAL_READ);
+            if (w != r && (firstEnd == Long.MAX_VALUE || firstEnd >= slotInvoke[s])) parts.known(r, w, Edge.RW, k, INITIAL_READ);
           }
         }
         // Read-modify-writes fix their version's writer first, and that version's other readers
@@ -482,9 +496,16 @@ public final class Polygraph {
       // times more; a hash map of pairs misses the cache on every probe).
       int[][] txnKeys = writtenKeys();
       int[] txnKeyStart = txnKeys[0], txnKeyList = txnKeys[1], txnKeyPos = txnKeys[2];
-      long[] buf = new long[64];
       int nc = 0;
       long totalEdges = 0;
+      // The first pass keeps each writer's later writers it found, sorted, for the second, which
+      // then neither scans nor sorts again (on the serializable store's Jepsen-shaped history at
+      // 10^6, the scans with their realtime tests and the sorts were most of the constraints'
+      // cost); past maxKept() of them, the second pass finds them again.
+      final int maxKept = maxKept();
+      long[] kept = new long[Math.min(1024, Math.max(1, maxKept))];
+      int nKept = 0;
+      int[] keptEnd = new int[n];
       for (int pass = 0; pass < 2; pass++) {
         int[] start = pass == 0 ? null : new int[2 * nc + 1];
         int[] firstA = pass == 0 ? null : new int[nc], secondA = pass == 0 ? null : new int[nc];
@@ -497,28 +518,32 @@ public final class Polygraph {
         }
         int c = 0, o = 0;
         for (int a = 0; a < n; a++) {
-          int m = 0;
-          long end = byRealtime ? end(a) : Long.MAX_VALUE;
-          for (int i = txnKeyStart[a]; i < txnKeyStart[a + 1]; i++) {
-            int k = txnKeyList[i];
-            if (!constrained(k)) continue;
-            for (int s = wStart[k] + txnKeyPos[i] + 1; s < wStart[k + 1]; s++) {
-              if (byRealtime) {
-                if (sufMinInvoke[s] > end) break; // a completed before each writer from here on was invoked
-                if (realtimeOrdered(a, wTxn[s])) continue;
+          long[] found;
+          int from = 0, m;
+          if (pass == 1 && kept != null) {
+            found = kept;
+            from = a == 0 ? 0 : keptEnd[a - 1];
+            m = keptEnd[a];
+          } else {
+            m = laterWriters(a, txnKeyStart, txnKeyList, txnKeyPos);
+            found = later;
+            if (pass == 0 && kept != null) {
+              if ((long) nKept + m > maxKept) kept = null;
+              else {
+                if (nKept + m > kept.length) kept = java.util.Arrays.copyOf(kept, (int) Math.min(maxKept, Math.max(nKept + m, 2L * kept.length)));
+                System.arraycopy(later, 0, kept, nKept, m);
+                nKept += m;
+                keptEnd[a] = nKept;
               }
-              if (m == buf.length) buf = java.util.Arrays.copyOf(buf, m * 2);
-              buf[m++] = ((long) wTxn[s] << 32) | i;
             }
           }
-          if (m == 0) continue;
-          java.util.Arrays.sort(buf, 0, m);
-          for (int i = 0; i < m; ) {
-            int b = (int) (buf[i] >>> 32), e = i;
-            while (e < m && (int) (buf[e] >>> 32) == b) e++;
+          if (m == from) continue;
+          for (int i = from; i < m; ) {
+            int b = (int) (found[i] >>> 32), e = i;
+            while (e < m && (int) (found[e] >>> 32) == b) e++;
             if (pass == 0) {
               for (int x = i; x < e; x++) {
-                int ki = (int) buf[x], k = txnKeyList[ki];
+                int ki = (int) found[x], k = txnKeyList[ki];
                 totalEdges += sideSize(k, txnKeyPos[ki], b) + sideSize(k, position(k, b), a);
               }
             } else {
@@ -526,12 +551,12 @@ public final class Polygraph {
               secondA[c] = b;
               start[2 * c] = o;
               for (int x = i; x < e; x++) {
-                int ki = (int) buf[x];
+                int ki = (int) found[x];
                 o = side(src, dst, type, key, o, txnKeyList[ki], txnKeyPos[ki], a, b);
               }
               start[2 * c + 1] = o;
               for (int x = i; x < e; x++) {
-                int k = txnKeyList[(int) buf[x]];
+                int k = txnKeyList[(int) found[x]];
                 o = side(src, dst, type, key, o, k, position(k, b), b, a);
               }
             }
@@ -542,6 +567,7 @@ public final class Polygraph {
         if (pass == 0) {
           nc = c;
           if (totalEdges > Integer.MAX_VALUE - 16 || (byRealtime && totalEdges > maxSideEdges())) throw new TooLarge(totalEdges);
+          keptEnd = kept == null ? null : keptEnd;
           continue;
         }
         start[2 * nc] = o;
@@ -552,22 +578,51 @@ public final class Polygraph {
       throw new AssertionError();
     }
 
+    /** {@link #laterWriters}'s. */
+    private long[] later = new long[64];
+
+    /**
+     * Writer a's later writers of each constrained key it writes, those realtime leaves unordered
+     * with it (when it fixes orders), as (writer << 32 | index of the key among a's), sorted, in
+     * {@link #later}[0, m); returns m.
+     */
+    private int laterWriters(int a, int[] txnKeyStart, int[] txnKeyList, int[] txnKeyPos) {
+      int m = 0;
+      long end = byRealtime ? end(a) : Long.MAX_VALUE, ia = h.invokeOrdinal(a);
+      for (int i = txnKeyStart[a]; i < txnKeyStart[a + 1]; i++) {
+        int k = txnKeyList[i];
+        if (!constrained(k)) continue;
+        for (int s = wStart[k] + txnKeyPos[i] + 1; s < wStart[k + 1]; s++) {
+          if (byRealtime) {
+            if (sufMinInvoke[s] > end) break; // a completed before each writer from here on was invoked
+            // Realtime orders a and this writer, one way or the other (as Orders#realtime).
+            long ib = slotInvoke[s];
+            if ((ib >= 0 && end < ib) || (ia >= 0 && slotEnd[s] < ia)) continue;
+          }
+          if (m == later.length) later = java.util.Arrays.copyOf(later, m * 2);
+          later[m++] = ((long) wTxn[s] << 32) | i;
+        }
+      }
+      if (m > 1) java.util.Arrays.sort(later, 0, m);
+      return m;
+    }
+
+    /**
+     * The most later writers the constraints' first pass keeps for the second (8 bytes each).
+     * (Tests lower it, -Disocheck.polygraph.max-kept=N, to compare the second pass's own scan.)
+     */
+    static int maxKept() { return Integer.getInteger("isocheck.polygraph.max-kept", 1 << 24); }
+
     /** When t's completion fixes it before later invocations: its position, if :ok; else never. */
     private long end(int t) {
       long c = h.completeOrdinal(t);
       return h.isOk(t) && c >= 0 ? c : Long.MAX_VALUE;
     }
 
-    /** Whether realtime orders a and b, one way or the other (exactly as isocheck.graph.Orders#realtime). */
-    private boolean realtimeOrdered(int a, int b) {
-      long ia = h.invokeOrdinal(a), ib = h.invokeOrdinal(b);
-      return (ib >= 0 && end(a) < ib) || (ia >= 0 && end(b) < ia);
-    }
-
     /** The earliest completion (:ok) among k's writers. */
     private long firstCompletion(int k) {
       long first = Long.MAX_VALUE;
-      for (int s = wStart[k]; s < wStart[k + 1]; s++) first = Math.min(first, end(wTxn[s]));
+      for (int s = wStart[k]; s < wStart[k + 1]; s++) first = Math.min(first, slotEnd[s]);
       return first;
     }
 
@@ -587,7 +642,7 @@ public final class Polygraph {
         int w0 = wStart[k], w1 = wStart[k + 1];
         if (w1 - w0 < 2 || !constrained(k)) continue;
         long min = Long.MAX_VALUE;
-        for (int s = w1 - 1; s >= w0; s--) sufMinInvoke[s] = min = Math.min(min, h.invokeOrdinal(wTxn[s]));
+        for (int s = w1 - 1; s >= w0; s--) sufMinInvoke[s] = min = Math.min(min, slotInvoke[s]);
         // The :ok writers (slots), by completion (ids follow it), with the latest invocation up to each.
         if (ok.length < w1 - w0) {
           ok = new int[Math.max(w1 - w0, 2 * ok.length)];
@@ -596,20 +651,19 @@ public final class Polygraph {
         }
         int no = 0;
         for (int s = w0; s < w1; s++) {
-          int t = wTxn[s];
-          long e = end(t);
+          long e = slotEnd[s];
           if (e == Long.MAX_VALUE) continue;
           if (no > 0 && okEnd[no - 1] >= e) throw new IllegalStateException("transactions not numbered in completion order");
           ok[no] = s;
           okEnd[no] = e;
-          prefMaxInv[no] = Math.max(no > 0 ? prefMaxInv[no - 1] : Long.MIN_VALUE, h.invokeOrdinal(t));
+          prefMaxInv[no] = Math.max(no > 0 ? prefMaxInv[no - 1] : Long.MIN_VALUE, slotInvoke[s]);
           no++;
         }
         if (no == 0) continue;
         for (int sb = w0; sb < w1; sb++) {
-          int b = wTxn[sb];
-          long ib = h.invokeOrdinal(b);
+          long ib = slotInvoke[sb];
           if (ib < 0) continue;
+          int b = wTxn[sb];
           // The :ok writers completed before b's invocation: okEnd[0, lo).
           int lo = 0, hi = no;
           while (lo < hi) {
