@@ -287,11 +287,20 @@ public final class RegisterSearch extends PolygraphSearch {
         // no polygraph of chains given, few :info writers), once the chains are known.
         java.util.concurrent.CompletableFuture<Polygraph> build = null;
         Chains c = null;
+        Polygraph.Prepared prepared = null;
+        Throwable failed = null;
         try {
           // (Tests lower the size: -Disocheck.witness.polygraph-from=0.)
-          if (Boolean.FALSE.equals(ok) && realtime && h.nTxns >= Integer.getInteger("isocheck.witness.polygraph-from", EARLY_POLYGRAPH_TXNS)) {
+          if (Boolean.FALSE.equals(ok) && realtime && h.nTxns >= Integer.getInteger("isocheck.witness.polygraph-from", EARLY_POLYGRAPH_TXNS)
+              && !manyOverlaps(h, ra)) {
+            // Its first steps, which need no chains, while the chains are built (Polygraph#prepare).
+            try {
+              if (!w.cancelled) prepared = Polygraph.prepare(h, ra, true);
+            } catch (Throwable e) {
+              failed = e; // (out of memory, say: thrown to the search from the build it waits for)
+            }
             c = chains.join();
-            if (c != null && !c.given && !w.cancelled && !manyOverlaps(h, ra)) build = new java.util.concurrent.CompletableFuture<>();
+            if (c != null && !c.given && !w.cancelled && (prepared != null || failed != null)) build = new java.util.concurrent.CompletableFuture<>();
           }
         } catch (Throwable e) {
           build = null;
@@ -300,7 +309,8 @@ public final class RegisterSearch extends PolygraphSearch {
         }
         if (build == null) return;
         try {
-          build.complete(Polygraph.of(h, ra, c.ordered, true));
+          if (failed != null) throw failed;
+          build.complete(prepared.of(c.ordered));
         } catch (Throwable e) {
           build.completeExceptionally(e);
         }
