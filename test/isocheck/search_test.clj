@@ -463,4 +463,7 @@
           (is (= kept (arrays p)))
           (is (= (known q) (known p)))
           (is (= (.realtimeEdges q) (.realtimeEdges p)))
-          (is (thrown? IllegalStateException (.of prepared nil))))))))
+          (is (thrown? IllegalStateException (.of prepared nil)))
+          ;; Given up when asked (the check closing the thread that would wait for the chains).
+          (is (nil? (Polygraph/prepare h ra (boolean by-realtime) (reify java.util.function.BooleanSupplier (getAsBoolean [_] true)))))
+          (is (= kept (arrays (.of (Polygraph/prepare h ra (boolean by-realtime) (reify java.util.function.BooleanSupplier (getAsBoolean [_] false))) nil)))))))))

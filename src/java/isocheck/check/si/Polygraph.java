@@ -213,10 +213,27 @@ public final class Polygraph {
    * finishes with {@link Prepared#of}: on the serializable store's Jepsen-shaped history at 10^6,
    * 0.16 s of the build (one core, C1) no longer after the chains.
    */
-  public static Prepared prepare(History h, RegisterAnalysis ra, boolean byRealtime) {
+  public static Prepared prepare(History h, RegisterAnalysis ra, boolean byRealtime) { return prepare(h, ra, byRealtime, null); }
+
+  /**
+   * As above, given up (null returned) soon after {@code stop} says so: the check closing the
+   * thread that waits for the chains, because it will not search (the mini-transaction checker
+   * decided every level), waits for it.
+   */
+  public static Prepared prepare(History h, RegisterAnalysis ra, boolean byRealtime, java.util.function.BooleanSupplier stop) {
     Builder b = new Builder(h, ra);
     b.byRealtime = byRealtime;
-    return new Prepared(b.prepare());
+    b.stop = stop;
+    try {
+      return new Prepared(b.prepare());
+    } catch (Stopped e) {
+      return null;
+    }
+  }
+
+  /** {@link Builder#stop} said so. */
+  private static final class Stopped extends RuntimeException {
+    Stopped() { super(null, null, false, false); }
   }
 
   /** A polygraph's first steps ({@link #prepare}). */
@@ -379,6 +396,7 @@ public final class Polygraph {
       for (int pass = 0; pass < 2; pass++) {
         int[] fill = pass == 0 ? null : java.util.Arrays.copyOf(wStart, nKeys);
         for (int t = 0; t < n; t++) {
+          stopIfAsked(t);
           if (!committed[t]) continue;
           for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
             if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
@@ -402,6 +420,7 @@ public final class Polygraph {
         int[] fill = pass == 0 ? null : java.util.Arrays.copyOf(rStart, nKeys);
         java.util.Arrays.fill(stamp, -1);
         for (int t = 0; t < n; t++) {
+          stopIfAsked(t);
           if (!h.isOk(t)) continue;
           if (pass == 1) for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) if (h.mopKind(m) == OpRecord.WRITE) stamp[h.mopKey(m)] = t;
           for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
@@ -461,6 +480,12 @@ public final class Polygraph {
     /** The polygraph without session or realtime order ({@link #withOrders} adds them). */
     /** Whether {@link #prepare} ran. */
     private boolean prepared;
+    /** Checked every 4,096 transactions by {@link #prepare}'s passes (null: never stopped). */
+    java.util.function.BooleanSupplier stop;
+
+    private void stopIfAsked(int t) {
+      if ((t & 4095) == 0 && stop != null && stop.getAsBoolean()) throw new Stopped();
+    }
 
     /**
      * The steps of {@link #build} that do not depend on {@link #ordered}: each key's writers and

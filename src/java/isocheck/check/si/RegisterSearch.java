@@ -295,7 +295,7 @@ public final class RegisterSearch extends PolygraphSearch {
               && !manyOverlaps(h, ra)) {
             // Its first steps, which need no chains, while the chains are built (Polygraph#prepare).
             try {
-              if (!w.cancelled) prepared = Polygraph.prepare(h, ra, true);
+              if (!w.cancelled) prepared = Polygraph.prepare(h, ra, true, () -> w.cancelled);
             } catch (Throwable e) {
               failed = e; // (out of memory, say: thrown to the search from the build it waits for)
             }
