@@ -679,10 +679,15 @@ public final class Polygraph {
     }
 
     /**
-     * The most later writers the constraints' first pass keeps for the second (8 bytes each).
+     * The most later writers the constraints' first pass keeps for the second (8 bytes each): 16
+     * million, or what a 32nd of the free heap holds.
      * (Tests lower it, -Disocheck.polygraph.max-kept=N, to compare the second pass's own scan.)
      */
-    static int maxKept() { return Integer.getInteger("isocheck.polygraph.max-kept", 1 << 24); }
+    static int maxKept() {
+      // (At most a 32nd of the heap still free: the sides' own arrays, checked against a third
+      // of it, come after.)
+      return Integer.getInteger("isocheck.polygraph.max-kept", (int) Math.min(1 << 24, freeHeap() / 32 / 8));
+    }
 
     /** When t's completion fixes it before later invocations: its position, if :ok; else never. */
     private long end(int t) {
