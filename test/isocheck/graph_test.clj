@@ -133,7 +133,10 @@
         (let [^Digraph o (packed cores #(.ordered u))
               ^Digraph g (packed cores #(Digraph/of n es))]
           (is (.isOrdered o))
-          (is (= (adjacency g) (adjacency o)) (str cores " cores, ordered afterwards")))))))
+          (is (= (adjacency g) (adjacency o)) (str cores " cores, ordered afterwards"))
+          ;; Ordering sorted its arrays in place: the unordered graph is not to be used again.
+          (is (thrown? IllegalStateException (.acyclic u (int Edge/WR))))
+          (is (thrown? IllegalStateException (.ordered u))))))))
 
 (deftest kahns-acyclicity-agrees-with-the-component-search
   ;; The rw-register check asks Digraph.acyclic (Kahn's algorithm, on the graph as packed,

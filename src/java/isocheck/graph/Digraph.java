@@ -109,6 +109,13 @@ public final class Digraph {
     return new Digraph(n, count, tgt, msk, false);
   }
 
+  /** Set by {@link #ordered} on the unordered graph whose arrays it sorted: not to be used again. */
+  private boolean consumed;
+
+  private void consumed() {
+    if (consumed) throw new IllegalStateException("an unordered graph used after it was ordered");
+  }
+
   /** Whether each adjacency is sorted by target and merged ({@link #of}); false for {@link #unordered}'s graphs. */
   public boolean isOrdered() { return ordered; }
 
@@ -120,6 +127,8 @@ public final class Digraph {
    */
   public Digraph ordered() {
     if (ordered) return this;
+    consumed();
+    consumed = true;
     int m = target.length;
     int[] count = start, tgt = target;
     byte[] msk = mask;
@@ -153,6 +162,7 @@ public final class Digraph {
    * {@link #unordered} graph will do.
    */
   public boolean acyclic(int filter) {
+    consumed();
     int[] indeg = new int[n];
     for (int e = 0; e < target.length; e++) if ((mask[e] & filter) != 0) indeg[target[e]]++;
     int[] queue = new int[n];
@@ -170,6 +180,7 @@ public final class Digraph {
   /** How many edges {@link #ordered} keeps: distinct (source, target) pairs. */
   public long distinctEdgeCount() {
     if (ordered) return target.length;
+    consumed();
     int[] seen = new int[n];
     java.util.Arrays.fill(seen, -1);
     long c = 0;

@@ -283,20 +283,10 @@ public final class Polygraph {
   }
 
   public synchronized Polygraph withOrders(boolean session, boolean realtime) {
+    // (Synchronized, as orders is: the families' searches may ask from two threads, GSI's beside
+    // strict serializability's, PolygraphSearch#startBeside.)
     if (fixedByRealtime && !realtime) throw new IllegalArgumentException("writer orders fixed by realtime need realtime order");
     if (!session && !realtime) return this;
-    // Once per pair of orders: strict serializability and GSI take the same edges (a polygraph
-    // is not changed once made), and each copy of them was 8.8 million edges, 80 MB, on the
-    // serializable store's Jepsen-shaped history at 10^6.
-    int which = (session ? 2 : 0) + (realtime ? 1 : 0);
-    if (withOrders[which] == null) withOrders[which] = addOrders(session, realtime);
-    return withOrders[which];
-  }
-
-  /** {@link #withOrders}'s polygraphs, by (session ? 2 : 0) + (realtime ? 1 : 0). */
-  private final Polygraph[] withOrders = new Polygraph[4];
-
-  private Polygraph addOrders(boolean session, boolean realtime) {
     // (Each order computed once for the families sharing this polygraph: strict
     // serializability's and GSI's realtime order are the same edges.)
     if (session && sessionOrder == null) {
