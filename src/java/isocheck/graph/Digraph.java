@@ -109,6 +109,9 @@ public final class Digraph {
     return new Digraph(n, count, tgt, msk, false);
   }
 
+  /** An ordered graph from CSR arrays whose adjacencies are already sorted by target and merged. */
+  static Digraph packed(int n, int[] start, int[] target, byte[] mask) { return new Digraph(n, start, target, mask, true); }
+
   /** Set by {@link #ordered} on the unordered graph whose arrays it sorted: not to be used again. */
   private boolean consumed;
 

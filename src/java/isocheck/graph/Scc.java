@@ -131,6 +131,150 @@ public final class Scc {
   }
 
   /**
+   * What {@link #firstCyclic} finds: the components numbered up to the first nontrivial one, as
+   * {@link #of}(g.ordered(), ~0) numbers them ({@code comp} -1 for the nodes not yet in one), and
+   * the out-edges of the nodes the search visited, ordered and merged as {@link Digraph#ordered}
+   * has them (the other nodes' none).
+   */
+  public record FirstCyclic(Scc scc, Digraph visited) {}
+
+  /**
+   * The first nontrivial component (over every edge) that {@link #of}(g.ordered(), ~0) would
+   * number, found on g as {@link Digraph#unordered} packed it, or null when there is none: the
+   * same depth-first search, each node's edges sorted (in place, within its own slots: g stays a
+   * valid unordered graph) when the search first reaches it, stopped when that component is
+   * complete. A parallel edge changes nothing in the search (its second copy meets a node already
+   * reached, whose lowlink it already passed on). On a Jepsen-shaped history's known graph with a
+   * cycle, the search has reached about a seventh of the nodes by then (at 10^6 transactions,
+   * 213,509 of 1,545,681): the rest are neither sorted nor searched.
+   */
+  public static FirstCyclic firstCyclic(Digraph g) {
+    if (g.isOrdered()) throw new IllegalArgumentException("firstCyclic is for an unordered graph");
+    final int n = g.n;
+    final int[] start = g.start, target = g.target;
+    final byte[] mask = g.mask;
+    int[] index = new int[n];
+    int[] low = new int[n];
+    int[] comp = new int[n];
+    java.util.Arrays.fill(index, -1);
+    java.util.Arrays.fill(comp, -1);
+    int[] stack = new int[n];
+    boolean[] onStack = new boolean[n];
+    int sp = 0;
+    int[] callNode = new int[n];
+    int[] callEdge = new int[n];
+    int next = 0, count = 0;
+    int[] sizes = new int[16];
+    long[] buf = new long[16];
+    for (int root = 0; root < n; root++) {
+      if (index[root] >= 0) continue;
+      int cp = 0;
+      callNode[0] = root;
+      callEdge[0] = start[root];
+      index[root] = low[root] = next++;
+      buf = sortEdges(start, target, mask, root, buf);
+      stack[sp++] = root;
+      onStack[root] = true;
+      while (cp >= 0) {
+        int v = callNode[cp];
+        int e = callEdge[cp];
+        int end = start[v + 1];
+        boolean descended = false;
+        while (e < end) {
+          int w = target[e];
+          if (mask[e] == 0) { e++; continue; } // (as of(g, ~0): an edge of no type is no edge)
+          if (index[w] < 0) {
+            callEdge[cp] = e + 1;
+            index[w] = low[w] = next++;
+            buf = sortEdges(start, target, mask, w, buf);
+            stack[sp++] = w;
+            onStack[w] = true;
+            cp++;
+            callNode[cp] = w;
+            callEdge[cp] = start[w];
+            descended = true;
+            break;
+          } else if (onStack[w]) {
+            if (index[w] < low[v]) low[v] = index[w];
+          }
+          e++;
+        }
+        if (descended) continue;
+        if (low[v] == index[v]) {
+          int s = 0;
+          int w;
+          do {
+            w = stack[--sp];
+            onStack[w] = false;
+            comp[w] = count;
+            s++;
+          } while (w != v);
+          boolean cyclic = s > 1;
+          for (int f = start[v]; f < start[v + 1] && !cyclic; f++) cyclic = target[f] == v && mask[f] != 0;
+          if (count == sizes.length) sizes = java.util.Arrays.copyOf(sizes, count * 2);
+          sizes[count++] = s;
+          if (cyclic) {
+            boolean[] cyc = new boolean[count];
+            cyc[count - 1] = true;
+            return new FirstCyclic(new Scc(count, comp, java.util.Arrays.copyOf(sizes, count), cyc, 1), visited(g, index));
+          }
+        }
+        cp--;
+        if (cp >= 0) {
+          int u = callNode[cp];
+          if (low[v] < low[u]) low[u] = low[v];
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Sorts node v's edges in place by (target, type), as Digraph's ordering does before merging. */
+  private static long[] sortEdges(int[] start, int[] target, byte[] mask, int v, long[] buf) {
+    int a = start[v], len = start[v + 1] - a;
+    if (len < 2) return buf;
+    if (buf.length < len) buf = new long[Math.max(len, 2 * buf.length)];
+    for (int i = 0; i < len; i++) buf[i] = ((long) target[a + i] << 8) | (mask[a + i] & 0xff);
+    java.util.Arrays.sort(buf, 0, len);
+    for (int i = 0; i < len; i++) {
+      target[a + i] = (int) (buf[i] >>> 8);
+      mask[a + i] = (byte) buf[i];
+    }
+    return buf;
+  }
+
+  /** The out-edges of the visited nodes (index ≥ 0; their edges sorted), parallel ones merged; the others' none. */
+  private static Digraph visited(Digraph g, int[] index) {
+    int n = g.n;
+    int[] st = new int[n + 1];
+    int m = 0;
+    for (int v = 0; v < n; v++) {
+      st[v] = m;
+      if (index[v] < 0) continue;
+      for (int e = g.start[v], last = -1; e < g.start[v + 1]; e++) {
+        if (g.target[e] != last) m++;
+        last = g.target[e];
+      }
+    }
+    st[n] = m;
+    int[] tgt = new int[m];
+    byte[] msk = new byte[m];
+    for (int v = 0, w = 0; v < n; v++) {
+      if (index[v] < 0) continue;
+      for (int e = g.start[v], last = -1; e < g.start[v + 1]; e++) {
+        int t = g.target[e];
+        if (t == last) msk[w - 1] |= g.mask[e];
+        else {
+          tgt[w] = t;
+          msk[w++] = g.mask[e];
+          last = t;
+        }
+      }
+    }
+    return Digraph.packed(n, st, tgt, msk);
+  }
+
+  /**
    * Per node: its component when that one is cyclic, else -1: the groups within which a subgraph's
    * components lie ({@link #of(Digraph, int, int[])}).
    */

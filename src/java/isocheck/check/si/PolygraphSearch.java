@@ -570,7 +570,8 @@ public abstract class PolygraphSearch {
     Pruning pr = new Pruning(g).build();
     if (shortcuts) progress().stage(l.id + ": time order");
     int[] pos = shortcuts ? timeOrder(g, pr.known()) : null;
-    if (pos == null) pr.checkOnly();
+    if (pos == null && shortcuts) pr.firstCycle();
+    else if (pos == null) pr.checkOnly();
     else pr.acyclic();
     if (shortcuts && pr.status == Pruning.Status.OPEN && topologicalChoice(g, pr, pos, st)) {
       st.put("prune-ms", (System.nanoTime() - tp) / 1_000_000L);

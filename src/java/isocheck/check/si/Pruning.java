@@ -63,6 +63,26 @@ final class Pruning {
   }
 
   /**
+   * As {@link #checkOnly}, when the caller's time order of {@link #build}'s graph failed, so that
+   * it has a cycle: only the first nontrivial component the component search would number
+   * ({@link Scc#firstCyclic}), with {@link #last} the out-edges of the nodes that search visited,
+   * which is all the counterexample reads of them (the first cyclic component and a cycle in it,
+   * the same as from the whole graph ordered). On the serializable store's Jepsen-shaped history
+   * at 10^6, strict serializability's known cycle: about a seventh of the graph sorted and
+   * searched instead of all of it.
+   */
+  Pruning firstCycle() {
+    Scc.FirstCyclic f = unordered != null ? Scc.firstCyclic(unordered) : null;
+    if (f == null) return checkOnly(); // (no cycle after all: the whole graph, as before)
+    unordered = null;
+    last = f.visited();
+    lastScc = f.scc();
+    rounds = 1;
+    status = Status.VIOLATED;
+    return this;
+  }
+
+  /**
    * As {@link #checkOnly}, when the caller has found a topological order of the known graph
    * ({@link #last}, built first): acyclic, so no component search.
    */
