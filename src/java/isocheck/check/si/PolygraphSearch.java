@@ -633,7 +633,7 @@ public abstract class PolygraphSearch {
     Outcome lost = before(l, k, st);
     if (lost != null) return lost;
     LevelGraph kg = new LevelGraph(k, l.kind == Level.Kind.SI, l.family == Level.Family.COMMIT_REALTIME);
-    Pruning kp = new Pruning(kg).checkOnly();
+    Pruning kp = new Pruning(kg).checkPacked();
     st.put("known-only-ms", (System.nanoTime() - tk) / 1_000_000L);
     if (kp.status != Pruning.Status.VIOLATED) {
       knownAcyclicTried.add(l);

@@ -63,6 +63,20 @@ final class Pruning {
   }
 
   /**
+   * As {@link #checkOnly} (the same status, and when violated the same counterexample), on the
+   * graph as packed: Kahn's algorithm says whether it is acyclic ({@link Digraph#acyclic}), and
+   * only a cyclic one is searched, for its first nontrivial component ({@link #firstCycle}).
+   */
+  Pruning checkPacked() {
+    build();
+    if (unordered == null) return checkOnly();
+    if (!unordered.acyclic(~0)) return firstCycle();
+    rounds = 1;
+    status = choice.length == 0 ? Status.DECIDED : Status.OPEN;
+    return this;
+  }
+
+  /**
    * As {@link #checkOnly}, when the caller's time order of {@link #build}'s graph failed, so that
    * it has a cycle: only the first nontrivial component the component search would number
    * ({@link Scc#firstCyclic}), with {@link #last} the out-edges of the nodes that search visited,
