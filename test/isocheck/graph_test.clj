@@ -138,17 +138,22 @@
           (is (thrown? IllegalStateException (.acyclic u (int Edge/WR))))
           (is (thrown? IllegalStateException (.ordered u))))))))
 
+(defn- both-packings
+  "Seed's random graph of up to 5 + (spread - 1) transactions and a few relays, about 1 to
+  degrees edges a node: [total nodes, edges, Digraph/of, Digraph/unordered]."
+  [seed spread degrees]
+  (let [n (+ 5 (mod seed spread)), r (mod seed 4), d (inc (mod seed degrees))
+        es (random-edges seed n r d)
+        total (+ n r)]
+    [total es (Digraph/of total es) (Digraph/unordered total es)]))
+
 (deftest kahns-acyclicity-agrees-with-the-component-search
   ;; The rw-register check asks Digraph.acyclic (Kahn's algorithm, on the graph as packed,
   ;; unordered) before it orders the observed graph and searches its components: both must
   ;; answer alike for every filter, and the unordered graph must count the edges ordering keeps.
   (let [outcomes (atom #{})]
     (doseq [seed (range 300)
-            :let [n (+ 5 (mod seed 40)), r (mod seed 4), d (inc (mod seed 2))
-                  es (random-edges seed n r d)
-                  total (+ n r)
-                  g (Digraph/of total es)
-                  u (Digraph/unordered total es)]
+            :let [[_ _ ^Digraph g ^Digraph u] (both-packings seed 40 2)]
             filter [(bit-or Edge/WR Edge/SO Edge/RT) (bit-or Edge/WR Edge/RT) Edge/WR
                     (bit-or Edge/WW Edge/WR Edge/RW Edge/SO Edge/RT)]]
       (let [cyclic (.hasCycle (Scc/of g (int filter)))]
@@ -165,12 +170,8 @@
   ;; acyclic graph; the graph still packs to the same ordered graph afterwards.
   (let [outcomes (atom #{})]
     (doseq [seed (range 400)
-            :let [n (+ 5 (mod seed 60)), r (mod seed 4), d (inc (mod seed 3))
-                  es (random-edges seed n r d)
-                  total (+ n r)
-                  g (Digraph/of total es)
+            :let [[total _ ^Digraph g ^Digraph u] (both-packings seed 60 3)
                   whole (Scc/of g (int -1))
-                  u (Digraph/unordered total es)
                   f (Scc/firstCyclic u)
                   c0 (first (filter #(aget (.cyclic whole) %) (range (.count whole))))]]
       (swap! outcomes conj (some? f))

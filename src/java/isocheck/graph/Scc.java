@@ -41,14 +41,24 @@ public final class Scc {
    * whole graph. The caller answers for the premise: a group -1 node has no self-loop and lies on
    * no cycle of the filtered edges.
    */
-  public static Scc of(Digraph g, int filter, int[] group) {
+  public static Scc of(Digraph g, int filter, int[] group) { return search(g, filter, group, null); }
+
+  /**
+   * Tarjan's search, iteratively. With {@code visited} (an array of g.n, for {@link #firstCyclic}):
+   * over every edge of g as packed, each node's edges sorted when the search first reaches it, and
+   * stopped at the first nontrivial component (returned: the components numbered up to it, the
+   * others' nodes -1; {@code visited[v]} ≥ 0 for the nodes reached), or null when there is none.
+   */
+  private static Scc search(Digraph g, int filter, int[] group, int[] visited) {
     final int n = g.n;
     final int[] start = g.start, target = g.target;
     final byte[] mask = g.mask;
-    int[] index = new int[n];
+    final boolean first = visited != null;
+    int[] index = first ? visited : new int[n];
     int[] low = new int[n];
     int[] comp = new int[n];
     java.util.Arrays.fill(index, -1);
+    if (first) java.util.Arrays.fill(comp, -1);
     int[] stack = new int[n];
     boolean[] onStack = new boolean[n];
     int sp = 0;
@@ -57,6 +67,7 @@ public final class Scc {
     int cp;
     int next = 0, count = 0;
     int[] sizes = new int[16];
+    long[] buf = first ? new long[16] : null;
     for (int root = 0; root < n; root++) {
       if (index[root] >= 0) continue;
       if (group != null && group[root] < 0) {
@@ -70,6 +81,7 @@ public final class Scc {
       callNode[0] = root;
       callEdge[0] = start[root];
       index[root] = low[root] = next++;
+      if (first) buf = sortEdges(start, target, mask, root, buf);
       stack[sp++] = root;
       onStack[root] = true;
       while (cp >= 0) {
@@ -83,6 +95,7 @@ public final class Scc {
           if (index[w] < 0) {
             callEdge[cp] = e + 1;
             index[w] = low[w] = next++;
+            if (first) buf = sortEdges(start, target, mask, w, buf);
             stack[sp++] = w;
             onStack[w] = true;
             cp++;
@@ -107,6 +120,11 @@ public final class Scc {
           } while (w != v);
           if (count == sizes.length) sizes = java.util.Arrays.copyOf(sizes, count * 2);
           sizes[count++] = s;
+          if (first && (s > 1 || selfLoop(g, v, filter))) {
+            boolean[] cyc = new boolean[count];
+            cyc[count - 1] = true;
+            return new Scc(count, comp, java.util.Arrays.copyOf(sizes, count), cyc, 1);
+          }
         }
         cp--;
         if (cp >= 0) {
@@ -115,19 +133,22 @@ public final class Scc {
         }
       }
     }
+    if (first) return null;
     int[] size = java.util.Arrays.copyOf(sizes, count);
     boolean[] cyclic = new boolean[count];
     int cc = 0;
     for (int c = 0; c < count; c++) if (size[c] > 1) cyclic[c] = true;
     for (int v = 0; v < n; v++) {
-      if (size[comp[v]] == 1 && (group == null || group[v] >= 0)) {
-        for (int e = start[v]; e < start[v + 1]; e++) {
-          if (target[e] == v && (mask[e] & filter) != 0) cyclic[comp[v]] = true;
-        }
-      }
+      if (size[comp[v]] == 1 && (group == null || group[v] >= 0) && selfLoop(g, v, filter)) cyclic[comp[v]] = true;
     }
     for (int c = 0; c < count; c++) if (cyclic[c]) cc++;
     return new Scc(count, comp, size, cyclic, cc);
+  }
+
+  /** Whether v has a self-loop whose types meet filter. */
+  private static boolean selfLoop(Digraph g, int v, int filter) {
+    for (int e = g.start[v]; e < g.start[v + 1]; e++) if (g.target[e] == v && (g.mask[e] & filter) != 0) return true;
+    return false;
   }
 
   /**
@@ -150,83 +171,10 @@ public final class Scc {
    */
   public static FirstCyclic firstCyclic(Digraph g) {
     if (g.isOrdered()) throw new IllegalArgumentException("firstCyclic is for an unordered graph");
-    final int n = g.n;
-    final int[] start = g.start, target = g.target;
-    final byte[] mask = g.mask;
-    int[] index = new int[n];
-    int[] low = new int[n];
-    int[] comp = new int[n];
-    java.util.Arrays.fill(index, -1);
-    java.util.Arrays.fill(comp, -1);
-    int[] stack = new int[n];
-    boolean[] onStack = new boolean[n];
-    int sp = 0;
-    int[] callNode = new int[n];
-    int[] callEdge = new int[n];
-    int next = 0, count = 0;
-    int[] sizes = new int[16];
-    long[] buf = new long[16];
-    for (int root = 0; root < n; root++) {
-      if (index[root] >= 0) continue;
-      int cp = 0;
-      callNode[0] = root;
-      callEdge[0] = start[root];
-      index[root] = low[root] = next++;
-      buf = sortEdges(start, target, mask, root, buf);
-      stack[sp++] = root;
-      onStack[root] = true;
-      while (cp >= 0) {
-        int v = callNode[cp];
-        int e = callEdge[cp];
-        int end = start[v + 1];
-        boolean descended = false;
-        while (e < end) {
-          int w = target[e];
-          if (mask[e] == 0) { e++; continue; } // (as of(g, ~0): an edge of no type is no edge)
-          if (index[w] < 0) {
-            callEdge[cp] = e + 1;
-            index[w] = low[w] = next++;
-            buf = sortEdges(start, target, mask, w, buf);
-            stack[sp++] = w;
-            onStack[w] = true;
-            cp++;
-            callNode[cp] = w;
-            callEdge[cp] = start[w];
-            descended = true;
-            break;
-          } else if (onStack[w]) {
-            if (index[w] < low[v]) low[v] = index[w];
-          }
-          e++;
-        }
-        if (descended) continue;
-        if (low[v] == index[v]) {
-          int s = 0;
-          int w;
-          do {
-            w = stack[--sp];
-            onStack[w] = false;
-            comp[w] = count;
-            s++;
-          } while (w != v);
-          boolean cyclic = s > 1;
-          for (int f = start[v]; f < start[v + 1] && !cyclic; f++) cyclic = target[f] == v && mask[f] != 0;
-          if (count == sizes.length) sizes = java.util.Arrays.copyOf(sizes, count * 2);
-          sizes[count++] = s;
-          if (cyclic) {
-            boolean[] cyc = new boolean[count];
-            cyc[count - 1] = true;
-            return new FirstCyclic(new Scc(count, comp, java.util.Arrays.copyOf(sizes, count), cyc, 1), visited(g, index));
-          }
-        }
-        cp--;
-        if (cp >= 0) {
-          int u = callNode[cp];
-          if (low[v] < low[u]) low[u] = low[v];
-        }
-      }
-    }
-    return null;
+    // (Over every edge, as of(g.ordered(), ~0): an edge of no type is none.)
+    int[] index = new int[g.n];
+    Scc s = search(g, ~0, null, index);
+    return s == null ? null : new FirstCyclic(s, visited(g, index));
   }
 
   /** Sorts node v's edges in place by (target, type), as Digraph's ordering does before merging. */
