@@ -101,7 +101,13 @@
     (is (clean? r))
     (is (< 800 (.sat r)))
     (is (< 800 (.unsat r)))
-    (is (< 100 (.selfContained r)) "many refutations need no learnt clause")))
+    (is (< 100 (.selfContained r)) "many refutations need no learnt clause"))
+  ;; Seed 5910, options 2 (found at SOLVER_FUZZ_SCALE=8): with theory propagation off, a
+  ;; cycle conflict was learnt as a clause that later became the root conflict, and the
+  ;; refutation gave that learnt clause as one the caller added.
+  (let [r (SolverFuzz/graphs 5908 3 7 10)]
+    (is (clean? r))
+    (is (= 1 (.unsat r)))))
 
 (deftest acyclicity-incremental-with-assumptions
   ;; Edges, known edges and clauses arrive between solves; each round is solved

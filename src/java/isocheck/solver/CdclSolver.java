@@ -91,9 +91,11 @@ public class CdclSolver implements Solver {
   private byte[] model;
 
   // Root-level refutation: the clause (internal literals, all false at level 0) whose conflict
-  // made the solver unsatisfiable, and whether the theory raised it.
+  // made the solver unsatisfiable, and where it came from: a clause given, a clause learnt (a
+  // theory conflict at a higher level, learnt and then false at the root, among others), or the
+  // theory at the root.
   private int[] rootConflict;
-  private boolean rootConflictFromTheory;
+  private RawStep.Kind rootConflictKind;
 
   private final IntList learnt = new IntList();
   private final IntList toClear = new IntList();
@@ -208,7 +210,7 @@ public class CdclSolver implements Solver {
     if (free == 0) {
       ok = false;
       rootConflict = c;
-      rootConflictFromTheory = false;
+      rootConflictKind = RawStep.Kind.INPUT;
       return false;
     }
     if (free == 1) {
@@ -235,7 +237,7 @@ public class CdclSolver implements Solver {
     if (!ok) return;
     ok = false;
     rootConflict = lits;
-    rootConflictFromTheory = true;
+    rootConflictKind = RawStep.Kind.THEORY;
   }
 
   @Override
@@ -346,14 +348,14 @@ public class CdclSolver implements Solver {
           if (max == 0) {
             ok = false;
             rootConflict = thConflict.toArray();
-            rootConflictFromTheory = true;
+            rootConflictKind = RawStep.Kind.THEORY;
             return R_UNSAT;
           }
           if (max < decisionLevel()) cancelUntil(max);
         } else if (decisionLevel() == 0) {
           ok = false;
           rootConflict = clauseLits(confl);
-          rootConflictFromTheory = false;
+          rootConflictKind = (arena[confl + 1] & LEARNT) != 0 ? RawStep.Kind.LEARNT : RawStep.Kind.INPUT;
           return R_UNSAT;
         }
         int bt = analyze(confl);
@@ -868,7 +870,7 @@ public class CdclSolver implements Solver {
       steps.add(new RawStep(l, kind, why));
     }
     java.util.Collections.reverse(steps);
-    steps.add(new RawStep(0, rootConflictFromTheory ? RawStep.Kind.THEORY : RawStep.Kind.INPUT, rootConflict.clone()));
+    steps.add(new RawStep(0, rootConflictKind, rootConflict.clone()));
     return steps;
   }
 
