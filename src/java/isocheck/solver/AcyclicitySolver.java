@@ -95,6 +95,13 @@ public final class AcyclicitySolver extends CdclSolver {
   /** Decisions take their polarity from the topological order (true) or the saved phase. */
   public void setTopologicalPolarity(boolean on) { th.topoPolarity = on; }
 
+  /**
+   * With the topological polarity: whether a variable one of whose literals keeps the order
+   * (every edge forward) is set aside rather than decided, until nothing contested is left
+   * (default on; see CdclSolver's lazy decisions).
+   */
+  public void setLazyDecisions(boolean on) { th.lazy = on; }
+
   /** Whether literals whose edge would close a cycle are set false eagerly (theory propagation). */
   public void setTheoryPropagation(boolean on) { th.propagateEdges = on; }
 

@@ -33,6 +33,8 @@ final class AcyclicityTheory implements Theory {
   final TopologicalOrder g;
   boolean topoPolarity = true;
   boolean propagateEdges = true;
+  /** Lazy decisions ({@link #settled}), with the topological polarity only. */
+  boolean lazy = true;
 
   // Edge bindings: literal bLit[b] puts bFrom[b] → bTo[b] in the graph.
   private int nb;
@@ -330,6 +332,30 @@ final class AcyclicityTheory implements Theory {
     if (!topoPolarity) return 0;
     int d = score(2 * v) - score(2 * v + 1);
     return d > 0 ? 2 * v : d < 0 ? 2 * v + 1 : 0;
+  }
+
+  /**
+   * A literal of v whose edges all point forward in the current order (deciding it keeps the
+   * order: no cycle, no reordering), or 0; 0 for a variable bound to no edge.
+   */
+  @Override
+  public int settled(int v) {
+    if (!topoPolarity || !lazy) return 0;
+    int p = 2 * v, n = p + 1;
+    if (n >= litBN.length) return 0;
+    if (litBN[p] == 0 && litBN[n] == 0) return 0;
+    if (forward(p)) return p;
+    return forward(n) ? n : 0;
+  }
+
+  private boolean forward(int l) {
+    int k = litBN[l];
+    int[] bs = litB[l];
+    for (int j = 0; j < k; j++) {
+      int b = bs[j];
+      if (g.position(bFrom[b]) >= g.position(bTo[b])) return false;
+    }
+    return true;
   }
 
   /** Edges of literal l pointing forward in the current order, minus those pointing back. */

@@ -83,6 +83,20 @@ public class CdclSolver implements Solver {
   private int[] zStack = new int[0];
   private int zN;
   private byte[] inZ = new byte[0];
+  // Lazy decisions: a variable the theory finds settled when it comes up for a decision
+  // (Theory#settled: for acyclicity, one of its literals puts only edges that point forward in
+  // the current topological order) is set aside here instead of decided. Only the contested
+  // variables are decided while the search looks for conflicts; when none is left, those set
+  // aside are looked at again (the order has moved): the contested ones go back to the heap, and
+  // once every one is settled in one order, they are decided as it says, which cannot close a
+  // cycle (completing). On a large polygraph nearly every constraint is settled by the order of
+  // the known edges, and a conflict among a few contested ones no longer undoes and redoes
+  // millions of decisions (a Plume-shaped history of 2·10^5 transactions, 4.9 million
+  // constraints: 126 million decisions for 71 conflicts in 40 s before).
+  private int[] deferred = new int[0];
+  private int deferredN;
+  private byte[] inDeferred = new byte[0];
+  private boolean completing;
   private double varInc = 1, claInc = 1;
 
   private boolean ok = true;
@@ -160,6 +174,7 @@ public class CdclSolver implements Solver {
     heap = Arrays.copyOf(heap, c);
     zStack = Arrays.copyOf(zStack, c);
     inZ = Arrays.copyOf(inZ, c);
+    inDeferred = Arrays.copyOf(inDeferred, c);
     for (int i = cap; i < c; i++) {
       phase[i] = 1;
       heapIdx[i] = -1;
@@ -450,30 +465,87 @@ public class CdclSolver implements Solver {
     trailN = lim;
     qhead = Math.min(qhead, lim);
     trailLim.truncate(lvl);
+    completing = false;
     if (theory != null) theory.backtrack(lim);
   }
 
   private int pickBranchLit() {
-    int v = NONE;
-    while (heapN > 0) {
-      int x = heapRemoveMax();
-      if (val[2 * x] == 0) {
-        v = x;
-        break;
+    while (true) {
+      int v = NONE;
+      while (heapN > 0) {
+        int x = heapRemoveMax();
+        if (val[2 * x] == 0 && !defer(x)) {
+          v = x;
+          break;
+        }
       }
+      while (v == NONE && zN > 0) {
+        int x = zStack[--zN];
+        if (inZ[x] == 0) continue; // moved to the heap
+        inZ[x] = 0;
+        if (val[2 * x] == 0 && !defer(x)) v = x;
+      }
+      if (v != NONE) {
+        if (theory != null) {
+          int l = theory.decide(v);
+          if (l != 0) return l;
+        }
+        return 2 * v + phase[v];
+      }
+      if (deferredN == 0) return NONE;
+      int l = nextDeferred();
+      if (l != NONE) return l;
     }
-    while (v == NONE && zN > 0) {
-      int x = zStack[--zN];
-      if (inZ[x] == 0) continue; // moved to the heap
-      inZ[x] = 0;
-      if (val[2 * x] == 0) v = x;
+  }
+
+  /** Sets x aside when the theory finds it settled (see {@link #deferred}); true if it did. */
+  private boolean defer(int x) {
+    if (theory == null || theory.settled(x) == 0) return false;
+    if (inDeferred[x] == 0) {
+      inDeferred[x] = 1;
+      if (deferredN == deferred.length) deferred = Arrays.copyOf(deferred, Math.max(16, 2 * deferredN));
+      deferred[deferredN++] = x;
     }
-    if (v == NONE) return NONE;
-    if (theory != null) {
-      int l = theory.decide(v);
+    return true;
+  }
+
+  /**
+   * With nothing contested left: the next variable set aside, decided as the theory's order
+   * settles it; or NONE when some are contested now (back in the heap) or none is left.
+   */
+  private int nextDeferred() {
+    if (!completing) {
+      int j = 0;
+      boolean back = false;
+      for (int i = 0; i < deferredN; i++) {
+        int x = deferred[i];
+        if (val[2 * x] != 0 || heapIdx[x] >= 0 || inZ[x] != 0) { // decided or implied meanwhile, or back in the heap
+          inDeferred[x] = 0;
+        } else if (theory.settled(x) == 0) {
+          inDeferred[x] = 0;
+          heapInsert(x);
+          back = true;
+        } else {
+          deferred[j++] = x;
+        }
+      }
+      deferredN = j;
+      if (back) return NONE;
+      completing = true;
+    }
+    while (deferredN > 0) {
+      int x = deferred[--deferredN];
+      inDeferred[x] = 0;
+      if (val[2 * x] != 0 || heapIdx[x] >= 0 || inZ[x] != 0) continue;
+      int l = theory.settled(x);
       if (l != 0) return l;
+      // (Not expected: forward edges keep the order. Decided like any other then.)
+      completing = false;
+      heapInsert(x);
+      return NONE;
     }
-    return 2 * v + phase[v];
+    completing = false;
+    return NONE;
   }
 
   // ------------------------------------------------------------------ propagation

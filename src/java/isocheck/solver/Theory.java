@@ -29,6 +29,12 @@ interface Theory {
   /** The literal to decide for variable v, or 0 to let the solver choose (saved phase). */
   int decide(int var);
 
+  /**
+   * A literal of v that the theory's current state already satisfies, so that v need not be
+   * decided until the end (the solver then decides it so, if the theory still says it), or 0.
+   */
+  default int settled(int var) { return 0; }
+
   /** The solver found a model and is about to undo its trail. */
   void onModel();
 

@@ -497,7 +497,8 @@ public final class SolverFuzz {
 
   /**
    * Random graph instances against brute force over all assignments, with each of the four
-   * option settings (polarity from the order or saved phase; theory propagation on or off).
+   * option settings (polarity from the order or saved phase; theory propagation on or off),
+   * and lazy decisions on or off.
    * UNSAT answers must come with a refutation that checks.
    */
   public static Report graphs(long seed, int count, int maxNodes, int maxVars) {
@@ -507,12 +508,15 @@ public final class SolverFuzz {
       GraphInstance g = randomGraph(r, maxNodes, maxVars);
       boolean truth = BruteForce.solveGraph(g) >= 0;
       int opt = i & 3;
+      // Lazy decisions (with the topological polarity) on for half the seeds, by the seed.
+      boolean lazy = (((seed + i) >> 2) & 1) == 0;
       AcyclicitySolver s = g.load();
       s.setTopologicalPolarity((opt & 1) == 0);
       s.setTheoryPropagation((opt & 2) == 0);
+      s.setLazyDecisions(lazy);
       Status st = s.solve();
       rep.count(st);
-      String what = "seed " + (seed + i) + " options " + opt;
+      String what = "seed " + (seed + i) + " options " + opt + (lazy ? "" : " eager");
       if (st == Status.UNKNOWN || (st == Status.SAT) != truth) {
         rep.fail(what + ": solver " + st + ", brute force " + (truth ? "SAT" : "UNSAT") + "\n" + g);
         continue;
