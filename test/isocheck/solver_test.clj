@@ -111,7 +111,8 @@
 
 (deftest lazy-decisions-decide-only-the-contested-constraints
   ;; SolverBench's polygraphs of serializable histories (PolySI Def. 9), satisfiable, and with
-  ;; stale reads, unsatisfiable: lazy decisions (the default) give the same answers; a model
+  ;; stale reads, unsatisfiable: lazy decisions (an option, off by default: on the checker's
+  ;; own polygraphs they cost more than they save) give the same answers; a model
   ;; and a refutation; deciding the settled constraints only at the end, they decide each
   ;; constraint of a satisfiable one about once (within 10%), where deciding every constraint
   ;; in turn redid thousands of decisions per conflict (over ten times as many), and refute

@@ -98,7 +98,11 @@ public final class AcyclicitySolver extends CdclSolver {
   /**
    * With the topological polarity: whether a variable one of whose literals keeps the order
    * (every edge forward) is set aside rather than decided, until nothing contested is left
-   * (default on; see CdclSolver's lazy decisions).
+   * (default off; see CdclSolver's lazy decisions). On SolverBench's polygraphs, whose node
+   * ids are shuffled, 10 to over 80 times faster (32,000 transactions: 0.76 s against over
+   * 60); on the checker's, whose ids follow completion order, up to 10 times slower (Viper's
+   * BlindW-RW at 10^4, the solver alone: 3,861 conflicts and 2.3 s against 7 and 0.19 s): the
+   * settled constraints' edges, decided first, are what steers the contested ones there.
    */
   public void setLazyDecisions(boolean on) { th.lazy = on; }
 

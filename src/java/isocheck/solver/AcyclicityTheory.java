@@ -33,8 +33,8 @@ final class AcyclicityTheory implements Theory {
   final TopologicalOrder g;
   boolean topoPolarity = true;
   boolean propagateEdges = true;
-  /** Lazy decisions ({@link #settled}), with the topological polarity only. */
-  boolean lazy = true;
+  /** Lazy decisions ({@link #settled}), with the topological polarity only; off by default. */
+  boolean lazy = false;
 
   // Edge bindings: literal bLit[b] puts bFrom[b] → bTo[b] in the graph.
   private int nb;

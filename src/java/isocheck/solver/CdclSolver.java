@@ -83,16 +83,18 @@ public class CdclSolver implements Solver {
   private int[] zStack = new int[0];
   private int zN;
   private byte[] inZ = new byte[0];
-  // Lazy decisions: a variable the theory finds settled when it comes up for a decision
-  // (Theory#settled: for acyclicity, one of its literals puts only edges that point forward in
-  // the current topological order) is set aside here instead of decided. Only the contested
-  // variables are decided while the search looks for conflicts; when none is left, those set
-  // aside are looked at again (the order has moved): the contested ones go back to the heap, and
-  // once every one is settled in one order, they are decided as it says, which cannot close a
-  // cycle (completing). On a large polygraph nearly every constraint is settled by the order of
-  // the known edges, and a conflict among a few contested ones no longer undoes and redoes
-  // millions of decisions (a Plume-shaped history of 2·10^5 transactions, 4.9 million
-  // constraints: 126 million decisions for 71 conflicts in 40 s before).
+  // Lazy decisions (when the theory offers them, Theory#settled; off by default in
+  // AcyclicitySolver): a variable the theory finds settled when it comes up for a decision (for
+  // acyclicity, one of its literals puts only edges that point forward in the current
+  // topological order) is set aside here instead of decided. Only the contested variables are
+  // decided while the search looks for conflicts; when none is left, those set aside are looked
+  // at again (the order has moved): the contested ones go back to the heap, and once every one
+  // is settled in one order, they are decided as it says, which cannot close a cycle
+  // (completing). A conflict among a few contested variables then no longer undoes and redoes
+  // the decisions of all the settled ones (a Plume-shaped history of 2·10^5 transactions, 4.9
+  // million constraints: 126 million decisions for 71 conflicts in 40 s), but the contested ones
+  // are chosen without the settled ones' edges to steer them, and on the checker's polygraphs
+  // that costs more than it saves (AcyclicitySolver#setLazyDecisions).
   private int[] deferred = new int[0];
   private int deferredN;
   private byte[] inDeferred = new byte[0];
@@ -515,9 +517,11 @@ public class CdclSolver implements Solver {
    */
   private int nextDeferred() {
     if (!completing) {
-      int j = 0;
+      // From the last set aside to the first: the contested ones go back to the heap, or to the
+      // stack of variables never bumped, which then gives them in the order they were set aside.
+      int j = deferredN;
       boolean back = false;
-      for (int i = 0; i < deferredN; i++) {
+      for (int i = deferredN - 1; i >= 0; i--) {
         int x = deferred[i];
         if (val[2 * x] != 0 || heapIdx[x] >= 0 || inZ[x] != 0) { // decided or implied meanwhile, or back in the heap
           inDeferred[x] = 0;
@@ -526,10 +530,11 @@ public class CdclSolver implements Solver {
           heapInsert(x);
           back = true;
         } else {
-          deferred[j++] = x;
+          deferred[--j] = x;
         }
       }
-      deferredN = j;
+      System.arraycopy(deferred, j, deferred, 0, deferredN - j);
+      deferredN -= j;
       if (back) return NONE;
       completing = true;
     }

@@ -33,8 +33,8 @@ import java.util.SplittableRandom;
  * <p>Usage: {@code lein javac && java -Xmx3g -cp target/classes isocheck.solver.SolverBench
  * [--runs R] [--budget SECONDS] [--sessions K] [--stale S] [--id-window W] [--configs C,...]
  * TXNS:KEYS ...}
- * where the configurations are topo+prop, topo, phase+prop, phase, and eager+prop (topo+prop
- * without lazy decisions: every variable decided in turn; not run unless named) (default sizes
+ * where the configurations are topo+prop, topo, phase+prop, phase, and lazy+prop (topo+prop
+ * with lazy decisions, AcyclicitySolver#setLazyDecisions; not run unless named) (default sizes
  * 500:500 1000:1000 2000:1000 4000:2000 8000:2000, 3 runs with seeds 1..R, medians, 60 s
  * budget per solve; an UNKNOWN counts as the budget).
  */
@@ -259,7 +259,7 @@ public final class SolverBench {
     long conflicts, decisions, theoryConflicts, theoryPropagations, reorders;
   }
 
-  static Run run(Instance g, boolean topo, boolean prop, long budgetMs) { return run(g, topo, prop, true, budgetMs); }
+  static Run run(Instance g, boolean topo, boolean prop, long budgetMs) { return run(g, topo, prop, false, budgetMs); }
 
   static Run run(Instance g, boolean topo, boolean prop, boolean lazy, long budgetMs) {
     AcyclicitySolver s = g.load();
@@ -291,7 +291,7 @@ public final class SolverBench {
     int runs = 3, sessions = 20, stale = 0;
     long budgetMs = 60_000;
     List<int[]> sizes = new ArrayList<>();
-    String[] names = {"topo+prop", "topo", "phase+prop", "phase", "eager+prop"};
+    String[] names = {"topo+prop", "topo", "phase+prop", "phase", "lazy+prop"};
     boolean[] on = {true, true, true, true, false};
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -331,7 +331,7 @@ public final class SolverBench {
         double[] t = new double[runs], cf = new double[runs], dc = new double[runs], tc = new double[runs], tp = new double[runs];
         StringBuilder ans = new StringBuilder();
         for (int k = 0; k < runs; k++) {
-          Run r = cfg == 4 ? run(gs[k], true, true, false, budgetMs) : run(gs[k], cfg < 2, cfg % 2 == 0, budgetMs);
+          Run r = cfg == 4 ? run(gs[k], true, true, true, budgetMs) : run(gs[k], cfg < 2, cfg % 2 == 0, budgetMs);
           t[k] = r.seconds;
           cf[k] = r.conflicts;
           dc[k] = r.decisions;
