@@ -77,6 +77,60 @@
       (testing "the realtime levels' writer orders fixed by realtime (the solver alone has none: it must agree)"
         (is (pos? @timed))))))
 
+(deftest the-time-orders-fixed-sides-and-the-solver-agree-with-the-solver-alone
+  ;; When the time order leaves a cycle, the solver first decides only the contested
+  ;; constraints, both of whose sides go back in that order, the others fixed to a side that
+  ;; goes forward (PolygraphSearch.pinnedSolve); a cycle then makes the constraints near it
+  ;; contested too, and after that the solver decides them all. Its "holds" must be the solver
+  ;; alone's: with pruning off (a test-only switch) it meets every open constraint.
+  (System/setProperty "isocheck.search.prune" "false")
+  (try
+    (let [pinned (atom {})]
+      (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+              bug (cons nil (seq (Bug/values)))
+              :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+              seed (range 3)]
+        (let [h (simulated store bug seed 300 6 12 5)
+              [a sa] (verdicts h true)
+              [b] (verdicts h false)]
+          (is (= a b) (str store " " bug " seed " seed))
+          (doseq [[_ m] sa
+                  :let [ps (get m "pinned-solve")]
+                  :when ps]
+            (swap! pinned update (if (get m "solver") :then-the-solver :holds) (fnil inc 0))
+            (when-not (get m "solver")
+              (is (= ":solver" (str (get m "decided-by"))))
+              (is (< (get ps "contested") (get ps "open")))))))
+      (is (pos? (:then-the-solver @pinned 0)) (str "some fixed choices left a cycle, and the solver decided: " (pr-str @pinned))))
+    (testing "a level that holds where the time order's choice has a cycle: T0 and T1 wrote x, T2
+             read T0's x and T1's y, so T1's x came first; the time order puts T0's first. z's two
+             writers, read by no one, are fixed in the time order's direction, the x pair is
+             contested, and the solver orders it alone"
+      (let [txn (fn [i p value] [{:index (* 2 i), :type :invoke, :process p, :f :txn, :value value}
+                                 {:index (inc (* 2 i)), :type :ok, :process p, :f :txn, :value value}])
+            h (j/->history (vec (concat (txn 0 0 [[:w :x 1]])
+                                        (txn 1 1 [[:w :x 2] [:w :y 1]])
+                                        (txn 2 2 [[:r :x 1] [:r :y 1]])
+                                        (txn 3 3 [[:w :z 1]])
+                                        (txn 4 4 [[:w :z 2]])))
+                           :wr)
+            run (fn [shortcuts]
+                  (let [o (doto (CheckOptions.) (.levels [Level/SERIALIZABLE]))]
+                    (set! (.searchShortcuts o) (boolean shortcuts))
+                    (set! (.searchWitness o) false)
+                    (let [^Result r (Checker/check h o)]
+                      ;; (serializability holds through strong-session serializability, searched here)
+                      (let [m (get (get (.stats r) "search") "serializable")]
+                        [(str (.value ^Verdict (get (.levels r) Level/SERIALIZABLE))) (or (get m "implied-by-search") m)]))))
+            [v m] (run true)
+            [v-alone] (run false)]
+        (is (= "TRUE" v v-alone))
+        (is (= ":solver" (str (get m "decided-by"))) (pr-str m))
+        (is (nil? (get m "solver")) "the solver over every open constraint did not run")
+        (is (= {"open" 2, "contested" 1, "rounds" 1} (select-keys (into {} (get m "pinned-solve")) ["open" "contested" "rounds"]))
+            (pr-str m))))
+    (finally (System/clearProperty "isocheck.search.prune"))))
+
 (deftest solver-counterexamples-name-the-forced-orders
   ;; Search the generator for a history whose violation only the solver finds (pruning leaves
   ;; constraints open), and read its counterexample.
