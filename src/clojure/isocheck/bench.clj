@@ -367,9 +367,13 @@
       (println (format "  %-36s %-8s %s%s" (.id lv) (str (.value ^isocheck.check.Verdict v))
                        (if via (str "via " via ": ") "")
                        (if m
-                         (format "polygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, solver %s, by %s"
+                         (format "polygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, %ssolver %s, by %s"
                                  (long (get m "polygraph-ms" 0)) (long (get m "prune-ms" 0)) (long (get m "pruning-rounds" 0))
                                  (long (get m "constraints" 0)) (long (get m "open" 0))
+                                 (if-let [ps (get m "pinned-solve")]
+                                   (format "fixed sides: %,d contested, %d rounds, %d ms; " (long (get ps "contested" 0))
+                                           (long (get ps "rounds" 0)) (long (get ps "ms" 0)))
+                                   "")
                                  (if-let [sv (get m "solver")] (format "%d ms, %d conflicts" (long (get sv "ms")) (long (get sv "conflicts" 0))) "-")
                                  (str (get m "decided-by")))
                          (str "decided without a search of its own" (when-let [t (seq (.anomalyTypes ^isocheck.check.Verdict v))] (str ": " (vec t))))))))
@@ -379,7 +383,9 @@
   "rw-register SER/SI: PolySI's General{RH,RW,WH} (25 sessions x 400 txns x 8 ops, zipf over
   10,000 keys, no key rotation; 95/50/30% reads), valid (an SI store) and with lost updates and
   long forks injected; Viper's BlindW-RW (read-only and write-only txns of 8 ops, 2,000 keys) at
-  10^3 and 10^4 txns; Jepsen-shaped histories (10 processes, 4 micro-ops, keys rotating after 32
+  10^3 and 10^4 txns; Plume-shaped histories (20 micro-ops, 25 sessions, uniform keys; SI store)
+  where serializability is searched without session order, at 2·10^5 txns over 400,000 keys
+  (it holds) and 10^5 over 10^5 (violated); Jepsen-shaped histories (10 processes, 4 micro-ops, keys rotating after 32
   writes, 1% :info) at the given sizes (default 10^4 10^5 10^6), SSER + SER + SI."
   [sizes]
   (let [rt (Runtime/getRuntime)
@@ -397,6 +403,16 @@
       (search-row (str "BlindW-RW, " (name level) " alone" (when alone ", solver alone (no pruning, no time order)"))
                   (search-config {:txns n :sessions 25 :ops 8 :reads 0.5 :keys 2000 :dist SimConfig$KeyDist/UNIFORM :blind true})
                   [level] 3 :solver-alone alone))
+    ;; Plume's shape (20 micro-ops, 25 sessions, uniform keys) from the SI store, where
+    ;; strong-session serializability fails, so serializability is searched without session
+    ;; order: pairs too wide for pruning, the time order's choice cyclic, the solver's case.
+    (doseq [[n keys what] [[200000 400000 "serializable holds"] [100000 100000 "serializable violated"]]]
+      (search-row (format "Plume-shaped rw-register, %,d keys (%s)" keys what)
+                  (-> (SimConfig/builder) (.seed (long (if (= n 200000) 7 3))) (.store Store/SNAPSHOT_ISOLATION)
+                      (.workload History$Workload/REGISTER) (.txns (int n)) (.sessions 25) (.keys (int keys))
+                      (.keyDist SimConfig$KeyDist/UNIFORM) (.opsPerTxn 20 20) (.readFraction 0.5) (.failRate 0.0)
+                      (.infoRate 0.0) (.pendingAtEnd 0) .build)
+                  [:strong-session-serializable :serializable] 1))
     (doseq [n sizes
             store [Store/SNAPSHOT_ISOLATION Store/SERIALIZABLE]]
       (search-row (str "Jepsen rw-register, " store " store")
