@@ -705,12 +705,11 @@ public abstract class PolygraphSearch {
         return new Outcome(Verdict.Value.TRUE, null, found, st);
       }
       if (status != Status.UNSAT) break;
-      // The fixed sides near the cycles that refuted this choice are contested next round.
-      java.util.Arrays.fill(near, false);
-      boolean any = false;
       Refutation ref = s.refutation();
       List<EdgeCycle> cycles = new ArrayList<>();
       if (ref != null) for (Refutation.Step step : ref.steps) if (step.cycle != null) cycles.add(step.cycle);
+      // The fixed sides near the cycles that refuted this choice are contested next round.
+      java.util.Arrays.fill(near, false);
       if (s.lastCycle() != null) cycles.add(s.lastCycle());
       for (EdgeCycle ec : cycles) for (int v : ec.nodes) near[v] = true;
       int freed = 0;
