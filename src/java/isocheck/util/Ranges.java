@@ -42,16 +42,20 @@ public final class Ranges {
    * before that range was appended. Frees the parts.
    */
   public void join(IntList[] into, IntList[][] parts, int[] start) {
+    // Column by column, each range's part of a column freed once copied: the parts and one
+    // joined column at a time, not every joined column beside every part (list-append over 3
+    // keys at 20,000 transactions, reads of thousands of elements: out of a 6 GB heap here).
     for (int i = 0; i < into.length; i++) {
       int total = into[i].size();
       for (IntList[] part : parts) total += part[i].size();
       into[i].ensureCapacity(total);
+      for (int c = 0; c < parts.length; c++) {
+        if (i == 0 && start != null) shift(start, c, into[0].size());
+        into[i].addAll(parts[c][i]);
+        parts[c][i] = null;
+      }
     }
-    for (int c = 0; c < parts.length; c++) {
-      if (start != null) shift(start, c, into[0].size());
-      for (int i = 0; i < into.length; i++) into[i].addAll(parts[c][i]);
-      parts[c] = null;
-    }
+    java.util.Arrays.fill(parts, null);
   }
 
   public static int cores() {
