@@ -389,15 +389,61 @@ public abstract class PolygraphSearch {
     if (l == Level.REPEATABLE_READ) l = Level.SERIALIZABLE;
     Outcome o = outcomes.get(l);
     if (o == null) {
-      o = shortcuts ? viaSessions(l, deadline) : null;
-      // (Deciding the session counterpart may have decided l: its known graph, as the weaker level's.)
-      if (o == null) o = outcomes.get(l);
-      if (o == null && shortcuts) o = viaWeaker(l, deadline);
-      if (o == null) o = search(l, deadline);
+      try {
+        o = shortcuts ? viaSessions(l, deadline) : null;
+        // (Deciding the session counterpart may have decided l: its known graph, as the weaker level's.)
+        if (o == null) o = outcomes.get(l);
+        if (o == null && shortcuts) o = viaWeaker(l, deadline);
+        if (o == null) o = search(l, deadline);
+      } catch (OutOfMemoryError e) {
+        o = outOfMemory(l);
+      }
       outcomes.put(l, o);
     }
     return o;
   }
+
+  // ------------------------------------------------------------------ out of memory
+
+  /**
+   * The first level whose search ran out of memory ({@link #outOfMemory}), or null: the levels
+   * decided after it take their cheap steps (witness, known graph) but build no polygraph.
+   */
+  private Level exhausted;
+
+  /**
+   * l's outcome when deciding it ran out of memory: unknown with the reason, the search's
+   * polygraphs and the level decided beside dropped, so that the levels after it (the weak
+   * levels, Elle's, and those a witness or known cycle decides) are still decided in the memory
+   * freed; before, the whole check ended "out of memory", every verdict lost. Its statistics
+   * say {@code :out-of-memory true}.
+   */
+  private Outcome outOfMemory(Level l) {
+    release();
+    if (exhausted == null) exhausted = l;
+    LinkedHashMap<String, Object> st = statsOf(l);
+    st.put("out-of-memory", true);
+    return new Outcome(Verdict.Value.UNKNOWN, String.format("out of memory while deciding %s: its search of %s did not fit "
+        + "in this JVM's heap (max %,d MB); raise the heap (ISOCHECK_HEAP, -Xmx)", l.id, subject(),
+        Runtime.getRuntime().maxMemory() >> 20), List.of(), st);
+  }
+
+  /**
+   * Drops what the search keeps for the levels after this one (the polygraphs, and the workload's
+   * own: {@link #releaseBuilt}), and stops a level decided beside: what a search that ran out of
+   * memory leaves.
+   */
+  private void release() {
+    java.util.Arrays.fill(byFamily, null);
+    if (Thread.currentThread() != besideRunner) {
+      stopBeside();
+      besideLevel = null;
+    }
+    releaseBuilt();
+  }
+
+  /** Drops the polygraphs and known graphs the workload keeps for later levels ({@link #release}). */
+  void releaseBuilt() {}
 
   /** The levels whose witness schedule was tried (once is enough: it depends on the level alone). */
   private final java.util.EnumSet<Level> witnessTried = java.util.EnumSet.noneOf(Level.class);
@@ -534,6 +580,12 @@ public abstract class PolygraphSearch {
     if (shortcuts && !knownAcyclicTried.contains(l)) {
       Outcome k = knownCycle(l, deadline, st);
       if (k != null) return k;
+    }
+    if (exhausted != null && byFamily[l.family.ordinal()] == null) {
+      st.put("out-of-memory", true);
+      return new Outcome(Verdict.Value.UNKNOWN, String.format("not searched: deciding %s ran out of memory before it (its "
+          + "search of %s did not fit in this JVM's heap, max %,d MB); raise the heap (ISOCHECK_HEAP, -Xmx)", exhausted.id,
+          subject(), Runtime.getRuntime().maxMemory() >> 20), List.of(), st);
     }
     Polygraph p;
     progress().stage(l.id + ": polygraph");

@@ -175,6 +175,15 @@ public final class RegisterSearch extends PolygraphSearch {
     join(t);
   }
 
+  @Override
+  void releaseBuilt() {
+    timed = null;
+    knownBase = null;
+    knownTimed = null;
+    witness = null;
+    if (!given) plain = null;
+  }
+
   /** The known edges alone, without orders ({@link Polygraph#knownOnly}), built once. */
   private Polygraph knownBase;
 
