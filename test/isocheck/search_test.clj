@@ -249,6 +249,23 @@
       (is (pos? (:probed @seen)) (pr-str @seen)))
     (finally (System/clearProperty "isocheck.witness.greedy"))))
 
+(deftest the-si-greedy-pass-waits-for-the-readers-of-the-version-a-commit-overwrites
+  ;; T1 read x = 1 (T0's) and overwrote it; T2, invoked before T1 and completed after it, read
+  ;; x = 1 too, so under SI T2 began before T1 committed. The greedy pass counted T1's own read
+  ;; out twice (when T1 began, and again at its commit), placed T1's commit before T2's begin,
+  ;; and that order failed its check: Kahn's schedule witnessed the level instead. (y, written
+  ;; blind twice, keeps the history off the mini-transaction path.)
+  (let [r (tu/check (tu/h (tu/invoke 0 [[:w :x 1] [:w :y 1]]) (tu/ok 0 [[:w :x 1] [:w :y 1]])
+                          (tu/invoke 2 [[:r :x nil]])
+                          (tu/invoke 1 [[:r :x nil] [:w :x 2]]) (tu/ok 1 [[:r :x 1] [:w :x 2]])
+                          (tu/ok 2 [[:r :x 1]])
+                          (tu/invoke 3 [[:w :y 2]]) (tu/ok 3 [[:w :y 2]]))
+                    [:strong-session-snapshot-isolation])]
+    (is (true? (tu/verdict r :strong-session-snapshot-isolation)))
+    (is (= {:decided-by :witness :witness :greedy}
+           (select-keys (get-in r [:stats :search :strong-session-snapshot-isolation]) [:decided-by :witness]))
+        (pr-str (get-in r [:stats :search])))))
+
 (deftest splitting-the-pre-checks-across-cores-changes-nothing
   ;; The rw-register pre-checks (final writes, external reads, each read's writer, the versions
   ;; the search counts) run a range of transactions per core and join the ranges in order: the
