@@ -81,8 +81,10 @@
   ;; When the time order leaves a cycle, the solver first decides only the contested
   ;; constraints, both of whose sides go back in that order, the others fixed to a side that
   ;; goes forward (PolygraphSearch.pinnedSolve); a cycle then makes the constraints near it
-  ;; contested too, and after that the solver decides them all. Its "holds" must be the solver
-  ;; alone's: with pruning off (a test-only switch) it meets every open constraint.
+  ;; contested too, and after that the solver decides them all, with lazy decisions (settled
+  ;; constraints set aside until the contested ones are decided). Its verdicts must be the
+  ;; solver alone's (every variable decided, none set aside): with pruning off (a test-only
+  ;; switch) it meets every open constraint.
   (System/setProperty "isocheck.search.prune" "false")
   (try
     (let [pinned (atom {})]
