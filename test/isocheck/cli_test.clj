@@ -567,6 +567,33 @@
     (is (no-trace? err))
     (is (re-find #"out of memory while checking 100000 transactions, so no verdict: the heap is \d+ MB, about \S+ [MG]B is needed; run java with -Xmx\d+[mg]" err) err)))
 
+(deftest out-of-memory-in-the-weak-levels-keeps-the-levels-decided-before
+  ;; The same history and heap as above, with serializability asked for too: a cycle of the
+  ;; observed graph violates it before the weak levels run out of memory. It stays violated
+  ;; (exit 1); the weak levels are :unknown with the reason. (Asked for alone, as above, the
+  ;; weak levels' failure is the whole check's, with the heap it needs.)
+  (let [dir (tmp-dir)
+        f (str (io/file dir "append.edn"))
+        cfg (-> (SimConfig/builder) (.seed 1) (.store Store/SNAPSHOT_ISOLATION) (.workload History$Workload/APPEND)
+                (.txns 100000) (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4)
+                (.readFraction 0.5) .build)
+        w (EdnWriter/open (.toPath (io/file f)))
+        _ (try (Simulator/run cfg w) (finally (.close w)))
+        cp (System/getProperty "java.class.path")
+        {:keys [status out err]} (sh (str dir) {} "java" "-Xmx80m" "-XX:+UseSerialGC" "-cp" cp "isocheck.cli.Main"
+                                     "check" "--format" "edn" "--levels" "serializable,tcc,ra,rc,ci" f)
+        r (edn/read-string out)]
+    (is (= 1 status) err)
+    (is (no-trace? err))
+    (is (not (str/includes? err "no verdict")) err)
+    (is (false? (get-in r [:levels :serializable :valid?])) (pr-str (:levels r)))
+    (doseq [l [:tcc :ra :rc :ci]]
+      (is (= :unknown (get-in r [:levels l :valid?])) (str l))
+      (is (re-find #"^out of memory while checking the weak levels: their reads, writes and causal order of 100,000 transactions did not fit in this JVM's heap \(max \d+ MB\); raise the heap \(ISOCHECK_HEAP, -Xmx\)$"
+                   (str (get-in r [:levels l :reason])))
+          (str l " " (get-in r [:levels l :reason]))))
+    (is (true? (get-in r [:stats :weak :out-of-memory])))))
+
 ;; A search that runs out of memory loses its own level's verdict, not the others': the level is
 ;; :unknown with the reason, a level that needs the same pairs after it is not searched, and
 ;; every other level (the weak ones, the SI levels, strict serializability's known cycle) is

@@ -87,7 +87,21 @@ public final class Checker {
       for (Level l : weak) got.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
     } else if (!weak.isEmpty()) {
       long t = System.nanoTime();
-      got.putAll(isocheck.check.weak.WeakCheck.check(h, weak, o.weak, anomalies, stats, o.progress));
+      try {
+        got.putAll(isocheck.check.weak.WeakCheck.check(h, weak, o.weak, anomalies, stats, o.progress));
+      } catch (OutOfMemoryError e) {
+        // The levels decided before keep their verdicts; the weak ones are unknown with the
+        // reason. (Asked for alone, the weak levels' failure is the whole check's: the caller
+        // says how much heap it needs.)
+        if (got.isEmpty()) throw e;
+        String reason = String.format("out of memory while checking the weak levels: their reads, writes and causal order "
+            + "of %,d transactions did not fit in this JVM's heap (max %,d MB); raise the heap (ISOCHECK_HEAP, -Xmx)",
+            (long) h.nTxns, Runtime.getRuntime().maxMemory() >> 20);
+        for (Level l : weak) got.put(l, new Verdict(Verdict.Value.UNKNOWN, reason, List.of()));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> ws = (java.util.Map<String, Object>) stats.computeIfAbsent("weak", k -> new LinkedHashMap<String, Object>());
+        ws.put("out-of-memory", true);
+      }
       long wms = (System.nanoTime() - t) / 1_000_000L;
       ms.put("weak", wms);
       ms.put("total", ((Long) ms.getOrDefault("total", 0L)) + wms);
