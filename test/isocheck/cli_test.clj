@@ -549,17 +549,24 @@
         (is (no-trace? err))
         (is (str/includes? err "ISOCHECK_HEAP=") err)))))
 
+(defn- jepsen-append-file
+  "Jepsen's list-append shape (4 micro-ops per transaction, 10 sessions, 1000 keys zipf), 10^5
+  transactions of the SI store, written as EDN in dir."
+  [dir]
+  (let [f (str (io/file dir "append.edn"))
+        cfg (-> (SimConfig/builder) (.seed 1) (.store Store/SNAPSHOT_ISOLATION) (.workload History$Workload/APPEND)
+                (.txns 100000) (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4)
+                (.readFraction 0.5) .build)
+        w (EdnWriter/open (.toPath (io/file f)))]
+    (try (Simulator/run cfg w) (finally (.close w)))
+    f))
+
 (deftest out-of-memory-while-checking-is-exit-2
   ;; Jepsen's list-append shape (4 micro-ops per transaction), 10^5 transactions: loading fits
   ;; in 64 MB, the weak levels need about twice that (measured: out of memory while checking
   ;; from 64 to 96 MB), so 80 MB fails while checking.
   (let [dir (tmp-dir)
-        f (str (io/file dir "append.edn"))
-        cfg (-> (SimConfig/builder) (.seed 1) (.store Store/SNAPSHOT_ISOLATION) (.workload History$Workload/APPEND)
-                (.txns 100000) (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4)
-                (.readFraction 0.5) .build)
-        w (EdnWriter/open (.toPath (io/file f)))
-        _ (try (Simulator/run cfg w) (finally (.close w)))
+        f (jepsen-append-file dir)
         cp (System/getProperty "java.class.path")
         {:keys [status err]} (sh (str dir) {} "java" "-Xmx80m" "-XX:+UseSerialGC" "-cp" cp "isocheck.cli.Main"
                                  "check" "--levels" "tcc,ra,rc,ci" f)]
@@ -573,12 +580,7 @@
   ;; (exit 1); the weak levels are :unknown with the reason. (Asked for alone, as above, the
   ;; weak levels' failure is the whole check's, with the heap it needs.)
   (let [dir (tmp-dir)
-        f (str (io/file dir "append.edn"))
-        cfg (-> (SimConfig/builder) (.seed 1) (.store Store/SNAPSHOT_ISOLATION) (.workload History$Workload/APPEND)
-                (.txns 100000) (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4)
-                (.readFraction 0.5) .build)
-        w (EdnWriter/open (.toPath (io/file f)))
-        _ (try (Simulator/run cfg w) (finally (.close w)))
+        f (jepsen-append-file dir)
         cp (System/getProperty "java.class.path")
         {:keys [status out err]} (sh (str dir) {} "java" "-Xmx80m" "-XX:+UseSerialGC" "-cp" cp "isocheck.cli.Main"
                                      "check" "--format" "edn" "--levels" "serializable,tcc,ra,rc,ci" f)
