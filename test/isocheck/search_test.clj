@@ -103,7 +103,28 @@
             (when-not (get m "solver")
               (is (= ":solver" (str (get m "decided-by"))))
               (is (< (get ps "contested") (get ps "open")))))))
-      (is (pos? (:then-the-solver @pinned 0)) (str "some fixed choices left a cycle, and the solver decided: " (pr-str @pinned))))
+      (is (pos? (:then-the-solver @pinned 0)) (str "some fixed choices left a cycle, and the solver decided: " (pr-str @pinned)))
+      (testing "one round first and no full solver's turn: the rounds after it (or the solver after them) decide the same"
+        (System/setProperty "isocheck.search.pinned-rounds" "1")
+        (System/setProperty "isocheck.search.full-turn" "false")
+        (try
+          (let [later (atom 0)]
+            (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION]
+                    bug (cons nil (seq (Bug/values)))
+                    :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+                    seed (range 3)]
+              (let [h (simulated store bug seed 300 6 12 5)
+                    [a sa] (verdicts h true)
+                    [b] (verdicts h false)]
+                (is (= a b) (str store " " bug " seed " seed))
+                (doseq [[_ m] sa
+                        :let [ps (get m "pinned-solve")]
+                        :when (and ps (> (get ps "rounds" 0) 1))]
+                  (swap! later inc))))
+            (is (pos? @later) "some level took rounds after the first turn"))
+          (finally
+            (System/clearProperty "isocheck.search.pinned-rounds")
+            (System/clearProperty "isocheck.search.full-turn")))))
     (testing "a level that holds where the time order's choice has a cycle: T0 and T1 wrote x, T2
              read T0's x and T1's y, so T1's x came first; the time order puts T0's first. z's two
              writers, read by no one, are fixed in the time order's direction, the x pair is

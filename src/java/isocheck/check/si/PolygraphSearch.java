@@ -635,7 +635,7 @@ public abstract class PolygraphSearch {
     if (shortcuts && pr.status == Pruning.Status.OPEN) {
       if ("false".equals(System.getProperty("isocheck.search.prune"))) {
         // (Tests skip pruning, -Disocheck.search.prune=false, so that the time order and the
-        // solver after it, pinnedSolve first, meet what pruning would have decided.)
+        // solver after it, the pinned rounds first, meet what pruning would have decided.)
         pr.checkOnly();
       } else {
         progress().stage(l.id + ": pruning", p.constraints(), "constraints decided");
@@ -671,12 +671,37 @@ public abstract class PolygraphSearch {
       return new Outcome(Verdict.Value.TRUE, null, found, st);
     }
     if (again != null && !"false".equals(System.getProperty("isocheck.search.pinned"))) {
+      // In turns: the pinned rounds, which find a model where the level holds, and the solver
+      // over every open constraint, which (with lazy decisions) refutes it where it does not.
+      // First PINNED_ROUNDS rounds in a third of the time left; then the full solver in half of
+      // what is left; then rounds again until the deadline, and the full solver for whatever
+      // time they leave. (A Plume-shaped history of 2·10^5 transactions over 200,000 keys,
+      // serializable: 5 rounds find its model in 19 s, where the full solver was unknown after
+      // 400 s; over 400,000 keys, violated: the full solver refutes it in 1.3 s, where the rounds
+      // never end with a model.)
       progress().stage(l.id + ": solver, the time order's sides fixed");
-      Outcome pinned = pinnedSolve(g, pr, again, deadline, st, found);
-      if (pinned != null) return pinned;
+      Pinned pin = new Pinned(g, pr, again, st, found);
+      long now = System.nanoTime();
+      // (Tests take one round first and skip the full solver's turn, so that the rounds after it
+      // meet the cases it would have decided: -Disocheck.search.pinned-rounds=1,
+      // -Disocheck.search.full-turn=false.)
+      Outcome o = pin.rounds(now + Math.max(1, (deadline - now) / 3), Integer.getInteger("isocheck.search.pinned-rounds", PINNED_ROUNDS));
+      if (o != null) return o;
+      if (!pin.exhausted) {
+        if (!"false".equals(System.getProperty("isocheck.search.full-turn"))) {
+          progress().stage(l.id + ": solver");
+          now = System.nanoTime();
+          o = solve(l, g, pr, again, now + Math.max(1, (deadline - now) / 2), deadline, st, found);
+          if (o.value != Verdict.Value.UNKNOWN) return o;
+        }
+        progress().stage(l.id + ": solver, the time order's sides fixed, again");
+        Outcome again2 = pin.rounds(deadline, Integer.MAX_VALUE);
+        if (again2 != null) return again2;
+        if (o != null && System.nanoTime() >= deadline - 1_000_000L) return o;
+      }
     }
     progress().stage(l.id + ": solver");
-    return solve(l, g, pr, again, deadline, st, found);
+    return solve(l, g, pr, again, deadline, deadline, st, found);
   }
 
   /**
@@ -692,104 +717,133 @@ public abstract class PolygraphSearch {
    * serializability violated, so serializability searched without session order), 4.9 million
    * open constraints, too wide for pruning, left the solver unknown after 60 s (71 conflicts,
    * each redoing up to millions of decisions); 878 of their edges went back in the time order.
-   * Given a third of the time left and {@link #PINNED_ROUNDS} rounds at most
-   * ({@code [:stats :search <level> :pinned-solve]}).
+   * ({@code [:stats :search <level> :pinned-solve]}). Rounds are run in turns with the full
+   * solver ({@link #searchIn}): the state (which sides are fixed) carries over.
    */
-  private Outcome pinnedSolve(LevelGraph g, Pruning pr, int[] pos, long deadline, Map<String, Object> st, List<Anomaly> found) {
-    long t0 = System.nanoTime();
-    long until = t0 + Math.max(1, (deadline - t0) / 3);
-    int nc = g.p.constraints();
-    int[] fix = new int[nc];
-    int contested = 0;
-    for (int c = 0; c < nc; c++) {
-      if (pr.choice[c] >= 0) {
-        fix[c] = pr.choice[c];
-        continue;
-      }
-      int a = g.p.first[c], b = g.p.second[c];
-      int pref = g.si ? (pos[BcGraph.commit(a)] < pos[BcGraph.commit(b)] ? 0 : 1) : (pos[a] < pos[b] ? 0 : 1);
-      if (forward(g, c, pref, pos)) fix[c] = pref;
-      else if (forward(g, c, 1 - pref, pos)) fix[c] = 1 - pref;
-      else {
-        fix[c] = -1;
-        contested++;
-      }
-    }
-    int open = open(pr);
-    LinkedHashMap<String, Object> ps = new LinkedHashMap<>();
-    ps.put("open", (long) open);
-    ps.put("contested", (long) contested);
-    st.put("pinned-solve", ps);
-    if (contested == open) return null;
-    int rounds = 0;
-    long conflicts = 0;
-    boolean[] near = new boolean[g.nodes];
-    while (true) {
-      rounds++;
-      AcyclicitySolver s = new AcyclicitySolver(g.nodes);
-      for (int i = 0; i < g.known.size(); i++) s.addKnownEdge(g.known.src(i), g.known.dst(i));
+  private final class Pinned {
+    final LevelGraph g;
+    final Pruning pr;
+    final Map<String, Object> st;
+    final List<Anomaly> found;
+    final int nc, open;
+    /** Per constraint: the side it is fixed to, or -1 while contested (pruning's choices included). */
+    final int[] fix;
+    final boolean[] near;
+    final LinkedHashMap<String, Object> ps = new LinkedHashMap<>();
+    int contested, rounds;
+    long conflicts, ns;
+    /** Whether no round can follow: none freed a fixed side, or none is left fixed. */
+    boolean exhausted;
+
+    Pinned(LevelGraph g, Pruning pr, int[] pos, Map<String, Object> st, List<Anomaly> found) {
+      long t0 = System.nanoTime();
+      this.g = g;
+      this.pr = pr;
+      this.st = st;
+      this.found = found;
+      nc = g.p.constraints();
+      fix = new int[nc];
       for (int c = 0; c < nc; c++) {
-        if (fix[c] < 0) continue;
-        for (int e = g.p.sideFrom(c, fix[c]); e < g.p.sideTo(c, fix[c]); e++) s.addKnownEdge(g.sideSrc[e], g.sideDst[e]);
+        if (pr.choice[c] >= 0) {
+          fix[c] = pr.choice[c];
+          continue;
+        }
+        int a = g.p.first[c], b = g.p.second[c];
+        int pref = g.si ? (pos[BcGraph.commit(a)] < pos[BcGraph.commit(b)] ? 0 : 1) : (pos[a] < pos[b] ? 0 : 1);
+        if (forward(g, c, pref, pos)) fix[c] = pref;
+        else if (forward(g, c, 1 - pref, pos)) fix[c] = 1 - pref;
+        else {
+          fix[c] = -1;
+          contested++;
+        }
       }
-      // (Latest pair first, as in solve.)
-      for (int c = nc - 1; c >= 0; c--) {
-        if (fix[c] >= 0) continue;
-        int x = s.newVar();
-        for (int e = g.p.sideFrom(c, 0); e < g.p.sideTo(c, 0); e++) s.addEdge(x, g.sideSrc[e], g.sideDst[e]);
-        for (int e = g.p.sideFrom(c, 1); e < g.p.sideTo(c, 1); e++) s.addEdge(-x, g.sideSrc[e], g.sideDst[e]);
-      }
-      long left = (until - System.nanoTime()) / 1_000_000L;
-      if (left <= 0) break;
-      s.setTimeBudget(left);
-      if (Thread.currentThread() == besideRunner) {
-        besideSolver = s;
-        if (besideCancelled) throw new BesideCancelled();
-      }
-      Status status = s.okay() ? s.solve() : Status.UNSAT;
-      conflicts += s.stats().conflicts;
-      if (status == Status.SAT) {
+      open = open(pr);
+      near = new boolean[g.nodes];
+      exhausted = contested == open;
+      ps.put("open", (long) open);
+      ps.put("contested", (long) contested);
+      st.put("pinned-solve", ps);
+      ns = System.nanoTime() - t0;
+    }
+
+    /**
+     * Rounds until {@code until} (System.nanoTime()), {@code maxRounds} more at most: the
+     * outcome when one finds a model, else null ({@link #exhausted} says whether another
+     * round could follow).
+     */
+    Outcome rounds(long until, int maxRounds) {
+      long t0 = System.nanoTime();
+      try {
+        for (int k = 0; k < maxRounds && !exhausted; k++) {
+          long left = (until - System.nanoTime()) / 1_000_000L;
+          if (left <= 0) return null;
+          rounds++;
+          AcyclicitySolver s = new AcyclicitySolver(g.nodes);
+          for (int i = 0; i < g.known.size(); i++) s.addKnownEdge(g.known.src(i), g.known.dst(i));
+          for (int c = 0; c < nc; c++) {
+            if (fix[c] < 0) continue;
+            for (int e = g.p.sideFrom(c, fix[c]); e < g.p.sideTo(c, fix[c]); e++) s.addKnownEdge(g.sideSrc[e], g.sideDst[e]);
+          }
+          // (Latest pair first, as in solve.)
+          for (int c = nc - 1; c >= 0; c--) {
+            if (fix[c] >= 0) continue;
+            int x = s.newVar();
+            for (int e = g.p.sideFrom(c, 0); e < g.p.sideTo(c, 0); e++) s.addEdge(x, g.sideSrc[e], g.sideDst[e]);
+            for (int e = g.p.sideFrom(c, 1); e < g.p.sideTo(c, 1); e++) s.addEdge(-x, g.sideSrc[e], g.sideDst[e]);
+          }
+          left = (until - System.nanoTime()) / 1_000_000L;
+          if (left <= 0) return null;
+          s.setTimeBudget(left);
+          if (Thread.currentThread() == besideRunner) {
+            besideSolver = s;
+            if (besideCancelled) throw new BesideCancelled();
+          }
+          Status status = s.okay() ? s.solve() : Status.UNSAT;
+          conflicts += s.stats().conflicts;
+          if (status == Status.SAT) {
+            st.put("decided-by", new Kw("solver"));
+            return new Outcome(Verdict.Value.TRUE, null, found, st);
+          }
+          if (status != Status.UNSAT) return null;
+          Refutation ref = s.refutation();
+          List<EdgeCycle> cycles = new ArrayList<>();
+          if (ref != null) for (Refutation.Step step : ref.steps) if (step.cycle != null) cycles.add(step.cycle);
+          // The fixed sides near the cycles that refuted this choice are contested next round.
+          java.util.Arrays.fill(near, false);
+          if (s.lastCycle() != null) cycles.add(s.lastCycle());
+          for (EdgeCycle ec : cycles) for (int v : ec.nodes) near[v] = true;
+          int freed = 0;
+          for (int c = 0; c < nc; c++) {
+            if (fix[c] < 0 || pr.choice[c] >= 0) continue;
+            boolean touch = touches(g, near, g.p.first[c]) || touches(g, near, g.p.second[c]);
+            for (int e = g.p.sideFrom(c, fix[c]); !touch && e < g.p.sideTo(c, fix[c]); e++) touch = near[g.sideSrc[e]] || near[g.sideDst[e]];
+            if (touch) {
+              fix[c] = -1;
+              freed++;
+            }
+          }
+          contested += freed;
+          exhausted = freed == 0 || contested == open;
+        }
+        return null;
+      } finally {
+        ns += System.nanoTime() - t0;
         ps.put("rounds", (long) rounds);
         ps.put("contested", (long) contested);
         ps.put("conflicts", conflicts);
-        ps.put("ms", (System.nanoTime() - t0) / 1_000_000L);
-        st.put("decided-by", new Kw("solver"));
-        return new Outcome(Verdict.Value.TRUE, null, found, st);
+        ps.put("ms", ns / 1_000_000L);
       }
-      if (status != Status.UNSAT) break;
-      Refutation ref = s.refutation();
-      List<EdgeCycle> cycles = new ArrayList<>();
-      if (ref != null) for (Refutation.Step step : ref.steps) if (step.cycle != null) cycles.add(step.cycle);
-      // The fixed sides near the cycles that refuted this choice are contested next round.
-      java.util.Arrays.fill(near, false);
-      if (s.lastCycle() != null) cycles.add(s.lastCycle());
-      for (EdgeCycle ec : cycles) for (int v : ec.nodes) near[v] = true;
-      int freed = 0;
-      for (int c = 0; c < nc; c++) {
-        if (fix[c] < 0 || pr.choice[c] >= 0) continue;
-        boolean touch = touches(g, near, g.p.first[c]) || touches(g, near, g.p.second[c]);
-        for (int e = g.p.sideFrom(c, fix[c]); !touch && e < g.p.sideTo(c, fix[c]); e++) touch = near[g.sideSrc[e]] || near[g.sideDst[e]];
-        if (touch) {
-          fix[c] = -1;
-          freed++;
-        }
-      }
-      contested += freed;
-      if (freed == 0 || contested == open || rounds == PINNED_ROUNDS) break;
     }
-    ps.put("rounds", (long) rounds);
-    ps.put("contested", (long) contested);
-    ps.put("conflicts", conflicts);
-    ps.put("ms", (System.nanoTime() - t0) / 1_000_000L);
-    return null;
   }
 
+
   /**
-   * Rounds of {@link #pinnedSolve} at most: each builds a solver over every known and fixed edge
-   * (a Plume-shaped history of 10^5 transactions over 10^5 keys, 4.8 million constraints: 1.3-3 s
-   * a round), and a violated level never ends them with a model (that history took 8 rounds and
-   * 26 s before the solver over every open constraint refuted serializability in 7.6 s); the
-   * level that holds, for which they exist, took 2.
+   * Rounds of the pinned solve's first turn ({@link Pinned}) at most: each builds a solver over
+   * every known and fixed edge (a Plume-shaped history of 10^5 transactions over 10^5 keys, 4.8
+   * million constraints: 1.3-3 s a round), and a violated level never ends them with a model
+   * (that history took 8 rounds and 26 s before the solver over every open constraint refuted
+   * serializability in 7.6 s); the level that holds, for which they exist, took 2. A level that
+   * needs more gets them after the full solver's turn.
    */
   static final int PINNED_ROUNDS = 2;
 
@@ -849,7 +903,8 @@ public abstract class PolygraphSearch {
    * every side pruning decided. SAT: the level holds. UNSAT: the solver's refutation ends in a
    * cycle of known and forced edges, present in every compatible graph: the counterexample.
    */
-  private Outcome solve(Level l, LevelGraph g, Pruning pr, int[] pos, long deadline, Map<String, Object> st, List<Anomaly> found) {
+  private Outcome solve(Level l, LevelGraph g, Pruning pr, int[] pos, long until, long deadline, Map<String, Object> st,
+                        List<Anomaly> found) {
     long t0 = System.nanoTime();
     int nc = g.p.constraints();
     AcyclicitySolver s = new AcyclicitySolver(g.nodes);
@@ -885,7 +940,7 @@ public abstract class PolygraphSearch {
         for (int e = g.p.sideFrom(c, 1); e < g.p.sideTo(c, 1); e++) s.addEdge(-x, g.sideSrc[e], g.sideDst[e]);
       }
     }
-    s.setTimeBudget(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
+    s.setTimeBudget(Math.max(1, (until - System.nanoTime()) / 1_000_000L));
     // With the time order (the shortcuts' path, after pruning and the pinned rounds): lazy
     // decisions (AcyclicitySolver#setLazyDecisions), the constraints a side of which keeps the
     // solver's order set aside until the contested ones are decided, so that a conflict among
