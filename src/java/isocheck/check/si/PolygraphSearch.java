@@ -673,12 +673,15 @@ public abstract class PolygraphSearch {
     if (again != null && !"false".equals(System.getProperty("isocheck.search.pinned"))) {
       // In turns: the pinned rounds, which find a model where the level holds, and the solver
       // over every open constraint, which (with lazy decisions) refutes it where it does not.
-      // First PINNED_ROUNDS rounds in a third of the time left; then the full solver in half of
-      // what is left; then rounds again until the deadline, and the full solver for whatever
-      // time they leave. (A Plume-shaped history of 2·10^5 transactions over 200,000 keys,
-      // serializable: 5 rounds find its model in 19 s, where the full solver was unknown after
-      // 400 s; over 400,000 keys, violated: the full solver refutes it in 1.3 s, where the rounds
-      // never end with a model.)
+      // First PINNED_ROUNDS rounds in a third of the time left; then the full solver, with all
+      // the time left but a quarter of it when more than TURNS_AFTER_NS is left; then rounds
+      // again until the deadline, and the full solver for whatever time they leave. (A
+      // Plume-shaped history of 2·10^5 transactions over 200,000 keys, serializable: 5 rounds
+      // find its model in 19 s, where the full solver was unknown after 400 s: decided with a
+      // limit of 120 s. Over 400,000 keys, violated: the full solver refutes it in 1.3 s, where
+      // the rounds never end with a model. 10^5 over 50,000 keys, violated: the full solver
+      // needs 28 s, 12,828 conflicts; with half or three quarters of the time left it was, at
+      // least once each, unknown at the default 60 s, which it is not with all of it.)
       progress().stage(l.id + ": solver, the time order's sides fixed");
       Pinned pin = new Pinned(g, pr, again, st, found);
       long now = System.nanoTime();
@@ -691,7 +694,8 @@ public abstract class PolygraphSearch {
         if (!"false".equals(System.getProperty("isocheck.search.full-turn"))) {
           progress().stage(l.id + ": solver");
           now = System.nanoTime();
-          o = solve(l, g, pr, again, now + Math.max(1, (deadline - now) / 2), deadline, st, found);
+          long left = deadline - now, reserve = left > TURNS_AFTER_NS ? left / 4 : 0;
+          o = solve(l, g, pr, again, deadline - reserve, deadline, st, found);
           if (o.value != Verdict.Value.UNKNOWN) return o;
         }
         progress().stage(l.id + ": solver, the time order's sides fixed, again");
@@ -846,6 +850,13 @@ public abstract class PolygraphSearch {
    * needs more gets them after the full solver's turn.
    */
   static final int PINNED_ROUNDS = 2;
+
+  /**
+   * With more than this left after the first rounds (a time limit raised above the default
+   * 60 s), a quarter of it is kept from the full solver for more rounds; with less, the full
+   * solver has all of it, as a violated level's refutation may need (see {@link #searchIn}).
+   */
+  static final long TURNS_AFTER_NS = 60_000_000_000L;
 
   /** Whether transaction t's node (SI: its begin or its commit) is marked. */
   private static boolean touches(LevelGraph g, boolean[] near, int t) {
