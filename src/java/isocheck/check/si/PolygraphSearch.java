@@ -1099,12 +1099,10 @@ public abstract class PolygraphSearch {
   private static boolean acyclicWith(LevelGraph g, Digraph d, int[] pos, int[] choice, long[] backward) {
     int n = d.n;
     int[] cover = null;
-    isocheck.util.IntList extra = new isocheck.util.IntList();
+    int[] sideSrc = g.sideSrc, sideDst = g.sideDst;
     for (int c = 0; c < choice.length; c++) {
-      for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) {
-        int u = g.sideSrc[e], v = g.sideDst[e];
-        extra.add(u);
-        extra.add(v);
+      for (int e = g.p.sideFrom(c, choice[c]), to = g.p.sideTo(c, choice[c]); e < to; e++) {
+        int u = sideSrc[e], v = sideDst[e];
         if (pos[u] < pos[v]) continue;
         backward[0]++;
         if (cover == null) cover = new int[n + 1];
@@ -1126,14 +1124,21 @@ public abstract class PolygraphSearch {
       }
     }
     backward[1] = inside;
-    // The chosen edges inside, as CSR.
+    // The chosen edges inside, as CSR: counted, then filled (a second walk over the sides rather
+    // than a list of every chosen edge: most lie outside the intervals).
     int[] xs = new int[n + 1];
-    for (int i = 0; i < extra.size(); i += 2) if (in[extra.get(i)] && in[extra.get(i + 1)]) xs[extra.get(i) + 1]++;
+    for (int c = 0; c < choice.length; c++) {
+      for (int e = g.p.sideFrom(c, choice[c]), to = g.p.sideTo(c, choice[c]); e < to; e++) {
+        if (in[sideSrc[e]] && in[sideDst[e]]) xs[sideSrc[e] + 1]++;
+      }
+    }
     for (int v = 0; v < n; v++) xs[v + 1] += xs[v];
     int[] xt = new int[xs[n]], fill = java.util.Arrays.copyOf(xs, n);
-    for (int i = 0; i < extra.size(); i += 2) {
-      int u = extra.get(i), v = extra.get(i + 1);
-      if (in[u] && in[v]) xt[fill[u]++] = v;
+    for (int c = 0; c < choice.length; c++) {
+      for (int e = g.p.sideFrom(c, choice[c]), to = g.p.sideTo(c, choice[c]); e < to; e++) {
+        int u = sideSrc[e], v = sideDst[e];
+        if (in[u] && in[v]) xt[fill[u]++] = v;
+      }
     }
     int[] indeg = new int[n];
     for (int p = 0; p < n; p++) {
