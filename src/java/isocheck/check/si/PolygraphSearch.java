@@ -673,7 +673,8 @@ public abstract class PolygraphSearch {
     if (again != null && !"false".equals(System.getProperty("isocheck.search.pinned"))) {
       // In turns: the pinned rounds, which find a model where the level holds, and the solver
       // over every open constraint, which (with lazy decisions) refutes it where it does not.
-      // First PINNED_ROUNDS rounds in a third of the time left; then the full solver, with all
+      // First PINNED_ROUNDS rounds, more while they are cheap (CHEAP_ROUNDS_SHARE), in a third
+      // of the time left; then the full solver, with all
       // the time left but a quarter of it when more than TURNS_AFTER_NS is left; then rounds
       // again until the deadline, and the full solver for whatever time they leave. (A
       // Plume-shaped history of 2·10^5 transactions over 200,000 keys, serializable: 5 rounds
@@ -683,12 +684,14 @@ public abstract class PolygraphSearch {
       // needs 28 s, 12,828 conflicts; with half or three quarters of the time left it was, at
       // least once each, unknown at the default 60 s, which it is not with all of it.)
       progress().stage(l.id + ": solver, the time order's sides fixed");
-      Pinned pin = new Pinned(g, pr, again, st, found);
+      Pinned pin = new Pinned(l, g, pr, again, st, found);
       long now = System.nanoTime();
       // (Tests take one round first and skip the full solver's turn, so that the rounds after it
       // meet the cases it would have decided: -Disocheck.search.pinned-rounds=1,
-      // -Disocheck.search.full-turn=false.)
-      Outcome o = pin.rounds(now + Math.max(1, (deadline - now) / 3), Integer.getInteger("isocheck.search.pinned-rounds", PINNED_ROUNDS));
+      // -Disocheck.search.full-turn=false. Rounds set so get that many alone, cheap or not.)
+      Integer setRounds = Integer.getInteger("isocheck.search.pinned-rounds");
+      Outcome o = pin.rounds(now + Math.max(1, (deadline - now) / 3), setRounds != null ? setRounds : PINNED_ROUNDS,
+          setRounds != null ? 0 : (deadline - now) / CHEAP_ROUNDS_SHARE);
       if (o != null) return o;
       if (!pin.exhausted) {
         if (!"false".equals(System.getProperty("isocheck.search.full-turn"))) {
@@ -725,6 +728,7 @@ public abstract class PolygraphSearch {
    * solver ({@link #searchIn}): the state (which sides are fixed) carries over.
    */
   private final class Pinned {
+    final Level l;
     final LevelGraph g;
     final Pruning pr;
     final Map<String, Object> st;
@@ -734,13 +738,16 @@ public abstract class PolygraphSearch {
     final int[] fix;
     final boolean[] near;
     final LinkedHashMap<String, Object> ps = new LinkedHashMap<>();
-    int contested, rounds;
-    long conflicts, ns;
+    int contested, rounds, contestedSolves, sccFreed;
+    long conflicts, ns, contestedConflicts, contestedNs;
+    final int[] pos;
     /** Whether no round can follow: none freed a fixed side, or none is left fixed. */
     boolean exhausted;
 
-    Pinned(LevelGraph g, Pruning pr, int[] pos, Map<String, Object> st, List<Anomaly> found) {
+    Pinned(Level l, LevelGraph g, Pruning pr, int[] pos, Map<String, Object> st, List<Anomaly> found) {
       long t0 = System.nanoTime();
+      this.l = l;
+      this.pos = pos;
       this.g = g;
       this.pr = pr;
       this.st = st;
@@ -771,14 +778,42 @@ public abstract class PolygraphSearch {
     }
 
     /**
+     * Per node, its strongly connected component of the known graph with pruning's sides, the
+     * fixed sides and the given model's edges (from, to pairs) when that component is a cycle,
+     * else -1; null when there is none (the model and the fixed sides are a choice for every
+     * open constraint that leaves the graph acyclic).
+     */
+    int[] cyclicComponents(int[] model) {
+      isocheck.graph.EdgeList es = new isocheck.graph.EdgeList(g.known.size() + model.length / 2 + 16);
+      for (int i = 0; i < g.known.size(); i++) es.add(g.known.src(i), g.known.dst(i), 1);
+      for (int c = 0; c < nc; c++) {
+        int side = pr.choice[c] >= 0 ? pr.choice[c] : fix[c];
+        if (side < 0) continue;
+        for (int e = g.p.sideFrom(c, side); e < g.p.sideTo(c, side); e++) es.add(g.sideSrc[e], g.sideDst[e], 1);
+      }
+      for (int i = 0; i + 1 < model.length; i += 2) es.add(model[i], model[i + 1], 1);
+      isocheck.graph.Scc scc = isocheck.graph.Scc.of(Digraph.unordered(g.nodes, es), 1);
+      if (!scc.hasCycle()) return null;
+      int[] comp = new int[g.nodes];
+      for (int v = 0; v < g.nodes; v++) comp[v] = scc.cyclic[scc.comp[v]] ? scc.comp[v] : -1;
+      return comp;
+    }
+
+    /**
      * Rounds until {@code until} (System.nanoTime()), {@code maxRounds} more at most: the
      * outcome when one finds a model, else null ({@link #exhausted} says whether another
      * round could follow).
      */
-    Outcome rounds(long until, int maxRounds) {
+    Outcome rounds(long until, int maxRounds) { return rounds(until, maxRounds, 0); }
+
+    /**
+     * As above, and past maxRounds while cheap: while the rounds of this turn have taken less
+     * than {@code cheapNs} each on average.
+     */
+    Outcome rounds(long until, int maxRounds, long cheapNs) {
       long t0 = System.nanoTime();
       try {
-        for (int k = 0; k < maxRounds && !exhausted; k++) {
+        for (int k = 0; (k < maxRounds || (System.nanoTime() - t0) / k < cheapNs) && !exhausted; k++) {
           long left = (until - System.nanoTime()) / 1_000_000L;
           if (left <= 0) return null;
           rounds++;
@@ -826,6 +861,46 @@ public abstract class PolygraphSearch {
               freed++;
             }
           }
+          if (freed == 0) {
+            // None: the refutation's recorded cycles miss the fixed sides it rests on (learnt
+            // clauses keep no derivation). Then the contested constraints alone, without the
+            // fixed sides: their refutation is l's. Else their model, with the fixed sides, has a
+            // cycle (or it would be a model of this round); every fixed side inside one of its
+            // strongly connected components is contested next (at least one: known and fixed
+            // edges alone go forward in pos). So each round frees one at least, and the rounds
+            // end in a model or a refutation. (A 10^4 history of an SI store, blind writes over
+            // 616 keys: serializability's 102,589 open constraints left the full solver unknown
+            // after 60 s, and 218 s; the rounds stopped after 5, none freed by their cycles. The
+            // 63 sides inside the model's components freed, the 6th round found a model: 0.3 s.)
+            long now = System.nanoTime();
+            Outcome r = solve(l, g, pr, pos, now + Math.max(1, (until - now) / 2), until, st, found, fix);
+            contestedSolves++;
+            contestedNs += System.nanoTime() - now;
+            if (lastContestedSolve != null) contestedConflicts += (Long) lastContestedSolve.getOrDefault("conflicts", 0L);
+            if (r != null) {
+              ps.put("refuted-by-contested", true);
+              return r;
+            }
+            if (lastContestedModel == null) return null;
+            int[] comp = cyclicComponents(lastContestedModel);
+            if (comp == null) {
+              st.put("decided-by", new Kw("solver"));
+              ps.put("model", new Kw("contested-and-fixed"));
+              return new Outcome(Verdict.Value.TRUE, null, found, st);
+            }
+            for (int c = 0; c < nc; c++) {
+              if (fix[c] < 0 || pr.choice[c] >= 0) continue;
+              boolean in = false;
+              for (int e = g.p.sideFrom(c, fix[c]); !in && e < g.p.sideTo(c, fix[c]); e++) {
+                in = comp[g.sideSrc[e]] >= 0 && comp[g.sideSrc[e]] == comp[g.sideDst[e]];
+              }
+              if (in) {
+                fix[c] = -1;
+                freed++;
+              }
+            }
+            sccFreed += freed;
+          }
           contested += freed;
           exhausted = freed == 0 || contested == open;
         }
@@ -835,6 +910,12 @@ public abstract class PolygraphSearch {
         ps.put("rounds", (long) rounds);
         ps.put("contested", (long) contested);
         ps.put("conflicts", conflicts);
+        if (contestedSolves > 0) {
+          ps.put("contested-solves", (long) contestedSolves);
+          ps.put("contested-conflicts", contestedConflicts);
+          ps.put("contested-ms", contestedNs / 1_000_000L);
+          if (sccFreed > 0) ps.put("freed-by-components", (long) sccFreed);
+        }
         ps.put("ms", ns / 1_000_000L);
       }
     }
@@ -850,6 +931,15 @@ public abstract class PolygraphSearch {
    * needs more gets them after the full solver's turn.
    */
   static final int PINNED_ROUNDS = 2;
+
+  /**
+   * More rounds in the first turn (still within a third of the time left) while they take less
+   * than this share of the time left each, on average (1/100: 0.6 s of the default 60): where a
+   * round takes tens of milliseconds (a 10^4 history whose model took 6, and a read-committed
+   * store's, 91), not where it takes seconds (a Plume-shaped history of 10^5 transactions over
+   * 50,000 keys, violated: 3 s a round, where the full solver needs 28 s).
+   */
+  static final long CHEAP_ROUNDS_SHARE = 100;
 
   /**
    * With more than this left after the first rounds (a time limit raised above the default
@@ -916,6 +1006,19 @@ public abstract class PolygraphSearch {
    */
   private Outcome solve(Level l, LevelGraph g, Pruning pr, int[] pos, long until, long deadline, Map<String, Object> st,
                         List<Anomaly> found) {
+    return solve(l, g, pr, pos, until, deadline, st, found, null);
+  }
+
+  /**
+   * As above; with {@code only} (a {@link Pinned} round's sides, -1 where contested), over the
+   * contested constraints alone, the others left out (not fixed): null unless that refutes l.
+   * A choice for every open constraint leaves the graph acyclic only if the contested ones' part
+   * of it does, so their refutation is l's, and its cycles are made of known edges and their
+   * sides alone (a pinned round's refutation may rest on the sides it fixed, which prove
+   * nothing).
+   */
+  private Outcome solve(Level l, LevelGraph g, Pruning pr, int[] pos, long until, long deadline, Map<String, Object> st,
+                        List<Anomaly> found, int[] only) {
     long t0 = System.nanoTime();
     int nc = g.p.constraints();
     AcyclicitySolver s = new AcyclicitySolver(g.nodes);
@@ -943,6 +1046,7 @@ public abstract class PolygraphSearch {
     for (int pass = 0; pass < 2; pass++) {
       for (int c = nc - 1; c >= 0; c--) {
         if (pr.choice[c] >= 0 || (late != null && late[c] != (pass == 1)) || (late == null && pass == 1)) continue;
+        if (only != null && only[c] >= 0) continue;
         int x = s.newVar();
         var[c] = x;
         if (x >= ofVar.length) ofVar = java.util.Arrays.copyOf(ofVar, x * 2 + 1);
@@ -971,6 +1075,11 @@ public abstract class PolygraphSearch {
     Status status = s.solve();
     LinkedHashMap<String, Object> ss = new LinkedHashMap<>(s.stats().toMap());
     ss.put("ms", (System.nanoTime() - t0) / 1_000_000L);
+    if (only != null) {
+      lastContestedSolve = ss;
+      lastContestedModel = status == Status.SAT ? s.modelEdges() : null;
+      if (status != Status.UNSAT) return null;
+    }
     st.put("solver", ss);
     if (status == Status.SAT) {
       st.put("decided-by", new Kw("solver"));
@@ -986,6 +1095,12 @@ public abstract class PolygraphSearch {
     found.add(refuted(l, g, pr, s, ofVar, serOnly));
     return new Outcome(Verdict.Value.FALSE, null, found, st);
   }
+
+  /** The statistics of the last solve over a pinned round's contested constraints alone. */
+  private Map<String, Object> lastContestedSolve;
+
+  /** Its model's edges (from, to pairs) when it had one, else null. */
+  private int[] lastContestedModel;
 
   /** The counterexample of an UNSAT answer: the refutation's final cycle, its forced steps explained as such. */
   private Anomaly refuted(Level l, LevelGraph g, Pruning pr, AcyclicitySolver s, int[] ofVar, boolean serOnly) {
