@@ -62,6 +62,14 @@
     (is (= 1 (:status (run "check" (tmp-file "wr.edn" register-edn) (tmp-file "ws.edn" write-skew-edn)))))
     (is (= 3 (:status (run "check" (tmp-file "ws.edn" write-skew-edn) "/no/such/file.edn"))))))
 
+(deftest an-unknown-repeatable-read-says-it-is-serializabilitys-search
+  ;; Repeatable read has serializability's cycles here (no predicate reads), so it shares that
+  ;; search; unknown, its own line must say so, not only name serializability.
+  (let [{:keys [status out]} (with-max-edges #(run "check" "--levels" "repeatable-read" (tmp-file "ww.edn" two-writers-edn)))]
+    (is (= 2 status))
+    (is (re-find #"repeatable-read +unknown: repeatable-read shares serializability's search \(without predicate reads, the cycles it forbids are the same\): deciding serializable needs" out)
+        out)))
+
 (deftest usage-errors-are-one-line-and-the-usage
   (let [{:keys [status out err]} (run "check" "--levels" "serialisable" (tmp-file "ok.edn" valid-edn))]
     (is (= 3 status))

@@ -384,9 +384,16 @@ public abstract class PolygraphSearch {
    * each level once.
    */
   public Outcome decide(Level l, long deadline) {
+    if (l == Level.REPEATABLE_READ) {
+      // (Its reason says so when unknown: a reason naming serializability alone read as if
+      // repeatable read's own verdict were missing for another level's sake.)
+      Outcome o = decide(Level.SERIALIZABLE, deadline);
+      return o.value != Verdict.Value.UNKNOWN || o.reason == null || !o.anomalies.isEmpty() ? o
+          : new Outcome(o.value, "repeatable-read shares serializability's search (without predicate reads, the cycles "
+              + "it forbids are the same): " + o.reason, o.anomalies, o.stats);
+    }
     awaitDecided();
     dropBeside(l);
-    if (l == Level.REPEATABLE_READ) l = Level.SERIALIZABLE;
     Outcome o = outcomes.get(l);
     if (o == null) {
       try {
