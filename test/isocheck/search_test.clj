@@ -118,7 +118,23 @@
               "some level took rounds after the first turn")
           (finally
             (System/clearProperty "isocheck.search.pinned-rounds")
-            (System/clearProperty "isocheck.search.full-turn")))))
+            (System/clearProperty "isocheck.search.full-turn"))))
+      (testing "the rounds alone, freeing fixed sides only by the contested constraints' own solve
+               (refuted: the level is; else the fixed sides in their model's cycles): they decide
+               every level as the solver alone does"
+        (doseq [[k v] {"isocheck.search.pinned-rounds" "100000" "isocheck.search.full-turn" "false"
+                       "isocheck.search.near-freeing" "false"}]
+          (System/setProperty k v))
+        (try
+          (let [ms (doall (compared [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]))
+                pss (keep #(get % "pinned-solve") ms)]
+            (is (some #(get % "refuted-by-contested") pss) "some level refuted by the contested constraints alone")
+            (is (some #(pos? (get % "freed-by-components" 0)) pss) "some fixed sides freed by a model's components")
+            (is (every? #(nil? (get % "solver")) (filter #(and (get % "pinned-solve") (not (get (get % "pinned-solve") "refuted-by-contested"))) ms))
+                "no solver over every open constraint: the rounds decided"))
+          (finally
+            (doseq [k ["isocheck.search.pinned-rounds" "isocheck.search.full-turn" "isocheck.search.near-freeing"]]
+              (System/clearProperty k))))))
     (testing "a level that holds where the time order's choice has a cycle: T0 and T1 wrote x, T2
              read T0's x and T1's y, so T1's x came first; the time order puts T0's first. z's two
              writers, read by no one, are fixed in the time order's direction, the x pair is

@@ -746,6 +746,7 @@ public abstract class PolygraphSearch {
     final boolean[] near;
     final LinkedHashMap<String, Object> ps = new LinkedHashMap<>();
     int contested, rounds, contestedSolves, sccFreed;
+    final boolean nearFreeing = !"false".equals(System.getProperty("isocheck.search.near-freeing"));
     long conflicts, ns, contestedConflicts, contestedNs;
     final int[] pos;
     /** Whether no round can follow: none freed a fixed side, or none is left fixed. */
@@ -859,7 +860,9 @@ public abstract class PolygraphSearch {
           if (s.lastCycle() != null) cycles.add(s.lastCycle());
           for (EdgeCycle ec : cycles) for (int v : ec.nodes) near[v] = true;
           int freed = 0;
-          for (int c = 0; c < nc; c++) {
+          // (Tests skip this, -Disocheck.search.near-freeing=false, so that every round takes the
+          // step below: the contested constraints alone, then the model's components.)
+          for (int c = 0; c < nc && nearFreeing; c++) {
             if (fix[c] < 0 || pr.choice[c] >= 0) continue;
             boolean touch = touches(g, near, g.p.first[c]) || touches(g, near, g.p.second[c]);
             for (int e = g.p.sideFrom(c, fix[c]); !touch && e < g.p.sideTo(c, fix[c]); e++) touch = near[g.sideSrc[e]] || near[g.sideDst[e]];
