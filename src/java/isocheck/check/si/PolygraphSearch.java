@@ -821,7 +821,7 @@ public abstract class PolygraphSearch {
     Outcome rounds(long until, int maxRounds, long cheapNs) {
       long t0 = System.nanoTime();
       try {
-        for (int k = 0; (k < maxRounds || (System.nanoTime() - t0) / k < cheapNs) && !exhausted; k++) {
+        for (int k = 0; (k < maxRounds || (k > 0 && (System.nanoTime() - t0) / k < cheapNs)) && !exhausted; k++) {
           long left = (until - System.nanoTime()) / 1_000_000L;
           if (left <= 0) return null;
           rounds++;
@@ -880,7 +880,7 @@ public abstract class PolygraphSearch {
             // edges alone go forward in pos). So each round frees one at least, and the rounds
             // end in a model or a refutation. (A 10^4 history of an SI store, blind writes over
             // 616 keys: serializability's 102,589 open constraints left the full solver unknown
-            // after 60 s, and 218 s; the rounds stopped after 5, none freed by their cycles. The
+            // after 60 s, and 219 s at a 900 s limit; the rounds stopped after 5, none freed by their cycles. The
             // 63 sides inside the model's components freed, the 6th round found a model: 0.3 s.)
             long now = System.nanoTime();
             Outcome r = solve(l, g, pr, pos, now + Math.max(1, (until - now) / 2), until, st, found, fix);
