@@ -879,9 +879,10 @@ public abstract class PolygraphSearch {
             // strongly connected components is contested next (at least one: known and fixed
             // edges alone go forward in pos). So each round frees one at least, and the rounds
             // end in a model or a refutation. (A 10^4 history of an SI store, blind writes over
-            // 616 keys: serializability's 102,589 open constraints left the full solver unknown
-            // after 60 s, and 219 s at a 900 s limit; the rounds stopped after 5, none freed by their cycles. The
-            // 63 sides inside the model's components freed, the 6th round found a model: 0.3 s.)
+            // 616 keys: serializability's 102,589 open constraints were unknown after 60 s, and
+            // took 219 s at a 900 s limit; the rounds stopped after 5, none freed by their
+            // cycles. The 63 sides inside the model's components freed, the 6th round found a
+            // model: 0.3 s.)
             long now = System.nanoTime();
             Outcome r = solve(l, g, pr, pos, now + Math.max(1, (until - now) / 2), until, st, found, fix);
             contestedSolves++;
