@@ -14,7 +14,15 @@
   ;; -XDstringConcat=inline: string concatenation as StringBuilder calls rather than
   ;; invokedynamic, whose bootstrap costs a short command-line run about 20 ms of CPU.
   :javac-options ["--release" "17" "-XDstringConcat=inline" "-Xpkginfo:always" "-Xlint:unchecked" "-Xlint:deprecation"]
-  :main isocheck.cli
+  ;; The Java command line (lein run check ..., the jars' Main-Class): a Java class, so the
+  ;; library jar (lein jar, lein install) carries Clojure sources and the Java core's classes
+  ;; only, never an AOT-compiled namespace (which would pin what it loads).
+  :main isocheck.cli.Main
+  ;; What the jars may hold (project: the jars carry isocheck alone): never a twin of a
+  ;; Jepsen namespace or a test namespace, even when a build directory still holds one from
+  ;; an older build. jar_test checks both jars entry by entry.
+  :jar-exclusions [#"^jepsen/" #"^isocheck/.*_test" #"^isocheck/test_"]
+  :uberjar-exclusions [#"^jepsen/" #"^isocheck/.*_test" #"^isocheck/test_"]
   ;; A batch checker wants throughput: ParallelGC loads large histories 10-25% faster
   ;; than G1 on our 2-core machines (no concurrent marking competing for the cores).
   :jvm-opts ["-XX:+UseParallelGC"]
@@ -31,8 +39,12 @@
                                        [org.mariadb.jdbc/mariadb-java-client "3.5.3"]]}
              :test [:examples {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}]
              :bench {:jvm-opts ["-Xmx12g" "-Xms12g" "-XX:+UseParallelGC"]}
-             ;; The jar's Main-Class is the Java command line (no Clojure loaded to check a
-             ;; file); lein run keeps :main isocheck.cli, which delegates to it.
+             ;; The standalone jar (bin/isocheck's) also AOT-compiles the demo, so that
+             ;; bin/isocheck demo starts without compiling Clojure.
+             ;; No test paths while compiling isocheck.demo ahead of time: isocheck.core
+             ;; resolves jepsen.checker when it loads, and a twin on the classpath would be
+             ;; compiled into the jar and shadow the user's Jepsen.
              :uberjar {:main isocheck.cli.Main
                        :aot [isocheck.demo]
+                       :test-paths ^:replace []
                        :target-path "target/uberjar"}})
