@@ -62,6 +62,7 @@ public final class Checker {
     stats.put("sessions", (long) h.sessionCount());
     stats.put("ops", h.opsSeen);
     if (h.opsSkipped > 0) stats.put("skipped-ops", h.opsSkipped);
+    if (h.nonClientOps > 0) stats.put("skipped-non-client-ops", h.nonClientOps);
     if (h.nTxns == 0) {
       // Nothing to check is not a pass: an empty or wrong file must not look like a correct database.
       LinkedHashMap<Level, Verdict> none = new LinkedHashMap<>();

@@ -99,7 +99,7 @@ final class Convert {
         String counts = h.nTxns + (h.nTxns == 1 ? " transaction" : " transactions") + " in " + h.sessionCount()
             + (h.sessionCount() == 1 ? " session" : " sessions")
             + (h.opsSkipped > 0 ? " (" + h.opsSkipped + (h.opsSkipped == 1 ? " op" : " ops") + " with another :f than :"
-                + txnF + " left out)" : "");
+                + txnF + (h.nonClientOps > 0 ? " or another process than a client's" : "") + " left out)" : "");
         if (to == Format.COBRA) {
           CobraLog.write(h, outPath);
           summary = counts;

@@ -46,8 +46,11 @@ public final class History {
   final isocheck.util.PairIntMap writerIndex;
   /** Whether every op carried an :index and the indices strictly increase (then names use them). */
   public final boolean indexUsable;
-  /** Ops seen in all; ops skipped because their :f was not :txn (nemesis and the like). */
-  public final long opsSeen, opsSkipped;
+  /**
+   * Ops seen in all; ops skipped because their :f was not :txn (nemesis and the like) or their
+   * :process not a client's; of the latter, :txn ops whose :process was not an integer.
+   */
+  public final long opsSeen, opsSkipped, nonClientOps;
   /**
    * Why there is nothing to check, when there are no transactions (null otherwise): no ops at
    * all, or none with the transactions' :f, with the first op skipped. Every level is then
@@ -62,7 +65,7 @@ public final class History {
           Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, long[] invokeIndex,
           long[] completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
           int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, isocheck.util.PairIntMap writerIndex,
-          boolean indexUsable, long opsSeen, long opsSkipped, String noTxnReason, int[] extraTxn, Object[][] extras) {
+          boolean indexUsable, long opsSeen, long opsSkipped, long nonClientOps, String noTxnReason, int[] extraTxn, Object[][] extras) {
     this.workload = workload;
     this.keys = keys;
     this.values = values;
@@ -87,6 +90,7 @@ public final class History {
     this.indexUsable = indexUsable;
     this.opsSeen = opsSeen;
     this.opsSkipped = opsSkipped;
+    this.nonClientOps = nonClientOps;
     this.noTxnReason = nTxns == 0 ? noTxnReason : null;
     this.extraTxn = extraTxn;
     this.extras = extras;

@@ -27,8 +27,9 @@ import java.util.Map;
  * :time is not used for order.
  *
  * <p>Ops whose :f is not the transactions' (:txn unless told otherwise: nemesis ops and the
- * like) are skipped and counted. A history with no transaction at all says why
- * ({@link History#noTxnReason}), naming the first op skipped.
+ * like) are skipped and counted, and so are transaction ops of a process that is not a client's
+ * (an integer), as Elle skips them: a transaction Jepsen handed to the nemesis thread. A history
+ * with no transaction at all says why ({@link History#noTxnReason}), naming the first op skipped.
  */
 public final class HistoryBuilder implements OpSink {
   private final History.Workload forced;
@@ -69,7 +70,7 @@ public final class HistoryBuilder implements OpSink {
   private final String txnF;
   private long lastIndex = OpRecord.ABSENT, lastIndexOrdinal, lastIndexLine;
   private boolean indexUsable = true;
-  private long opsSeen, opsSkipped;
+  private long opsSeen, opsSkipped, nonClientOps;
   private String firstSkipped;
   /** Whether the first op skipped had no :f and micro-ops for its :value (as elle-cli's transactions may). */
   private boolean firstSkippedLooksTxn;
@@ -129,6 +130,17 @@ public final class HistoryBuilder implements OpSink {
       if (opsSkipped++ == 0) {
         firstSkipped = r.where() + ", has " + (r.f == null ? "no :f" : ":f " + shorten(Edn.str(r.f)));
         firstSkippedLooksTxn = r.f == null && r.valueShape == OpRecord.VALUE_TXN && r.mopCount() > 0;
+      }
+      return;
+    }
+    if (r.hasProcess && r.process != null && !clientProcess(r.process)) {
+      // As Elle (jepsen.history/client-ops): a client's process is an integer. A transaction
+      // Jepsen handed to the nemesis (a generator not wrapped in gen/clients) comes back as an
+      // :info op of process :nemesis; it ran nowhere and is no session.
+      nonClientOps++;
+      if (opsSkipped++ == 0) {
+        firstSkipped = r.where() + ", has :process " + shorten(Edn.str(r.process))
+            + " (a client's process is an integer)";
       }
       return;
     }
@@ -290,15 +302,23 @@ public final class HistoryBuilder implements OpSink {
         session.compact(), procs, invokeOrd.compact(), completeOrd.compact(), invokeIndex.compact(),
         completeIndex.compact(), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
         kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.compact(), writerIndex,
-        indexUsable, opsSeen, opsSkipped, n > 0 ? null : noTxnReason(), extraTxn.toArray(),
+        indexUsable, opsSeen, opsSkipped, nonClientOps, n > 0 ? null : noTxnReason(), extraTxn.toArray(),
         extras.toArray(new Object[0][]));
     return built;
   }
 
+  /** Whether a :process names a client: an integer, as Jepsen numbers them (the nemesis is :nemesis). */
+  static boolean clientProcess(Object p) {
+    return p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte
+        || p instanceof java.math.BigInteger;
+  }
+
   private String noTxnReason() {
     if (opsSeen == 0) return "no operations: the history is empty";
-    return "no :" + txnF + " operations, so nothing to check: " + opsSeen + (opsSeen == 1 ? " op" : " ops")
-        + " skipped; the first, " + firstSkipped
+    return "no :" + txnF + " operations" + (nonClientOps > 0 ? " of a client process" : "")
+        + ", so nothing to check: " + opsSeen + (opsSeen == 1 ? " op" : " ops")
+        + " skipped" + (nonClientOps > 0 ? " (" + nonClientOps + " of them :" + txnF + " ops of a process that is not a client's, such as the nemesis)" : "")
+        + "; the first, " + firstSkipped
         + " (the :f of transaction ops is :" + txnF + "; --f NAME on the command line, :f in the API, names another)"
         + (firstSkippedLooksTxn ? "; elle-cli reads an op without :f whose :value is micro-ops as a transaction:"
             + " --input-format elle-cli on the command line, :input-format :elle-cli in check-file" : "");
