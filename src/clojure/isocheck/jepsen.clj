@@ -7,8 +7,9 @@
   - `->clj` turns the Java result data back into Clojure data (keywords,
     maps, vectors, sets).
   - `extend-checker!` extends `jepsen.checker/Checker` to a type, softly: only
-    when that namespace can be loaded. Jepsen is never a dependency of
-    isocheck; users bring their own version.
+    when that namespace is on the classpath (`extend-softly!`, which
+    isocheck.workload uses for `jepsen.generator/Generator`). Jepsen is never
+    a dependency of isocheck; users bring their own version.
   - `progress-meter` logs a long check's progress through
     clojure.tools.logging, softly too: only when that library is there."
   (:import (isocheck.history History History$Workload HistoryBuilder Kw OpRecord
@@ -143,16 +144,33 @@
         (instance? List x) (mapv ->clj x)
         :else x))
 
-(defn extend-checker!
-  "Extends jepsen.checker/Checker to type `t` with `check-fn` (called as
-  (check-fn this test history opts)), if jepsen.checker can be loaded.
-  Returns true when it did."
-  [t check-fn]
-  (if-let [proto (try (requiring-resolve 'jepsen.checker/Checker)
-                      (catch Throwable _ nil))]
-    (do (extend t @proto {:check check-fn})
+(defn- on-classpath?
+  "Whether namespace ns (a symbol) is loaded or can be: its source or its
+  compiled class is on the classpath."
+  [ns]
+  (or (some? (find-ns ns))
+      (let [base (-> (name ns) (.replace "-" "_") (.replace "." "/"))]
+        (boolean (some #(.getResource (clojure.lang.RT/baseLoader) (str base %)) ["__init.class" ".clj" ".cljc"])))))
+
+(defn extend-softly!
+  "Extends the protocol named by proto (a fully qualified symbol, such as
+  'jepsen.checker/Checker) to type t with impls (a map of method keywords to
+  functions), when the protocol's namespace is on the classpath, loading it if
+  need be. Returns true when it did, false when that namespace is absent. A
+  namespace that is present but fails to load throws: a Jepsen whose
+  namespaces cannot load is not one to run without."
+  [proto t impls]
+  (if (on-classpath? (symbol (namespace proto)))
+    (do (extend t @(requiring-resolve proto) impls)
         true)
     false))
+
+(defn extend-checker!
+  "Extends jepsen.checker/Checker to type `t` with `check-fn` (called as
+  (check-fn this test history opts)), if jepsen.checker is on the classpath.
+  Returns true when it did."
+  [t check-fn]
+  (extend-softly! 'jepsen.checker/Checker t {:check check-fn}))
 
 (def ^:private logging-required (atom false))
 

@@ -82,7 +82,8 @@
   (`isocheck.sim`) in-process and returns the Jepsen history, to try a test
   before there is a database, or to test the checker."
   (:require [clojure.string :as str]
-            [isocheck.core :as core])
+            [isocheck.core :as core]
+            [isocheck.jepsen :as j])
   (:import (isocheck.history History$Workload Kw OpRecord OpSink)
            (isocheck.sim Bug SimConfig SimResult Simulator Store)
            (java.util List)))
@@ -240,40 +241,188 @@
                 :else ; k has had its writes: it retires, a fresh key takes its slot, draw again
                 (recur txn left (assoc active i next-key) (inc next-key) (dissoc writes k))))))))
 
-(defn- invocations
-  "The lazy, infinite sequence of invocations from state; records in hi (an
-  atom) the highest key any realized one names."
-  [cfg write-f hi state]
-  (lazy-seq
-    (let [[txn state'] (next-txn cfg write-f state)
-          top (reduce (fn [m mop] (max (long m) (long (second mop)))) -1 txn)]
-      (swap! hi max top)
-      (cons {:type :invoke, :f :txn, :value txn}
-            (invocations cfg write-f hi state')))))
+(defn- top-key
+  "The highest key a transaction names (-1 for none)."
+  ^long [txn]
+  (reduce (fn [^long m mop] (max m (long (second mop)))) -1 txn))
 
-(defn- final-reads
-  "Read-only invocations of keys 0 .. @hi, n per transaction; hi is read when
-  the first element is realized."
-  [hi n]
+(defn- txn-op [txn] {:type :invoke, :f :txn, :value txn})
+
+(defn- reads [ks] (txn-op (mapv (fn [k] [:r k nil]) ks)))
+
+(defn- txn-seq
+  "The lazy, infinite sequence of invocations that step (state -> [txn
+  state']) makes from state; records in seen (an atom) the highest key any
+  realized one names."
+  [step state seen]
   (lazy-seq
-    (->> (range (inc (long @hi)))
-         (partition-all n)
-         (map (fn [ks] {:type :invoke, :f :txn, :value (mapv (fn [k] [:r k nil]) ks)})))))
+    (let [[txn state'] (step state)]
+      (swap! seen max (top-key txn))
+      (cons (txn-op txn) (txn-seq step state' seen)))))
+
+;; A workload's generators are values of these two types. Each is:
+;;
+;; - a Jepsen generator (jepsen.generator/Generator, extended at load time when
+;;   jepsen.generator is on the classpath): `op` hands the next transaction to
+;;   a free client, never to the nemesis (the generator wraps itself in Jepsen's
+;;   own gen/clients), and returns the generator's next state; nothing happens
+;;   until Jepsen's interpreter asks, so printing the test map, as
+;;   jepsen.core/run! does before the first operation, changes nothing;
+;; - a sequence (Seqable and Iterable) of the same invocations, for use without
+;;   Jepsen: (take 1000 (:generator w)). Each (seq g) starts again from the
+;;   generator's state, so a seed gives the same invocations every time;
+;; - printed as one line that names it, whatever *print-length* is.
+;;
+;; `bounds` holds the highest key handed out so far: {:run atom} by Jepsen's
+;; interpreter (op), {:seq atom} by realized sequences. The final reads read
+;; keys 0 to that bound: :run's when Jepsen asks them for an op, the larger of
+;; the two as a sequence. Inspecting the generator as a sequence in a REPL
+;; therefore never changes what a Jepsen run's final reads read.
+
+(deftype Invocations [step state bounds ^String label raw?]
+  clojure.lang.Seqable
+  (seq [_] (seq (txn-seq step state (:seq bounds))))
+  Iterable
+  (iterator [this] (clojure.lang.SeqIterator. (seq this)))
+  Object
+  (toString [_] label))
+
+(deftype FinalReads [bounds ^long n st ^String label raw?]
+  ;; st: {:next k, :retry [ks ...], :outstanding {process ks}, :tries {ks n}}
+  clojure.lang.Seqable
+  (seq [_] (seq (map reads (partition-all n (range (inc (max (long @(:run bounds)) (long @(:seq bounds)))))))))
+  Iterable
+  (iterator [this] (clojure.lang.SeqIterator. (seq this)))
+  clojure.lang.Counted
+  (count [this] (count (seq this)))
+  Object
+  (toString [_] label))
+
+(defmethod print-method Invocations [g ^java.io.Writer w] (.write w (str g)))
+(defmethod print-method FinalReads [g ^java.io.Writer w] (.write w (str g)))
+
+(def ^:const final-read-attempts
+  "How many times the final generator asks for a read of the same keys that
+  fails or is indeterminate, before it gives those keys up."
+  5)
+
+(def ^:private jepsen-gen
+  "jepsen.generator's functions, resolved when first needed (only Jepsen's
+  interpreter calls the generators' Jepsen side, so it is there)."
+  (delay {:op         @(requiring-resolve 'jepsen.generator/op)
+          :update     @(requiring-resolve 'jepsen.generator/update)
+          :fill-in-op @(requiring-resolve 'jepsen.generator/fill-in-op)
+          :clients    @(requiring-resolve 'jepsen.generator/clients)}))
+
+(defn- fill-in
+  "Jepsen's op for the invocation m from a free process of ctx, or :pending."
+  [m ctx]
+  ((:fill-in-op @jepsen-gen) m ctx))
+
+(defn- as-clients
+  "g's raw twin (whose op takes any free process the context offers) inside
+  Jepsen's gen/clients, which offers it client processes only."
+  [raw]
+  ((:clients @jepsen-gen) raw))
+
+(defn- invocations-op [^Invocations g test ctx]
+  (if-not (.raw? g)
+    ((:op @jepsen-gen) (as-clients (Invocations. (.step g) (.state g) (.bounds g) (.label g) true)) test ctx)
+    (let [[txn state'] ((.step g) (.state g))
+          o (fill-in (txn-op txn) ctx)]
+      (if (identical? :pending o)
+        [:pending g]
+        (do (swap! (:run (.bounds g)) max (top-key txn))
+            [o (Invocations. (.step g) state' (.bounds g) (.label g) true)])))))
+
+(defn- invocations-update [^Invocations g test ctx event]
+  (if (.raw? g)
+    g
+    ((:update @jepsen-gen) (as-clients (Invocations. (.step g) (.state g) (.bounds g) (.label g) true)) test ctx event)))
+
+(defn- final-chunk
+  "The keys the final reads read next from state st with bound hi: a retry
+  first, then the next n fresh keys; [ks st'] or nil."
+  [st ^long n ^long hi]
+  (if-let [ks (first (:retry st))]
+    [ks (update st :retry subvec 1)]
+    (let [k (long (:next st))]
+      (when (<= k hi)
+        (let [ks (vec (range k (min (inc hi) (+ k n))))]
+          [ks (assoc st :next (+ k (count ks)))])))))
+
+(defn- final-op [^FinalReads g test ctx]
+  (let [raw (fn [st] (FinalReads. (.bounds g) (.n g) st (.label g) true))]
+    (if-not (.raw? g)
+      ((:op @jepsen-gen) (as-clients (raw (.st g))) test ctx)
+      (let [st (.st g)]
+        (if-let [[ks st'] (final-chunk st (.n g) @(:run (.bounds g)))]
+          (let [o (fill-in (reads ks) ctx)]
+            (if (identical? :pending o) [:pending g] [o (raw st')]))
+          ;; A read in flight may yet fail and be asked again: wait for it.
+          (when (seq (:outstanding st)) [:pending g]))))))
+
+(defn- final-update
+  "Follows the final reads' own transactions through the events Jepsen's
+  interpreter reports (invocations and completions, by process): a read that
+  fails or is indeterminate is asked again, up to final-read-attempts times.
+  Where no event reaches the generator (a combinator that drops updates), it
+  reads each key once, and never waits."
+  [^FinalReads g test ctx event]
+  (if-not (.raw? g)
+    ((:update @jepsen-gen) (as-clients (FinalReads. (.bounds g) (.n g) (.st g) (.label g) true)) test ctx event)
+    (let [st (.st g)
+          p  (:process event)
+          t  (:type event)
+          ks (when (and (= :txn (:f event)) (sequential? (:value event)))
+               (let [v (:value event)]
+                 (when (every? #(and (sequential? %) (= :r (first %))) v) (mapv second v))))
+          st' (cond
+                (= :invoke t)
+                (if ks (assoc-in st [:outstanding p] ks) st)
+
+                (contains? (:outstanding st) p)
+                (let [ks (get-in st [:outstanding p])
+                      st (update st :outstanding dissoc p)
+                      tries (inc (long (get-in st [:tries ks] 1)))]
+                  (if (and (#{:fail :info} t) (<= tries final-read-attempts))
+                    (-> st (update :retry conj ks) (assoc-in [:tries ks] tries))
+                    st))
+
+                :else st)]
+      (if (identical? st st') g (FinalReads. (.bounds g) (.n g) st' (.label g) true)))))
+
+(j/extend-softly! 'jepsen.generator/Generator Invocations
+                  {:op invocations-op, :update invocations-update})
+(j/extend-softly! 'jepsen.generator/Generator FinalReads
+                  {:op final-op, :update final-update})
+
+(defn- generators
+  "{:generator :final-generator} for the transactions step makes from state;
+  the final reads read keys 0 to the highest key handed out, or to hi when
+  given."
+  ([step state final-n what] (generators step state final-n what -1))
+  ([step state final-n ^String what hi]
+  (let [b {:run (atom hi), :seq (atom hi)}]
+    {:generator       (Invocations. step state b (str "#isocheck.workload/generator {:transactions " what "}") false)
+     :final-generator (FinalReads. b final-n {:next 0, :retry [], :outstanding {}, :tries {}}
+                                   (str "#isocheck.workload/final-reads {:keys \"0 to the highest key the generator handed out\", :per-transaction " final-n "}")
+                                   false)})))
 
 (def ^:private checker-keys [:max-anomalies :clocks :stop-at-first? :time-limit :directory])
 
 (defn- workload [opts write-f wl]
   (let [cfg (config opts)
         ls  (levels opts)
-        c   (core/checker (assoc (select-keys opts checker-keys) :levels ls :workload wl))
-        hi  (atom -1)]
-    {:generator       (invocations cfg write-f hi
-                                   {:rng      (:seed cfg)
-                                    :active   (vec (range (:key-count cfg)))
-                                    :next-key (:key-count cfg)
-                                    :writes   {}})
-     :final-generator (final-reads hi (:final-txn-length cfg))
-     :checker         c}))
+        c   (core/checker (assoc (select-keys opts checker-keys) :levels ls :workload wl))]
+    (assoc (generators (fn [st] (next-txn cfg write-f st))
+                       {:rng      (:seed cfg)
+                        :active   (vec (range (:key-count cfg)))
+                        :next-key (:key-count cfg)
+                        :writes   {}}
+                       (:final-txn-length cfg)
+                       (str (if (= wl :append) ":list-append" ":rw-register") ", :seed " (:seed cfg)))
+           :checker c)))
 
 (defn append
   "A list-append workload: {:generator :final-generator :checker}, the
@@ -406,11 +555,6 @@
                              (mt-shapes shape))]
     [txn {:rng (aget a 0), :writes writes}]))
 
-(defn- mt-invocations [cfg state]
-  (lazy-seq
-    (let [[txn state'] (next-mt cfg state)]
-      (cons {:type :invoke, :f :txn, :value txn} (mt-invocations cfg state')))))
-
 (defn mt
   "A mini-transaction workload (MTC): {:generator :final-generator :checker}.
   Each invocation is one mini-transaction of MTC Def. 8 ([:r k nil] and
@@ -441,11 +585,11 @@
    (let [cfg (mt-config opts)
          ls  (levels opts)
          c   (core/checker (assoc (select-keys opts checker-keys) :levels ls :workload :wr))]
-     {:generator       (mt-invocations cfg {:rng (:seed cfg), :writes {}})
-      :final-generator (->> (range (:key-count cfg))
-                            (partition-all (:final-txn-length cfg))
-                            (map (fn [ks] {:type :invoke, :f :txn, :value (mapv (fn [k] [:r k nil]) ks)})))
-      :checker         c})))
+     ;; Keys do not retire: the final reads read every key, whatever was handed out.
+     (-> (generators (fn [st] (next-mt cfg st)) {:rng (:seed cfg), :writes {}}
+                     (:final-txn-length cfg) (str ":mini-transactions, :seed " (:seed cfg))
+                     (dec (long (:key-count cfg))))
+         (assoc :checker c)))))
 
 ;; ---------------------------------------------------------------------------
 ;; Running a workload against the simulated store
