@@ -87,3 +87,27 @@
       (is (.exists (io/file dir f)) f))
     (is (= (dissoc r :report-dir)
            (read-string (slurp (io/file dir "result.edn")))))))
+
+(deftest transactions-of-the-nemesis-are-skipped-as-elle-skips-them
+  ;; Jepsen hands an op of a generator not wrapped in gen/clients to any free thread, the
+  ;; nemesis's too; nemesis/noop returns it unchanged, nemesis/validate refuses the :invoke
+  ;; completion, and the worker records it as :info of process :nemesis. It ran nowhere.
+  (let [nemesis-txn {:type :invoke, :process :nemesis, :f :txn, :value [[:append :x 9] [:r :y nil]]}
+        hist (h (ok 0 [[:append :x 1]])
+                nemesis-txn
+                (ok 1 [[:r :x [1]]])
+                (assoc nemesis-txn :type :info :error "indeterminate: :type should be :info"))
+        r (checker/check (isocheck/checker {:levels [:serializable :tcc]}) {} hist {})]
+    (is (= true (:valid? r)) "the nemesis's :info append of 9 to :x is no transaction: nobody read it, none is owed")
+    (is (= 2 (get-in r [:stats :txns])))
+    (is (= 2 (get-in r [:stats :sessions])) "the nemesis is no session")
+    (is (= 2 (get-in r [:stats :skipped-non-client-ops])))
+    (is (= 2 (get-in r [:stats :skipped-ops]))))
+  (testing "a history whose transactions all ran on the nemesis: nothing to check, and why"
+    (let [r (isocheck/check (isocheck/si)
+                            [{:index 0 :type :invoke :process :nemesis :f :txn :value [[:append :x 1]]}
+                             {:index 1 :type :info :process :nemesis :f :txn :value [[:append :x 1]]}])]
+      (is (= :unknown (:valid? r)))
+      (is (re-find #"no :txn operations of a client process.*2 of them :txn ops of a process that is not a client's.*:process :nemesis"
+                   (str (:unknown-reason r)))
+          (:unknown-reason r)))))
