@@ -58,9 +58,13 @@
   (is (= 3 (:status (run "check"))))
   (is (= 3 (:status (run))))
   (is (= 3 (:status (run "chekc" "x.edn"))))
-  (testing "several files: the worst status (3, then 1, then 2)"
+  (testing "several files: 1 if any is violated, else 3 if any is unreadable, else 2 if any is unknown"
     (is (= 1 (:status (run "check" (tmp-file "wr.edn" register-edn) (tmp-file "ws.edn" write-skew-edn)))))
-    (is (= 3 (:status (run "check" (tmp-file "ws.edn" write-skew-edn) "/no/such/file.edn"))))))
+    (is (= 1 (:status (run "check" (tmp-file "ws.edn" write-skew-edn) "/no/such/file.edn")))
+        "a violation is never hidden by an unreadable neighbour")
+    (is (= 1 (:status (run "check" "/no/such/file.edn" (tmp-file "ws.edn" write-skew-edn)))))
+    (is (= 3 (:status (run "check" (tmp-file "wr.edn" register-edn) "/no/such/file.edn"))))
+    (is (= 3 (:status (run "check" (tmp-file "empty.edn" "") "/no/such/file.edn"))) "unreadable outranks unknown")))
 
 (deftest an-unknown-repeatable-read-says-it-is-serializabilitys-search
   ;; Repeatable read has serializability's cycles here (no predicate reads), so it shares that

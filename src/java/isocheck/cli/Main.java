@@ -41,7 +41,9 @@ import java.util.TreeSet;
  *
  * <p>Exit status (a public contract): 0 every requested level holds; 1 some level is violated;
  * 2 some level is unknown and none is violated; 3 bad usage or unreadable input. With several
- * files, the worst of theirs (3, then 1, then 2). Running out of memory while reading a file
+ * histories: 1 when any is violated (an unreadable or unknown neighbour never hides a violation:
+ * a script testing for 1 sees it), else 3 when any input could not be read, else 2 when any
+ * level is unknown, else 0. Bad usage is 3 before anything is checked. Running out of memory while reading a file
  * is 3 (the input is too large to read with this heap); while checking, 2 (no verdict). Every
  * error is one line on standard error, {@code isocheck: FILE: what went wrong}, never a stack
  * trace (set ISOCHECK_TRACE=1 to see one when reporting a bug). A report that cannot be
@@ -92,7 +94,9 @@ public final class Main {
     + "or cobra (OUT a directory); it refuses, naming the transaction, what FORMAT cannot hold.\n"
     + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
     + "violated (or no transactions to check, or out of memory while checking), 3 bad usage\n"
-    + "or unreadable input (or out of memory while reading).\n";
+    + "or unreadable input (or out of memory while reading). Several histories: 1 if any is\n"
+    + "violated (whatever else could not be read), else 3 if any input is unreadable, else 2\n"
+    + "if any level is unknown, else 0.\n";
 
   /** Whether main was entered (not an in-process run), and when (for [:stats :ms :start]). */
   private static volatile boolean fromMain;
@@ -190,7 +194,9 @@ public final class Main {
         s.flush();
       }
     }
-    return bad ? BAD : violated ? VIOLATED : unknown ? UNKNOWN : HOLDS;
+    // A violation first: a script testing for 1 must not miss one because a neighbour could not
+    // be read.
+    return violated ? VIOLATED : bad ? BAD : unknown ? UNKNOWN : HOLDS;
   }
 
   /**
