@@ -58,9 +58,13 @@
   (is (= 3 (:status (run "check"))))
   (is (= 3 (:status (run))))
   (is (= 3 (:status (run "chekc" "x.edn"))))
-  (testing "several files: the worst status (3, then 1, then 2)"
+  (testing "several files: 1 if any is violated, else 3 if any is unreadable, else 2 if any is unknown"
     (is (= 1 (:status (run "check" (tmp-file "wr.edn" register-edn) (tmp-file "ws.edn" write-skew-edn)))))
-    (is (= 3 (:status (run "check" (tmp-file "ws.edn" write-skew-edn) "/no/such/file.edn"))))))
+    (is (= 1 (:status (run "check" (tmp-file "ws.edn" write-skew-edn) "/no/such/file.edn")))
+        "a violation is never hidden by an unreadable neighbour")
+    (is (= 1 (:status (run "check" "/no/such/file.edn" (tmp-file "ws.edn" write-skew-edn)))))
+    (is (= 3 (:status (run "check" (tmp-file "wr.edn" register-edn) "/no/such/file.edn"))))
+    (is (= 3 (:status (run "check" (tmp-file "empty.edn" "") "/no/such/file.edn"))) "unreadable outranks unknown")))
 
 (deftest an-unknown-repeatable-read-says-it-is-serializabilitys-search
   ;; Repeatable read has serializability's cycles here (no predicate reads), so it shares that
@@ -198,6 +202,151 @@
     (is (= 1 status) "the worst status over the files")
     (is (str/includes? out (str "== " a)))
     (is (str/includes? out "G2-item"))))
+
+;; --- Jepsen stores with unfinished runs, and the exit status of several histories (issue 25, item 5)
+
+(def ^:private crashed-run
+  "What Jepsen leaves in a run that stopped before its history was written, or is still
+  running (the shared real store's rj-append-ser/20261128T151959.516Z): an empty test.jepsen
+  and the log, no history.edn."
+  {"test.jepsen" "" "jepsen.log" "INFO [jepsen test runner] jepsen.core: Running test:\n"})
+
+(def ^:private corrupt-history
+  "A finished run whose history.edn does not parse (a map cut short)."
+  {"history.edn" (str valid-edn "{:index 4, :type :ok, :value [[:r :x [1 2]]\n") "history.txt" "0 :ok :txn"})
+
+(defn- jepsen-store!
+  "A store/ directory (a new temp dir's) laid out as {\"<test>/<time>\" {file-name content}};
+  returns its path."
+  ^String [runs]
+  (let [s (io/file (tmp-dir) "store")]
+    (doseq [[run files] runs, [name content] files]
+      (let [f (io/file s run name)]
+        (io/make-parents f)
+        (spit f content)))
+    (str s)))
+
+(defn- summary-of
+  "The lines after `== summary` in s: {:rows [[word path rest] ...], :tally last-line}; nil
+  without a summary."
+  [^String s]
+  (when-let [at (str/index-of s "== summary\n")]
+    (let [lines (str/split-lines (subs s (+ at (count "== summary\n"))))]
+      {:rows (mapv #(vec (rest (re-matches #"(\S+) +(\S+)  (.*)" %))) (butlast lines))
+       :tally (last lines)})))
+
+(deftest a-crashed-run-does-not-hide-a-violation
+  (let [s (jepsen-store! {"append/20240101T000000.000Z" {"history.edn" write-skew-edn}
+                          "append/20240102T000000.000Z" crashed-run})
+        crashed (str s "/append/20240102T000000.000Z")
+        {:keys [status out err]} (run "check" "--levels" "ser" s)
+        {:keys [rows tally]} (summary-of out)]
+    (is (= 1 status) "violated, whatever the crashed run beside it")
+    (is (= ["violated" (str s "/append/20240101T000000.000Z/history.edn")] (take 2 (first rows))))
+    (is (= ["unfinished" crashed] (take 2 (second rows))) "the crashed run: a line of its own")
+    (is (re-find #"^no history.edn.*still running.*\(it holds jepsen.log, test.jepsen\)$" (nth (second rows) 2 ""))
+        (second rows))
+    (is (= "1 file: 0 hold, 1 violated, 0 unknown, 0 unreadable; 1 unfinished run skipped" tally))
+    (is (= "" err) "a skipped run is no error")))
+
+(deftest a-crashed-run-beside-a-valid-one-exits-0
+  (let [s (jepsen-store! {"append/20240101T000000.000Z" {"history.edn" valid-edn "history.txt" "0 :ok :txn"
+                                                         "results.edn" "{:valid? true}" "test.jepsen" "binary"}
+                          "append/20240102T000000.000Z" crashed-run
+                          "append/20240103T000000.000Z" crashed-run})]
+    (doseq [dir [s (str s "/append")]]
+      (testing dir
+        (let [{:keys [status out err]} (run "check" dir)
+              {:keys [rows tally]} (summary-of out)]
+          (is (= 0 status) "the finished run holds; the unfinished ones do not change the status")
+          (is (= ["holds" "unfinished" "unfinished"] (map first rows)))
+          (is (= "1 file: 1 hold, 0 violated, 0 unknown, 0 unreadable; 2 unfinished runs skipped" tally))
+          (is (= "" err)))))))
+
+(deftest unfinished-runs-in-edn-and-json
+  ;; Standard output keeps a map per history, the skipped run's saying why it has no verdict
+  ;; (:unfinished, where an unreadable history has :error); the summary goes to standard error.
+  (let [s (jepsen-store! {"t/20240101T000000.000Z" {"history.edn" write-skew-edn}
+                          "t/20240102T000000.000Z" crashed-run})
+        crashed (str s "/t/20240102T000000.000Z")]
+    (let [{:keys [status out err]} (run "check" "--format" "edn" "--levels" "ser" s)
+          [a b :as maps] (map edn/read-string (str/split-lines out))]
+      (is (= 1 status))
+      (is (= 2 (count maps)))
+      (is (= [false (str s "/t/20240101T000000.000Z/history.edn")] [(:valid? a) (:file a)]))
+      (is (= [:valid? :unfinished :file] (keys b)))
+      (is (= [:unknown crashed] [(:valid? b) (:file b)]))
+      (is (str/starts-with? (:unfinished b) "no history.edn"))
+      (is (= ["unfinished" crashed] (take 2 (second (:rows (summary-of err))))))
+      (is (not (str/includes? err (str "isocheck: " crashed))) "no error line for it"))
+    (let [{:keys [status out]} (run "check" "--format" "json" "--quiet" "--levels" "ser" s)
+          l (second (str/split-lines out))]
+      (is (= 1 status))
+      (is (str/starts-with? l "{\"valid?\":\"unknown\",\"unfinished\":\"no history.edn"))
+      (is (str/ends-with? l (str "\"file\":\"" crashed "\"}"))))))
+
+(deftest a-violation-outranks-an-unreadable-neighbour
+  (let [s (jepsen-store! {"t/20240101T000000.000Z" corrupt-history
+                          "t/20240102T000000.000Z" {"history.edn" write-skew-edn}
+                          "t/20240103T000000.000Z" crashed-run})
+        corrupt (str s "/t/20240101T000000.000Z/history.edn")
+        {:keys [status out err]} (run "check" "--levels" "ser" s)
+        {:keys [rows tally]} (summary-of out)]
+    (is (= 1 status) "a script testing for 1 sees the violation")
+    (is (= ["unreadable" "violated" "unfinished"] (map first rows)))
+    (is (= "2 files: 0 hold, 1 violated, 0 unknown, 1 unreadable; 1 unfinished run skipped" tally))
+    (is (= 1 (count (str/split-lines err))) "the unreadable history's error, one line")
+    (is (str/starts-with? err (str "isocheck: " corrupt ": ")))
+    (is (no-trace? err))))
+
+(deftest an-unreadable-run-beside-a-valid-one-exits-3
+  (let [s (jepsen-store! {"t/20240101T000000.000Z" {"history.edn" valid-edn}
+                          "t/20240102T000000.000Z" corrupt-history
+                          "t/20240103T000000.000Z" crashed-run})
+        {:keys [status out]} (run "check" s)]
+    (is (= 3 status) "no violation, and a history that could not be read")
+    (is (= ["holds" "unreadable" "unfinished"] (map first (:rows (summary-of out))))))
+  (testing "a finished run (results.edn, or history.txt) whose history.edn is missing is unreadable, not skipped"
+    (doseq [files [{"results.edn" "{:valid? true}" "jepsen.log" ""} {"history.txt" "0 :ok :txn"}]]
+      (let [s (jepsen-store! {"t/20240101T000000.000Z" {"history.edn" valid-edn}
+                              "t/20240102T000000.000Z" files})
+            {:keys [status out err]} (run "check" s)]
+        (is (= 3 status) (pr-str files))
+        (is (= ["holds" "unreadable"] (map first (:rows (summary-of out)))))
+        (is (str/starts-with? err (str "isocheck: " s "/t/20240102T000000.000Z: no history.edn in this Jepsen run")) err)))))
+
+(deftest a-run-named-without-a-history-is-an-error
+  (let [s (jepsen-store! {"t/20240101T000000.000Z" {"history.edn" valid-edn}
+                          "t/20240102T000000.000Z" crashed-run})
+        crashed (str s "/t/20240102T000000.000Z")]
+    (doseq [arg [crashed (str crashed "/")]]
+      (let [{:keys [status out err]} (run "check" arg)]
+        (is (= 3 status) "named explicitly, a run with nothing to check is an error")
+        (is (= "" out))
+        (is (= 1 (count (str/split-lines err))) err)
+        (is (str/starts-with? err (str "isocheck: " crashed ": no history.edn in this Jepsen run (it holds jepsen.log, test.jepsen)")))
+        (is (str/includes? err "still running"))
+        (is (str/includes? err "a test or store directory skips such runs"))))
+    (testing "beside a violated history: 1, as for any unreadable input"
+      (is (= 1 (:status (run "check" crashed (tmp-file "ws.edn" write-skew-edn))))))))
+
+(deftest a-store-with-no-finished-run-is-an-error
+  (let [s (jepsen-store! {"a/20240101T000000.000Z" crashed-run
+                          "b/20240101T000000.000Z" crashed-run
+                          "b/20240102T000000.000Z" crashed-run})]
+    (doseq [[dir n] [[s 3] [(str s "/b") 2]]]
+      (testing dir
+        (let [{:keys [status out err]} (run "check" dir)]
+          (is (= 3 status) "nothing to check")
+          (is (= "" out))
+          (is (= 1 (count (str/split-lines err))) err)
+          (is (str/starts-with? err (str "isocheck: " dir ": nothing to check: no run in it has a history.edn; its "
+                                         n " runs are unfinished")))
+          (is (str/includes? err (str s "/b/20240101T000000.000Z")) "it names the runs"))))
+    (testing "edn: the error's map"
+      (let [{:keys [status out]} (run "check" "--format" "edn" s)]
+        (is (= 3 status))
+        (is (= [:valid? :error :file] (keys (edn/read-string out))))))))
 
 (deftest bad-input-is-one-line-naming-the-op
   (let [f (tmp-file "bad.edn" (str valid-edn "{:index 4, :type :ok, :process 2, :f :txn, :value [[:foo :x 2]]}\n"))

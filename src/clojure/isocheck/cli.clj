@@ -16,9 +16,11 @@
   `(isocheck.cli.Main/run (into-array String args) out err)` runs it in-process
   and returns the exit status: 0 every requested level holds; 1 some level is
   violated; 2 some level is unknown and none is violated (a history with no
-  transactions to check included); 3 bad usage or unreadable input. A DIR
-  is a Jepsen store, test or run directory: the history.edn of each of its
-  runs."
+  transactions to check included); 3 bad usage or unreadable input. With
+  several histories: 1 if any is violated, else 3 if any input is unreadable,
+  else 2 if any level is unknown, else 0. A DIR is a Jepsen store, test or run
+  directory: the history.edn of each of its runs, a store's or test's runs
+  without one (crashed, or still running) skipped and listed as unfinished."
   (:import (isocheck.cli Main)))
 
 (set! *warn-on-reflection* true)

@@ -33,30 +33,53 @@ import java.util.Set;
  *       each of its runs, by name;
  *   <li>else an input that cannot be read: no Jepsen run in it.
  * </ul>
- * Within a test or a store, subdirectories that are symlinks ({@code latest}, {@code current})
- * are skipped, and so is a run whose history (its real path) an earlier argument already named:
- * a run is checked once however many directories reach it. A file argument is always checked
- * as given, even twice.
+ * Within a test or a store, a run that is <em>unfinished</em> (no {@code history.edn}, and
+ * neither {@code history.txt} nor {@code results.edn}, which Jepsen writes only once the history
+ * is complete: the run crashed, was stopped, or is still running; every real store has some) is
+ * an input {@link Input#unfinished skipped}, with what it holds: it is listed, not checked, and
+ * is no error. A test or store in which every run is unfinished is an input that cannot be read
+ * (nothing to check), naming them; so is a run named itself that has no history, whatever the
+ * reason. Within a test or a store, subdirectories that are symlinks ({@code latest}, {@code
+ * current}) are skipped, and so is a run whose history (its real path) an earlier argument
+ * already named: a run is checked once however many directories reach it. A file argument is
+ * always checked as given, even twice.
  */
 final class Inputs {
   private Inputs() {}
 
-  /** One history to check: its path as shown, or a reason it cannot be checked. */
+  /** One history to check: its path as shown, or a reason it cannot be checked, or is skipped. */
   static final class Input {
-    /** The path shown (and read, when error is null); "-" is standard input. */
+    /** The path shown (and read, when error and unfinished are null); "-" is standard input. */
     final String file;
     /** What the report directory is named after: the history's path, or where it would be. */
     final String path;
     /** Why it cannot be checked (a directory with no history), or null. */
     final String error;
+    /**
+     * Why this run of a test or store is skipped, not checked (no history yet: it crashed or is
+     * still running), or null.
+     */
+    final String unfinished;
 
-    Input(String file, String path, String error) {
+    Input(String file, String path, String error) { this(file, path, error, null); }
+
+    private Input(String file, String path, String error, String unfinished) {
       this.file = file;
       this.path = path;
       this.error = error;
+      this.unfinished = unfinished;
     }
 
-    @Override public String toString() { return error == null ? file : file + " (" + error + ")"; }
+    @Override public String toString() {
+      return error != null ? file + " (" + error + ")" : unfinished != null ? file + " (unfinished: " + unfinished + ")" : file;
+    }
+  }
+
+  /** The runs one directory argument reached, counted though an earlier argument named them. */
+  private static final class Found {
+    int runs;
+    /** Those without a history, not even history.txt or results.edn. */
+    final List<Path> unfinished = new ArrayList<>();
   }
 
   /** Files Jepsen writes into a run's directory; any of them makes a directory a run. */
@@ -88,15 +111,21 @@ final class Inputs {
         continue;
       }
       int before = out.size();
-      boolean any;
+      Found found = new Found();
       try {
-        any = directory(p, out, seen);
+        directory(p, out, seen, found);
       } catch (IOException e) {
         out.subList(before, out.size()).clear();
         out.add(new Input(arg, arg, "cannot list it: " + reason(e)));
         continue;
       }
-      if (!any && isocheck.io.Formats.isHistoryDirectory(p)) {
+      boolean any = found.runs > 0;
+      if (any && found.unfinished.size() == found.runs && !isRun(p)) {
+        // A test or store whose every run is unfinished: one error for the argument, not a
+        // skipped line per run and nothing checked.
+        out.subList(before, out.size()).clear();
+        out.add(new Input(arg, arg, nothingToCheck(found.unfinished)));
+      } else if (!any && isocheck.io.Formats.isHistoryDirectory(p)) {
         out.add(new Input(arg, arg, null));
         seen.add(real(p));
       } else if (!any) {
@@ -108,52 +137,77 @@ final class Inputs {
     return out;
   }
 
-  /** Adds the runs of directory d (a run, a test or a store); false when it holds none. */
-  private static boolean directory(Path d, List<Input> out, Set<Path> seen) throws IOException {
+  /** Adds the runs of directory d (a run, a test or a store) and counts them in found. */
+  private static void directory(Path d, List<Input> out, Set<Path> seen, Found found) throws IOException {
     if (isRun(d)) {
-      run(d, out, seen);
-      return true;
+      run(d, true, out, seen, found);
+      return;
     }
     List<Path> kids = subdirectories(d);
-    boolean any = false;
     for (Path k : kids) {
-      if (isRun(k)) {
-        run(k, out, seen);
-        any = true;
-      }
+      if (isRun(k)) run(k, false, out, seen, found);
     }
-    if (any) return true;
+    if (found.runs > 0) return;
     for (Path k : kids) {
       for (Path r : subdirectories(k)) {
-        if (isRun(r)) {
-          run(r, out, seen);
-          any = true;
-        }
+        if (isRun(r)) run(r, false, out, seen, found);
       }
     }
-    return any;
   }
 
-  private static void run(Path d, List<Input> out, Set<Path> seen) {
+  /** Run d's history; or, without one, why not: d skipped when unfinished and not named itself. */
+  private static void run(Path d, boolean named, List<Input> out, Set<Path> seen, Found found) {
+    found.runs++;
     Path h = d.resolve("history.edn");
     if (!Files.isRegularFile(h) && Files.isRegularFile(d.resolve("history.edn.gz"))) h = d.resolve("history.edn.gz");
     if (Files.isRegularFile(h)) {
       if (seen.add(real(h))) out.add(new Input(h.toString(), h.toString(), null));
       return;
     }
+    // Jepsen writes history.edn and history.txt once the run's history is complete, results.edn
+    // after the checker, test.jepsen as the run goes: a run that crashed or was stopped before its
+    // history was complete, or is still running, has neither of the first three.
+    boolean txt = Files.exists(d.resolve("history.txt")), results = Files.exists(d.resolve("results.edn"));
+    boolean unfinished = !txt && !results;
+    if (unfinished) found.unfinished.add(d);
     if (!seen.add(real(d))) return;
-    // Jepsen writes history.edn (and history.txt) once the run's history is complete, test.jepsen
-    // as the run goes: a run stopped before then, or still running, has no history.edn.
+    String holds = "(it holds " + String.join(", ", runFiles(d)) + ")";
     String why;
-    if (Files.exists(d.resolve("test.jepsen")) || Files.exists(d.resolve("test.fressian"))) {
-      why = "no history.edn in this Jepsen run, only " + (Files.exists(d.resolve("test.jepsen")) ? "test.jepsen" : "test.fressian")
-          + ", Jepsen's binary format, which isocheck does not read (was the run stopped before its history was complete?)";
-    } else if (Files.exists(d.resolve("history.txt"))) {
+    if (unfinished && !named) {
+      out.add(new Input(d.toString(), h.toString(), null,
+          "no history.edn: stopped before its history was written, or still running " + holds));
+      return;
+    } else if (unfinished) {
+      why = "no history.edn in this Jepsen run " + holds + ": it stopped before its history was written, or is still "
+          + "running, so there is nothing to check"
+          + (Files.exists(d.resolve("test.jepsen")) ? " (isocheck does not read test.jepsen, Jepsen's binary format)"
+              : Files.exists(d.resolve("test.fressian")) ? " (isocheck does not read test.fressian, Jepsen's binary format)" : "")
+          + "; a test or store directory skips such runs";
+    } else if (txt) {
       why = "no history.edn in this Jepsen run, only history.txt, whose text loses the values' types; isocheck reads history.edn";
     } else {
-      why = "no history.edn in this Jepsen run (was it stopped before its history was complete?)";
+      why = "no history.edn in this Jepsen run " + holds + ", though results.edn says it finished (was history.edn removed?)";
     }
     out.add(new Input(d.toString(), h.toString(), why));
+  }
+
+  /** The error of a test or store argument whose every run is unfinished. */
+  private static String nothingToCheck(List<Path> runs) {
+    StringBuilder sb = new StringBuilder("nothing to check: no run in it has a history.edn; its ").append(runs.size())
+        .append(runs.size() == 1 ? " run is" : " runs are")
+        .append(" unfinished (stopped before the history was written, or still running): ");
+    int shown = Math.min(runs.size(), 3);
+    for (int i = 0; i < shown; i++) sb.append(i == 0 ? "" : ", ").append(runs.get(i));
+    if (runs.size() > shown) sb.append(", and ").append(runs.size() - shown).append(" more");
+    return sb.toString();
+  }
+
+  /** The files of RUN_FILES that run directory d holds, by name. */
+  private static List<String> runFiles(Path d) {
+    List<String> r = new ArrayList<>();
+    for (String f : RUN_FILES) if (Files.exists(d.resolve(f))) r.add(f);
+    r.sort(null);
+    return r;
   }
 
   static boolean isRun(Path d) {

@@ -36,22 +36,28 @@ import java.util.TreeSet;
  * file loads no Clojure, so a small history checks in a fraction of a second. {@code demo} runs
  * the Clojure namespace {@code isocheck.demo}, loaded only then. A directory argument is a Jepsen
  * store, test or run ({@link Inputs}); with several histories a summary line per history and a
- * tally follow the results. A check past 2 s prints progress lines on standard error
- * ({@link isocheck.util.ProgressMeter}) unless {@code --quiet}.
+ * tally follow the results. A run of a store or test without a history (it crashed, or is still
+ * running) is skipped: listed as unfinished, not checked, and no error. A check past 2 s prints
+ * progress lines on standard error ({@link isocheck.util.ProgressMeter}) unless {@code --quiet}.
  *
  * <p>Exit status (a public contract): 0 every requested level holds; 1 some level is violated;
  * 2 some level is unknown and none is violated; 3 bad usage or unreadable input. With several
- * files, the worst of theirs (3, then 1, then 2). Running out of memory while reading a file
- * is 3 (the input is too large to read with this heap); while checking, 2 (no verdict). Every
- * error is one line on standard error, {@code isocheck: FILE: what went wrong}, never a stack
- * trace (set ISOCHECK_TRACE=1 to see one when reporting a bug). A report that cannot be
- * written under {@code --out} gets its own line naming the directory, and leaves the verdict
- * and the exit status as they are: the status is about the history.
+ * histories: 1 when any is violated (an unreadable or unknown neighbour never hides a violation:
+ * a script testing for 1 sees it), else 3 when any input could not be read, else 2 when any
+ * level is unknown, else 0; skipped unfinished runs count for nothing. Bad usage is 3 before
+ * anything is checked. Running out of memory while reading a file is 3 (the input is too large
+ * to read with this heap); while checking, 2 (no verdict). Every error is one line on standard
+ * error, {@code isocheck: FILE: what went wrong}, never a stack trace (set ISOCHECK_TRACE=1 to
+ * see one when reporting a bug). A report that cannot be written under {@code --out} gets its
+ * own line naming the directory, and leaves the verdict and the exit status as they are: the
+ * status is about the history.
  */
 public final class Main {
   private Main() {}
 
   public static final int HOLDS = 0, VIOLATED = 1, UNKNOWN = 2, BAD = 3;
+  /** A run of a store or test skipped for want of a history: a summary line, not an exit status. */
+  static final int UNFINISHED = 4;
 
   public static final String USAGE =
       "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]\n"
@@ -83,7 +89,8 @@ public final class Main {
     + "--quiet: no progress lines on standard error (past 2 s, a check prints one about every second).\n"
     + "FILE: Jepsen history.edn or JSON (optionally .gz); - reads standard input.\n"
     + "DIR: Jepsen's store/, a test's store/<test>/ or a run's store/<test>/<time>/ (or store/latest):\n"
-    + "the history.edn of each run in it, tests and runs by name, symlinks (latest) skipped.\n"
+    + "the history.edn of each run in it, tests and runs by name, symlinks (latest) skipped;\n"
+    + "a run without history.edn (crashed, or still running) is skipped, listed as unfinished.\n"
     + "Several histories: a summary line each, then a tally (edn/json: on standard error).\n"
     + "Other tools' histories are read too, told apart by their content: Plume/PolySI text, dbcop\n"
     + "JSON and bincode, Cobra logs (a directory); --input-format NAME names the format instead:\n"
@@ -92,7 +99,9 @@ public final class Main {
     + "or cobra (OUT a directory); it refuses, naming the transaction, what FORMAT cannot hold.\n"
     + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
     + "violated (or no transactions to check, or out of memory while checking), 3 bad usage\n"
-    + "or unreadable input (or out of memory while reading).\n";
+    + "or unreadable input (or out of memory while reading). Several histories: 1 if any is\n"
+    + "violated (whatever else could not be read), else 3 if any input is unreadable, else 2\n"
+    + "if any level is unknown, else 0; skipped unfinished runs do not count.\n";
 
   /** Whether main was entered (not an in-process run), and when (for [:stats :ms :start]). */
   private static volatile boolean fromMain;
@@ -190,29 +199,35 @@ public final class Main {
         s.flush();
       }
     }
-    return bad ? BAD : violated ? VIOLATED : unknown ? UNKNOWN : HOLDS;
+    // A violation first: a script testing for 1 must not miss one because a neighbour could not
+    // be read. Unfinished runs count for nothing.
+    return violated ? VIOLATED : bad ? BAD : unknown ? UNKNOWN : HOLDS;
   }
 
   /**
-   * The summary of several histories: a line per history, in the order checked, then the tally.
+   * The summary of several histories: a line per history, in the order checked, then the tally
+   * of the histories, and of the runs skipped when there were any.
    * <pre>
    * == summary
    * holds      store/a/20240101T000000.000Z/history.edn  412 txns, 0.3 s
    * violated   store/a/20240102T000000.000Z/history.edn  2000 txns, 1.2 s  strict-serializable, serializable: G2-item; unknown: tcc
-   * unreadable store/b/20240103T000000.000Z  no history.edn in this Jepsen run, ...
-   * 3 files: 1 hold, 1 violated, 0 unknown, 1 unreadable
+   * unfinished store/a/20240103T000000.000Z  no history.edn: stopped before its history was written, or still running (it holds jepsen.log, test.jepsen)
+   * unreadable store/b/20240101T000000.000Z/history.edn  line 3, column 7: ...
+   * 3 files: 1 hold, 1 violated, 0 unknown, 1 unreadable; 1 unfinished run skipped
    * </pre>
    */
   static String summary(List<FileCheck> done) {
     StringBuilder sb = new StringBuilder("== summary\n");
-    int[] n = new int[4];
+    int[] n = new int[UNFINISHED + 1];
     for (FileCheck fc : done) {
       n[fc.status]++;
       sb.append(fc.summaryLine()).append('\n');
     }
-    sb.append(done.size()).append(done.size() == 1 ? " file: " : " files: ").append(n[HOLDS]).append(" hold, ")
-        .append(n[VIOLATED]).append(" violated, ").append(n[UNKNOWN]).append(" unknown, ").append(n[BAD]).append(" unreadable\n");
-    return sb.toString();
+    int files = done.size() - n[UNFINISHED];
+    sb.append(files).append(files == 1 ? " file: " : " files: ").append(n[HOLDS]).append(" hold, ")
+        .append(n[VIOLATED]).append(" violated, ").append(n[UNKNOWN]).append(" unknown, ").append(n[BAD]).append(" unreadable");
+    if (n[UNFINISHED] > 0) sb.append("; ").append(n[UNFINISHED]).append(n[UNFINISHED] == 1 ? " unfinished run" : " unfinished runs").append(" skipped");
+    return sb.append('\n').toString();
   }
 
   /** One history: read, check, print, write the report. */
@@ -241,6 +256,7 @@ public final class Main {
 
     int run() {
       if (input.error != null) return failed(BAD, input.error);
+      if (input.unfinished != null) return skipped();
       if (a.linearizable) return runLinearizable();
       ProgressMeter meter = a.quiet ? null : new ProgressMeter("isocheck: " + file + ": ", err::println);
       try {
@@ -252,7 +268,8 @@ public final class Main {
 
     /** "violated   FILE  2000 txns, 1.2 s  serializable, strict-serializable: G2-item; unknown: tcc". */
     String summaryLine() {
-      String word = status == HOLDS ? "holds" : status == VIOLATED ? "violated" : status == UNKNOWN ? "unknown" : "unreadable";
+      String word = status == HOLDS ? "holds" : status == VIOLATED ? "violated" : status == UNKNOWN ? "unknown"
+          : status == UNFINISHED ? "unfinished" : "unreadable";
       StringBuilder sb = new StringBuilder(word);
       while (sb.length() < 10) sb.append(' ');
       sb.append(' ').append(file).append("  ");
@@ -506,17 +523,33 @@ public final class Main {
       err.println("isocheck: --out " + where + ": " + what + "; the report for " + file + " was not written");
     }
 
+    /**
+     * A run of a store or test with no history yet: no error line (the summary lists it), and
+     * with edn/json its map on standard output as for every input, :unfinished where an
+     * unreadable one has :error.
+     */
+    private int skipped() {
+      failure = input.unfinished;
+      printNoResult("unfinished", failure);
+      return UNFINISHED;
+    }
+
     private int failed(int status, String message) {
       failure = message;
       err.println("isocheck: " + file + ": " + message);
+      printNoResult("error", message);
+      return status;
+    }
+
+    /** With edn/json, the map of an input with no result: {:valid? :unknown, key why, :file FILE}. */
+    private void printNoResult(String key, String why) {
       if (a.format.equals("edn") || a.format.equals("json")) {
         LinkedHashMap<String, Object> m = new LinkedHashMap<>();
         m.put("valid?", new isocheck.history.Kw("unknown"));
-        m.put("error", message);
+        m.put(key, why);
         m.put("file", file);
         out.println(a.format.equals("edn") ? EdnPrinter.str(m) : Json.write(m));
       }
-      return status;
     }
   }
 
