@@ -29,7 +29,10 @@
              :examples {:source-paths ["examples/jdbc/src"]
                         :dependencies [[org.postgresql/postgresql "42.7.14"]
                                        [org.mariadb.jdbc/mariadb-java-client "3.5.3"]]}
-             :test [:examples {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}]
+             ;; test-twins/: test-only twins of the Jepsen namespaces our tests meet (Jepsen
+             ;; itself is not reachable here); on the classpath for tests only.
+             :test [:examples {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]
+                               :test-paths ^:replace ["test" "test-twins"]}]
              :bench {:jvm-opts ["-Xmx12g" "-Xms12g" "-XX:+UseParallelGC"]}
              ;; The jar's Main-Class is the Java command line (no Clojure loaded to check a
              ;; file); lein run keeps :main isocheck.cli, which delegates to it.
