@@ -47,6 +47,18 @@
     (open!     [this _ _] this)
     (close!    [_ _])))
 
+(defn completion-problems
+  "What is wrong with op' as the completion of op, for the validate wrappers
+  of clients and nemeses (a twin helper; Jepsen spells the checks out in
+  each): not a map, a :type outside `types` (a set, named by `types-doc`),
+  another :process or :f."
+  [op op' types types-doc]
+  (cond-> []
+    (not (map? op'))                    (conj "should be a map")
+    (not (types (:type op')))           (conj (str ":type should be " types-doc))
+    (not= (:process op) (:process op')) (conj ":process should be the same")
+    (not= (:f op) (:f op'))             (conj ":f should be the same")))
+
 (defrecord Validate [client]
   Client
   (open! [_ test node]
@@ -58,12 +70,8 @@
   (close! [_ test] (close! client test))
   (setup! [_ test] (Validate. (setup! client test)))
   (invoke! [_ test op]
-    (let [op' (invoke! client test op)
-          problems (cond-> []
-                     (not (map? op'))                  (conj "should be a map")
-                     (not (#{:ok :info :fail} (:type op'))) (conj ":type should be :ok, :info, or :fail")
-                     (not= (:process op) (:process op')) (conj ":process should be the same")
-                     (not= (:f op) (:f op'))           (conj ":f should be the same"))]
+    (let [op'      (invoke! client test op)
+          problems (completion-problems op op' #{:ok :info :fail} ":ok, :info, or :fail")]
       (when (seq problems)
         (util/throw+ {:type ::invalid-completion, :op op, :op' op', :problems problems}))
       op'))

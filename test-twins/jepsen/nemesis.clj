@@ -13,7 +13,8 @@
 
   Simplified: ex-info where Jepsen throws with slingshot; none of the fault
   nemeses (partitions, clocks, kills), which need nodes."
-  (:require [jepsen.util :as util]))
+  (:require [jepsen.client :as client]
+            [jepsen.util :as util]))
 
 (defprotocol Nemesis
   (setup! [this test] "Sets up the nemesis; returns it, ready to invoke.")
@@ -44,12 +45,8 @@
                      (str "expected setup! to return a Nemesis, but got " (pr-str res) " instead")))
       (Validate. res)))
   (invoke! [_ test op]
-    (let [op' (invoke! nemesis test op)
-          problems (cond-> []
-                     (not (map? op'))                  (conj "should be a map")
-                     (not (#{:info} (:type op')))      (conj ":type should be :info")
-                     (not= (:process op) (:process op')) (conj ":process should be the same")
-                     (not= (:f op) (:f op'))           (conj ":f should be the same"))]
+    (let [op'      (invoke! nemesis test op)
+          problems (client/completion-problems op op' #{:info} ":info")]
       (when (seq problems)
         (util/throw+ {:type ::invalid-completion, :op op, :op' op', :problems problems}))
       op'))
