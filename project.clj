@@ -37,7 +37,10 @@
              :examples {:source-paths ["examples/jdbc/src"]
                         :dependencies [[org.postgresql/postgresql "42.7.14"]
                                        [org.mariadb.jdbc/mariadb-java-client "3.5.3"]]}
-             :test [:examples {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]}]
+             ;; test-twins/: test-only twins of the Jepsen namespaces our tests meet (Jepsen
+             ;; itself is not reachable here); on the classpath for tests only.
+             :test [:examples {:jvm-opts ["-Xmx2g"] :java-source-paths ["test/java"]
+                               :test-paths ^:replace ["test" "test-twins"]}]
              :bench {:jvm-opts ["-Xmx12g" "-Xms12g" "-XX:+UseParallelGC"]}
              ;; The standalone jar (bin/isocheck's) also AOT-compiles the demo, so that
              ;; bin/isocheck demo starts without compiling Clojure.

@@ -1,7 +1,7 @@
 (ns isocheck.jepsen-test
   "The Jepsen path: isocheck's checker extends jepsen.checker/Checker softly at
-  load time. Here jepsen.checker is the test-only namespace in
-  test/jepsen/checker.clj, which declares the same protocol. Histories come as
+  load time. Here jepsen.checker is the test-only twin in
+  test-twins/jepsen/checker.clj, which declares the same protocol. Histories come as
   a vector of maps and as an indexed, reducible collection of records (the
   shape of jepsen.history)."
   (:require [clojure.test :refer [deftest is testing]]

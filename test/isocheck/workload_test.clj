@@ -6,7 +6,8 @@
   isocheck's levels or fail at construction; and the simulated store, driven
   by a workload's invocations, yields histories that pass what the store
   guarantees and fail what an injected bug breaks, through the workload's own
-  checker and through the (test-only) Jepsen checker protocol."
+  checker and through the Jepsen checker protocol (the test-only twin in
+  test-twins/jepsen/checker.clj), composed as Jepsen composes checkers."
   (:require [clojure.test :refer [deftest is testing]]
             [jepsen.checker :as checker]
             [isocheck.core :as isocheck]
@@ -285,13 +286,6 @@
                               :consistency-models [:snapshot-isolation]})
         si  (:history (workload/simulate w {:txns 400 :seed 1}))
         lu  (:history (workload/simulate w {:txns 400 :seed 1 :bug :lost-update}))
-        ;; checker/compose, as Jepsen has it, reduced to what it does: run each, and
-        ;; the whole is valid when every part is.
-        compose (fn [cs]
-                  (reify checker/Checker
-                    (check [_ test h opts]
-                      (let [rs (into {} (map (fn [[k c]] [k (checker/check c test h opts)])) cs)]
-                        (assoc rs :valid? (every? (comp true? :valid?) (vals rs)))))))
         other (reify checker/Checker (check [_ _ h _] {:valid? true, :count (count h)}))]
     (is (satisfies? checker/Checker (:checker w)))
     (is (= {:snapshot-isolation {:valid? true}} (:levels (checker/check (:checker w) {} si {}))))
@@ -302,7 +296,7 @@
       (is (= #{:snapshot-isolation :repeatable-read} (:not r)))
       (is (some #{:lost-update :G-single-item :G-nonadjacent-item} (:anomaly-types r))))
     (testing "composed with another checker"
-      (let [c (compose {:elle other, :isocheck (:checker w)})]
+      (let [c (checker/compose {:elle other, :isocheck (:checker w)})]
         (is (true? (:valid? (checker/check c {} si {}))))
         (let [r (checker/check c {} lu {})]
           (is (false? (:valid? r)))
