@@ -16,8 +16,11 @@
   and an option no spec knows, `--key value`, is kept as :key with value
   parsed as a number where it is one (tools.cli would reject it). run!
   RETURNS the command's result (for \"test\", the last test run) instead of
-  calling System/exit; bad arguments throw an ex-info with :exit 254, help
-  prints the usage and returns nil. serve-cmd's \"serve\" does nothing: there
+  calling System/exit, so that tests can run it in process; bad arguments
+  throw an ex-info with :exit 254, help prints the usage and returns nil.
+  With the system property jepsen.twin.exit=true (a separate JVM, as `lein
+  run test` starts), it exits as the real one does: 1 when a test's :valid?
+  is false, 2 when :unknown, 255 when a command throws, else 0. serve-cmd's \"serve\" does nothing: there
   is no web server here. No SSH options or --nodes-file."
   (:refer-clojure :exclude [run!])
   (:require [clojure.string :as str]
@@ -125,6 +128,14 @@
       (update :options #(-> % (assoc :nodes (:node %)) (dissoc :node)))
       parse-concurrency))
 
+(defn- exit!
+  "System/exit with status, as the real jepsen.cli does, when the system
+  property jepsen.twin.exit is true; otherwise nothing."
+  [status]
+  (when (= "true" (System/getProperty "jepsen.twin.exit"))
+    (shutdown-agents)
+    (System/exit status)))
+
 (defn single-test-cmd
   "A \"test\" command. Options: :test-fn (options -> test, required),
   :opt-spec (more options), :opts-required, :opt-fn (applied after Jepsen's),
@@ -136,7 +147,13 @@
            :usage         (:usage opts "Usage: lein run -- test [OPTIONS ...]")
            :run           (fn [{:keys [options]}]
                             (util/info "Test options:\n" (util/pprint-str options))
-                            (reduce (fn [_ _] (jepsen/run! ((:test-fn opts) options)))
+                            (reduce (fn [_ _]
+                                      (let [test (jepsen/run! ((:test-fn opts) options))]
+                                        (case (:valid? (:results test))
+                                          false    (exit! 1)
+                                          :unknown (exit! 2)
+                                          nil)
+                                        test))
                                     nil
                                     (range (:test-count options 1))))}})
 
@@ -170,4 +187,11 @@
           (throw (ex-info (str "Missing required option(s): " (str/join ", " (map name opts-required)))
                           {:exit 254}))
 
-          :else ((or run identity) parsed))))
+          :else (let [r (try ((or run identity) parsed)
+                             (catch Throwable t
+                               (when (= "true" (System/getProperty "jepsen.twin.exit"))
+                                 (.printStackTrace t))
+                               (exit! 255)
+                               (throw t)))]
+                  (exit! 0)
+                  r))))
