@@ -185,8 +185,10 @@
                         m (get (get (.stats r) "search") (.id ^Level level))]
                     [(str (.value ^Verdict (get (.levels r) level))) (or (get m "implied-by-search") m)])))]
     (testing "a serializable store (3,000 transactions, 10% :info): snapshot isolation holds, as the
-             store guarantees and the solver alone finds; the rounds freed sides by components"
-      (let [h (history 207 Store/SERIALIZABLE 3000 6 0.412356525276521 true 20 :zipf 0.0 0.1)
+             store guarantees and the solver alone finds; the rounds freed sides by components.
+             (Seed 207 did, until the time order placed the read-only transactions' begins as
+             early as their reads allow: one round decides it now.)"
+      (let [h (history 237 Store/SERIALIZABLE 3000 6 0.412356525276521 true 20 :zipf 0.0 0.1)
             [v m] (check h Level/SNAPSHOT_ISOLATION true)
             [v-alone] (check h Level/SNAPSHOT_ISOLATION false)]
         (is (= "TRUE" v v-alone))
