@@ -151,6 +151,12 @@ public final class History {
   /** Length of a list read; -1 for other micro-ops. */
   public int mopLen(int m) { return mopLen[m]; }
   public int mopTxn(int m) { return mopTxn[m]; }
+
+  /** Whether transaction t's micro-ops are all reads (it writes and appends nothing). */
+  public boolean readOnly(int t) {
+    for (int m = mopStart[t]; m < mopStart[t + 1]; m++) if (mopKind[m] != OpRecord.READ) return false;
+    return true;
+  }
   public int listElem(int m, int j) { return listPool[mopVal[m] + j]; }
   public int[] listPool() { return listPool; }
 

@@ -1291,10 +1291,10 @@ public abstract class PolygraphSearch {
    * Positions in a topological order of the acyclic graph d that follows the history's own time
    * where d leaves a choice (Kahn's algorithm, the ready node that happened first next): a
    * transaction by its completion (serializability), a begin by its invocation and a commit by
-   * its completion (snapshot isolation; GSI's begins, and relays, as soon as they are ready; a
-   * begin after the commits of the writers it follows, {@link #laterBegins}). A
-   * store that is correct usually committed in an order close to this, so its sides agree with
-   * it. Null when d has a cycle (Kahn's algorithm stops short).
+   * its completion (snapshot isolation; GSI's begins, a read-only transaction (its begin), and
+   * relays, as soon as they are ready; a begin after the commits of the writers it follows,
+   * {@link #laterBegins}). A store that is correct usually committed in an order close to this,
+   * so its sides agree with it. Null when d has a cycle (Kahn's algorithm stops short).
    */
   private int[] timeOrder(LevelGraph g, Digraph d) {
     int n = d.n;
@@ -1308,6 +1308,16 @@ public abstract class PolygraphSearch {
       // as relays). On the SSER store with stale reads (rw-register, 10^5) this order settles GSI
       // at once, where begins placed at their invocations left 22,000 constraints to the solver.
       if (g.rtToCommit && (v & 1) == 0) continue;
+      // A read-only transaction (snapshot isolation: its begin) as soon as it is ready too: its
+      // place in a serial order is bounded by the versions it read (and the level's orders, which
+      // d carries), not by when it completed, and a store may serve it an older snapshot. Placed
+      // at its completion, after the writers that overwrote what it read, each of its
+      // anti-dependencies went back in the order, and the sides fixed around them closed cycles
+      // one pinned round at a time: on a real Jepsen run of a stale-read store (4,236
+      // transactions, 168 keys written blind), serializability took 140 rounds (13,751 contested
+      // constraints, 4.4 s) and snapshot isolation 52 (0.9 s); now each order has 2 backward
+      // edges, and 1 round (2 contested) decides each.
+      if ((!g.si || v == BcGraph.begin(t)) && h.isOk(t) && h.readOnly(t)) continue;
       long c = h.completeOrdinal(t), i = h.invokeOrdinal(t);
       long at = g.si && (v & 1) == 0 && i >= 0 ? i : c;
       rank[v] = at >= 0 ? at + 1 : -1 - Math.max(0, i); // never completed: placed below
