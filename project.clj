@@ -32,9 +32,11 @@
             "realdb" ["with-profile" "+examples" "run" "-m" "isocheck.examples.jdbc"]}
   :profiles {;; lein's own :base profile pulls nREPL from an unreachable repository; replace it.
              :base {}
-             ;; The real-database example (examples/jdbc) and its JDBC drivers: on the test
-             ;; classpath (realdb_test drives it), never in the jar's dependencies.
-             :examples {:source-paths ["examples/jdbc/src"]
+             ;; The real-database examples (examples/jdbc, and the Jepsen test of
+             ;; examples/jepsen, which needs Jepsen or test-twins/) and their JDBC drivers: on
+             ;; the test classpath (realdb_test, jepsen_example_test), never in the jar's
+             ;; dependencies.
+             :examples {:source-paths ["examples/jdbc/src" "examples/jepsen/src"]
                         :dependencies [[org.postgresql/postgresql "42.7.14"]
                                        [org.mariadb.jdbc/mariadb-java-client "3.5.3"]]}
              ;; test-twins/: test-only twins of the Jepsen namespaces our tests meet (Jepsen

@@ -10,8 +10,13 @@
                {:client    my-client   ; runs {:f :txn, :value [[:append 3 2] [:r 3 nil]]}
                 :checker   (:checker w)
                 :generator (gen/phases
-                             (->> (:generator w) (gen/stagger 1/100) (gen/time-limit 60))
-                             (gen/clients (:final-generator w)))}))
+                             (->> (:generator w)
+                                  (gen/stagger 1/100)
+                                  (gen/nemesis my-nemesis-generator)
+                                  (gen/time-limit 60))
+                             (:final-generator w))}))
+
+  (doc/jepsen.md is the guide, with a complete example test.)
 
   (workload/wr opts) is the same for rw-register ([:w k v] and [:r k nil]).
 
@@ -57,26 +62,33 @@
   Elle's business and ignored here: isocheck decides levels and reports every
   anomaly that bears on them.
 
-  The generator is a lazy, infinite sequence of invocations
-  {:type :invoke, :f :txn, :value [[:append 3 2] [:r 5 nil]]} (rw-register:
-  [:w k v] and [:r k nil]); Jepsen accepts a sequence as a generator, and
-  isocheck needs no Jepsen. Each micro-op is a read or a write with equal
-  probability, on a key drawn from the active keys. Values written to a key
-  are 1, 2, 3, ... in generation order, so unique per key. When a write is
-  drawn for a key that already got :max-writes-per-key writes, the key
-  retires for good: the next unused key (one more than the highest so far)
-  takes its slot, and the micro-op is drawn again. Keys are integers 0, 1, 2,
-  ...; the first :key-count are active at the start. This is what Elle's
-  generators do.
+  The generator hands out invocations {:type :invoke, :f :txn, :value
+  [[:append 3 2] [:r 5 nil]]} (rw-register: [:w k v] and [:r k nil]). Each
+  micro-op is a read or a write with equal probability, on a key drawn from
+  the active keys. Values written to a key are 1, 2, 3, ... in generation
+  order, so unique per key. When a write is drawn for a key that already got
+  :max-writes-per-key writes, the key retires for good: the next unused key
+  (one more than the highest so far) takes its slot, and the micro-op is drawn
+  again. Keys are integers 0, 1, 2, ...; the first :key-count are active at
+  the start. This is what Elle's generators do.
 
-  The final generator reads every key the generator has handed out: keys 0 to
-  the highest key any realized invocation names, :final-txn-length keys per
-  read-only transaction. It learns that bound as the generator's invocations
-  are realized (a lazy sequence realizes each element once, in order, whatever
-  thread asks for it, so the bound only grows), and reads it when its own first
-  element is realized. So realize it after the main phase, as
-  `(gen/phases main (gen/clients (:final-generator w)))` does; an invocation
-  realized but never run only adds a read of a key nobody wrote.
+  The final generator reads every key the generator handed out: keys 0 to the
+  highest key any transaction handed out names, :final-txn-length keys per
+  read-only transaction, each marked :final-read? true. A final read that
+  fails or is indeterminate is asked again, up to final-read-attempts times.
+
+  Both are Jepsen generators (jepsen.generator/Generator, extended when this
+  namespace loads, if jepsen.generator is on the classpath): Jepsen's
+  interpreter asks them for each op; they give it to a client thread only,
+  never to the nemesis (they wrap themselves in Jepsen's gen/clients); the
+  final reads read to the bound the run reached when Jepsen first asks them,
+  so run them after the main phase, as gen/phases does. Printing them (as
+  jepsen.core/run! prints the test map) shows one line and realizes nothing.
+  Both are also sequences of the same invocations (Seqable, Iterable), for
+  use without Jepsen: (take 1000 (:generator w)) then (seq (:final-generator
+  w)), whose bound is the highest key realized; each (seq g) starts again
+  from the seed, and inspecting them so never changes a Jepsen run's final
+  reads.
 
   `simulate` runs a workload's invocations against isocheck's simulated store
   (`isocheck.sim`) in-process and returns the Jepsen history, to try a test
@@ -248,7 +260,11 @@
 
 (defn- txn-op [txn] {:type :invoke, :f :txn, :value txn})
 
-(defn- reads [ks] (txn-op (mapv (fn [k] [:r k nil]) ks)))
+(defn- reads
+  "A final read of keys ks: marked :final-read? true, so that a client, a
+  report or a test can tell the final phase's reads from the others."
+  [ks]
+  (assoc (txn-op (mapv (fn [k] [:r k nil]) ks)) :final-read? true))
 
 (defn- txn-seq
   "The lazy, infinite sequence of invocations that step (state -> [txn
