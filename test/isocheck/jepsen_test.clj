@@ -103,6 +103,12 @@
     (is (= 2 (get-in r [:stats :sessions])) "the nemesis is no session")
     (is (= 2 (get-in r [:stats :skipped-non-client-ops])))
     (is (= 2 (get-in r [:stats :skipped-ops]))))
+  (testing "\"nemesis\", as a JSON history names it, is the nemesis too; another string names a session"
+    (let [r (isocheck/check (isocheck/ser)
+                            [{:index 0 :type :ok :process "nemesis" :f :txn :value [[:append :x 1]]}
+                             {:index 1 :type :ok :process "client-a" :f :txn :value [[:r :x []]]}])]
+      (is (= 1 (get-in r [:stats :txns])))
+      (is (= 1 (get-in r [:stats :skipped-non-client-ops])))))
   (testing "a history whose transactions all ran on the nemesis: nothing to check, and why"
     (let [r (isocheck/check (isocheck/si)
                             [{:index 0 :type :invoke :process :nemesis :f :txn :value [[:append :x 1]]}

@@ -28,7 +28,9 @@ import java.util.Map;
  *
  * <p>Ops whose :f is not the transactions' (:txn unless told otherwise: nemesis ops and the
  * like) are skipped and counted, and so are transaction ops of a process that is not a client's
- * (an integer), as Elle skips them: a transaction Jepsen handed to the nemesis thread. A history
+ * (a keyword such as :nemesis, or "nemesis" in JSON), as Elle skips them: a transaction Jepsen
+ * handed to the nemesis thread (ops read from another tool's format, whose sessions are its own,
+ * are exempt). A history
  * with no transaction at all says why ({@link History#noTxnReason}), naming the first op skipped.
  */
 public final class HistoryBuilder implements OpSink {
@@ -133,14 +135,16 @@ public final class HistoryBuilder implements OpSink {
       }
       return;
     }
-    if (r.hasProcess && r.process != null && !clientProcess(r.process)) {
-      // As Elle (jepsen.history/client-ops): a client's process is an integer. A transaction
-      // Jepsen handed to the nemesis (a generator not wrapped in gen/clients) comes back as an
-      // :info op of process :nemesis; it ran nowhere and is no session.
+    if (r.origin == null && r.hasProcess && r.process != null && !clientProcess(r.process)) {
+      // Jepsen's clients are integers; its other threads are named by keywords (:nemesis). A
+      // transaction Jepsen handed to the nemesis (a generator not wrapped in gen/clients) comes
+      // back as an :info op of process :nemesis; it ran nowhere and is no session. Elle skips
+      // every op whose process is not an integer; a string stays a session here, as another
+      // tool names its sessions (a Cobra log's file name, kept by isocheck convert --to edn).
       nonClientOps++;
       if (opsSkipped++ == 0) {
         firstSkipped = r.where() + ", has :process " + shorten(Edn.str(r.process))
-            + " (a client's process is an integer)";
+            + " (Jepsen's clients are integers)";
       }
       return;
     }
@@ -307,10 +311,16 @@ public final class HistoryBuilder implements OpSink {
     return built;
   }
 
-  /** Whether a :process names a client: an integer, as Jepsen numbers them (the nemesis is :nemesis). */
+  /**
+   * Whether a :process names a client: anything but a keyword (Jepsen's named threads, :nemesis;
+   * a Clojure keyword prints with a leading colon) and the string "nemesis" (the nemesis in a
+   * JSON history).
+   */
   static boolean clientProcess(Object p) {
-    return p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte
-        || p instanceof java.math.BigInteger;
+    if (p instanceof Number) return true;
+    if (p instanceof Kw) return false;
+    if (p instanceof String s) return !s.equals("nemesis");
+    return !p.toString().startsWith(":");
   }
 
   private String noTxnReason() {
