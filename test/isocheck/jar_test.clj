@@ -27,51 +27,50 @@
   (with-open [z (ZipFile. jar)]
     (mapv #(.getName ^ZipEntry %) (enumeration-seq (.entries z)))))
 
-(defn- lein!
-  "Runs lein with args in the project's root; fails the test with its output
+(def copy
+  "A copy of the project (project.clj, README.md, src/, test/, test-twins/:
+  a checkout's layout, the twins included) in a directory of its own, where
+  the jars are built: lein jar, uberjar and install clean their target
+  directory first, and this JVM loads the test suite's classes from the
+  project's own."
+  (delay
+    (let [d (.toFile (java.nio.file.Files/createTempDirectory "isocheck-build"
+                                                              (make-array java.nio.file.attribute.FileAttribute 0)))
+          r (sh root {} "cp" "-r" "project.clj" "README.md" "src" "test" "test-twins" (str d))]
+      (assert (zero? (:status r)) (:err r))
+      d)))
+
+(defn lein!
+  "Runs lein with args in the project's copy; fails the test with its output
   when it does not succeed."
   [& args]
-  (let [r (apply sh root {} "lein" args)]
+  (let [r (apply sh @copy {} "lein" args)]
     (is (= 0 (:status r)) (str "lein " (str/join " " args) ":\n" (:out r) (:err r)))
     r))
 
-(def ^:private thin-jar (io/file root "target" "isocheck-0.1.0-SNAPSHOT.jar"))
-(def ^:private standalone-jar (io/file root "target" "uberjar" "isocheck-0.1.0-SNAPSHOT-standalone.jar"))
-
-(defn- plant-stale-twin!
-  "What an older build leaves in a build directory: a compiled jepsen.checker.
-  Returns the files planted."
-  []
-  (doall (for [dir ["target/classes" "target/uberjar/classes"]]
-           (let [f (io/file root dir "jepsen" "checker__init.class")]
-             (io/make-parents f)
-             (spit f "stale")
-             f))))
+(defn- thin-jar ^File [] (io/file @copy "target" "isocheck-0.1.0-SNAPSHOT.jar"))
+(defn- standalone-jar ^File [] (io/file @copy "target" "uberjar" "isocheck-0.1.0-SNAPSHOT-standalone.jar"))
 
 (deftest the-jars-carry-isocheck-alone
-  (let [planted (plant-stale-twin!)]
-    (try
-      (lein! "jar")
-      (lein! "uberjar")
-      (testing "lein jar (and lein install): isocheck's sources and Java classes, and the manifest"
-        (let [es (entries thin-jar)
-              stray (remove #(re-find #"^(isocheck/|META-INF/)" %) es)]
-          (is (empty? stray) (str "entries outside isocheck/ and META-INF/: " (vec (take 20 stray))))
-          (is (not-any? #(str/starts-with? % "jepsen/") es))
-          (is (not-any? #(re-find #"_test\.clj$|^isocheck/test_" %) es) "no test namespace")
-          (is (not-any? #(str/ends-with? % "__init.class") es)
-              "no namespace compiled ahead of time: a library jar that did would pin what those namespaces load")
-          (doseq [e ["isocheck/core.clj" "isocheck/workload.clj" "isocheck/jepsen.clj"
-                     "isocheck/check/Checker.class" "isocheck/cli/Main.class"]]
-            (is (some #{e} es) e))))
-      (testing "lein uberjar: isocheck and Clojure (bin/isocheck's jar; never for a Jepsen project)"
-        (let [es (entries standalone-jar)
-              stray (remove #(re-find #"^(isocheck/|clojure/|META-INF/)" %) es)]
-          (is (empty? stray) (str "entries outside isocheck/, clojure/ and META-INF/: " (vec (take 20 stray))))
-          (is (not-any? #(str/starts-with? % "jepsen/") es))
-          (is (some #{"isocheck/demo__init.class"} es) "the demo is compiled ahead of time")))
-      (finally
-        (run! #(.delete ^File %) planted)))))
+  (lein! "jar")
+  (lein! "uberjar")
+  (testing "lein jar (and lein install): isocheck's sources and Java classes, and the manifest"
+    (let [es (entries (thin-jar))
+          stray (remove #(re-find #"^(isocheck/|META-INF/)" %) es)]
+      (is (empty? stray) (str "entries outside isocheck/ and META-INF/: " (vec (take 20 stray))))
+      (is (not-any? #(str/starts-with? % "jepsen/") es))
+      (is (not-any? #(re-find #"_test\.clj$|^isocheck/test_" %) es) "no test namespace")
+      (is (not-any? #(str/ends-with? % "__init.class") es)
+          "no namespace compiled ahead of time: a library jar that did would pin what those namespaces load")
+      (doseq [e ["isocheck/core.clj" "isocheck/workload.clj" "isocheck/jepsen.clj"
+                 "isocheck/check/Checker.class" "isocheck/cli/Main.class"]]
+        (is (some #{e} es) e))))
+  (testing "lein uberjar: isocheck and Clojure (bin/isocheck's jar; never for a Jepsen project)"
+    (let [es (entries (standalone-jar))
+          stray (remove #(re-find #"^(isocheck/|clojure/|META-INF/)" %) es)]
+      (is (empty? stray) (str "entries outside isocheck/, clojure/ and META-INF/: " (vec (take 20 stray))))
+      (is (not-any? #(str/starts-with? % "jepsen/") es))
+      (is (some #{"isocheck/demo__init.class"} es) "the demo is compiled ahead of time"))))
 
 ;; ---------------------------------------------------------------------------
 ;; The library jar beside a Jepsen loaded from source, in a fresh JVM
@@ -140,8 +139,8 @@
                                                     (catch Exception _ nil))))))
 
 (deftest the-library-jar-keeps-jepsens-checker-whole
-  (when-not (.exists thin-jar) (lein! "jar"))
-  (when-not (.exists standalone-jar) (lein! "uberjar"))
+  (when-not (.exists (thin-jar)) (lein! "jar"))
+  (when-not (.exists (standalone-jar)) (lein! "uberjar"))
   (require 'jepsen.checker)
   (let [expected (set (keys (ns-publics 'jepsen.checker)))
         homes (jdks)]
@@ -149,7 +148,7 @@
     (is (some #(<= 21 %) (keys (jdk-releases)))
         (str "a JDK of release 21 or later under /usr/lib/jvm (Jepsen 0.3.12 and later need 21); found " (jdk-releases)))
     (doseq [jdk homes
-            [what jar] [["lein jar" thin-jar] ["lein uberjar" standalone-jar]]
+            [what jar] [["lein jar" (thin-jar)] ["lein uberjar" (standalone-jar)]]
             order [["jepsen.checker" "isocheck.core"]
                    ["isocheck.core" "jepsen.checker"]
                    ["isocheck.workload" "jepsen.generator" "jepsen.checker"]]]

@@ -86,8 +86,7 @@
   (if-let [msg (jdbc/check-connection :postgres url)]
     (is false msg)
     (let [root (.getCanonicalPath (io/file "."))
-          install (sh root {} "lein" "install")
-          _ (is (= 0 (:status install)) (str (:out install) (:err install)))
+          _ (jar-test/lein! "install")
           deps (doc-dependencies)
           project (tmp-dir)
           newest (last (jar-test/jdks))]
