@@ -8,8 +8,14 @@
   guarantees and fail what an injected bug breaks, through the workload's own
   checker and through the Jepsen checker protocol (the test-only twin in
   test-twins/jepsen/checker.clj), composed as Jepsen composes checkers."
-  (:require [clojure.test :refer [deftest is testing]]
+  (:require [clojure.string :as str]
+            [clojure.test :refer [deftest is testing]]
             [jepsen.checker :as checker]
+            [jepsen.client]
+            [jepsen.generator]
+            [jepsen.generator.interpreter]
+            [jepsen.nemesis]
+            [jepsen.util]
             [isocheck.core :as isocheck]
             [isocheck.workload :as workload]))
 
@@ -400,3 +406,86 @@
   (is (re-find #":key-count must be a positive integer" (message #(workload/mt {:key-count 0}))))
   (is (re-find #"does not decide the consistency model :cursor-stability"
                (message #(workload/mt {:consistency-models [:cursor-stability]})))))
+
+;; ---------------------------------------------------------------------------
+;; Inside Jepsen: the generators under the twin of Jepsen's interpreter
+;; (test-twins/, modelled on Jepsen 0.3's jepsen.generator.interpreter)
+
+(defn- run-under-jepsen
+  "Runs generator under the interpreter twin: 3 clients and the nemesis
+  thread, client completing every op as (complete op). Returns the history."
+  [generator complete]
+  (let [c (reify jepsen.client/Client
+            (open! [this _ _] this)
+            (setup! [_ _])
+            (teardown! [_ _])
+            (close! [_ _])
+            (invoke! [_ _ op] (complete op)))]
+    (:history (jepsen.generator.interpreter/run!
+                {:concurrency 3, :nodes ["n1"], :client c, :nemesis jepsen.nemesis/noop
+                 :generator generator}))))
+
+(defn- read-all [op]
+  (assoc op :type :ok, :value (mapv (fn [[f k v]] [f k (if (= f :r) [] v)]) (:value op))))
+
+(deftest the-generators-hand-transactions-to-clients-only
+  (let [w (workload/append {:seed 3, :key-count 4, :max-writes-per-key 3})
+        h (run-under-jepsen (jepsen.generator/phases (jepsen.generator/limit 300 (:generator w))
+                                                     (:final-generator w))
+                            read-all)
+        txns (filter #(= :txn (:f %)) h)
+        written (set (for [op txns, [f k] (:value op) :when (= f :append)] k))
+        finals (filter :final-read? txns)]
+    (is (= 300 (count (filter #(and (= :invoke (:type %)) (not (:final-read? %))) txns))))
+    (is (every? #(integer? (:process %)) txns)
+        "no transaction on the nemesis thread, though neither generator is wrapped in gen/clients")
+    (is (< 20 (count written)) "keys rotated")
+    (is (= (set (range (inc (apply max written))))
+           (set (for [op finals :when (= :ok (:type op)), [_ k] (:value op)] k)))
+        "the final reads read keys 0 to the highest key handed out")
+    (testing "the same invocations as the sequence, in the same order"
+      (is (= (map :value (take 300 (:generator w)))
+             (map :value (filter #(and (= :invoke (:type %)) (not (:final-read? %))) txns)))))))
+
+(deftest printing-the-test-map-changes-nothing
+  ;; jepsen.core/run! logs the test map before the first op, *print-length* 8 for :generator.
+  (let [w (workload/append {:seed 5, :key-count 3, :max-writes-per-key 2})
+        printed (binding [*print-length* 8]
+                  (jepsen.util/test->str {:generator (jepsen.generator/phases (:generator w) (:final-generator w))
+                                          :final-generator (:final-generator w)}))]
+    (is (str/includes? printed "#isocheck.workload/generator"))
+    (is (str/includes? printed "#isocheck.workload/final-reads"))
+    (is (= "#isocheck.workload/generator {:transactions :list-append, :seed 5}" (pr-str (:generator w))))
+    (let [h (run-under-jepsen (jepsen.generator/phases (jepsen.generator/limit 100 (:generator w))
+                                                       (:final-generator w))
+                              read-all)
+          written (set (for [op h :when (= :txn (:f op)), [f k] (:value op) :when (= f :append)] k))
+          read (set (for [op h :when (and (:final-read? op) (= :ok (:type op))), [_ k] (:value op)] k))]
+      (is (< 10 (count written)))
+      (is (every? read written) (str "missing " (sort (remove read written)))))))
+
+(deftest final-reads-that-fail-are-asked-again
+  (let [w (workload/append {:seed 8, :key-count 3, :max-writes-per-key 2, :final-txn-length 2})
+        tries (atom {})
+        flaky (fn [op]
+                (if-not (:final-read? op)
+                  (read-all op)
+                  (let [ks (mapv second (:value op))
+                        n (get (swap! tries update ks (fnil inc 0)) ks)]
+                    ;; The first attempt fails, the second is indeterminate, the third reads.
+                    (case (long n) 1 (assoc op :type :fail) 2 (assoc op :type :info) (read-all op)))))
+        h (run-under-jepsen (jepsen.generator/phases (jepsen.generator/limit 60 (:generator w)) (:final-generator w))
+                            flaky)
+        hi (apply max (for [op h :when (= :txn (:f op)), [f k] (:value op) :when (= f :append)] k))
+        read (set (for [op h :when (and (:final-read? op) (= :ok (:type op))), [_ k] (:value op)] k))]
+    (is (= (set (range (inc hi))) read) "every key read in the end")
+    (is (every? #(= 3 %) (vals @tries)) "each read asked three times: failed, indeterminate, read")
+    (testing "a read that never succeeds is asked final-read-attempts times, then given up"
+      (let [tries (atom {})
+            h (run-under-jepsen (jepsen.generator/phases (jepsen.generator/limit 60 (:generator w)) (:final-generator w))
+                                (fn [op] (if (:final-read? op)
+                                           (do (swap! tries update (mapv second (:value op)) (fnil inc 0))
+                                               (assoc op :type :fail))
+                                           (read-all op))))]
+        (is (seq @tries))
+        (is (every? #(= workload/final-read-attempts %) (vals @tries)) (pr-str @tries))))))
