@@ -59,7 +59,15 @@
         (is (= 200 (count (filter h/ok? hist))))))))
 
 (deftest an-info-completion-gives-its-thread-a-new-process
-  (let [hist  (run {:client    (client-of #(assoc % :type (if (zero? (:value %)) :info :ok)))
+  ;; The other writes wait until the crash has returned and then a little
+  ;; longer, so its :info completion reaches the interpreter before theirs:
+  ;; otherwise, on a loaded machine, the other two threads could run all 59
+  ;; writes before the crashed thread's completion is taken (seen once in CI).
+  (let [crashed (promise)
+        hist  (run {:client    (client-of (fn [op]
+                                            (if (zero? (:value op))
+                                              (do (deliver crashed true) (assoc op :type :info))
+                                              (do @crashed (Thread/sleep 2) (assoc op :type :ok)))))
                     :generator (gen/clients (map (fn [i] {:f :w, :value i}) (range 60)))})
         crash (first (filter h/info? hist))
         p     (:process crash)
