@@ -290,7 +290,7 @@ public final class Result {
             .append('\n');
         if (inst.isEmpty()) continue;
         Anomaly a = inst.get(0);
-        for (int t2 : new LinkedHashSet<Integer>(toList(a.txns))) {
+        for (int t2 : listed(a)) {
           sb.append("  ").append(history.name(t2)).append(" = ").append(isocheck.report.Data.opStr(history, t2, a)).append('\n');
         }
         for (String line : a.explanation.split("\n")) sb.append("  ").append(line).append('\n');
@@ -301,6 +301,32 @@ public final class Result {
     if (!others.isEmpty()) sb.append("\nAlso found, bearing on no level asked for: ").append(String.join(", ", others)).append('\n');
     sb.append("\nstats: ").append(StatsLine.of(stats)).append('\n');
     return sb.toString();
+  }
+
+  private java.util.HashMap<Long, Integer> byName;
+
+  /**
+   * The transactions a counterexample lists with their ops: its own, then every other one its
+   * explanation names (a reader cited as evidence, a step of a causal chain), so a reader can
+   * check each sentence against the ops.
+   */
+  public List<Integer> listed(Anomaly a) {
+    LinkedHashSet<Integer> r = new LinkedHashSet<>(toList(a.txns));
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bT(\\d+)\\b").matcher(a.explanation);
+    while (m.find()) {
+      if (byName == null) {
+        byName = new java.util.HashMap<>();
+        for (int t = 0; t < history.nTxns; t++) byName.putIfAbsent(history.displayIndex(t), t);
+      }
+      Integer t;
+      try {
+        t = byName.get(Long.parseLong(m.group(1)));
+      } catch (NumberFormatException e) {
+        continue;
+      }
+      if (t != null) r.add(t);
+    }
+    return new ArrayList<>(r);
   }
 
   /** " (also: AbortedRead)", or with its own count when that differs: " (also: AbortedRead, 3 instances)". */
