@@ -453,7 +453,7 @@ public final class Linearizability {
           "On " + key + ", " + h.name(a) + " (" + h.opStr(a) + ") and " + h.name(b) + " (" + h.opStr(b) + ") both "
               + "compared-and-set from " + versionStr(p) + ", and both took effect. Once the first set its value, the "
               + "register no longer held " + (p == INIT ? "nil" : Edn.str(written(p))) + " for the second: no order of "
-              + "the ops explains both (MTC's Divergence pattern; a lost update).", null));
+              + "the ops explains both: a lost update (MTC calls this pattern Divergence).", null));
     }
 
     private void cyclic(HashMap<Integer, Boolean> effective, ArrayList<int[]> chainList) {
