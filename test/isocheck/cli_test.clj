@@ -578,7 +578,7 @@
         (is (= 3 status))
         (is (str/starts-with? err (str " " msg)) err))))
   (testing "malformed values, in both workloads"
-    (doseq [[mops msg] [["[[:r :x [1 nil]]]" "micro-op 0 [:r :x [1 nil]] reads a list whose element 1 (counting from 0) is nil"]
+    (doseq [[mops msg] [["[[:r :x [1 nil]]]" "micro-op 0 [:r :x [1 nil]] reads a list whose element 2 (counting from 1) is nil"]
                         ["[[:r :x {:a 1}]]" "micro-op 0 [:r :x {:a 1}] reads a map"]]]
       (let [{:keys [status err]} (one-line-error "v.edn" (utf8 (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"
                                                                     "{:index 1, :type :ok, :process 1, :f :txn, :value " mops "}\n")))]

@@ -26,4 +26,4 @@
         (is (re-find #"path :fast: lost-update" lu) lu))
       (is (re-find #"path :(fast|chains|general)" (row "mini-transaction histories" "SI store, correct")))
       (is (str/includes? out "== mini-transactions, SI store + lost update: lost-update"))
-      (is (str/includes? out "LostUpdate (MTC Table I m")))))
+      (is (str/includes? out "(LostUpdate in MTC")))))

@@ -133,10 +133,10 @@
 (deftest malformed-values-are-bad-input
   (are [hist msg] (= msg (error-of hist))
     (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x [1 nil]]]))
-    "op 1 (:index 1): micro-op 0 [:r :x [1 nil]] reads a list whose element 1 (counting from 0) is nil; list elements are appended values, single values such as 5, never nil"
+    "op 1 (:index 1): micro-op 0 [:r :x [1 nil]] reads a list whose element 2 (counting from 1) is nil; list elements are appended values, single values such as 5, never nil"
 
     (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x [1 [2]]]]))
-    "op 1 (:index 1): micro-op 0 [:r :x [1 [2]]] reads a list whose element 1 (counting from 0) is a list; list elements are appended values, single values such as 5, never nil"
+    "op 1 (:index 1): micro-op 0 [:r :x [1 [2]]] reads a list whose element 2 (counting from 1) is a list; list elements are appended values, single values such as 5, never nil"
 
     (h (ok 0 [[:w :x 1]]) (ok 1 [[:r :x {:a 1}]]))
     "op 1 (:index 1): micro-op 0 [:r :x {:a 1}] reads a map; a read returns nil, a single value such as 5 (rw-register) or a list of them such as [1 2] (list-append)"
@@ -163,7 +163,7 @@
 (deftest long-lists-are-abbreviated-in-messages
   (let [e (error-of (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x (conj (vec (range 100 200)) nil)]])))]
     (is (str/includes? e "[:r :x [100 101 102 103 104 105 106 107 ... (85 more) 193 194 195 196 197 198 199 nil]]") e)
-    (is (str/includes? e "element 100 (counting from 0) is nil"))))
+    (is (str/includes? e "element 101 (counting from 1) is nil"))))
 
 ;; --- no transactions is not a pass ----------------------------------------------------------
 

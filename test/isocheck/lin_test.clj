@@ -311,7 +311,8 @@
     (let [{:keys [status out]} (run-cli "check" "--levels" "linearizable" (str f))]
       (is (= 1 status))
       (is (str/includes? out "linearizable                        VIOLATED"))
-      (is (str/includes? out "stale-order: 1 instance")))
+      (is (str/includes? out "stale-order: 1 instance"))
+      (is (re-find #"(?m)^stats: 3 ops, 1 key; read in [0-9,]+ ms, checked in [0-9,]+ ms$" out) "a short stats line; the whole stats in the result map"))
     (let [{:keys [status out]} (run-cli "check" "--levels" "linearizable" "--format" "edn" (str f))
           m (clojure.edn/read-string out)]
       (is (= 1 status))

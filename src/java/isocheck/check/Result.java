@@ -3,7 +3,9 @@ package isocheck.check;
 import isocheck.history.History;
 import isocheck.history.Kw;
 import isocheck.report.Anomaly;
+import isocheck.report.AnomalyOrder;
 import isocheck.report.AnomalySet;
+import isocheck.report.StatsLine;
 import isocheck.report.Dot;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -27,6 +29,11 @@ public final class Result {
 
   Result(History history, LinkedHashMap<Level, Verdict> levels, AnomalySet anomalies, LinkedHashMap<String, Object> stats) {
     this.history = history;
+    // Every verdict names its anomaly types in the one severity order (AnomalyOrder).
+    for (Map.Entry<Level, Verdict> e : levels.entrySet()) {
+      Verdict v = e.getValue();
+      if (v.anomalyTypes.size() > 1) e.setValue(new Verdict(v.value, v.reason, AnomalyOrder.sorted(v.anomalyTypes)));
+    }
     this.levels = levels;
     this.anomalies = anomalies;
     this.stats = stats;
@@ -44,13 +51,14 @@ public final class Result {
 
   /**
    * The anomaly types that bear on the levels asked for (rule out at least one of them): the
-   * result's {@code :anomalies}. The others are only counted ({@code :other-anomaly-counts}).
+   * result's {@code :anomalies}, most severe first ({@link AnomalyOrder}). The others are only
+   * counted ({@code :other-anomaly-counts}).
    */
   public List<String> relevantTypes() {
     TreeSet<String> named = new TreeSet<>();
     for (Verdict v : levels.values()) named.addAll(v.anomalyTypes);
     List<String> r = new ArrayList<>();
-    for (String t : new TreeSet<>(anomalies.types())) {
+    for (String t : AnomalyOrder.sorted(anomalies.types())) {
       boolean bears = named.contains(t);
       for (Level l : Level.violatedBy(t, history.workload)) bears |= levels.containsKey(l);
       if (bears) r.add(t);
@@ -171,8 +179,11 @@ public final class Result {
     LinkedHashMap<Object, Object> counts = new LinkedHashMap<>();
     for (String t : types) counts.put(new Kw(t), anomalies.count(t));
     m.put("anomaly-counts", counts);
+    LinkedHashMap<Object, Object> same = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : sameAs().entrySet()) same.put(new Kw(e.getKey()), new Kw(e.getValue()));
+    if (!same.isEmpty()) m.put("same-as", same);
     LinkedHashMap<Object, Object> others = new LinkedHashMap<>();
-    for (String t : new TreeSet<>(anomalies.types())) if (!types.contains(t)) others.put(new Kw(t), anomalies.count(t));
+    for (String t : AnomalyOrder.sorted(anomalies.types())) if (!types.contains(t)) others.put(new Kw(t), anomalies.count(t));
     if (!others.isEmpty()) m.put("other-anomaly-counts", others);
     m.put("stats", stats);
     return m;
@@ -192,11 +203,61 @@ public final class Result {
     return r;
   }
 
+  /**
+   * The Plume patterns reported under Elle's name for the same fact ({@link AnomalyOrder#sameAs}),
+   * Plume's name to Elle's: both types bear on the levels asked for, so the text report shows the
+   * fact once, under Elle's name, and names the other beside it. In the result map as {@code :same-as}.
+   */
+  public LinkedHashMap<String, String> sameAs() {
+    List<String> rel = relevantTypes();
+    LinkedHashMap<String, String> m = new LinkedHashMap<>();
+    for (String t : rel) {
+      String elle = AnomalyOrder.sameAs(t);
+      if (elle != null && rel.contains(elle)) m.put(t, elle);
+    }
+    return m;
+  }
+
+  /** The relevant types the text report gives a section of their own: {@link #relevantTypes} less those {@link #sameAs} folds. */
+  public List<String> shownTypes() {
+    List<String> r = new ArrayList<>(relevantTypes());
+    r.removeAll(sameAs().keySet());
+    return r;
+  }
+
+  /** A verdict's anomaly types as the text report names them: a folded pattern as "G1a as AbortedRead", each fact once. */
+  private List<String> verdictNames(List<String> types, Map<String, String> same) {
+    LinkedHashMap<String, List<String>> byShown = new LinkedHashMap<>();
+    for (String t : types) byShown.computeIfAbsent(same.getOrDefault(t, t), k -> new ArrayList<>()).add(t);
+    List<String> shown = AnomalyOrder.sorted(byShown.keySet());
+    List<String> r = new ArrayList<>();
+    for (String s : shown) {
+      List<String> as = byShown.get(s);
+      if (as.contains(s)) r.add(s);
+      else r.add(s + " as " + String.join(", ", as));
+    }
+    return r;
+  }
+
+  /** "not: read-committed, rc; also not: serializable, tcc", without an empty "also not". */
+  public static String notLine(EnumSet<Level> not, EnumSet<Level> alsoNot) {
+    return "not: " + names(not) + (alsoNot.isEmpty() ? "" : "; also not: " + names(alsoNot));
+  }
+
   /** A readable report: verdict per level, then each anomaly type with its smallest counterexample explained. */
-  public String text() {
+  public String text() { return text(false); }
+
+  /**
+   * The text report: the verdict per level; the weakest levels violated; each anomaly type, most
+   * severe first ({@link AnomalyOrder}), one section per fact (a Plume pattern that is the same
+   * fact as one of Elle's anomalies is named in the latter's heading), with its smallest
+   * counterexample explained (countsOnly: its count alone); a short line of statistics.
+   */
+  public String text(boolean countsOnly) {
     StringBuilder sb = new StringBuilder();
     Verdict.Value valid = valid();
     String common = commonReason();
+    Map<String, String> same = sameAs();
     sb.append("valid? ").append(valid == Verdict.Value.UNKNOWN ? "unknown" : valid == Verdict.Value.TRUE ? "true" : "false")
         .append(common != null ? ": " + common : "").append('\n');
     int w = 0;
@@ -206,34 +267,77 @@ public final class Result {
       sb.append("  ").append(pad(e.getKey().id, w)).append("  ");
       switch (v.value) {
         case TRUE: sb.append("holds"); break;
-        case FALSE: sb.append("VIOLATED (").append(String.join(", ", v.anomalyTypes)).append(')'); break;
+        case FALSE: sb.append("VIOLATED (").append(String.join(", ", verdictNames(v.anomalyTypes, same))).append(')'); break;
         default: sb.append(common != null ? "unknown" : "unknown: " + v.reason);
       }
       sb.append('\n');
     }
     List<String> relevant = relevantTypes();
     if (!relevant.isEmpty()) {
-      sb.append("\nnot: ").append(names(notAsked())).append("   also not: ").append(names(alsoNotAsked())).append('\n');
-      for (String t : relevant) {
+      sb.append('\n').append(notLine(notAsked(), alsoNotAsked())).append('\n');
+      if (countsOnly) sb.append('\n');
+      for (String t : shownTypes()) {
         List<Anomaly> inst = anomalies.get(t);
         long n = anomalies.count(t);
-        sb.append("\n").append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances")
-            .append(inst.isEmpty() ? " (counted only)" : n > inst.size() ? " (" + inst.size() + " kept; the smallest is shown)"
+        if (!countsOnly) sb.append('\n');
+        sb.append(t).append(alsoNames(t, n, same)).append(": ").append(StatsLine.count(n, "instance"));
+        if (countsOnly) {
+          sb.append('\n');
+          continue;
+        }
+        sb.append(inst.isEmpty() ? " (counted only)" : n > inst.size() ? " (" + inst.size() + " kept; the smallest is shown)"
                 : n > 1 ? " (the smallest is shown)" : "")
             .append('\n');
         if (inst.isEmpty()) continue;
         Anomaly a = inst.get(0);
-        for (int t2 : new LinkedHashSet<Integer>(toList(a.txns))) {
+        for (int t2 : listed(a)) {
           sb.append("  ").append(history.name(t2)).append(" = ").append(isocheck.report.Data.opStr(history, t2, a)).append('\n');
         }
         for (String line : a.explanation.split("\n")) sb.append("  ").append(line).append('\n');
       }
     }
     List<String> others = new ArrayList<>();
-    for (String t : new TreeSet<>(anomalies.types())) if (!relevant.contains(t)) others.add(t + " (" + anomalies.count(t) + ")");
+    for (String t : AnomalyOrder.sorted(anomalies.types())) if (!relevant.contains(t)) others.add(t + " (" + anomalies.count(t) + ")");
     if (!others.isEmpty()) sb.append("\nAlso found, bearing on no level asked for: ").append(String.join(", ", others)).append('\n');
-    sb.append("\nstats: ").append(isocheck.history.Edn.str(stats)).append('\n');
+    sb.append("\nstats: ").append(StatsLine.of(stats)).append('\n');
     return sb.toString();
+  }
+
+  private java.util.HashMap<Long, Integer> byName;
+
+  /**
+   * The transactions a counterexample lists with their ops: its own, then every other one its
+   * explanation names (a reader cited as evidence, a step of a causal chain), so a reader can
+   * check each sentence against the ops.
+   */
+  public List<Integer> listed(Anomaly a) {
+    LinkedHashSet<Integer> r = new LinkedHashSet<>(toList(a.txns));
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bT(\\d+)\\b").matcher(a.explanation);
+    while (m.find()) {
+      if (byName == null) {
+        byName = new java.util.HashMap<>();
+        for (int t = 0; t < history.nTxns; t++) byName.putIfAbsent(history.displayIndex(t), t);
+      }
+      Integer t;
+      try {
+        t = byName.get(Long.parseLong(m.group(1)));
+      } catch (NumberFormatException e) {
+        continue;
+      }
+      if (t != null) r.add(t);
+    }
+    return new ArrayList<>(r);
+  }
+
+  /** " (also: AbortedRead)", or with its own count when that differs: " (also: AbortedRead, 3 instances)". */
+  private String alsoNames(String elle, long n, Map<String, String> same) {
+    List<String> as = new ArrayList<>();
+    for (Map.Entry<String, String> e : same.entrySet()) {
+      if (!e.getValue().equals(elle)) continue;
+      long m = anomalies.count(e.getKey());
+      as.add(e.getKey() + (m == n ? "" : ", " + StatsLine.count(m, "instance")));
+    }
+    return as.isEmpty() ? "" : " (also: " + String.join("; ", as) + ")";
   }
 
   private static List<Integer> toList(int[] a) {

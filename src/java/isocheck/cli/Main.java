@@ -25,11 +25,9 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * The command line, {@code isocheck check …} and {@code isocheck demo …}, in Java: checking a
@@ -274,7 +272,7 @@ public final class Main {
       while (sb.length() < 10) sb.append(' ');
       sb.append(' ').append(file).append("  ");
       if (result == null) return sb.append(failure == null ? "" : failure).toString();
-      sb.append(txns).append(" txns, ").append(String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9));
+      sb.append(isocheck.report.StatsLine.count(txns, "txn")).append(", ").append(String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9));
       // Violated levels grouped by the anomaly types that rule them out, in the levels' order.
       LinkedHashMap<List<String>, List<String>> byTypes = new LinkedHashMap<>();
       List<String> unknownLevels = new ArrayList<>();
@@ -466,22 +464,7 @@ public final class Main {
     }
 
     /** The text report without instances: the verdicts, the anomaly types with their counts, the stats. */
-    private String countsOnlyText(Result r) {
-      String full = r.text();
-      int head = full.indexOf("\n\n");
-      int stats = full.lastIndexOf("\nstats: ");
-      if (head < 0 || stats < 0) return full;
-      StringBuilder sb = new StringBuilder(full.substring(0, head + 1));
-      if (!r.anomalies.isEmpty()) {
-        sb.append("\nnot: ").append(names(r.notAsked())).append("   also not: ").append(names(r.alsoNotAsked())).append("\n\n");
-        for (String t : new TreeSet<>(r.anomalies.types())) {
-          long n = r.anomalies.count(t);
-          sb.append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances").append('\n');
-        }
-      }
-      sb.append(full, stats, full.length());
-      return sb.toString();
-    }
+    private String countsOnlyText(Result r) { return r.text(true); }
 
     private void writeReport(Result r) {
       String where = dir.toString();
@@ -551,13 +534,6 @@ public final class Main {
         out.println(a.format.equals("edn") ? EdnPrinter.str(m) : Json.write(m));
       }
     }
-  }
-
-  private static String names(EnumSet<Level> ls) {
-    if (ls.isEmpty()) return "-";
-    List<String> s = new ArrayList<>();
-    for (Level l : ls) s.add(l.id);
-    return String.join(", ", s);
   }
 
   private static String lower(String reason) {

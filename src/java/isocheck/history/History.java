@@ -192,6 +192,7 @@ public final class History {
    * transaction read before its own appends, say).
    */
   public String listStr(int m, int len, int focus) {
+    if (len == 0 && recordedNil(m)) return "nil";
     int off = mopVal[m];
     StringBuilder sb = new StringBuilder("[");
     if (len <= LIST_SHOWN) {
@@ -223,6 +224,15 @@ public final class History {
     if (sb.length() > 1) sb.append(' ');
     sb.append(String.format("…%,d more…", n)).append(' ');
   }
+
+  /**
+   * List reads of completed transactions recorded as nil (a read of a key never appended to, as
+   * some clients return it): checked as the empty list, shown as nil, as recorded. Null if none.
+   */
+  java.util.BitSet nilReads;
+
+  /** Whether list read m was recorded as nil (checked as the empty list). */
+  public boolean recordedNil(int m) { return nilReads != null && nilReads.get(m); }
 
   /** The micro-op rendered as EDN: [:append 3 5], [:r 3 [1 2]], [:w 3 5], [:r 3 nil]; a long list read abbreviated. */
   public String mopStr(int m) { return mopStr(m, -1); }

@@ -292,7 +292,12 @@ public final class HistoryBuilder implements OpSink {
     for (int m = 0; m < nm; m++) {
       if (kinds[m] != OpRecord.READ) { len[m] = -1; continue; }
       if (workload == History.Workload.APPEND) {
-        if (len[m] < 0) { len[m] = 0; val[m] = 0; }
+        if (len[m] < 0) {
+          // Checked as the empty list; shown as recorded.
+          if (len[m] == -1) (nilReads == null ? nilReads = new java.util.BitSet() : nilReads).set(m);
+          len[m] = 0;
+          val[m] = 0;
+        }
       } else {
         if (len[m] == -1) val[m] = History.NIL;
         len[m] = -1;
@@ -308,6 +313,7 @@ public final class HistoryBuilder implements OpSink {
         kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.compact(), writerIndex,
         indexUsable, opsSeen, opsSkipped, nonClientOps, n > 0 ? null : noTxnReason(), extraTxn.toArray(),
         extras.toArray(new Object[0][]));
+    built.nilReads = nilReads;
     return built;
   }
 
@@ -409,7 +415,7 @@ public final class HistoryBuilder implements OpSink {
       String what = e == null ? "nil" : collection(e);
       if (what != null) {
         throw new HistoryException(r.ordinal, r.where() + ": micro-op " + i + " " + r.renderMop(i)
-            + " reads a list whose element " + j + " (counting from 0) is " + what
+            + " reads a list whose element " + (j + 1) + " (counting from 1) is " + what
             + "; list elements are appended values, single values such as 5, never nil");
       }
     }
@@ -518,6 +524,9 @@ public final class HistoryBuilder implements OpSink {
   private int internElem(OpRecord r, int i, int j) {
     return r.elemIsLong(i, j) ? internLong(r.elemLong(i, j)) : internObj(valObj, values, r.elem(i, j));
   }
+
+  /** List reads recorded as nil (list-append), or null if none. */
+  private java.util.BitSet nilReads;
 
   /** Adds txn t's micro-ops from r; with readsUnknown, reads are kept as nil (what a failed or indeterminate op read is unknown). */
   private void addMops(int t, OpRecord r, boolean readsUnknown) {

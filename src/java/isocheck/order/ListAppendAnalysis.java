@@ -386,7 +386,7 @@ public final class ListAppendAnalysis {
               Anomaly.map("key", h.key(k), "position", (long) at + 1,
                   "values", List.of(Data.list(h, m, len), Data.list(h, l, h.mopLen(l))), "ops", Data.ops(h, t, lt)),
               name(t) + " read key " + h.keyStr(k) + " as " + h.listStr(m, at) + " and " + name(lt) + " read it as "
-                  + h.listStr(l, at) + ": they differ at position " + String.format("%,d", at + 1) + " ("
+                  + h.listStr(l, at) + ": they differ at position " + String.format("%,d", at + 1) + " (counting from 1; "
                   + h.valueStr(pool[off + at]) + " where " + name(lt) + " read " + h.valueStr(pool[loff + at])
                   + "), so neither is a prefix of the other and no single order of appends explains both.",
               null));

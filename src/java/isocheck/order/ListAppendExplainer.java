@@ -70,6 +70,10 @@ public final class ListAppendExplainer implements Steps.DataExplainer {
                 + " appended " + h.valueStr(h.mopVal(y)) + orderEvidence(k));
       }
     }
+    // A read that is not a prefix of its key's longest one (incompatible-order): read
+    // uncommitted's write orders include the orders such reads show (AdyaLevels.writeOrders).
+    Steps.Step s = wwFromIncompatibleRead(a, b);
+    if (s != null) return s;
     // A never-read append of b: it follows every observed append of its key, a's last one included.
     for (int y = h.mopStart(b); y < h.mopEnd(b); y++) {
       if (h.mopKind(y) != OpRecord.APPEND || la.pos[y] >= 0) continue;
@@ -85,6 +89,48 @@ public final class ListAppendExplainer implements Steps.DataExplainer {
           h.name(b) + "'s append of " + h.valueStr(h.mopVal(y)) + " to key " + h.keyStr(k)
               + " was never read, so it came after every observed append to that key, including " + h.name(a)
               + "'s " + h.valueStr(h.mopVal(x)));
+    }
+    return null;
+  }
+
+  /** Per key, the reads that are not a prefix of the key's longest read; built on first use. */
+  private java.util.HashMap<Integer, java.util.List<Integer>> incompatibleReads;
+
+  /**
+   * a → b shown by a read that is not a prefix of its key's longest read: a's element
+   * directly before b's among the committed writers' elements of that read (or, a == b, b's
+   * later append before its earlier one).
+   */
+  private Steps.Step wwFromIncompatibleRead(int a, int b) {
+    if (incompatibleReads == null) {
+      incompatibleReads = new java.util.HashMap<>();
+      for (int m = 0; m < h.mopCount(); m++) {
+        if (la.incompatible[m]) incompatibleReads.computeIfAbsent(h.mopKey(m), k -> new java.util.ArrayList<>()).add(m);
+      }
+    }
+    int[] pool = h.listPool();
+    for (int y = h.mopStart(b); y < h.mopEnd(b); y++) {
+      if (h.mopKind(y) != OpRecord.APPEND) continue;
+      int k = h.mopKey(y);
+      for (int m : incompatibleReads.getOrDefault(k, java.util.List.of())) {
+        int off = h.mopVal(m), len = h.mopLen(m);
+        int prev = -1; // the previous committed element's append mop
+        for (int p = 0; p < len; p++) {
+          int w = h.writerMop(k, pool[off + p]);
+          if (w < 0 || !la.committed[h.mopTxn(w)]) continue;
+          if (w == y && prev >= 0 && h.mopTxn(prev) == a && (a != b || prev > y)) {
+            String read = h.name(h.mopTxn(m)) + " read key " + h.keyStr(k) + " as " + h.listStr(m, len, p);
+            String text = a == b
+                ? h.name(a) + " appended " + h.valueStr(h.mopVal(y)) + " and later " + h.valueStr(h.mopVal(prev)) + " to key "
+                    + h.keyStr(k) + ", yet " + read + ", with " + h.valueStr(h.mopVal(prev)) + " first: its appends took effect out of program order"
+                : read + ": " + h.name(a) + "'s append of " + h.valueStr(h.mopVal(prev)) + " comes right before " + h.name(b)
+                    + "'s append of " + h.valueStr(h.mopVal(y)) + " (that read is not a prefix of the key's longest read: incompatible-order)";
+            return new Steps.Step(Anomaly.map("type", new Kw("ww"), "key", h.key(k), "value", h.value(h.mopVal(prev)),
+                "value'", h.value(h.mopVal(y)), "read", Data.mop(h, m)), text);
+          }
+          prev = w;
+        }
+      }
     }
     return null;
   }

@@ -22,7 +22,8 @@ public final class CycleReport {
       case "G1c": d = "a cycle of write and read dependencies (circular information flow)"; break;
       case "G-single-item": d = "a cycle with exactly one anti-dependency (read skew)"; break;
       case "G-nonadjacent-item": d = "a cycle with several anti-dependencies, no two adjacent (as in a long fork)"; break;
-      case "G2-item": d = "a cycle with adjacent anti-dependencies (write skew): serializability forbids it, snapshot isolation allows it"; break;
+      case "G2-item": d = "a cycle with adjacent anti-dependencies (write skew): serializability forbids it; snapshot isolation "
+          + "allows it when no two concurrent transactions of the cycle wrote the same key"; break;
       case "G-SI": d = "a cycle of write and read dependencies through write orders that no read shows but every "
           + "other order rules out (the opposite order closes a cycle of its own), so snapshot isolation and every "
           + "level implying it fail; read committed, which rules out no write order, does not"; break;
@@ -75,7 +76,7 @@ public final class CycleReport {
     StringBuilder sb = new StringBuilder();
     if (note != null) sb.append(note).append('\n');
     String names = names(h, c.nodes);
-    sb.append(names).append(k == 1 ? " forms " : " form ").append(type).append(": ").append(describe(type)).append(".\n");
+    sb.append(names).append(k == 1 ? " forms " : " form ").append(type).append(": ").append(describe(type, commonWrite(h, c))).append(".\n");
     for (int i = 0; i < k; i++) {
       int a = c.nodes[i], b = c.nodes[(i + 1) % k];
       Steps.Step s = steps.explain(a, b, c.labels[i]);
@@ -96,6 +97,31 @@ public final class CycleReport {
     if (extra != null) data.putAll(extra);
     int[] txns = c.nodes.clone();
     return new Anomaly(type, txns, data, sb.toString(), c);
+  }
+
+  /**
+   * As {@link #describe(String)}, for a cycle whose transactions both wrote key (a rendered key,
+   * or null): two transactions that each read what the other overwrote ran concurrently, and
+   * when both wrote one key, snapshot isolation forbids that too (a lost update).
+   */
+  public static String describe(String type, String key) {
+    if (key == null || !type.startsWith("G2-item")) return describe(type);
+    return "a cycle with adjacent anti-dependencies: serializability forbids it, and since both transactions wrote key "
+        + key + " without seeing each other's write, snapshot isolation forbids it too (a lost update)"
+        + describe(type).substring(describe("G2-item").length());
+  }
+
+  /** For a cycle of two transactions linked both ways by anti-dependencies: a key both wrote, rendered; else null. */
+  static String commonWrite(History h, Cycle c) {
+    if (c.length() != 2 || c.labels[0] != Edge.RW || c.labels[1] != Edge.RW) return null;
+    int a = c.nodes[0], b = c.nodes[1];
+    for (int x = h.mopStart(a); x < h.mopEnd(a); x++) {
+      if (h.mopKind(x) == isocheck.history.OpRecord.READ) continue;
+      for (int y = h.mopStart(b); y < h.mopEnd(b); y++) {
+        if (h.mopKind(y) != isocheck.history.OpRecord.READ && h.mopKey(y) == h.mopKey(x)) return h.keyStr(h.mopKey(x));
+      }
+    }
+    return null;
   }
 
   static String names(History h, int[] ts) {

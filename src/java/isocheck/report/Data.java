@@ -104,7 +104,7 @@ public final class Data {
     l.add(k == OpRecord.APPEND ? Kw.APPEND : k == OpRecord.WRITE ? Kw.W : Kw.R);
     l.add(h.key(h.mopKey(m)));
     if (k == OpRecord.READ && h.workload == History.Workload.APPEND) {
-      l.add(h.isOk(h.mopTxn(m)) ? list(h, m, h.mopLen(m)) : null);
+      l.add(h.isOk(h.mopTxn(m)) && !h.recordedNil(m) ? list(h, m, h.mopLen(m)) : null);
     } else {
       l.add(h.value(h.mopVal(m)));
     }

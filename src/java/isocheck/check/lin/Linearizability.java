@@ -79,7 +79,7 @@ public final class Linearizability {
       LinkedHashMap<String, Object> m = new LinkedHashMap<>();
       m.put("valid?", kw(valid));
       List<Object> types = new ArrayList<>();
-      for (String t : new java.util.TreeSet<>(anomalies.types())) types.add(new Kw(t));
+      for (String t : isocheck.report.AnomalyOrder.sorted(anomalies.types())) types.add(new Kw(t));
       LinkedHashMap<String, Object> lv = new LinkedHashMap<>();
       lv.put("valid?", kw(valid));
       if (!types.isEmpty()) lv.put("anomaly-types", types);
@@ -88,7 +88,7 @@ public final class Linearizability {
       if (valid == Verdict.Value.FALSE) m.put("not", new java.util.LinkedHashSet<>(List.of(new Kw("linearizable"))));
       m.put("anomaly-types", types);
       LinkedHashMap<String, Object> an = new LinkedHashMap<>(), cx = new LinkedHashMap<>(), counts = new LinkedHashMap<>();
-      for (String t : new java.util.TreeSet<>(anomalies.types())) {
+      for (String t : isocheck.report.AnomalyOrder.sorted(anomalies.types())) {
         List<Object> l = new ArrayList<>();
         for (Anomaly a : anomalies.get(t)) l.add(instance(a));
         an.put(t, l);
@@ -160,7 +160,7 @@ public final class Linearizability {
         for (int i = 0; i < Math.min(10, failures.size()); i++) ks.add(Edn.str(failures.get(i)));
         sb.append(String.join(", ", ks)).append(failures.size() > 10 ? ", ..." : "").append(")\n");
       }
-      for (String t : new java.util.TreeSet<>(anomalies.types())) {
+      for (String t : isocheck.report.AnomalyOrder.sorted(anomalies.types())) {
         long c = anomalies.count(t);
         List<Anomaly> l = anomalies.get(t);
         sb.append('\n').append(t).append(": ").append(c).append(c == 1 ? " instance" : " instances");
@@ -171,7 +171,7 @@ public final class Linearizability {
         sb.append(c > l.size() ? " (" + l.size() + " kept; the smallest is shown)" : c > 1 ? " (the smallest is shown)" : "").append('\n');
         for (String line : l.get(0).explanation.split("\n")) sb.append("  ").append(line).append('\n');
       }
-      sb.append("\nstats: ").append(Edn.str(stats)).append('\n');
+      sb.append("\nstats: ").append(isocheck.report.StatsLine.of(stats)).append('\n');
       return sb.toString();
     }
   }
@@ -453,7 +453,7 @@ public final class Linearizability {
           "On " + key + ", " + h.name(a) + " (" + h.opStr(a) + ") and " + h.name(b) + " (" + h.opStr(b) + ") both "
               + "compared-and-set from " + versionStr(p) + ", and both took effect. Once the first set its value, the "
               + "register no longer held " + (p == INIT ? "nil" : Edn.str(written(p))) + " for the second: no order of "
-              + "the ops explains both (MTC's Divergence pattern; a lost update).", null));
+              + "the ops explains both: a lost update (MTC calls this pattern Divergence).", null));
     }
 
     private void cyclic(HashMap<Integer, Boolean> effective, ArrayList<int[]> chainList) {

@@ -389,9 +389,10 @@ public final class MtAnalysis implements Steps.DataExplainer {
     data.put("arrows", arrows);
     int[] txns = version == BOT ? new int[] {a, b} : new int[] {a, b, version};
     return new Anomaly("lost-update", txns, data,
-        TableI.prefix("LostUpdate") + h.name(a) + " and " + h.name(b) + " both read key " + key + " = " + ver + ", and both "
-            + "wrote it (" + valueOf(a, k) + " and " + valueOf(b, k) + "): MTC's Divergence pattern. Whichever committed "
-            + "second overwrote a write it never saw (a lost update); as a cycle, each read the version the other "
+        h.name(a) + " and " + h.name(b) + " both read key " + key + " = " + ver + ", and both "
+            + "wrote it (" + valueOf(a, k) + " and " + valueOf(b, k) + "). Whichever committed "
+            + "second overwrote a write it never saw: a lost update (LostUpdate in MTC, which finds it by its Divergence "
+            + "check). As a cycle, each read the version the other "
             + "overwrote (" + h.name(a) + " rw→ " + h.name(b) + " rw→ " + h.name(a) + "). Every serializable and "
             + "snapshot-isolation level forbids it.", null);
   }

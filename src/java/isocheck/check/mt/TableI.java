@@ -53,10 +53,17 @@ public final class TableI {
   /** The Table I names, in the table's order (a-n). */
   public static java.util.Set<String> names() { return LETTER.keySet(); }
 
-  /** "WriteSkew (MTC Table I n: two transactions each read a version the other overwrote). " */
+  /**
+   * "Two transactions each read a version the other overwrote (WriteSkew in MTC). ": what
+   * happened first, the paper's name in parentheses.
+   */
   public static String prefix(String name) {
-    return name + " (MTC Table I " + LETTER.get(name) + ": " + GIST.get(name) + "). ";
+    String g = GIST.get(name);
+    return Character.toUpperCase(g.charAt(0)) + g.substring(1) + " (" + name + " in MTC). ";
   }
+
+  /** The letter of a name in MTC's table of anomalies (a-n), or null. */
+  public static String letter(String name) { return LETTER.get(name); }
 
   /** The Table I name of a pre-check anomaly from {@link isocheck.order.RegisterAnalysis}, or null. */
   static String ofPrecheck(History h, Anomaly a) {

@@ -25,6 +25,8 @@ final class TapReport {
   private final CausalOrder co;
   private final int[] prev, prevMask, seen, queue;
   private int stamp;
+  /** Transactions the sentences of the instance being built name (steps of chains, readers cited). */
+  private final LinkedHashSet<Integer> mentioned = new LinkedHashSet<>();
 
   TapReport(WeakHistory wh, CausalOrder co) {
     this.wh = wh;
@@ -86,8 +88,8 @@ final class TapReport {
     String text;
     switch (in.tap) {
       case THIN_AIR_READ:
-        text = r + " read " + read + (in.elem >= 0 ? " (element " + (in.elem + 1) + ")" : "")
-            + ", but no transaction wrote that value to " + h.keyStr(h.mopKey(in.mop)) + ".";
+        text = r + " read " + read + (in.elem >= 0 ? " (element " + (in.elem + 1) + ", counting from 1)" : "")
+            + ", but no transaction wrote that value to key " + h.keyStr(h.mopKey(in.mop)) + ".";
         return anomaly(in.tap, txns(t), d, text);
       case ABORTED_READ:
         text = r + " read " + read + ", which " + name(in.t1) + " wrote in " + h.mopStr(in.mop2) + "; but "
@@ -98,7 +100,7 @@ final class TapReport {
         text = r + " read " + read + ", a value it only wrote later, in " + h.mopStr(in.mop2) + ".";
         break;
       case NOT_MY_OWN_WRITE:
-        text = r + " wrote " + h.keyStr(h.mopKey(in.mop)) + (in.mop2 >= 0 ? " (" + h.mopStr(in.mop2) + ")" : "")
+        text = r + " wrote key " + h.keyStr(h.mopKey(in.mop)) + (in.mop2 >= 0 ? " (" + h.mopStr(in.mop2) + ")" : "")
             + " and later read " + read + ", which " + name(in.t1)
             + (in.t1 == WeakHistory.BOT ? " holds" : " wrote") + ": a read after the transaction's own write must see that write.";
         if (in.t1 >= 0) arrows.add(arrow(name(in.t1), name(t), "wr " + h.keyStr(h.mopKey(in.mop)), "solid"));
@@ -110,7 +112,7 @@ final class TapReport {
         break;
       case INTERMEDIATE_READ:
         text = r + " read " + read + ", which shows " + name(in.t1) + "'s " + h.mopStr(in.mop2) + "; but "
-            + name(in.t1) + " wrote " + h.keyStr(h.mopKey(in.mop)) + " again afterwards"
+            + name(in.t1) + " wrote key " + h.keyStr(h.mopKey(in.mop)) + " again afterwards"
             + (wh.list ? " (its appends to a key are one atomic block, here cut short)" : "")
             + ", so " + name(t) + " saw a state " + name(in.t1) + " never committed.";
         arrows.add(arrow(name(in.t1), name(t), "wr " + h.keyStr(h.mopKey(in.mop)), "solid"));
@@ -120,11 +122,11 @@ final class TapReport {
         break;
       case INCOMPATIBLE_ORDER:
         text = r + " read " + read + ", which is not a prefix of " + h.mopStr(in.mop2, in.elem) + " (read by "
-            + name(h.mopTxn(in.mop2)) + "): they differ at position " + String.format("%,d", in.elem + 1) + ", so no single order of "
+            + name(h.mopTxn(in.mop2)) + "): they differ at position " + String.format("%,d", in.elem + 1) + " (counting from 1), so no single order of key "
             + h.keyStr(h.mopKey(in.mop)) + "'s appends explains both.";
         return anomaly(in.tap, txns(t, h.mopTxn(in.mop2)), d, text);
       case NON_REPEATABLE_READ:
-        text = r + " read " + h.keyStr(h.mopKey(in.mop)) + " twice from two different transactions: " + read
+        text = r + " read key " + h.keyStr(h.mopKey(in.mop)) + " twice, from two different transactions: " + read
             + " from " + name(in.t1) + ", then " + readStr(in.mop2) + " from " + name(in.t2) + ".";
         d.put("read", List.of(h.mopStr(in.mop), h.mopStr(in.mop2)));
         if (in.t1 >= 0) arrows.add(arrow(name(in.t1), name(t), "wr " + h.keyStr(h.mopKey(in.mop)), "solid"));
@@ -205,18 +207,24 @@ final class TapReport {
         int wi = wwIndex(a, b);
         int x = wi >= 0 ? wh.wwKey.get(wi) : -1;
         s = wi >= 0 && wh.wwUnread.get(wi) == 1
-            ? name(b) + "'s append to " + h.keyStr(x) + " is in no read of it, so it comes after " + name(a) + "'s, the last one read"
-            : "the order of " + (x >= 0 ? h.keyStr(x) : "a key") + "'s list puts " + name(a) + "'s appends before " + name(b) + "'s";
+            ? name(b) + "'s append to key " + h.keyStr(x) + " is in no read of it, so it comes after " + name(a) + "'s, the last one read"
+            : "the order of " + (x >= 0 ? "key " + h.keyStr(x) : "a key") + "'s list puts " + name(a) + "'s appends before " + name(b) + "'s";
         label = "ww" + (x >= 0 ? " " + h.keyStr(x) : "");
       } else {
         int e = forcedIndex(f, a, b);
         int rfi = e >= 0 ? f.rf.get(e) : -1;
-        s = name(a) + " must commit before " + name(b) + " (" + level + "): " + (rfi >= 0 ? name(txnOfRf(rfi)) + " read "
-            + h.mopStr(wh.rfMop[rfi]) + " from " + name(b) + ", and " + name(a) + ", which also wrote " + h.keyStr(wh.rfKey[rfi]) + ", "
-            + viaText(a, txnOfRf(rfi), f.via.get(e)) : "forced");
+        if (rfi >= 0) rfiMentioned = txnOfRf(rfi);
+        s = name(a) + " must commit before " + name(b) + " (under " + level + "): " + (rfi >= 0 ? name(txnOfRf(rfi)) + " read "
+            + h.mopStr(wh.rfMop[rfi]) + " from " + name(b) + ", and " + name(a) + ", which also wrote key " + h.keyStr(wh.rfKey[rfi]) + ", "
+            + viaText(a, txnOfRf(rfi), f.via.get(e)) + ", so " + name(txnOfRf(rfi)) + " should have seen " + name(a) + "'s write or a newer one"
+            : "the level's rule orders them so");
         label = "cm";
         style = "dashed";
       }
+      mentioned.add(a);
+      mentioned.add(b);
+      if (rfiMentioned >= 0) mentioned.add(rfiMentioned);
+      rfiMentioned = -1;
       if (sb.length() > 0) sb.append(";\n");
       sb.append("  ").append(s);
       arrows.add(arrow(name(a), name(b), label, style));
@@ -224,6 +232,8 @@ final class TapReport {
     }
     return sb.toString();
   }
+
+  private int rfiMentioned = -1;
 
   private int txnOfRf(int rfi) { return h.mopTxn(wh.rfMop[rfi]); }
 
@@ -280,42 +290,45 @@ final class TapReport {
   Anomaly triangle(Tap tap, int rfi, int t2, int via, boolean coChain, Digraph g, int[] comp, CommitOrder.Forced f, String level) {
     int t3 = txnOfRf(rfi), t1 = wh.rfFrom[rfi], mx = wh.rfMop[rfi], x = wh.rfKey[rfi];
     List<Object> arrows = new ArrayList<>(), stepData = new ArrayList<>();
+    mentioned.clear();
     StringBuilder sb = new StringBuilder();
-    sb.append(name(t3)).append(" (process ").append(proc(t3)).append(") read ").append(h.mopStr(mx)).append(" from ").append(name(t1))
+    String key = "key " + h.keyStr(x);
+    sb.append(name(t3)).append(" (process ").append(proc(t3)).append(") read ").append(h.mopStr(mx)).append(": ")
+        .append(t1 == WeakHistory.BOT ? "the initial state of " + key + ", before any write to it"
+            : wh.list ? "the last append to " + key + " it shows is " + name(t1) + "'s" : "the value " + name(t1) + " wrote")
         .append(".\n");
     arrows.add(arrow(name(t1), name(t3), "wr " + h.keyStr(x), "solid"));
     int w2 = wh.lastWrite(t2, x);
-    sb.append(name(t2)).append(" also wrote ").append(h.keyStr(x)).append(w2 >= 0 ? " (" + h.mopStr(w2) + ")" : "").append(", and ");
+    sb.append(name(t2)).append(" also wrote ").append(key).append(w2 >= 0 ? " (" + h.mopStr(w2) + ")" : "").append(", and ");
     int[] ts;
     if (via == CommitOrder.SO_VIA) {
-      sb.append("precedes ").append(name(t3)).append(" in process ").append(proc(t3)).append(".\n");
+      sb.append("ran before ").append(name(t3)).append(" in process ").append(proc(t3)).append(".\n");
       arrows.add(arrow(name(t2), name(t3), "so", "solid"));
     } else if (via >= 0) {
-      sb.append(name(t3)).append(" observed it in ").append(h.mopStr(via)).append(via < mx ? ", before reading " + h.keyStr(x) : "").append(".\n");
+      sb.append(name(t3)).append(" had seen ").append(name(t2)).append("'s writes: its read ").append(h.mopStr(via)).append(" shows ")
+          .append(name(t2)).append("'s ").append(wh.list ? "append" : "write").append(via < mx ? ", before it read " + key : "").append(".\n");
       arrows.add(arrow(name(t2), name(t3), "wr " + h.keyStr(h.mopKey(via)), "solid"));
     } else {
       int[][] p = path(co.succ(), Edge.SO | Edge.WR, t2, t3, null, 0);
       sb.append("causally precedes ").append(name(t3)).append(":\n");
       if (p != null) sb.append(steps(p, null, level, arrows, stepData)).append(".\n");
     }
-    sb.append("So ").append(axiom(level)).append(" forces ").append(name(t2)).append(" to commit before ").append(name(t1)).append(".\n");
+    sb.append(rule(level, t2, t3, key)).append(" So ").append(name(t2)).append("'s write of ").append(key)
+        .append(t1 == WeakHistory.BOT ? " must come before the initial state"
+            : " must be ordered before " + name(t1) + "'s: " + name(t2) + " must commit before " + name(t1))
+        .append(".\n");
     arrows.add(arrow(name(t2), name(t1), "cm", "dashed"));
     if (t1 == WeakHistory.BOT) {
       sb.append("But the initial state precedes every transaction: a contradiction.");
-      ts = txns(t2, t3);
+      ts = txns(concat(new int[] {t2, t3}, ints(mentioned)));
     } else {
       int[][] p = coChain ? path(co.succ(), Edge.SO | Edge.WR, t1, t2, null, 0)
           : path(g, Edge.SO | Edge.WR | Edge.WW | Edge.CM, t1, t2, comp, comp == null ? 0 : comp[t1]);
       sb.append("But ").append(name(t1)).append(coChain ? " causally precedes " : " must commit before ").append(name(t2)).append(":\n");
-      if (p != null) {
-        sb.append(steps(p, f, level, arrows, stepData)).append(".\n");
-        int[] all = new int[p[0].length + 2];
-        all[0] = t1;
-        all[1] = t2;
-        System.arraycopy(p[0], 0, all, 2, p[0].length);
-        ts = txns(concat(new int[] {t1, t2, t3}, p[0]));
-      } else ts = txns(t1, t2, t3);
-      sb.append("A cycle: no commit order satisfies ").append(level).append('.');
+      if (p != null) sb.append(steps(p, f, level, arrows, stepData)).append(".\n");
+      ts = txns(concat(new int[] {t1, t2, t3}, ints(mentioned)));
+      sb.append("So ").append(name(t2)).append(" must commit both before and after ").append(name(t1)).append(": no commit order satisfies ")
+          .append(level).append(" (").append(levelName(level)).append(").");
     }
     Map<String, Object> d = Anomaly.map("key", h.key(x), "read", h.mopStr(mx), "t1", t1 >= 0 ? (Object) (long) h.displayIndex(t1) : new Kw("init"),
         "t2", (long) h.displayIndex(t2), "t3", (long) h.displayIndex(t3), "level", new Kw(level), "steps", stepData, "arrows", arrows);
@@ -328,12 +341,37 @@ final class TapReport {
     return r;
   }
 
-  static String axiom(String level) {
+  /**
+   * The level's rule that orders t2's write before the one t3 read, in words (the paper's name of
+   * the rule in parentheses): read committed's MonoAtomicView, read atomic's ReadAtomic, causal
+   * consistency's Causal (Plume §3.1).
+   */
+  private String rule(String level, int t2, int t3, String key) {
     switch (level) {
-      case "rc": return "read committed's MonoAtomicView axiom";
-      case "ra": return "read atomic's ReadAtomic axiom";
-      default: return "causal consistency's Causal axiom";
+      case "rc": return "Under rc (read committed), once a transaction has seen some of " + name(t2) + "'s writes, its later reads "
+          + "must not show a state older than " + name(t2) + "'s (Plume's MonoAtomicView): " + name(t3) + "'s read of " + key
+          + " must show " + name(t2) + "'s write or a newer one.";
+      case "ra": return "Under ra (read atomic), a transaction that sees one of " + name(t2) + "'s writes must see all of them "
+          + "(Plume's ReadAtomic): " + name(t3) + "'s read of " + key + " must show " + name(t2) + "'s write or a newer one.";
+      default: return "Under tcc (causal consistency), a transaction must see every write that causally precedes it (Plume's Causal): "
+          + name(t3) + "'s read of " + key + " must show " + name(t2) + "'s write or a newer one.";
     }
+  }
+
+  static String levelName(String level) {
+    switch (level) {
+      case "rc": return "read committed";
+      case "ra": return "read atomic";
+      case "ci": return "cut isolation";
+      default: return "causal consistency";
+    }
+  }
+
+  private static int[] ints(java.util.Collection<Integer> c) {
+    int[] r = new int[c.size()];
+    int i = 0;
+    for (int x : c) r[i++] = x;
+    return r;
   }
 
   // ------------------------------------------------------------------ cycles without a triangle
@@ -360,10 +398,12 @@ final class TapReport {
       }
     }
     List<Object> arrows = new ArrayList<>(), stepData = new ArrayList<>();
-    String text = tap == Tap.CYCLIC_CO ? "Session order and reads-from form a cycle:\n" : "The order of a key's list contradicts causal order:\n";
+    mentioned.clear();
+    String text = tap == Tap.CYCLIC_CO ? "What these transactions read and the order of their processes form a cycle:\n"
+        : "The order of a key's list contradicts the order in which these transactions saw each other's writes:\n";
     text += p == null ? "" : steps(p, null, "rc", arrows, stepData) + ".";
     Map<String, Object> d = Anomaly.map("steps", stepData, "arrows", arrows);
-    int[] ts = p == null ? new int[] {start} : txns(p[0]);
+    int[] ts = p == null ? new int[] {start} : txns(concat(p[0], ints(mentioned)));
     return anomaly(tap, ts, d, text);
   }
 }
