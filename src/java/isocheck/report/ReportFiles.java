@@ -44,7 +44,7 @@ public final class ReportFiles {
         .append("h1{font-size:1.6em;margin-bottom:0.2em}h1 .what{color:#666;font-weight:normal}")
         .append("table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 10px;text-align:left;vertical-align:top}")
         .append(".ok{color:#2e7d32}.bad{color:#c62828;font-weight:bold}.unk{color:#ef6c00}")
-        .append("a{color:#1f4e9c}")
+        .append("a{color:#1f4e9c}table.levels a{white-space:nowrap}")
         .append("nav.toc{background:#f3f5f9;border:1px solid #dde3ee;padding:6px 10px;margin:1em 0;line-height:1.8}")
         .append("nav.toc a{white-space:nowrap;margin-right:0.3em}nav.toc .n{color:#666;font-size:85%}")
         .append(".sec-head{display:flex;align-items:baseline;gap:1em;border-top:1px solid #ddd;margin-top:1.6em}")
@@ -67,13 +67,13 @@ public final class ReportFiles {
         .append(heading != null ? ":</span> " + esc(heading) : "</span>").append("</h1>\n");
     if (source != null) html.append("<p>input: <code>").append(esc(source)).append("</code></p>\n");
     // Contents: every section, the anomalies with their counts.
-    html.append("<nav class=\"toc\"><b>Contents:</b> <a href=\"#verdicts\">verdicts</a> ");
-    if (!relevant.isEmpty()) html.append("<a href=\"#legend\">legend</a> ");
+    html.append("<nav class=\"toc\"><b>Contents:</b> <a href=\"#verdicts\">verdicts</a>");
+    if (!relevant.isEmpty()) html.append(" &middot; <a href=\"#legend\">legend</a>");
     for (String type : relevant) {
-      html.append("&middot; <a href=\"#").append(anchor(type)).append("\">").append(esc(type)).append("</a> <span class=\"n\">(")
-          .append(String.format("%,d", r.anomalies.count(type))).append(")</span> ");
+      html.append(" &middot; <a href=\"#").append(anchor(type)).append("\">").append(esc(type)).append("</a>&nbsp;<span class=\"n\">(")
+          .append(String.format("%,d", r.anomalies.count(type))).append(")</span>");
     }
-    html.append("&middot; <a href=\"#stats\">stats</a></nav>\n");
+    html.append(" &middot; <a href=\"#stats\">stats</a></nav>\n");
     html.append("<section id=\"verdicts\">\n<p>valid? <span class=\"").append(cls(v)).append("\">").append(word(v)).append("</span> &mdash; ")
         .append(esc(String.valueOf(r.stats.get("txns")))).append(" transactions</p>\n<table class=\"levels\"><tr><th>level</th><th>verdict</th><th>anomalies / reason</th></tr>\n");
     for (Map.Entry<Level, Verdict> e : r.levels.entrySet()) {

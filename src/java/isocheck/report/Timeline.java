@@ -15,7 +15,9 @@ import java.util.TreeSet;
  * A counterexample's transactions on a timeline, as inline SVG for report.html: one lane per
  * process, each transaction a bar from its invocation to its completion labelled with its name
  * and micro-ops, and the counterexample's arrows ({@link Dot#arrows}) drawn across the lanes in
- * their {@link EdgeKind}'s colour, so that realtime and process order can be seen.
+ * their {@link EdgeKind}'s colour, so that realtime and process order can be seen. Lanes follow the
+ * order in which the counterexample names its transactions (a cycle's), so most steps join
+ * neighbouring lanes.
  *
  * <p>Invocations and completions are placed by the ops' :time when every one involved has one,
  * else by their op's :index (their position in the history when ops have none); the axis keeps their order, not their distances (one
@@ -65,13 +67,11 @@ final class Timeline {
     double col = Math.max(MIN_COL, Math.min(MAX_COL, (widthPx - LABEL_W - 24) / (double) Math.max(1, cols)));
     double width = LABEL_W + 12 + col * cols + 12;
 
-    // Lanes: processes in the order of their first transaction's start.
-    Integer[] order = new Integer[n];
-    for (int i = 0; i < n; i++) order[i] = i;
-    Arrays.sort(order, (x, y) -> Long.compare(start[x], start[y]));
+    // Lanes: processes in the order the counterexample names its transactions (a cycle's order),
+    // so that most steps go between neighbouring lanes.
     LinkedHashMap<Object, Integer> lanes = new LinkedHashMap<>();
     int[] lane = new int[n];
-    for (int i : order) {
+    for (int i = 0; i < n; i++) {
       Object p = h.process(ts[i]);
       Integer l = lanes.get(p);
       if (l == null) lanes.put(p, l = lanes.size());
@@ -156,10 +156,25 @@ final class Timeline {
       Integer fi = idx.get(ar.fromTxn), ti = idx.get(ar.toTxn);
       if (fi == null || ti == null) continue;
       boolean seq = ar.kind == EdgeKind.PROCESS || ar.kind == EdgeKind.REALTIME;
-      double ax = seq ? x1[fi] : (x0[fi] + x1[fi]) / 2, bx = seq ? x0[ti] : (x0[ti] + x1[ti]) / 2;
-      double ay, by, cx, cy;
       String pairKey = Math.min(lane[fi], lane[ti]) + "/" + Math.max(lane[fi], lane[ti]);
       int k = seen.merge(pairKey, 1, Integer::sum) - 1;
+      // Where the arrow leaves and arrives: one bar after the other, from the end of the first to
+      // the start of the second (or, running backwards in time, from the start of the first to
+      // the end of the second); bars that overlap, straight across their overlap.
+      double lo = Math.max(x0[fi], x0[ti]), hi = Math.min(x1[fi], x1[ti]), ax, bx, bend = 0;
+      if (seq || x1[fi] <= x0[ti]) {
+        ax = x1[fi];
+        bx = x0[ti];
+        bend = (k % 2 == 0 ? 1 : -1) * 24 * ((k + 1) / 2);
+      } else if (x1[ti] <= x0[fi]) {
+        ax = x0[fi];
+        bx = x1[ti];
+        bend = (k % 2 == 0 ? 1 : -1) * 24 * ((k + 1) / 2);
+      } else {
+        double off = (k % 2 == 0 ? 1 : -1) * 14 * ((k + 1) / 2);
+        ax = bx = Math.max(lo + 2, Math.min(hi - 2, (lo + hi) / 2 + off));
+      }
+      double ay, by, cx, cy;
       if (lane[fi] == lane[ti]) {
         // Within a lane: an arc below the bars (their labels are above).
         ay = yBar[fi] + BAR_H / 2.0;
@@ -170,8 +185,7 @@ final class Timeline {
         boolean down = lane[ti] > lane[fi];
         ay = yBar[fi] + (down ? BAR_H / 2.0 : -BAR_H / 2.0);
         by = yBar[ti] + (down ? -BAR_H / 2.0 : BAR_H / 2.0);
-        double bend = (k % 2 == 0 ? 1 : -1) * 18 * ((k + 1) / 2);
-        cx = (ax + bx) / 2 + bend + (Math.abs(bx - ax) < 4 ? 14 : 0);
+        cx = (ax + bx) / 2 + bend;
         cy = (ay + by) / 2;
       }
       EdgeKind kind = ar.kind;
