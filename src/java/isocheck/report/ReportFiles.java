@@ -193,7 +193,7 @@ public final class ReportFiles {
           .append("<svg width=\"54\" height=\"12\" viewBox=\"0 0 54 12\"><line x1=\"2\" y1=\"6\" x2=\"44\" y2=\"6\" stroke=\"")
           .append(k.color).append("\" stroke-width=\"2\"").append(dash != null ? " stroke-dasharray=\"" + dash + "\"" : "")
           .append("/><path d=\"M44,1 L53,6 L44,11 z\" fill=\"").append(k.color).append("\"/></svg></td><td class=\"kind\" style=\"color:")
-          .append(k.color).append("\">").append(k.label).append("</td><td>").append(esc(k.meaning)).append("</td></tr>\n");
+          .append(k.color).append("\">").append(k.label).append(k == EdgeKind.PROCESS ? " (so)" : "").append("</td><td>").append(esc(k.meaning)).append("</td></tr>\n");
     }
     html.append("<tr><td><svg width=\"54\" height=\"12\" viewBox=\"0 0 54 12\"><line x1=\"2\" y1=\"6\" x2=\"52\" y2=\"6\" ")
         .append("stroke=\"#555\" stroke-width=\"2\" stroke-dasharray=\"2 3\"/></svg></td><td class=\"kind\">dotted</td>")

@@ -32,13 +32,26 @@ final class Timeline {
   /** The width of a character of the bars' 11 px monospace labels. */
   static final double CHAR_W = 6.7;
 
-  /** Whether the timeline places events by the ops' :time (else by position in the history). */
+  /**
+   * Whether the timeline places events by the ops' :time: when every invocation and completion
+   * of txns has one, and they tell apart as many instants as their positions in the history do
+   * (a history whose ops all carry the same :time is placed by position).
+   */
   static boolean byTime(History h, int[] txns) {
+    TreeSet<Long> times = new TreeSet<>(), positions = new TreeSet<>();
     for (int t : txns) {
-      if (h.invokeOrdinal(t) >= 0 && h.invokeTime(t) == OpRecord.ABSENT) return false;
-      if (h.completeOrdinal(t) >= 0 && h.completeTime(t) == OpRecord.ABSENT) return false;
+      if (h.invokeOrdinal(t) >= 0) {
+        if (h.invokeTime(t) == OpRecord.ABSENT) return false;
+        times.add(h.invokeTime(t));
+        positions.add(h.invokeOrdinal(t));
+      }
+      if (h.completeOrdinal(t) >= 0) {
+        if (h.completeTime(t) == OpRecord.ABSENT) return false;
+        times.add(h.completeTime(t));
+        positions.add(h.completeOrdinal(t));
+      }
     }
-    return txns.length > 0;
+    return txns.length > 0 && times.size() == positions.size();
   }
 
   /** The SVG of a's timeline (no XML prolog), at most about widthPx wide unless it has many events. */
@@ -165,11 +178,11 @@ final class Timeline {
       if (seq || x1[fi] <= x0[ti]) {
         ax = x1[fi];
         bx = x0[ti];
-        bend = (k % 2 == 0 ? 1 : -1) * 24 * ((k + 1) / 2);
+        bend = 12 + 16 * k;
       } else if (x1[ti] <= x0[fi]) {
         ax = x0[fi];
         bx = x1[ti];
-        bend = (k % 2 == 0 ? 1 : -1) * 24 * ((k + 1) / 2);
+        bend = 12 + 16 * k;
       } else {
         double off = (k % 2 == 0 ? 1 : -1) * 14 * ((k + 1) / 2);
         ax = bx = Math.max(lo + 2, Math.min(hi - 2, (lo + hi) / 2 + off));
@@ -185,8 +198,10 @@ final class Timeline {
         boolean down = lane[ti] > lane[fi];
         ay = yBar[fi] + (down ? BAR_H / 2.0 : -BAR_H / 2.0);
         by = yBar[ti] + (down ? -BAR_H / 2.0 : BAR_H / 2.0);
-        cx = (ax + bx) / 2 + bend;
-        cy = (ay + by) / 2;
+        // Bent to the arrow's right: two arrows between the same ends in opposite directions part.
+        double dx = bx - ax, dy = by - ay, len = Math.max(1, Math.hypot(dx, dy));
+        cx = (ax + bx) / 2 - dy / len * bend;
+        cy = (ay + by) / 2 + dx / len * bend;
       }
       EdgeKind kind = ar.kind;
       String color = kind != null ? kind.color : "#000000";
