@@ -311,3 +311,26 @@
     (is (re-find #"(?s)<details><summary>[^<]*</summary><pre>\{:workload :wr, :txns 4" html) "every figure, folded")
     (is (not (re-find #"<h2>stats</h2><pre>" html)) "no raw EDN as the section")
     (is (= 4 (get-in result [:stats :txns])))))
+
+(defn- g1c-timed
+  "A G1c between processes 0 and 1, their ops at times (ns) ts (none when nil), :index 0..3."
+  [ts]
+  (mapv (fn [o i t] (cond-> (assoc o :index i) t (assoc :time t)))
+        [{:type :invoke :process 0 :f :txn :value [[:append :a 1] [:r :b nil]]}
+         {:type :invoke :process 1 :f :txn :value [[:append :b 1] [:r :a nil]]}
+         {:type :ok :process 0 :f :txn :value [[:append :a 1] [:r :b [1]]]}
+         {:type :ok :process 1 :f :txn :value [[:append :b 1] [:r :a [1]]]}]
+        (range) (concat ts (repeat nil))))
+
+(deftest timelines-place-transactions-by-time-when-it-tells-them-apart
+  (let [timeline (fn [ops] (second (re-find #"(?s)(<svg[^>]*class=\"timeline\".*?</svg>)" (:html (write-report ops [:serializable] "t.edn")))))
+        by (fn [svg] (second (re-find #"data-by=\"(\w+)\"" svg)))]
+    (is (= "time" (by (timeline (g1c-timed [1000000 2000000 3000000 4000000])))) "distinct times: by :time")
+    (is (= "position" (by (timeline (g1c-timed [0 0 0 0])))) "the same :time throughout: by position")
+    (is (= "position" (by (timeline (g1c-timed [])))) "no :time: by position")
+    (let [svg (timeline (g1c-timed [1000000 2000000 3000000 4000000]))]
+      (is (= #{"0" "1"} (set (map second (re-seq #"class=\"lane\" data-process=\"([^\"]+)\"" svg)))) "a lane per process")
+      (is (= #{["wr" "T2" "T3"] ["wr" "T3" "T2"]}
+             (set (map rest (re-seq #"class=\"edge\" data-kind=\"(\w+)\" data-from=\"(\w+)\" data-to=\"(\w+)\"" svg))))
+          "an arrow per step")
+      (is (str/includes? svg "+0.002") "the axis in seconds from the first instant"))))

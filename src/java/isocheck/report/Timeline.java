@@ -175,6 +175,7 @@ final class Timeline {
       // the start of the second (or, running backwards in time, from the start of the first to
       // the end of the second); bars that overlap, straight across their overlap.
       double lo = Math.max(x0[fi], x0[ti]), hi = Math.min(x1[fi], x1[ti]), ax, bx, bend = 0;
+      String anchor = "middle";
       if (seq || x1[fi] <= x0[ti]) {
         ax = x1[fi];
         bx = x0[ti];
@@ -186,6 +187,8 @@ final class Timeline {
       } else {
         double off = (k % 2 == 0 ? 1 : -1) * 14 * ((k + 1) / 2);
         ax = bx = Math.max(lo + 2, Math.min(hi - 2, (lo + hi) / 2 + off));
+        // Straight down or up: the label beside the line, away from its neighbour's.
+        anchor = off >= 0 ? "start" : "end";
       }
       double ay, by, cx, cy;
       if (lane[fi] == lane[ti]) {
@@ -207,15 +210,15 @@ final class Timeline {
       String color = kind != null ? kind.color : "#000000";
       String dash = kind != null ? kind.dashArray(ar.hypothetical) : null;
       // The label at the curve's midpoint (a quadratic Bézier's point at t = 1/2).
-      double mx = (ax + 2 * cx + bx) / 4, my = (ay + 2 * cy + by) / 4;
+      double mx = (ax + 2 * cx + bx) / 4 + (anchor.equals("start") ? 4 : anchor.equals("end") ? -4 : 0), my = (ay + 2 * cy + by) / 4;
       sb.append("<g class=\"edge\" data-kind=\"").append(kind != null ? kind.label : "other").append("\" data-from=\"")
           .append(ReportFiles.esc(ar.from)).append("\" data-to=\"").append(ReportFiles.esc(ar.to)).append("\"><title>")
           .append(ReportFiles.esc(ar.from + " " + ar.label + " → " + ar.to + (ar.hypothetical ? " (hypothetical)" : ""))).append("</title>");
       sb.append(String.format(Locale.ROOT, "<path d=\"M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s "
           + "marker-end=\"url(#arrow-%s)\"/>", ax, ay, cx, cy, bx, by, color, dash != null ? " stroke-dasharray=\"" + dash + "\"" : "",
           kind != null ? kind.label : "other"));
-      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" class=\"edge-label\" fill=\"%s\" text-anchor=\"middle\">%s</text>",
-          mx, my + 4, color, ReportFiles.esc(fit(ar.label, 24))));
+      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" class=\"edge-label\" fill=\"%s\" text-anchor=\"%s\">%s</text>",
+          mx, my + 4, color, anchor, ReportFiles.esc(fit(ar.label, 24))));
       sb.append("</g>\n");
     }
     return sb.append("</svg>").toString();
