@@ -57,7 +57,7 @@ public final class ReportFiles {
         // A wide cycle scales down to the page; it can still be scrolled at full size.
         .append(".pic{overflow-x:auto}.pic svg{max-width:100%;height:auto}")
         .append(".tl{overflow-x:auto;margin:0.5em 0}.tl svg{max-width:100%;height:auto;display:block}")
-        .append("svg.timeline text{font-size:11px}svg.timeline .bar-label{font-family:monospace}")
+        .append("svg.timeline text{font-size:11px}svg.timeline .bar-label{font-family:monospace;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}")
         .append("svg.timeline .lane-label,svg.timeline .axis{font-family:sans-serif;fill:#555}")
         .append("svg.timeline .edge-label{font-family:sans-serif;font-weight:bold;paint-order:stroke;stroke:#fff;stroke-width:3px}")
         .append(".caption{color:#555;font-size:90%;margin:0.3em 0}")
@@ -130,7 +130,7 @@ public final class ReportFiles {
       html.append("<pre class=\"explanation\">").append(esc(a.explanation)).append("</pre>\n");
       int[] ts = a.txns;
       boolean byTime = Timeline.byTime(r.history, ts);
-      html.append("<div class=\"tl\">").append(Timeline.svg(r.history, a, Dot.arrows(r.history, a), PAGE_PX)).append("</div>\n")
+      html.append("<div class=\"tl\">").append(Timeline.svg(r.history, a, Dot.arrows(r.history, a), PAGE_PX, "tl-" + anchor(type))).append("</div>\n")
           .append("<p class=\"caption\">Timeline: a lane per process, a bar per transaction from its invocation to its completion, ")
           .append(byTime ? "placed by the ops' <code>:time</code>" : r.history.indexUsable ? "placed by the ops' <code>:index</code>"
               : "placed by the ops' positions in the history")

@@ -54,8 +54,11 @@ final class Timeline {
     return txns.length > 0 && times.size() == positions.size();
   }
 
-  /** The SVG of a's timeline (no XML prolog), at most about widthPx wide unless it has many events. */
-  static String svg(History h, Anomaly a, List<Dot.Arrow> arrows, int widthPx) {
+  /**
+   * The SVG of a's timeline (no XML prolog), at most about widthPx wide unless it has many events;
+   * id, unique in the page, prefixes its arrowheads' ids.
+   */
+  static String svg(History h, Anomaly a, List<Dot.Arrow> arrows, int widthPx, String id) {
     LinkedHashSet<Integer> set = new LinkedHashSet<>();
     for (int t : a.txns) if (t >= 0) set.add(t);
     int[] ts = set.stream().mapToInt(Integer::intValue).toArray();
@@ -107,8 +110,8 @@ final class Timeline {
     sb.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"%.0f\" height=\"%.0f\" "
         + "viewBox=\"0 0 %.0f %.0f\" data-by=\"%s\">\n", width, height, width, height, time ? "time" : "position"));
     sb.append("<defs>");
-    for (EdgeKind k : EdgeKind.values()) marker(sb, k.label, k.color);
-    marker(sb, "other", "#000000");
+    for (EdgeKind k : EdgeKind.values()) marker(sb, id, k.label, k.color);
+    marker(sb, id, "other", "#000000");
     sb.append("</defs>\n");
     // Lanes.
     for (Map.Entry<Object, Integer> e : lanes.entrySet()) {
@@ -143,7 +146,9 @@ final class Timeline {
       }
     }
     sb.append('\n');
-    // Bars, each labelled up to where the next bar of its lane starts.
+    // Bars, each labelled up to where the next bar of its lane starts; drawn over the arrows'
+    // lines, under their labels.
+    StringBuilder bars = new StringBuilder(), lines = new StringBuilder(), heads = new StringBuilder(), labels = new StringBuilder();
     for (int i = 0; i < n; i++) {
       int t = ts[i];
       double room = width - 6 - x0[i];
@@ -152,11 +157,11 @@ final class Timeline {
       String shown = fit(full, (int) Math.max(h.name(t).length(), room / CHAR_W));
       String status = h.completeOrdinal(t) >= 0 ? isocheck.history.OpType.name(h.status(t)) : "pending";
       String fill = status.equals("ok") ? "#90a4ae" : status.equals("fail") ? "#ef9a9a" : "#ffe082";
-      sb.append("<g class=\"txn\" data-txn=\"").append(h.name(t)).append("\"><title>").append(ReportFiles.esc(h.name(t) + " (process "
+      bars.append("<g class=\"txn\" data-txn=\"").append(h.name(t)).append("\"><title>").append(ReportFiles.esc(h.name(t) + " (process "
           + Edn.str(h.process(t)) + ", " + status + ", " + span(h, t, time) + ") " + fit(h.txnStr(t), 400))).append("</title>");
-      sb.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"3\" fill=\"%s\"%s/>",
+      bars.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"3\" fill=\"%s\"%s/>",
           x0[i], yBar[i] - BAR_H / 2.0, x1[i] - x0[i], BAR_H, fill, open[i] ? " stroke=\"#555\" stroke-dasharray=\"3 2\"" : ""));
-      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" class=\"bar-label\">", x0[i], yBar[i] - BAR_H / 2.0 - 4))
+      bars.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" class=\"bar-label\">", x0[i], yBar[i] - BAR_H / 2.0 - 4))
           .append("<tspan font-weight=\"bold\">").append(ReportFiles.esc(h.name(t))).append("</tspan>")
           .append(ReportFiles.esc(shown.substring(Math.min(shown.length(), h.name(t).length())))).append("</text></g>\n");
     }
@@ -211,16 +216,22 @@ final class Timeline {
       String dash = kind != null ? kind.dashArray(ar.hypothetical) : null;
       // The label at the curve's midpoint (a quadratic Bézier's point at t = 1/2).
       double mx = (ax + 2 * cx + bx) / 4 + (anchor.equals("start") ? 4 : anchor.equals("end") ? -4 : 0), my = (ay + 2 * cy + by) / 4;
-      sb.append("<g class=\"edge\" data-kind=\"").append(kind != null ? kind.label : "other").append("\" data-from=\"")
+      String k0 = kind != null ? kind.label : "other";
+      lines.append("<g class=\"edge\" data-kind=\"").append(k0).append("\" data-from=\"")
           .append(ReportFiles.esc(ar.from)).append("\" data-to=\"").append(ReportFiles.esc(ar.to)).append("\"><title>")
           .append(ReportFiles.esc(ar.from + " " + ar.label + " → " + ar.to + (ar.hypothetical ? " (hypothetical)" : ""))).append("</title>");
-      sb.append(String.format(Locale.ROOT, "<path d=\"M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s "
-          + "marker-end=\"url(#arrow-%s)\"/>", ax, ay, cx, cy, bx, by, color, dash != null ? " stroke-dasharray=\"" + dash + "\"" : "",
-          kind != null ? kind.label : "other"));
-      sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" class=\"edge-label\" fill=\"%s\" text-anchor=\"%s\">%s</text>",
+      lines.append(String.format(Locale.ROOT, "<path d=\"M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s/>",
+          ax, ay, cx, cy, bx, by, color, dash != null ? " stroke-dasharray=\"" + dash + "\"" : ""));
+      lines.append("</g>\n");
+      // The head over the bars' labels: the curve's last stretch (from t = 0.85), with the arrowhead.
+      double u = 0.85, hx = (1 - u) * (1 - u) * ax + 2 * (1 - u) * u * cx + u * u * bx, hy = (1 - u) * (1 - u) * ay + 2 * (1 - u) * u * cy + u * u * by;
+      double qx = (1 - u) * cx + u * bx, qy = (1 - u) * cy + u * by;
+      heads.append(String.format(Locale.ROOT, "<path class=\"edge-head\" d=\"M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" "
+          + "stroke-width=\"1.6\" marker-end=\"url(#%s-arrow-%s)\"/>\n", hx, hy, qx, qy, bx, by, color, id, k0));
+      labels.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" class=\"edge-label\" fill=\"%s\" text-anchor=\"%s\">%s</text>\n",
           mx, my + 4, color, anchor, ReportFiles.esc(fit(ar.label, 24))));
-      sb.append("</g>\n");
     }
+    sb.append(lines).append(bars).append(heads).append(labels);
     return sb.append("</svg>").toString();
   }
 
@@ -258,8 +269,8 @@ final class Timeline {
     return LABEL_W + 12 + col * (i + 0.5);
   }
 
-  private static void marker(StringBuilder sb, String id, String color) {
-    sb.append("<marker id=\"arrow-").append(id).append("\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" ")
+  private static void marker(StringBuilder sb, String prefix, String id, String color) {
+    sb.append("<marker id=\"").append(prefix).append("-arrow-").append(id).append("\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" ")
         .append("orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"").append(color).append("\"/></marker>");
   }
 
