@@ -324,11 +324,11 @@
 
 (deftest timelines-place-transactions-by-time-when-it-tells-them-apart
   (let [timeline (fn [ops] (second (re-find #"(?s)(<svg[^>]*class=\"timeline\".*?</svg>)" (:html (write-report ops [:serializable] "t.edn")))))
-        by (fn [svg] (second (re-find #"data-by=\"(\w+)\"" svg)))]
+        by (fn [svg] (some->> svg (re-find #"data-by=\"(\w+)\"") second))]
     (is (= "time" (by (timeline (g1c-timed [1000000 2000000 3000000 4000000])))) "distinct times: by :time")
     (is (= "position" (by (timeline (g1c-timed [0 0 0 0])))) "the same :time throughout: by position")
     (is (= "position" (by (timeline (g1c-timed [])))) "no :time: by position")
-    (let [svg (timeline (g1c-timed [1000000 2000000 3000000 4000000]))]
+    (let [svg (str (timeline (g1c-timed [1000000 2000000 3000000 4000000])))]
       (is (= #{"0" "1"} (set (map second (re-seq #"class=\"lane\" data-process=\"([^\"]+)\"" svg)))) "a lane per process")
       (is (= #{["wr" "T2" "T3"] ["wr" "T3" "T2"]}
              (set (map rest (re-seq #"class=\"edge\" data-kind=\"(\w+)\" data-from=\"(\w+)\" data-to=\"(\w+)\"" svg))))
