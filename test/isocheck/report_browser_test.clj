@@ -91,8 +91,44 @@
       });
     }
     a['svg-texts'] = svg ? Array.prototype.map.call(svg.querySelectorAll('text'), box) : [];
+    a.id = s.id;
+    a['back-links'] = s.querySelectorAll('a[href=\"#top\"]').length;
+    var tl = s.querySelector('svg.timeline');
+    a.timeline = box(tl);
+    if (tl) {
+      a['timeline-lanes'] = Array.prototype.map.call(tl.querySelectorAll('g.lane'), function (g) { return g.getAttribute('data-process'); });
+      a['timeline-bars'] = Array.prototype.map.call(tl.querySelectorAll('g.txn'), function (g) {
+        var r = g.querySelector('rect.bar').getBoundingClientRect();
+        return {txn: g.getAttribute('data-txn'), top: r.top, bottom: r.bottom, width: r.width};
+      });
+      a['timeline-lane-boxes'] = Array.prototype.map.call(tl.querySelectorAll('g.lane'), function (g) {
+        var r = g.querySelector('rect').getBoundingClientRect();
+        return {process: g.getAttribute('data-process'), top: r.top, bottom: r.bottom};
+      });
+      a['timeline-edges'] = Array.prototype.map.call(tl.querySelectorAll('g.edge'), function (g) {
+        var path = g.querySelector('path');
+        return {kind: g.getAttribute('data-kind'), from: g.getAttribute('data-from'), to: g.getAttribute('data-to'),
+                stroke: path.getAttribute('stroke'), length: path.getTotalLength()};
+      });
+      a['timeline-texts'] = Array.prototype.map.call(tl.querySelectorAll('text'), box);
+    }
+    a['pic-edges'] = svg ? Array.prototype.map.call(svg.querySelectorAll('g.edge'), function (g) {
+      var path = g.querySelector('path'), t = g.querySelector('text');
+      return {stroke: path ? path.getAttribute('stroke') : null, label: t ? t.textContent : null};
+    }) : [];
     facts.anomalies.push(a);
   });
+  facts.title = document.title;
+  facts.h1 = document.querySelector('h1') ? document.querySelector('h1').textContent : null;
+  facts.links = Array.prototype.map.call(document.querySelectorAll('a[href^=\"#\"]'), function (l) {
+    var id = decodeURIComponent(l.getAttribute('href').substring(1));
+    return {href: l.getAttribute('href'), text: l.textContent, resolves: document.getElementById(id) !== null,
+            toc: l.closest('nav.toc') !== null, verdicts: l.closest('table.levels') !== null};
+  });
+  facts.legend = Array.prototype.map.call(document.querySelectorAll('tr.edge-kind'), function (tr) {
+    return {kind: tr.getAttribute('data-kind'), color: tr.getAttribute('data-color'), visible: box(tr).visible};
+  });
+  facts['top-id'] = document.getElementById('top') ? document.getElementById('top').tagName : null;
   var out = document.createElement('pre');
   out.id = 'layout-facts';
   out.textContent = edn(facts);
@@ -119,6 +155,7 @@
                     ^java.util.List
                     (vector chrome "--headless" "--no-sandbox" "--disable-gpu" "--disable-quic" "--no-first-run"
                      "--disable-background-networking" "--disable-component-update" "--disable-sync"
+                     "--enable-logging=stderr" "--v=0"
                      (str "--user-data-dir=" (.getPath profile)) (str "--window-size=" width ",900")
                      "--dump-dom" (str (.toURI page))))
                   (.redirectError (io/file work "chromium.log"))
@@ -129,7 +166,8 @@
         (let [dom (deref out 10000 "")
               m (re-find #"(?s)<pre id=\"layout-facts\">(.*?)</pre>" dom)]
           (if m
-            (edn/read-string (unescape-html (second m)))
+            (assoc (edn/read-string (unescape-html (second m)))
+                   :console (vec (filter #(str/includes? % ":CONSOLE") (str/split-lines (slurp (io/file work "chromium.log"))))))
             (throw (ex-info (str "Chromium printed no layout facts for " report " at " width " px; its log: "
                                  (let [l (slurp (io/file work "chromium.log"))] (subs l (max 0 (- (count l) 2000)))))
                             {})))))
@@ -207,7 +245,7 @@
   (let [[r m] (ic/check-history {:levels levels} h)
         dir (tmp-dir "isocheck-report-browser-")]
     (ReportFiles/write (.toPath dir) r source)
-    {:dir dir :html (io/file dir "report.html") :result m}))
+    {:dir dir :html (io/file dir "report.html") :result m :source source}))
 
 ;; ------------------------------------------------------------------ assertions
 
@@ -224,9 +262,80 @@
 (defn- within? [{:keys [left right]} width]
   (and (>= left -0.5) (<= right (+ width 0.5))))
 
+(def ^:private edge-kinds #{"wr" "ww" "rw" "process" "realtime" "cm" "intra"})
+
+(defn- cx-arrows
+  "The arrows a counterexample's timeline must draw, as #{[kind from to]}: a step per pair of
+  consecutive transactions of its cycle; for a read of a failed write, the write → read step."
+  [cx]
+  (cond
+    (:cycle cx) (set (map (fn [[a b] st] [(name (:type st)) (str "T" (:index a)) (str "T" (:index b))])
+                          (partition 2 1 (:cycle cx)) (:steps cx)))
+    (:writer cx) #{["wr" (str "T" (:index (:writer cx))) (str "T" (:index (:op cx)))]}
+    :else #{}))
+
+(defn- cx-processes
+  "The processes of a counterexample's ops, as the timeline's lanes name them."
+  [cx]
+  (set (map (comp pr-str :process) (concat (:cycle cx) (:ops cx) (keep cx [:op :writer])))))
+
+(defn- check-page
+  "The page's name, navigation, legend, timelines and console, at one width."
+  [f {:keys [result source]} w]
+  (let [legend (into {} (map (juxt :kind :color)) (:legend f))
+        file-name (.getName (io/file (str source)))]
+    (testing "the page names its history"
+      (is (str/includes? (:title f) file-name) (:title f))
+      (is (str/includes? (:h1 f) file-name) (:h1 f)))
+    (is (empty? (:console f)) (str "no console messages: " (:console f)))
+    (testing "navigation"
+      (is (every? :resolves (:links f)) (str "every link leads to an anchor; not: " (remove :resolves (:links f))))
+      (is (some? (:top-id f)) "the top has an anchor")
+      (let [toc (set (map :href (filter :toc (:links f))))
+            verdict-links (filter :verdicts (:links f))
+            section-of (into {} (map (juxt :type :id)) (:anomalies f))]
+        (is (every? #(contains? toc (str "#" (:id %))) (:anomalies f)) "the contents link every section")
+        (is (= (set (map name (mapcat :anomaly-types (vals (:levels result)))))
+               (set (map :text verdict-links)))
+            "each anomaly the verdict table names is a link")
+        (doseq [l verdict-links]
+          (is (= (str "#" (section-of (:text l))) (:href l)) (str (:text l) " links to its own section")))
+        (doseq [a (:anomalies f)]
+          (is (pos? (:back-links a)) (str (:type a) " has a way back to the top")))))
+    (testing "legend"
+      (is (= edge-kinds (set (keys legend))) "every kind of arrow")
+      (is (every? :visible (:legend f)))
+      (is (= (count legend) (count (set (vals legend)))) "a colour per kind"))
+    (doseq [a (:anomalies f)
+            :let [cx (get-in result [:counterexamples (keyword (:type a))])]]
+      (testing (str (:type a) " timeline")
+        (is (get-in a [:timeline :visible]) "each counterexample has a timeline")
+        (is (some-> (:timeline a) (within? w)) "within the page's width")
+        (is (every? #(within? % w) (:timeline-texts a)) "its labels too")
+        (is (= (cx-processes cx) (set (:timeline-lanes a))) "a lane per process involved")
+        (is (= (count (:timeline-lanes a)) (count (distinct (:timeline-lanes a)))) "one lane per process")
+        (is (= (set (map #(str "T" %) (cx-indices cx))) (set (map :txn (:timeline-bars a)))) "a bar per transaction")
+        (let [lanes (into {} (map (juxt :process identity)) (:timeline-lane-boxes a))
+              op-of (into {} (map (juxt #(str "T" (:index %)) identity)) (concat (:cycle cx) (:ops cx) (keep cx [:op :writer])))]
+          (doseq [b (:timeline-bars a)
+                  :let [lane (lanes (pr-str (:process (op-of (:txn b)))))]]
+            (is (and lane (>= (:top b) (:top lane)) (<= (:bottom b) (:bottom lane)))
+                (str (:txn b) " lies in its process's lane"))))
+        (is (= (cx-arrows cx) (set (map (juxt :kind :from :to) (:timeline-edges a))))
+            "an arrow per step of the counterexample, of its kind, between its transactions")
+        (is (= (count (cx-arrows cx)) (count (:timeline-edges a))) "and no more")
+        (doseq [e (:timeline-edges a)]
+          (is (= (legend (:kind e)) (:stroke e)) (str (:kind e) " in the legend's colour"))
+          (is (pos? (:length e)) "drawn")))
+      (testing (str (:type a) " picture colours")
+        (doseq [e (:pic-edges a)
+                :let [k (some-> (:label e) (str/split #" ") first)]
+                :when (edge-kinds k)]
+          (is (= (legend k) (:stroke e)) (str "the picture's " k " arrow in the legend's colour")))))))
+
 (defn- check-layout
   "What every report must show at every width. Returns the facts."
-  [chrome label {:keys [html result]} width]
+  [chrome label {:keys [html result] :as rep} width]
   (let [f (layout chrome html width)
         w (:client-width f)]
     (testing (str label " at " width " px")
@@ -259,6 +368,7 @@
               "the transactions are named by the :index of their ops in the result map")
           (doseq [row (:rows a)]
             (is (every? #(within? % w) row) "every cell of the table is within the page")))))
+    (check-page f rep w)
     f))
 
 (defn- row
@@ -302,7 +412,8 @@
 
 (deftest a-long-fork-found-by-the-search-with-database-ids
   (with-chromium [chrome]
-    (let [file (long-fork-edn (io/file (tmp-dir "isocheck-long-fork-") "history.edn"))
+    (let [file (long-fork-edn (doto (io/file (tmp-dir "isocheck-long-fork-") "store/long-fork/20260101T000000.000Z/history.edn")
+                                (-> .getParentFile .mkdirs)))
           ops (into {} (map (juxt :index identity)) (map edn/read-string (str/split-lines (slurp file))))
           {:keys [result] :as rep} (report! (read-file :edn file) [:serializable :snapshot-isolation] (str file))
           cx (get-in result [:counterexamples :G-nonadjacent-item])]
@@ -314,6 +425,7 @@
       (doseq [w widths]
         (let [f (check-layout chrome "rw-register long fork" rep w)
               a (anomaly f "G-nonadjacent-item")]
+          (is (str/includes? (:title f) "Jepsen test long-fork, 20260101T000000.000Z") "a Jepsen store's test and time")
           (is (= 4 (count (:rows a))))
           (doseq [op (:cycle cx)
                   :let [n (str "T" (:index op)), r (row a n), file-op (ops (:index op))]]

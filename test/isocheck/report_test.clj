@@ -9,8 +9,9 @@
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
             [isocheck.core :as ic]
-            [isocheck.jepsen :as j])
-  (:import (isocheck.report Anomaly AnomalySet Dot ReportFiles)
+            [isocheck.jepsen :as j]
+            [isocheck.test-util :as tu])
+  (:import (isocheck.report Anomaly AnomalySet Dot EdgeKind ReportFiles)
            (java.nio.file Files)))
 
 (defn- long-reads
@@ -223,3 +224,113 @@
         (is (= 30 (get-in r [:anomaly-counts :G2-item])) (pr-str (:anomaly-counts r)))
         (is (= 3 (count (get-in r [:counterexamples :G2-item :cycle])))
             "the one kept is a two-transaction cycle (plus the closing step)")))))
+
+;; ------------------------------------------------------------------ report.html: names, colours, stats
+
+(defn- rw-lost-update
+  "An rw-register lost update: T1 writes x = 1; T3 and T5 both read 1 and write x (2 and 3); T7
+  reads 3. Ops numbered 0..7 by :index."
+  []
+  (vec (map-indexed (fn [i o] (assoc o :index i))
+                    (mapcat (fn [p inv done] [{:type :invoke :process p :f :txn :value inv}
+                                              {:type :ok :process p :f :txn :value done}])
+                            [0 1 2 3]
+                            [[[:w :x 1]] [[:r :x nil] [:w :x 2]] [[:r :x nil] [:w :x 3]] [[:r :x nil]]]
+                            [[[:w :x 1]] [[:r :x 1] [:w :x 2]] [[:r :x 1] [:w :x 3]] [[:r :x 3]]]))))
+
+(defn- write-report [ops levels source]
+  (let [[r m] (ic/check-history {:levels levels} (j/->history ops))
+        dir (tmp-dir)]
+    (ReportFiles/write (.toPath dir) r source)
+    {:dir dir :result m :html (slurp (io/file dir "report.html"))}))
+
+(defn- title [html] (second (re-find #"<title>(.*?)</title>" html)))
+(defn- h1 [html] (str/replace (second (re-find #"(?s)<h1[^>]*>(.*?)</h1>" html)) #"<[^>]+>" ""))
+
+(deftest report-html-names-its-history
+  (testing "a file: its name in the title and the heading"
+    (let [{:keys [html]} (write-report (rw-lost-update) [:serializable] "/data/runs/aborted-read.edn")]
+      (is (str/includes? (title html) "aborted-read.edn") (title html))
+      (is (str/includes? (h1 html) "aborted-read.edn") (h1 html))
+      (is (str/includes? (title html) "violated") "and the verdict")))
+  (testing "a Jepsen store's history: the test's name and time too"
+    (let [{:keys [html]} (write-report (rw-lost-update) [:serializable] "/x/store/mongo-append/20240101T120000.000Z/history.edn")]
+      (doseq [part ["history.edn" "mongo-append" "20240101T120000.000Z"]]
+        (is (str/includes? (title html) part) (title html))
+        (is (str/includes? (h1 html) part) (h1 html)))))
+  (testing "the command line passes the file it checked"
+    (let [f (tu/tmp-file "write-skew.edn" tu/write-skew-edn)
+          dir (str (tmp-dir) "/report")
+          {:keys [status]} (tu/run-cli "check" "--out" dir f)
+          html (slurp (io/file dir "report.html"))
+          name (.getName (io/file f))]
+      (is (= 1 status))
+      (is (str/includes? (title html) name) (title html))
+      (is (str/includes? (h1 html) name) (h1 html))
+      (is (str/includes? html (str "input: <code>" f "</code>"))))))
+
+(defn- dot-edges
+  "The edges of a DOT text: [{:from :to :label :color :style}]."
+  [dot]
+  (for [[_ from to attrs] (re-seq #"(?m)^\s*(\S+) -> (\S+) \[(.*)\];$" dot)]
+    {:from (str/replace from "\"" "") :to (str/replace to "\"" "")
+     :label (second (re-find #"label=\"([^\"]*)\"" attrs))
+     :color (second (re-find #"(?<!font)color=\"([^\"]*)\"" attrs))
+     :style (second (re-find #"style=(\w+)" attrs))}))
+
+(defn- kind-of [label] (first (str/split label #" ")))
+
+(deftest every-edge-kind-has-one-colour-in-every-picture-and-the-legend
+  (let [{:keys [dir html result]} (write-report (rw-lost-update) [:serializable :snapshot-isolation :tcc] "lu.edn")
+        dots (for [^java.io.File f (.listFiles ^java.io.File dir) :when (str/ends-with? (.getName f) ".dot")] (slurp f))
+        edges (mapcat dot-edges dots)
+        legend (into {} (for [[_ k c] (re-seq #"data-kind=\"([^\"]+)\" data-color=\"([^\"]+)\"" html)] [k c]))
+        timeline (for [[_ k c] (re-seq #"<g class=\"edge\" data-kind=\"([^\"]+)\"[^>]*>(?:<title>[^<]*</title>)?<path[^>]* stroke=\"([^\"]+)\"" html)]
+                   [k c])]
+    (is (contains? (:counterexamples result) :lost-update))
+    (is (some #(= "rw" (kind-of (:label %))) (dot-edges (slurp (io/file dir "lost-update.dot"))))
+        "the lost update's picture has its two rw steps")
+    (is (seq edges))
+    (doseq [[kind es] (group-by (comp kind-of :label) edges)]
+      (testing kind
+        (is (= 1 (count (set (map :color es)))) (str kind " is drawn in one colour: " (set (map :color es))))
+        (is (= (legend kind) (:color (first es))) "the legend's colour")))
+    (is (= (set (map #(.-label ^EdgeKind %) (EdgeKind/values))) (set (keys legend))) "the legend names every kind")
+    (is (= (count legend) (count (set (vals legend)))) "no two kinds share a colour")
+    (is (= "dashed" (:style (first (filter #(= "rw" (kind-of (:label %))) edges)))) "anti-dependencies dashed")
+    (is (seq timeline) "the timelines draw the steps")
+    (doseq [[k c] timeline]
+      (is (= (legend k) c) (str "the timeline's " k " arrow in the legend's colour")))))
+
+(deftest stats-are-a-table-with-the-full-map-folded
+  (let [{:keys [html result]} (write-report (rw-lost-update) [:serializable] "lu.edn")
+        table (second (re-find #"(?s)<table class=\"stats\">(.*?)</table>" html))]
+    (is table "a table of key figures")
+    (is (some->> table (re-find #"<td>transactions</td><td class=\"v\">4</td><td>ok 4, fail 0, info 0</td>")))
+    (is (some->> table (re-find #"<td>processes \(sessions\)</td><td class=\"v\">4</td>")))
+    (is (re-find #"(?s)<details><summary>[^<]*</summary><pre>\{:workload :wr, :txns 4" html) "every figure, folded")
+    (is (not (re-find #"<h2>stats</h2><pre>" html)) "no raw EDN as the section")
+    (is (= 4 (get-in result [:stats :txns])))))
+
+(defn- g1c-timed
+  "A G1c between processes 0 and 1, their ops at times (ns) ts (none when nil), :index 0..3."
+  [ts]
+  (mapv (fn [o i t] (cond-> (assoc o :index i) t (assoc :time t)))
+        [{:type :invoke :process 0 :f :txn :value [[:append :a 1] [:r :b nil]]}
+         {:type :invoke :process 1 :f :txn :value [[:append :b 1] [:r :a nil]]}
+         {:type :ok :process 0 :f :txn :value [[:append :a 1] [:r :b [1]]]}
+         {:type :ok :process 1 :f :txn :value [[:append :b 1] [:r :a [1]]]}]
+        (range) (concat ts (repeat nil))))
+
+(deftest timelines-place-transactions-by-time-when-it-tells-them-apart
+  (let [timeline (fn [ops] (second (re-find #"(?s)(<svg[^>]*class=\"timeline\".*?</svg>)" (:html (write-report ops [:serializable] "t.edn")))))
+        by (fn [svg] (some->> svg (re-find #"data-by=\"(\w+)\"") second))]
+    (is (= "time" (by (timeline (g1c-timed [1000000 2000000 3000000 4000000])))) "distinct times: by :time")
+    (is (= "position" (by (timeline (g1c-timed [0 0 0 0])))) "the same :time throughout: by position")
+    (is (= "position" (by (timeline (g1c-timed [])))) "no :time: by position")
+    (let [svg (str (timeline (g1c-timed [1000000 2000000 3000000 4000000])))]
+      (is (= #{"0" "1"} (set (map second (re-seq #"class=\"lane\" data-process=\"([^\"]+)\"" svg)))) "a lane per process")
+      (is (= #{["wr" "T2" "T3"] ["wr" "T3" "T2"]}
+             (set (map rest (re-seq #"class=\"edge\" data-kind=\"(\w+)\" data-from=\"(\w+)\" data-to=\"(\w+)\"" svg))))
+          "an arrow per step")
+      (is (str/includes? svg "+0.002") "the axis in seconds from the first instant"))))

@@ -472,7 +472,7 @@ public final class Main {
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new FileAlreadyExistsException(where);
         Files.createDirectories(dir);
         ReportDirs.clean(dir);
-        ReportFiles.write(dir, r);
+        ReportFiles.write(dir, r, file.equals("-") ? "standard input" : file);
         String edn = EdnPrinter.str(data(r));
         Files.writeString(dir.resolve("result.edn"), edn, StandardCharsets.UTF_8);
         if (a.maxAnomalies == 0) Files.writeString(dir.resolve("result.json"), Json.write(data(r)) + "\n", StandardCharsets.UTF_8);

@@ -10,8 +10,8 @@ import java.util.Map;
 /**
  * Graphviz pictures of counterexamples: one box per transaction (name, process, status, the op's
  * keys of the user's own, micro-ops)
- * and, for cycles, one arrow per step, labelled with its type and key; anti-dependencies dashed,
- * hypothetical steps dotted.
+ * and its {@link #arrows}, each labelled with its kind and key and drawn in its kind's colour and
+ * style ({@link EdgeKind}); hypothetical steps dotted.
  */
 public final class Dot {
   private Dot() {}
@@ -33,8 +33,47 @@ public final class Dot {
     java.util.LinkedHashSet<Integer> ts = new java.util.LinkedHashSet<>();
     for (int t : a.txns) ts.add(t);
     for (int t : ts) {
-      sb.append("  ").append(h.name(t)).append(" [label=\"").append(esc(label(h, t, a))).append("\"];\n");
+      sb.append("  ").append(node(h.name(t))).append(" [label=\"").append(esc(label(h, t, a))).append("\"];\n");
     }
+    for (Arrow ar : arrows(h, a)) {
+      sb.append("  ").append(node(ar.from)).append(" -> ").append(node(ar.to)).append(" [label=\"").append(esc(ar.label))
+          .append("\", ").append(ar.kind != null ? ar.kind.dotAttrs(ar.hypothetical) : "color=\"#000000\"").append("];\n");
+    }
+    return sb.append("}\n").toString();
+  }
+
+  /** A node's id in DOT: a transaction's name (T12, the same node as its box's) or another ("init"), quoted. */
+  private static String node(String name) { return "\"" + esc(name) + "\""; }
+
+  /**
+   * One arrow of a counterexample's picture: from and to name its ends (a transaction's name,
+   * T12, or another node such as "init"); fromTxn and toTxn are the transactions (-1 for another
+   * node); kind is null for an arrow of no {@link EdgeKind}.
+   */
+  public static final class Arrow {
+    public final String from, to, label;
+    public final int fromTxn, toTxn;
+    public final EdgeKind kind;
+    public final boolean hypothetical;
+
+    Arrow(String from, String to, int fromTxn, int toTxn, EdgeKind kind, String label, boolean hypothetical) {
+      this.from = from;
+      this.to = to;
+      this.fromTxn = fromTxn;
+      this.toTxn = toTxn;
+      this.kind = kind;
+      this.label = label;
+      this.hypothetical = hypothetical;
+    }
+  }
+
+  /**
+   * The arrows of a's pictures: for a cycle one per step, labelled with its kind and key; for a
+   * weak-isolation or MTC pattern the arrows its data lists; for a read of a failed or
+   * intermediate write, the write → read step.
+   */
+  public static List<Arrow> arrows(History h, Anomaly a) {
+    List<Arrow> out = new java.util.ArrayList<>();
     Cycle c = a.cycle;
     if (c != null) {
       @SuppressWarnings("unchecked")
@@ -44,38 +83,22 @@ public final class Dot {
         int l = c.labels[i];
         Map<String, Object> st = steps != null && i < steps.size() ? steps.get(i) : Map.of();
         String lab = Edge.name(l) + (st.containsKey("key") ? " " + isocheck.history.Edn.str(st.get("key")) : "");
-        boolean hyp = Boolean.TRUE.equals(st.get("hypothetical"));
-        sb.append("  ").append(h.name(x)).append(" -> ").append(h.name(y)).append(" [label=\"").append(esc(lab))
-            .append("\", color=\"").append(color(l)).append("\"")
-            .append(hyp ? ", style=dotted" : l == Edge.RW ? ", style=dashed" : "").append("];\n");
+        out.add(new Arrow(h.name(x), h.name(y), x, y, EdgeKind.of(l), lab, Boolean.TRUE.equals(st.get("hypothetical"))));
       }
     } else if (a.data.get("arrows") instanceof List) {
-      // Weak-isolation patterns (Plume Fig. 3): reads-from, session and causal steps solid, forced commit order dashed.
+      Map<String, Integer> byName = new java.util.HashMap<>();
+      for (int t : a.txns) byName.put(h.name(t), t);
       for (Object o : (List<?>) a.data.get("arrows")) {
         Map<?, ?> ar = (Map<?, ?>) o;
-        String lab = String.valueOf(ar.get("label"));
-        boolean cm = lab.startsWith("cm");
-        sb.append("  \"").append(esc(String.valueOf(ar.get("from")))).append("\" -> \"").append(esc(String.valueOf(ar.get("to"))))
-            .append("\" [label=\"").append(esc(lab)).append("\", color=\"")
-            .append(cm ? "#c62828" : lab.startsWith("so") ? color(Edge.SO) : lab.startsWith("ww") ? color(Edge.WW) : color(Edge.WR))
-            .append("\"").append(cm ? ", style=dashed" : "").append("];\n");
+        String from = String.valueOf(ar.get("from")), to = String.valueOf(ar.get("to")), lab = String.valueOf(ar.get("label"));
+        out.add(new Arrow(from, to, byName.getOrDefault(from, -1), byName.getOrDefault(to, -1), EdgeKind.ofLabel(lab), lab, false));
       }
     } else if (a.txns.length == 2 && a.data.containsKey("writer")) {
-      sb.append("  ").append(h.name(a.txns[1])).append(" -> ").append(h.name(a.txns[0]))
-          .append(" [label=\"read by\", color=\"#cc0000\"];\n");
+      Object mop = a.data.get("mop");
+      String key = mop instanceof List && ((List<?>) mop).size() > 1 ? " " + isocheck.history.Edn.str(((List<?>) mop).get(1)) : "";
+      out.add(new Arrow(h.name(a.txns[1]), h.name(a.txns[0]), a.txns[1], a.txns[0], EdgeKind.WR, "wr" + key, false));
     }
-    return sb.append("}\n").toString();
-  }
-
-  private static String color(int l) {
-    switch (l) {
-      case Edge.WW: return "#1f4e9c";
-      case Edge.WR: return "#2e7d32";
-      case Edge.RW: return "#c62828";
-      case Edge.SO: return "#6a1b9a";
-      case Edge.RT: return "#ef6c00";
-      default: return "#000000";
-    }
+    return out;
   }
 
   static String label(History h, int t) { return label(h, t, null); }
