@@ -334,3 +334,17 @@
              (set (map rest (re-seq #"class=\"edge\" data-kind=\"(\w+)\" data-from=\"(\w+)\" data-to=\"(\w+)\"" svg))))
           "an arrow per step")
       (is (str/includes? svg "+0.002") "the axis in seconds from the first instant"))))
+
+(deftest report-html-shows-one-fact-once
+  (let [dir (str (tmp-dir) "/report")
+        {:keys [status]} (tu/run-cli "check" "--out" dir "test/resources/corpus/jepsen-mongodb/aborted-read.edn")
+        html (slurp (io/file dir "report.html"))
+        sections (map second (re-seq #"<section class=\"anomaly\" id=\"([^\"]+)\"" html))]
+    (is (= 1 status))
+    (is (some #{"G1a"} sections))
+    (is (not-any? #{"AbortedRead"} sections) "AbortedRead is G1a: no section of its own")
+    (is (re-find #"<h2>G1a \(also: AbortedRead\)</h2>" html) "G1a's heading names it")
+    (is (str/includes? html "<a href=\"#G1a\">G1a as AbortedRead</a>") "tcc's verdict links AbortedRead to G1a's section")
+    (is (= sections (distinct sections)))
+    (testing "sections most severe first: G1a before incompatible-order, Elle's before Plume's"
+      (is (< (.indexOf ^java.util.List sections "G1a") (.indexOf ^java.util.List sections "incompatible-order"))))))

@@ -330,6 +330,11 @@ public final class Result {
   }
 
   /** " (also: AbortedRead)", or with its own count when that differs: " (also: AbortedRead, 3 instances)". */
+  /** The other names of a shown type, as its heading gives them: " (also: AbortedRead)", or "". */
+  public String alsoNames(String shown) {
+    return alsoNames(shown, anomalies.count(shown), sameAs());
+  }
+
   private String alsoNames(String elle, long n, Map<String, String> same) {
     List<String> as = new ArrayList<>();
     for (Map.Entry<String, String> e : same.entrySet()) {

@@ -34,6 +34,9 @@ public final class ReportFiles {
         StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("result.json"), Json.write(r.toData()) + "\n", StandardCharsets.UTF_8);
     List<String> relevant = r.relevantTypes();
+    // One section per fact: a Plume pattern that is one of Elle's anomalies is named in the latter's.
+    List<String> shown = r.shownTypes();
+    Map<String, String> same = r.sameAs();
     Verdict.Value v = r.valid();
     String heading = heading(source);
     StringBuilder html = new StringBuilder();
@@ -69,7 +72,7 @@ public final class ReportFiles {
     // Contents: every section, the anomalies with their counts.
     html.append("<nav class=\"toc\"><b>Contents:</b> <a href=\"#verdicts\">verdicts</a>");
     if (!relevant.isEmpty()) html.append(" &middot; <a href=\"#legend\">legend</a>");
-    for (String type : relevant) {
+    for (String type : shown) {
       html.append(" &middot; <a href=\"#").append(anchor(type)).append("\">").append(esc(type)).append("</a>&nbsp;<span class=\"n\">(")
           .append(String.format("%,d", r.anomalies.count(type))).append(")</span>");
     }
@@ -87,7 +90,10 @@ public final class ReportFiles {
         for (String t : lv.anomalyTypes) {
           if (!first) html.append(", ");
           first = false;
-          if (relevant.contains(t)) html.append("<a href=\"#").append(anchor(t)).append("\">").append(esc(t)).append("</a>");
+          String at = same.getOrDefault(t, t);
+          if (relevant.contains(t)) {
+            html.append("<a href=\"#").append(anchor(at)).append("\">").append(esc(at.equals(t) ? t : at + " as " + t)).append("</a>");
+          }
           else html.append(esc(t));
         }
       }
@@ -101,10 +107,10 @@ public final class ReportFiles {
           .append(".</p>\n");
       legend(html);
     }
-    for (String type : relevant) {
+    for (String type : shown) {
       List<Anomaly> inst = r.anomalies.get(type);
       html.append("<section class=\"anomaly\" id=\"").append(anchor(type)).append("\">\n<div class=\"sec-head\"><h2>").append(esc(type))
-          .append("</h2><a class=\"back\" href=\"#top\">&uarr; contents</a></div>\n");
+          .append(esc(r.alsoNames(type))).append("</h2><a class=\"back\" href=\"#top\">&uarr; contents</a></div>\n");
       if (inst.isEmpty()) {
         html.append("<p>").append(r.anomalies.count(type)).append(" counted</p>\n</section>\n");
         continue;
@@ -126,7 +132,7 @@ public final class ReportFiles {
       long n = r.anomalies.count(type);
       html.append("<p>").append(n).append(n == 1 ? " instance" : " instances")
           .append(n > 1 ? "; the smallest:" : ":").append("</p>\n");
-      txns(html, r.history, a);
+      txns(html, r.history, a, r.listed(a));
       html.append("<pre class=\"explanation\">").append(esc(a.explanation)).append("</pre>\n");
       int[] ts = a.txns;
       boolean byTime = Timeline.byTime(r.history, ts);
@@ -144,7 +150,7 @@ public final class ReportFiles {
       html.append("</section>\n");
     }
     List<String> others = new java.util.ArrayList<>();
-    for (String t : new TreeSet<>(r.anomalies.types())) if (!relevant.contains(t)) others.add(t + " (" + r.anomalies.count(t) + ")");
+    for (String t : AnomalyOrder.sorted(r.anomalies.types())) if (!relevant.contains(t)) others.add(t + " (" + r.anomalies.count(t) + ")");
     if (!others.isEmpty()) {
       html.append("<p>Also found, bearing on no level asked for: ").append(esc(String.join(", ", others))).append("</p>\n");
     }
@@ -261,9 +267,9 @@ public final class ReportFiles {
    * op has any) and its micro-ops, long list reads abbreviated around the element the
    * explanation is about.
    */
-  private static void txns(StringBuilder html, History h, Anomaly a) {
-    java.util.LinkedHashSet<Integer> ts = new java.util.LinkedHashSet<>();
-    for (int t : a.txns) ts.add(t);
+  /** The table of the transactions a counterexample lists: its own, then those its explanation names. */
+  private static void txns(StringBuilder html, History h, Anomaly a, List<Integer> listed) {
+    java.util.LinkedHashSet<Integer> ts = new java.util.LinkedHashSet<>(listed);
     boolean extras = false;
     for (int t : ts) extras |= h.extras(t).length > 0;
     html.append("<table class=\"txns\"><tr><th>transaction</th><th>process</th><th>type</th>")
