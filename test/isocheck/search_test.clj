@@ -742,3 +742,64 @@
       (when (false? (tu/verdict r :snapshot-isolation)) (swap! seen inc))
       (is (= [] (vec (si-non-proofs r))) (str store " " bug " seed " seed)))
     (is (pos? @seen) "some simulated history violates snapshot isolation")))
+
+;; ---------------------------------------------------------------- the counterexample search's bound
+
+(defn- sim-history ^History [store bug workload seed txns]
+  (.history (Simulator/history
+              (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload workload)
+                          (.txns (int txns)) (.sessions 10) (.keys 40) (.keyDist SimConfig$KeyDist/ZIPF)
+                          (.opsPerTxn 4 4) (.readFraction 0.5) (.maxWritesPerKey 32))
+                bug (-> (.bug bug) (.bugRate 0.02))
+                true .build))))
+
+(defn- checked [^History h opts]
+  (second (isocheck.core/check-history (merge {:levels [:strict-serializable :serializable :strong-snapshot-isolation
+                                                        :snapshot-isolation :repeatable-read :read-committed]}
+                                              opts)
+                                       h)))
+
+(deftest the-counterexample-search-is-bounded-and-skipped-with-max-anomalies-0-verdicts-unchanged
+  (let [hs (for [[store bug] [[Store/SNAPSHOT_ISOLATION nil] [Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]
+                              [Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]
+                 wl [History$Workload/APPEND History$Workload/REGISTER]
+                 seed (range 2)]
+             [(str store " " bug " " wl " " seed) (sim-history store bug wl seed 2000)])
+        kinds (atom {})]
+    (doseq [[label h] hs
+            :let [full (checked h {:counterexample-time-limit 600})
+                  tiny (checked h {:counterexample-time-limit 0})
+                  none (checked h {:max-anomalies 0})
+                  auto (checked h {})]]
+      (swap! kinds update (:counterexample-search tiny) (fnil inc 0))
+      (testing label
+        (is (= (:levels full) (:levels auto)) "the automatic bound changes no verdict")
+        (is (= (map (comp :valid? val) (:levels full)) (map (comp :valid? val) (:levels tiny))
+               (map (comp :valid? val) (:levels none)))
+            "a bound of 0, or counting only, changes no verdict")
+        (is (= :skipped (:counterexample-search none)))
+        (is (= {} (:counterexamples none)))
+        (is (#{:smallest :bounded} (:counterexample-search full)))
+        (when (false? (:valid? full))
+          (is (seq (:anomaly-counts none)) "counting only still counts")
+          (is (every? pos? (vals (:anomaly-counts none))))
+          (testing "the anomalies no cycle search finds (pre-checks: lost updates, aborted reads) are counted the same"
+            (let [pre #{:lost-update :G1a :G1b :internal :incompatible-order :dirty-update :duplicate-elements}]
+              (is (= (select-keys (:anomaly-counts full) pre) (select-keys (:anomaly-counts none) pre)))))
+          (when (= :bounded (:counterexample-search tiny))
+            (testing "every violated level still names an anomaly type that rules it out"
+              (doseq [[l v] (:levels tiny) :when (false? (:valid? v))]
+                (is (seq (:anomaly-types v)) (str l))))))))
+    (is (pos? (get @kinds :bounded 0)) (str "a bound of 0 stopped some typed search: " @kinds))))
+
+(deftest the-text-says-when-the-counterexample-shown-is-the-smallest-found-within-the-bound
+  (let [h (sim-history Store/SNAPSHOT_ISOLATION nil History$Workload/APPEND 1 2000)
+        o (fn [ms] (doto (CheckOptions.) (.levels (mapv #(Level/parse %) ["serializable" "snapshot-isolation"]))
+                     (-> .counterexampleMs (set! (long ms)))))
+        bounded (Checker/check h (o 0))
+        full (Checker/check h (o 600000))]
+    (is (= "bounded" (.counterexampleSearch bounded)))
+    (is (re-find #"the smallest found within the time bound is shown" (.text bounded)))
+    (is (= "smallest" (.counterexampleSearch full)))
+    (is (not (re-find #"within the time bound" (.text full))))
+    (is (re-find #"the smallest is shown" (.text full)))))

@@ -110,7 +110,22 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> verdicts = new LinkedHashMap<>();
     for (Level l : o.levels) verdicts.put(l, got.get(l));
     consolidate(verdicts, anomalies, h.workload);
-    return new Result(h, verdicts, anomalies, stats);
+    Result r = new Result(h, verdicts, anomalies, stats);
+    Object cx = stats.remove(CX_SEARCH);
+    r.counterexampleSearch = o.skipCounterexamples() ? "skipped" : cx != null ? (String) cx : "smallest";
+    return r;
+  }
+
+  /** Where a check's typed counterexample searches leave their kind until the result takes it. */
+  private static final String CX_SEARCH = "counterexample-search";
+
+  /**
+   * Notes how a cycle reporter's counterexamples were searched ({@link CycleReporter#searchKind}),
+   * for the result's {@code :counterexample-search}: bounded if any search was.
+   */
+  public static void noteCounterexamples(java.util.Map<String, Object> stats, CycleReporter cycles) {
+    String k = cycles.searchKind();
+    if (!"bounded".equals(stats.get(CX_SEARCH))) stats.put(CX_SEARCH, k);
   }
 
   /**
@@ -246,6 +261,7 @@ public final class Checker {
     long t2 = System.nanoTime();
 
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
+    run.cycles.checkStarted(t0);
     if (dx instanceof RegisterAnalysis) run.ra = (RegisterAnalysis) dx;
     run.orderedKeys = orderedKeys;
     run.mtPolygraph = mtPolygraph;
@@ -472,6 +488,7 @@ public final class Checker {
         }
       }
       if (cycles.truncated) stats.put("cycle-search-truncated", true);
+      noteCounterexamples(stats, cycles);
       phaseStats();
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
@@ -612,6 +629,7 @@ public final class Checker {
       } finally {
         search.close();
       }
+      noteCounterexamples(stats, cycles);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
         List<String> types = violating(l);

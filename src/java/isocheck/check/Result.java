@@ -24,6 +24,13 @@ public final class Result {
   public final LinkedHashMap<Level, Verdict> levels;
   public final AnomalySet anomalies;
   public final LinkedHashMap<String, Object> stats;
+  /**
+   * How the counterexamples of cycles were searched ({@code :counterexample-search}): "smallest"
+   * (each type's shortest cycle per component, every search complete), "bounded" (some search
+   * stopped at its bound, CheckOptions#counterexampleMs: the smallest found within it) or
+   * "skipped" (types and counts only).
+   */
+  public String counterexampleSearch = "smallest";
 
   Result(History history, LinkedHashMap<Level, Verdict> levels, AnomalySet anomalies, LinkedHashMap<String, Object> stats) {
     this.history = history;
@@ -168,6 +175,7 @@ public final class Result {
     m.put("levels", lv);
     if (valid == Verdict.Value.UNKNOWN) m.put("unknown-reason", commonReason() != null ? commonReason() : String.join("; ", reasons));
     m.put("counterexamples", cx);
+    m.put("counterexample-search", new Kw(counterexampleSearch));
     LinkedHashMap<Object, Object> counts = new LinkedHashMap<>();
     for (String t : types) counts.put(new Kw(t), anomalies.count(t));
     m.put("anomaly-counts", counts);
@@ -218,8 +226,8 @@ public final class Result {
         List<Anomaly> inst = anomalies.get(t);
         long n = anomalies.count(t);
         sb.append("\n").append(t).append(": ").append(n).append(n == 1 ? " instance" : " instances")
-            .append(inst.isEmpty() ? " (counted only)" : n > inst.size() ? " (" + inst.size() + " kept; the smallest is shown)"
-                : n > 1 ? " (the smallest is shown)" : "")
+            .append(inst.isEmpty() ? " (counted only)" : n > inst.size() ? " (" + inst.size() + " kept; " + shown() + ")"
+                : n > 1 ? " (" + shown() + ")" : "")
             .append('\n');
         if (inst.isEmpty()) continue;
         Anomaly a = inst.get(0);
@@ -234,6 +242,11 @@ public final class Result {
     if (!others.isEmpty()) sb.append("\nAlso found, bearing on no level asked for: ").append(String.join(", ", others)).append('\n');
     sb.append("\nstats: ").append(isocheck.history.Edn.str(stats)).append('\n');
     return sb.toString();
+  }
+
+  /** What the report says of the instance shown: the smallest, or the smallest found within the time bound. */
+  private String shown() {
+    return "bounded".equals(counterexampleSearch) ? "the smallest found within the time bound is shown" : "the smallest is shown";
   }
 
   private static List<Integer> toList(int[] a) {
