@@ -612,10 +612,17 @@ public final class Checker {
       // Jepsen-shaped history of an SI store at 10^6: 0.16 s not spent.)
       Scc gsiWr = req.contains(Level.GSI) && acyclic[0] && !(top == 2 && acyclic[2]) && !g.acyclic(Edge.WR | Edge.RT)
           ? Scc.of(ordered(), Edge.WR | Edge.RT) : null;
+      long tc = System.nanoTime();
       for (int fi = 0; fi <= top + 1; fi++) {
         if (fi == Math.min(2, top + 1) && gsiWr != null && gsiWr.hasCycle()) report(gsiWr, g, Level.Family.COMMIT_REALTIME, false, null);
         if (fi > top) break;
         if (!acyclic[fi]) reportSer(wr[fi], Level.Family.values()[fi], false);
+      }
+      if (gsiWr != null || !acyclic[0] || !acyclic[top]) {
+        // ([:stats :levels-ms :counterexamples]: the observed cycles' typed searches, as list-append's.)
+        LinkedHashMap<String, Object> ph = new LinkedHashMap<>();
+        ph.put("counterexamples", (System.nanoTime() - tc) / 1_000_000L);
+        stats.put("levels-ms", ph);
       }
       // The version order: the polygraph search (isocheck.check.si). Elle's read committed and
       // read uncommitted need none (isocheck.check.adya.AdyaLevels); repeatable read needs
