@@ -67,7 +67,7 @@
   (let [r (checker/check (isocheck/checker {:levels [:serializable :snapshot-isolation]})
                          {} write-skew {})]
     (is (= #{:valid? :anomaly-types :anomalies :not :also-not :levels :counterexamples
-             :anomaly-counts :stats}
+             :counterexample-search :anomaly-counts :stats}
            (set (keys r))))
     (is (= false (:valid? r)))
     (is (= #{:repeatable-read} (:not r)))

@@ -666,3 +666,140 @@
           ;; Given up when asked (the check closing the thread that would wait for the chains).
           (is (nil? (Polygraph/prepare h ra (boolean by-realtime) (reify java.util.function.BooleanSupplier (getAsBoolean [_] true)))))
           (is (= kept (arrays (.of (Polygraph/prepare h ra (boolean by-realtime) (reify java.util.function.BooleanSupplier (getAsBoolean [_] false))) nil)))))))))
+
+;; ---------------------------------------------------------------- counterexamples prove what they are shown for
+
+(defn- branches
+  "A counterexample's cycles: the cycle, and for a pair of writers both of whose orders close
+  one, the alternative."
+  [cx]
+  (cons cx (when-let [alt (:alternative cx)] [alt])))
+
+(defn- adjacent-rw?
+  "Independently of the checker's own naming: whether two anti-dependency steps of a cycle are
+  adjacent (cyclically), a shape snapshot isolation allows."
+  [cx]
+  (let [ts (mapv #(name (:type %)) (:steps cx))
+        k (count ts)]
+    (boolean (some (fn [i] (and (= "rw" (ts i)) (= "rw" (ts (mod (inc i) k))))) (range k)))))
+
+(defn- si-non-proofs
+  "The counterexamples a result shows for a snapshot-isolation level (every kept instance of
+  every type its verdict names) one branch of which is a cycle SI allows."
+  [r]
+  (for [[l v] (:levels r)
+        :when (and (false? (:valid? v)) (re-find #"snapshot-isolation|gsi" (name l)))
+        t (:anomaly-types v)
+        cx (get-in r [:anomalies t])
+        b (branches cx)
+        :when (adjacent-rw? b)]
+    [l t (:explanation cx)]))
+
+(deftest a-counterexample-shown-for-snapshot-isolation-is-a-cycle-it-forbids-in-every-branch
+  ;; Issue 26: T0 and T1 both wrote x. If T0's came first, T2 (read T0's x, T1's y) closes a
+  ;; cycle with one anti-dependency; if T1's came first, T3 (read T1's x, wrote the z T0 read
+  ;; as nil) closes a write skew, which SI allows: SI forces T1's first, and holds on these
+  ;; four. T4..T7 violate SI (both orders of T4's and T5's w close a cycle with one
+  ;; anti-dependency). Serializability's counterexample, the first pair, was named
+  ;; G-single-item (SI violated elsewhere) and shown as SI's.
+  (let [hist (tu/h (tu/invoke 0 [[:r :z nil] [:w :x 1]]) (tu/ok 0 [[:r :z nil] [:w :x 1]])
+                   (tu/invoke 1 [[:w :x 2] [:w :y 2]]) (tu/ok 1 [[:w :x 2] [:w :y 2]])
+                   (tu/invoke 2 [[:r :x nil] [:r :y nil]]) (tu/ok 2 [[:r :x 1] [:r :y 2]])
+                   (tu/invoke 3 [[:r :x nil] [:w :z 3]]) (tu/ok 3 [[:r :x 2] [:w :z 3]])
+                   (tu/invoke 4 [[:w :w 1] [:w :v 1]]) (tu/ok 4 [[:w :w 1] [:w :v 1]])
+                   (tu/invoke 5 [[:w :w 2] [:w :u 2]]) (tu/ok 5 [[:w :w 2] [:w :u 2]])
+                   (tu/invoke 6 [[:r :w nil] [:r :u nil]]) (tu/ok 6 [[:r :w 1] [:r :u 2]])
+                   (tu/invoke 7 [[:r :w nil] [:r :v nil]]) (tu/ok 7 [[:r :w 2] [:r :v 1]]))
+        r (tu/check hist [:serializable :snapshot-isolation])]
+    (is (false? (tu/verdict r :serializable)))
+    (is (false? (tu/verdict r :snapshot-isolation)))
+    (is (= [] (vec (si-non-proofs r))) (:explanation (get-in r [:counterexamples :G-single-item])))
+    (testing "SI's counterexample is the second pair, both of whose orders close a cycle SI forbids"
+      (let [cx (get-in r [:counterexamples (first (get-in r [:levels :snapshot-isolation :anomaly-types]))])]
+        (is (= #{9 11 13 15} (set (map :index (concat (:cycle cx) (:cycle (:alternative cx))))))
+            (:explanation cx))))
+    (testing "the first four alone: SI holds, and serializability's pair is named G2-item, which SI allows"
+      (let [r1 (tu/check (subvec hist 0 8) [:serializable :snapshot-isolation])]
+        (is (false? (tu/verdict r1 :serializable)))
+        (is (true? (tu/verdict r1 :snapshot-isolation)))
+        (is (= #{:G2-item} (tu/types r1)))))
+    (testing "serializability asked alone: its pair proves serializability alone, so G2-item"
+      (is (= #{:G2-item} (tu/types (tu/check hist [:serializable])))))))
+
+(deftest every-counterexample-shown-for-an-si-level-on-simulated-histories-is-a-cycle-si-forbids
+  ;; For every SI level a simulated rw-register history violates, every branch of every
+  ;; counterexample shown for it has no two adjacent anti-dependencies (checked from its steps,
+  ;; not from the checker's names).
+  (let [seen (atom 0)]
+    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+            bug (cons nil (seq (Bug/values)))
+            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+            seed (range 3)
+            :let [h (simulated store bug seed 200 5 10 4)
+                  r (j/->clj (.toData (Checker/check h (doto (CheckOptions.)
+                                                          (.levels (mapv #(Level/parse %) ["serializable" "strong-session-serializable"
+                                                                                           "snapshot-isolation" "strong-session-snapshot-isolation"]))))))]]
+      (when (false? (tu/verdict r :snapshot-isolation)) (swap! seen inc))
+      (is (= [] (vec (si-non-proofs r))) (str store " " bug " seed " seed)))
+    (is (pos? @seen) "some simulated history violates snapshot isolation")))
+
+;; ---------------------------------------------------------------- the counterexample search's bound
+
+(defn- sim-history ^History [store bug workload seed txns]
+  (.history (Simulator/history
+              (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload workload)
+                          (.txns (int txns)) (.sessions 10) (.keys 40) (.keyDist SimConfig$KeyDist/ZIPF)
+                          (.opsPerTxn 4 4) (.readFraction 0.5) (.maxWritesPerKey 32))
+                bug (-> (.bug bug) (.bugRate 0.02))
+                true .build))))
+
+(defn- checked [^History h opts]
+  (second (isocheck.core/check-history (merge {:levels [:strict-serializable :serializable :strong-snapshot-isolation
+                                                        :snapshot-isolation :repeatable-read :read-committed]}
+                                              opts)
+                                       h)))
+
+(deftest the-counterexample-search-is-bounded-and-skipped-with-max-anomalies-0-verdicts-unchanged
+  (let [hs (for [[store bug] [[Store/SNAPSHOT_ISOLATION nil] [Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]
+                              [Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]
+                 wl [History$Workload/APPEND History$Workload/REGISTER]
+                 seed (range 2)]
+             [(str store " " bug " " wl " " seed) (sim-history store bug wl seed 2000)])
+        kinds (atom {})]
+    (doseq [[label h] hs
+            :let [full (checked h {:counterexample-time-limit 600})
+                  tiny (checked h {:counterexample-time-limit 0})
+                  none (checked h {:max-anomalies 0})
+                  auto (checked h {})]]
+      (swap! kinds update (:counterexample-search tiny) (fnil inc 0))
+      (testing label
+        (is (= (:levels full) (:levels auto)) "the automatic bound changes no verdict")
+        (is (= (map (comp :valid? val) (:levels full)) (map (comp :valid? val) (:levels tiny))
+               (map (comp :valid? val) (:levels none)))
+            "a bound of 0, or counting only, changes no verdict")
+        (is (= :skipped (:counterexample-search none)))
+        (is (= {} (:counterexamples none)))
+        (is (#{:smallest :bounded} (:counterexample-search full)))
+        (when (false? (:valid? full))
+          (is (seq (:anomaly-counts none)) "counting only still counts")
+          (is (every? pos? (vals (:anomaly-counts none))))
+          (testing "the anomalies no cycle search finds (pre-checks: lost updates, aborted reads) are counted the same"
+            (let [pre #{:lost-update :G1a :G1b :internal :incompatible-order :dirty-update :duplicate-elements}]
+              (is (= (select-keys (:anomaly-counts full) pre) (select-keys (:anomaly-counts none) pre)))))
+          (when (= :bounded (:counterexample-search tiny))
+            (testing "every violated level still names an anomaly type that rules it out"
+              (doseq [[l v] (:levels tiny) :when (false? (:valid? v))]
+                (is (seq (:anomaly-types v)) (str l))))))))
+    (is (pos? (get @kinds :bounded 0)) (str "a bound of 0 stopped some typed search: " @kinds))))
+
+(deftest the-text-says-when-the-counterexample-shown-is-the-smallest-found-within-the-bound
+  (let [h (sim-history Store/SNAPSHOT_ISOLATION nil History$Workload/APPEND 1 2000)
+        o (fn [ms] (doto (CheckOptions.) (.levels (mapv #(Level/parse %) ["serializable" "snapshot-isolation"]))
+                     (-> .counterexampleMs (set! (long ms)))))
+        bounded (Checker/check h (o 0))
+        full (Checker/check h (o 600000))]
+    (is (= "bounded" (.counterexampleSearch bounded)))
+    (is (re-find #"the smallest found within the time bound is shown" (.text bounded)))
+    (is (= "smallest" (.counterexampleSearch full)))
+    (is (not (re-find #"within the time bound" (.text full))))
+    (is (re-find #"the smallest is shown" (.text full)))))

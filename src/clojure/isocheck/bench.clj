@@ -238,11 +238,15 @@
         wall (/ (- (System/nanoTime) t0) 1e9)
         stats (some #(when (str/starts-with? % "stats: ") (edn/read-string (subs % 7)))
                     (str/split-lines @out))
+        bounded? (str/includes? @out "within the time bound")
         rss (some #(when-let [[_ kb] (re-find #"^isocheck-bench-rss (\d+)" %)] (* 1024 (Long/parseLong kb)))
                   (str/split-lines @err))]
     (when-not stats
       (throw (ex-info (str "bin/isocheck check " file " printed no stats (exit " exit "): " @err) {})))
-    {:wall wall, :exit exit, :ms (:ms stats), :txns (:txns stats), :rss rss}))
+    {:wall wall, :exit exit, :ms (:ms stats), :levels-ms (:levels-ms stats), :txns (:txns stats), :rss rss
+     :bounded? bounded?
+     :instances (reduce + 0 (keep #(some-> (re-find #"^\S+: (\d+) instances?" %) second Long/parseLong)
+                                  (str/split-lines @out)))}))
 
 (defn- size-str [^long b]
   (cond (< b 10000) (str b " B") (< b 10000000) (format "%.0f kB" (/ b 1e3)) :else (mb b)))
@@ -586,6 +590,64 @@
                          (if (pos? fired) (str ", " fired " stale reads served, anomalies " (into {} (.counts (.anomalies r)))) "")))
         (flush)))))
 
+(defn- violated-config
+  "A Jepsen-shaped history (10 sessions, 4 micro-ops, half reads, 1,000 keys zipf rotating
+  after 32 writes) of store with bug injected at rate."
+  ^SimConfig [workload store bug rate txns]
+  (-> (SimConfig/builder) (.seed 1) (.store store) (.workload workload) (.txns (int txns)) (.sessions 10)
+      (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4) (.readFraction 0.5) (.maxWritesPerKey 32)
+      (.bug bug) (.bugRate (double rate)) .build))
+
+(defn violated-main
+  "`lein bench violated [SIZES...]`: violated histories with many anomalies, where the
+  search for the smallest counterexamples (the shortest cycle of each anomaly type in each
+  cyclic component) is what a check may spend its time on (issue 26). At each size (default
+  10^4, 10^5, 10^6 transactions), Jepsen-shaped histories (10 sessions, 4 micro-ops, 1,000
+  keys zipf rotating after 32 writes) of list-append and rw-register: the strictly
+  serializable store with 1% stale realtime reads, and the SI store with 1% long forks;
+  `bin/isocheck check FILE` (default levels), then the same with --max-anomalies 0, as a
+  subprocess, medians of several runs: load, detection (the check less its counterexample
+  search), counterexamples ([:stats :levels-ms :counterexamples]: the observed cycles'
+  typed searches), the check, their ratio, peak RSS; 'bounded' when the text says the
+  instance shown is the smallest found within the time bound. Not run by CI."
+  [sizes]
+  (let [launcher (str (System/getProperty "user.dir") "/bin/isocheck")
+        dir (Files/createTempDirectory "isocheck-bench-violated" (make-array java.nio.file.attribute.FileAttribute 0))
+        one (str (.resolve dir "one-op.edn"))
+        _ (spit one "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n")
+        _ (run-cli launcher one)
+        rt (Runtime/getRuntime)]
+    (println (format "isocheck bench violated: bin/isocheck check FILE, default levels; %d cores, load average %s; medians"
+                     (.availableProcessors rt)
+                     (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                           (catch java.io.IOException _ "? ? ?"))
+                                                      #" ")))))
+    (println (format "%-46s %10s %4s %8s %9s %9s %9s %6s %9s %10s %s"
+                     "input" "txns" "runs" "load" "detect" "cx" "check" "cx/chk" "peak RSS" "instances" "counterexamples"))
+    (doseq [n sizes
+            [label wl store bug] [["list-append, SSER store, 1% stale reads" History$Workload/APPEND Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]
+                                  ["list-append, SI store, 1% long forks" History$Workload/APPEND Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]
+                                  ["rw-register, SSER store, 1% stale reads" History$Workload/REGISTER Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]
+                                  ["rw-register, SI store, 1% long forks" History$Workload/REGISTER Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+      (let [file (write-history dir (str "v-" n ".edn") (violated-config wl store bug 0.01 n))
+            runs (cond (<= n 10000) 5 (<= n 100000) 3 :else 1)]
+        (doseq [[suffix args] [["" []] ["  --max-anomalies 0" ["--max-anomalies" "0"]]]]
+          (let [rs (vec (for [_ (range runs)] (apply run-cli launcher file args)))
+                ms (fn [k] (median (map #(get-in % [:ms k] 0) rs)))
+                cx (median (map #(get-in % [:levels-ms :counterexamples] 0) rs))
+                detect (median (map #(- (get-in % [:ms :total] 0) (get-in % [:levels-ms :counterexamples] 0)) rs))
+                total (ms :total)
+                rss (keep :rss rs)]
+            (println (format "%-46s %,10d %4d %6.2f s %7.2f s %7.2f s %7.2f s %5.0f%% %9s %,10d %s"
+                             (str (if (seq suffix) "" label) suffix) (long (:txns (first rs))) runs (/ (ms :load) 1e3)
+                             (/ detect 1e3) (/ cx 1e3) (/ total 1e3) (if (pos? total) (* 100.0 (/ cx total)) 0.0)
+                             (if (seq rss) (mb (median rss)) "-") (long (median (map :instances rs)))
+                             (cond (seq args) "skipped" (some :bounded? rs) "bounded" :else "smallest")))
+            (flush)))
+        (Files/deleteIfExists (java.nio.file.Path/of file (make-array String 0)))))
+    (Files/deleteIfExists (java.nio.file.Path/of one (make-array String 0)))
+    (Files/deleteIfExists dir)))
+
 (defn- crash-main [sizes]
   (let [rt (Runtime/getRuntime)]
     (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))
@@ -598,6 +660,7 @@
    "mt"     [mt-main [10000 100000 1000000]]
    "search" [search-main [10000 100000 1000000]]
    "cli"    [cli-main [10000 100000 1000000]]
+   "violated" [violated-main [10000 100000 1000000]]
    "crash"  [crash-main [5000 100000 1000000]]
    "weak"   [weak-main [5000 100000 1000000]]})
 

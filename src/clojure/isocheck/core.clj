@@ -65,6 +65,13 @@
                       rw-register history's version order, a list-append
                       history's order of never-read appends (default 60);
                       past it a level still open is :unknown with the reason
+      :counterexample-time-limit
+                      seconds for the search of the smallest cycle of each
+                      anomaly type (default: a quarter of the check's time
+                      before it, at least 0.5 s); past it the result's
+                      :counterexample-search is :bounded (the smallest found
+                      within the bound), else :smallest (:skipped with
+                      :max-anomalies 0). Verdicts do not depend on it
       :directory      where to write the report files (default: the Jepsen
                       store directory when checking inside Jepsen, else none)
 
@@ -117,6 +124,11 @@
                  (str ":max-anomalies must be 0 (count only) or a positive integer, not " (pr-str m)))))
       (set! (.maxAnomaliesPerType o) (int m)))
     (when-let [b (:search-budget opts)] (set! (.searchBudget o) (long b)))
+    (when-let [t (:counterexample-time-limit opts)]
+      (when-not (and (number? t) (not (neg? t)))
+        (throw (IllegalArgumentException.
+                 (str ":counterexample-time-limit must be a number of seconds, 0 or more, not " (pr-str t)))))
+      (set! (.counterexampleMs o) (long (Math/ceil (* 1000.0 (double t))))))
     (when-let [t (:time-limit opts)]
       (when-not (and (number? t) (pos? t))
         (throw (IllegalArgumentException. (str ":time-limit must be a positive number of seconds, not " (pr-str t)))))

@@ -11,6 +11,38 @@ public final class CheckOptions {
   public int maxAnomaliesPerType = 16;
   /** States the per-type cycle searches may visit in one strongly connected component. */
   public long searchBudget = 4_000_000;
+  /**
+   * Time for the typed counterexample searches (the shortest cycle of each anomaly type per
+   * cyclic component), in ms: past it, each component left gets the first cycle found, and the
+   * result says the counterexamples are the smallest found within the bound
+   * ({@code :counterexample-search :bounded}). Negative (the default): automatic,
+   * {@link #AUTO_COUNTEREXAMPLE_SHARE} of the check's time before the counterexamples, at least
+   * {@link #MIN_COUNTEREXAMPLE_MS}. The verdicts do not depend on it: cycles are found by the
+   * components, and the levels the search decides by the solver.
+   */
+  public long counterexampleMs = -1;
+
+  /**
+   * Automatic counterexample bound: this fraction of the time the check took before them
+   * (analysis, graph, components), so that they take at most about a fifth of the check. A
+   * list-append history of 10^5 transactions whose stale reads made thousands of cyclic
+   * components spent 80 s of 86 in them (issue 26).
+   */
+  public static final double AUTO_COUNTEREXAMPLE_SHARE = 0.25;
+
+  /** The automatic bound's floor, ms: below it, a small history's counterexamples are all searched. */
+  public static final long MIN_COUNTEREXAMPLE_MS = 500;
+
+  /**
+   * Types and counts only (the command line's {@code --max-anomalies 0}): no typed counterexample
+   * search; each cyclic component is counted once, under the type of the first cycle found in it
+   * ({@code :counterexample-search :skipped}). Also when {@link #maxAnomaliesPerType} is 0.
+   */
+  public boolean countsOnly;
+
+  /** Whether no typed counterexample search is wanted. */
+  public boolean skipCounterexamples() { return countsOnly || maxAnomaliesPerType == 0; }
+
   /** Components searched for typed cycles per family; beyond that, one cycle each is still reported. */
   public int maxComponents = 2_000;
   /**

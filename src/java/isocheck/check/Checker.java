@@ -110,7 +110,22 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> verdicts = new LinkedHashMap<>();
     for (Level l : o.levels) verdicts.put(l, got.get(l));
     consolidate(verdicts, anomalies, h.workload);
-    return new Result(h, verdicts, anomalies, stats);
+    Result r = new Result(h, verdicts, anomalies, stats);
+    Object cx = stats.remove(CX_SEARCH);
+    r.counterexampleSearch = o.skipCounterexamples() ? "skipped" : cx != null ? (String) cx : "smallest";
+    return r;
+  }
+
+  /** Where a check's typed counterexample searches leave their kind until the result takes it. */
+  private static final String CX_SEARCH = "counterexample-search";
+
+  /**
+   * Notes how a cycle reporter's counterexamples were searched ({@link CycleReporter#searchKind}),
+   * for the result's {@code :counterexample-search}: bounded if any search was.
+   */
+  public static void noteCounterexamples(java.util.Map<String, Object> stats, CycleReporter cycles) {
+    String k = cycles.searchKind();
+    if (!"bounded".equals(stats.get(CX_SEARCH))) stats.put(CX_SEARCH, k);
   }
 
   /**
@@ -246,6 +261,7 @@ public final class Checker {
     long t2 = System.nanoTime();
 
     Run run = new Run(h, g, o, anomalies, new Steps(h, dx), stats);
+    run.cycles.checkStarted(t0);
     if (dx instanceof RegisterAnalysis) run.ra = (RegisterAnalysis) dx;
     run.orderedKeys = orderedKeys;
     run.mtPolygraph = mtPolygraph;
@@ -472,6 +488,7 @@ public final class Checker {
         }
       }
       if (cycles.truncated) stats.put("cycle-search-truncated", true);
+      noteCounterexamples(stats, cycles);
       phaseStats();
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
@@ -595,10 +612,17 @@ public final class Checker {
       // Jepsen-shaped history of an SI store at 10^6: 0.16 s not spent.)
       Scc gsiWr = req.contains(Level.GSI) && acyclic[0] && !(top == 2 && acyclic[2]) && !g.acyclic(Edge.WR | Edge.RT)
           ? Scc.of(ordered(), Edge.WR | Edge.RT) : null;
+      long tc = System.nanoTime();
       for (int fi = 0; fi <= top + 1; fi++) {
         if (fi == Math.min(2, top + 1) && gsiWr != null && gsiWr.hasCycle()) report(gsiWr, g, Level.Family.COMMIT_REALTIME, false, null);
         if (fi > top) break;
         if (!acyclic[fi]) reportSer(wr[fi], Level.Family.values()[fi], false);
+      }
+      if (gsiWr != null || !acyclic[0] || !acyclic[top]) {
+        // ([:stats :levels-ms :counterexamples]: the observed cycles' typed searches, as list-append's.)
+        LinkedHashMap<String, Object> ph = new LinkedHashMap<>();
+        ph.put("counterexamples", (System.nanoTime() - tc) / 1_000_000L);
+        stats.put("levels-ms", ph);
       }
       // The version order: the polygraph search (isocheck.check.si). Elle's read committed and
       // read uncommitted need none (isocheck.check.adya.AdyaLevels); repeatable read needs
@@ -612,6 +636,7 @@ public final class Checker {
       } finally {
         search.close();
       }
+      noteCounterexamples(stats, cycles);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
         List<String> types = violating(l);

@@ -33,6 +33,19 @@ public final class CycleReporter {
   private int stamp;
   /** Whether some component went unsearched (more than maxComponents). */
   public boolean truncated;
+  /**
+   * Whether some typed search stopped at its bound (the time bound, a component's state budget,
+   * or more than maxComponents components): the counterexamples kept are the smallest found
+   * within it, not necessarily the smallest.
+   */
+  public boolean bounded;
+  /** When the check began (System.nanoTime()): the automatic time bound is a share of the time since. */
+  private long checkStart = System.nanoTime();
+  /** System.nanoTime() past which no typed search starts or goes on; set by the first {@link #report}. */
+  private long deadline;
+  private boolean started;
+  /** The time the typed searches took, ns. */
+  public long searchNs;
 
   /** For a transaction graph of graphNodes nodes (nTxns transactions, then realtime relays). */
   public CycleReporter(int nTxns, int graphNodes, CheckOptions o, Sink sink) {
@@ -42,6 +55,28 @@ public final class CycleReporter {
     this.member = new int[graphNodes];
     this.local = new int[graphNodes];
   }
+
+  /** When the check began (System.nanoTime()), for the automatic time bound ({@link CheckOptions#counterexampleMs}). */
+  public CycleReporter checkStarted(long t) {
+    checkStart = t;
+    return this;
+  }
+
+  /** The time bound, fixed when the first typed search begins: the option's, or a share of the check's time so far. */
+  private void start() {
+    if (started) return;
+    started = true;
+    long now = System.nanoTime();
+    long ms = o.counterexampleMs >= 0 ? o.counterexampleMs
+        : Math.max(CheckOptions.MIN_COUNTEREXAMPLE_MS, (long) ((now - checkStart) / 1e6 * CheckOptions.AUTO_COUNTEREXAMPLE_SHARE));
+    deadline = ms >= Long.MAX_VALUE / 2_000_000L ? Long.MAX_VALUE : now + ms * 1_000_000L;
+  }
+
+  /**
+   * What the result says of its counterexamples ({@code :counterexample-search}): "skipped"
+   * (types and counts only), "bounded" (the smallest found within the bound) or "smallest".
+   */
+  public String searchKind() { return o.skipCounterexamples() ? "skipped" : bounded ? "bounded" : "smallest"; }
 
   /** The edges of a serializability graph of family f: the data dependencies and f's orders. */
   public static int serFilter(Level.Family f) { return Edge.DATA | f.bits; }
@@ -129,19 +164,30 @@ public final class CycleReporter {
     int searched = 0;
     o.progress.stage("counterexamples" + (f == Level.Family.PLAIN ? "" : " with "
         + f.name().toLowerCase(java.util.Locale.ROOT) + " order"), Math.min(comps.size(), o.maxComponents), "cyclic components");
+    boolean skip = o.skipCounterexamples();
+    if (!skip) start();
     for (int[] nodes : comps) {
       if (searched++ >= o.maxComponents) {
         truncated = true;
+        bounded = true;
         break;
       }
       o.progress.done(searched - 1);
       stamp++;
       for (int v : nodes) member[v] = stamp;
-      if (searchComponent(over, nodes, f, g2)) continue;
+      // Past the time bound (or counting only), the component's first cycle found, below: linear
+      // in its size, where the typed searches may take millions of states each.
+      boolean typed = !skip && System.nanoTime() <= deadline;
+      if (!typed && !skip) bounded = true;
+      if (typed && searchComponent(over, nodes, f, g2)) continue;
       int t = firstTxn(nodes);
       if (bcg != null) {
         int cb = scc.comp[BcGraph.begin(t)], cc = scc.comp[BcGraph.commit(t)];
-        witnessIn(scc, bcg, bcFilter, scc.cyclic[cb] ? cb : cc, true, f);
+        // (From a node of the component, its members by their component number: linear in the
+        // component, not in the graph, as thousands of components past the bound need.)
+        int from = scc.cyclic[cb] ? BcGraph.begin(t) : BcGraph.commit(t);
+        Cycle cy = CycleFinder.anyCycle(bcg, scc.comp, scc.comp[from], from, bcFilter);
+        if (cy != null) sink.add(BcGraph.toTxnCycle(cy, n).withoutRelays(n), f);
       } else {
         Cycle c = CycleFinder.anyCycle(over, member, stamp, t, serFilter(f) & (g2 ? ~0 : ~Edge.RW));
         if (c != null) sink.add(c.withoutRelays(n), f);
@@ -155,10 +201,11 @@ public final class CycleReporter {
   }
 
   private boolean searchComponent(Digraph over, int[] nodes, Level.Family f, boolean g2) {
-    CycleFinder cf = new CycleFinder(over, member, stamp, nodes, local, o.searchBudget);
+    long t0 = System.nanoTime();
+    CycleFinder cf = new CycleFinder(over, member, stamp, nodes, local, o.searchBudget).deadline(deadline);
     Set<String> found = new HashSet<>();
     for (CycleFinder.Spec spec : specs(f, g2)) {
-      Cycle c = cf.find(spec);
+      Cycle c = cf.exhausted() ? null : cf.find(spec);
       if (c == null) continue;
       // A breadth-first search over (node, state) may close a walk that repeats a node: report
       // its simple cycles instead, each under its own name.
@@ -166,6 +213,8 @@ public final class CycleReporter {
         if (found.add(typeName(sc, f))) sink.add(sc, f);
       }
     }
+    if (cf.exhausted()) bounded = true;
+    searchNs += System.nanoTime() - t0;
     return !found.isEmpty();
   }
 

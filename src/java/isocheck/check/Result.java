@@ -26,6 +26,13 @@ public final class Result {
   public final LinkedHashMap<Level, Verdict> levels;
   public final AnomalySet anomalies;
   public final LinkedHashMap<String, Object> stats;
+  /**
+   * How the counterexamples of cycles were searched ({@code :counterexample-search}): "smallest"
+   * (each type's shortest cycle per component, every search complete), "bounded" (some search
+   * stopped at its bound, CheckOptions#counterexampleMs: the smallest found within it) or
+   * "skipped" (types and counts only).
+   */
+  public String counterexampleSearch = "smallest";
 
   Result(History history, LinkedHashMap<Level, Verdict> levels, AnomalySet anomalies, LinkedHashMap<String, Object> stats) {
     this.history = history;
@@ -176,6 +183,7 @@ public final class Result {
     m.put("levels", lv);
     if (valid == Verdict.Value.UNKNOWN) m.put("unknown-reason", commonReason() != null ? commonReason() : String.join("; ", reasons));
     m.put("counterexamples", cx);
+    m.put("counterexample-search", new Kw(counterexampleSearch));
     LinkedHashMap<Object, Object> counts = new LinkedHashMap<>();
     for (String t : types) counts.put(new Kw(t), anomalies.count(t));
     m.put("anomaly-counts", counts);
@@ -285,8 +293,8 @@ public final class Result {
           sb.append('\n');
           continue;
         }
-        sb.append(inst.isEmpty() ? " (counted only)" : n > inst.size() ? " (" + inst.size() + " kept; the smallest is shown)"
-                : n > 1 ? " (the smallest is shown)" : "")
+        sb.append(inst.isEmpty() ? " (counted only)" : n > inst.size() ? " (" + inst.size() + " kept; " + shown() + ")"
+                : n > 1 ? " (" + shown() + ")" : "")
             .append('\n');
         if (inst.isEmpty()) continue;
         Anomaly a = inst.get(0);
@@ -329,12 +337,12 @@ public final class Result {
     return new ArrayList<>(r);
   }
 
-  /** " (also: AbortedRead)", or with its own count when that differs: " (also: AbortedRead, 3 instances)". */
   /** The other names of a shown type, as its heading gives them: " (also: AbortedRead)", or "". */
   public String alsoNames(String shown) {
     return alsoNames(shown, anomalies.count(shown), sameAs());
   }
 
+  /** " (also: AbortedRead)", or with its own count when that differs: " (also: AbortedRead, 3 instances)". */
   private String alsoNames(String elle, long n, Map<String, String> same) {
     List<String> as = new ArrayList<>();
     for (Map.Entry<String, String> e : same.entrySet()) {
@@ -343,6 +351,11 @@ public final class Result {
       as.add(e.getKey() + (m == n ? "" : ", " + StatsLine.count(m, "instance")));
     }
     return as.isEmpty() ? "" : " (also: " + String.join("; ", as) + ")";
+  }
+
+  /** What the report says of the instance shown: the smallest, or the smallest found within the time bound. */
+  private String shown() {
+    return "bounded".equals(counterexampleSearch) ? "the smallest found within the time bound is shown" : "the smallest is shown";
   }
 
   private static List<Integer> toList(int[] a) {

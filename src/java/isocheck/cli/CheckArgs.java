@@ -175,6 +175,8 @@ final class CheckArgs {
   CheckOptions options() {
     CheckOptions o = new CheckOptions().levels(levels);
     o.maxAnomaliesPerType = Math.max(1, maxAnomalies);
+    // (Counting only: no typed counterexample search, CheckOptions#countsOnly.)
+    o.countsOnly = maxAnomalies == 0;
     o.weak.clocks = clocks;
     o.weak.stopAtFirst = first;
     o.timeLimitMs = (long) Math.ceil(timeLimit * 1000);

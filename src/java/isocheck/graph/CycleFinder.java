@@ -60,6 +60,14 @@ public final class CycleFinder {
   private final int[] local;
   private final int[] nodes;
   private long budget;
+  /** System.nanoTime() past which the searches stop (as when the budget is spent). */
+  private long deadline = Long.MAX_VALUE;
+
+  /** Stops the searches at this System.nanoTime(), as if the budget were spent then. */
+  public CycleFinder deadline(long t) {
+    deadline = t;
+    return this;
+  }
 
   /**
    * @param member  member[v] == stamp marks the component's nodes
@@ -186,6 +194,10 @@ public final class CycleFinder {
       }
       int cur = queue[head++];
       if (--budget <= 0) return null;
+      if ((budget & 1023) == 0 && System.nanoTime() > deadline) {
+        budget = 0;
+        return null;
+      }
       int v = nodes[cur / k];
       int[] f = decode(cur % k, lastDim, wrDim, reqDim);
       for (int e = g.start[v]; e < g.start[v + 1]; e++) {

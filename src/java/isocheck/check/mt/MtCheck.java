@@ -159,7 +159,7 @@ public final class MtCheck {
         top == Level.Family.REALTIME, stats);
     long t2 = System.nanoTime();
 
-    LinkedHashMap<Level, Verdict> verdicts = new Levels(h, o, g, mt, anomalies, stats).decide(req, top);
+    LinkedHashMap<Level, Verdict> verdicts = new Levels(h, o, g, mt, anomalies, stats, t0).decide(req, top);
     Checker.putStageMs(stats, t0, t1, t2, System.nanoTime());
     return new Outcome(verdicts, ra, mt.ordered, null);
   }
@@ -184,7 +184,7 @@ public final class MtCheck {
     Digraph bc;
     final Set<String> reported = new HashSet<>();
 
-    Levels(History h, CheckOptions o, Digraph g, MtAnalysis mt, AnomalySet anomalies, Map<String, Object> stats) {
+    Levels(History h, CheckOptions o, Digraph g, MtAnalysis mt, AnomalySet anomalies, Map<String, Object> stats, long t0) {
       this.h = h;
       this.o = o;
       this.g = g;
@@ -193,7 +193,7 @@ public final class MtCheck {
       this.stats = stats;
       this.steps = new Steps(h, mt);
       this.n = h.nTxns;
-      this.cycles = new isocheck.check.CycleReporter(n, g.n, o, (c, f) -> add(c));
+      this.cycles = new isocheck.check.CycleReporter(n, g.n, o, (c, f) -> add(c)).checkStarted(t0);
     }
 
     static int serFilter(Level.Family f) { return isocheck.check.CycleReporter.serFilter(f); }
@@ -228,6 +228,7 @@ public final class MtCheck {
         }
       }
       if (cycles.truncated) stats.put("cycle-search-truncated", true);
+      isocheck.check.Checker.noteCounterexamples(stats, cycles);
       LinkedHashMap<Level, Verdict> out = new LinkedHashMap<>();
       for (Level l : req) {
         int fi = l.family.ordinal();

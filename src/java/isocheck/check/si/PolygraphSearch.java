@@ -7,6 +7,7 @@ import isocheck.graph.Cycle;
 import isocheck.graph.CycleFinder;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
+import isocheck.graph.EdgeList;
 import isocheck.graph.Scc;
 import isocheck.history.History;
 import isocheck.history.Kw;
@@ -661,8 +662,7 @@ public abstract class PolygraphSearch {
       // rules; its cycle's shape then claims snapshot isolation too only if SI is violated as
       // well. Else no order avoids a cycle with an anti-dependency: G2-item (Adya).
       st.put("decided-by", new Kw(knownCycle ? "known-graph" : "pruning"));
-      boolean serOnly = !si && !knownCycle && decide(siOf(l.family), deadline).value != Verdict.Value.FALSE;
-      found.add(counterexample(l, g, pr, serOnly));
+      found.add(counterexample(l, g, pr, knownCycle));
       return new Outcome(Verdict.Value.FALSE, null, found, st);
     }
     if (pr.status == Pruning.Status.DECIDED) {
@@ -1005,7 +1005,7 @@ public abstract class PolygraphSearch {
     st.put("known-edges", (long) k.known.size());
     st.put("decided-by", new Kw("known-graph"));
     List<Anomaly> found = new ArrayList<>();
-    found.add(counterexample(l, kg, kp, false));
+    found.add(counterexample(l, kg, kp, true));
     return new Outcome(Verdict.Value.FALSE, null, found, st);
   }
 
@@ -1102,8 +1102,7 @@ public abstract class PolygraphSearch {
           nc - pr.decided, nc, constraintNoun()), found, st);
     }
     st.put("decided-by", new Kw("solver"));
-    boolean serOnly = l.kind != Level.Kind.SI && decide(siOf(l.family), deadline).value != Verdict.Value.FALSE;
-    found.add(refuted(l, g, pr, s, ofVar, serOnly));
+    found.add(refuted(l, g, pr, s, ofVar));
     return new Outcome(Verdict.Value.FALSE, null, found, st);
   }
 
@@ -1114,7 +1113,7 @@ public abstract class PolygraphSearch {
   private int[] lastContestedModel;
 
   /** The counterexample of an UNSAT answer: the refutation's final cycle, its forced steps explained as such. */
-  private Anomaly refuted(Level l, LevelGraph g, Pruning pr, AcyclicitySolver s, int[] ofVar, boolean serOnly) {
+  private Anomaly refuted(Level l, LevelGraph g, Pruning pr, AcyclicitySolver s, int[] ofVar) {
     Refutation ref = s.refutation();
     PolygraphExplainer px = explainer(g.p);
     px.forced(pr);
@@ -1157,11 +1156,12 @@ public abstract class PolygraphSearch {
           if (other == null) continue;
           int c = ofVar[Math.abs(lit)], side = lit > 0 ? 0 : 1;
           Cycle c0 = txnCycle(g, edgeCycle(g, pr, ec, ofVar)), c1 = txnCycle(g, edgeCycle(g, pr, other, ofVar));
-          return pair(l, g, px, steps, c, side, c0, c1, serOnly);
+          return pair(l, g, px, steps, c, side, c0, c1);
         }
       }
     }
     Cycle tc = txnCycle(g, edgeCycle(g, pr, ec, ofVar));
+    boolean serOnly = !g.si && !provesSi(g.p, -1, 0, tc, null);
     String note = "No order of " + orderNoun() + " leaves the graph acyclic: the search forced each step marked forced (the "
         + "other order of those two writers closes a cycle, given the steps forced before it), and they close this cycle:";
     return CycleReport.of(h, steps, tc, new boolean[tc.length()], note, null, name(tc, l.family, serOnly));
@@ -1452,16 +1452,18 @@ public abstract class PolygraphSearch {
   }
 
   /**
-   * serOnly (a serializable level's cycle named G2-item unless SI of its family is violated too)
-   * matters only where the cycle rests on orders pruning or the solver forced. A cycle of known
-   * edges alone is named by its own shape, and SI need not be decided for it: the SI levels'
-   * graph holds the same known edges, so a shape SI forbids (no two adjacent anti-dependencies:
-   * G0, G1c, G-single, G-nonadjacent) is a cycle of their begin/commit graph too, and SI is
-   * violated; a shape it allows is named G2-item either way. (On the 10^6 Jepsen-shaped history
-   * of an SI store, serializability's known cycle no longer waits for strong-session SI's
-   * schedule, about 1 s, which strong SI then implies.)
+   * l's counterexample once pruning (or the known graph alone, {@code knownOnly}: no order
+   * forced) found l violated. A serializable level's is named by a shape snapshot isolation
+   * forbids only when it proves SI of its family violated too ({@link #provesSi}), else G2-item:
+   * a name claims every level it rules out (isocheck.check.Level#ruledOutBy), and the SI levels
+   * then show it as theirs. A cycle of known edges alone is named by its own shape, and SI need
+   * not be decided for it: the SI levels' graph holds the same known edges, so a shape SI
+   * forbids (no two adjacent anti-dependencies: G0, G1c, G-single, G-nonadjacent) is a cycle of
+   * their begin/commit graph too, and SI is violated; a shape it allows is named G2-item either
+   * way. (On the 10^6 Jepsen-shaped history of an SI store, serializability's known cycle no
+   * longer waits for strong-session SI's schedule, about 1 s, which strong SI then implies.)
    */
-  private Anomaly counterexample(Level l, LevelGraph g, Pruning pr, boolean serOnly) {
+  private Anomaly counterexample(Level l, LevelGraph g, Pruning pr, boolean knownOnly) {
     PolygraphExplainer px = explainer(g.p);
     px.forced(pr);
     Steps steps = new Steps(h, px);
@@ -1471,12 +1473,66 @@ public abstract class PolygraphSearch {
         if (!pr.lastScc.cyclic[c]) continue;
         Cycle cy = CycleFinder.anyCycleIn(pr.last, pr.lastScc, c, ~0);
         Cycle tc = txnCycle(g, cy);
+        boolean serOnly = !g.si && !knownOnly && !provesSi(g.p, -1, 0, tc, null);
         return CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, name(tc, l.family, serOnly));
       }
       throw new IllegalStateException("a cyclic graph without a cycle");
     }
     Cycle c0 = sideCycle(g, pr, pr.badEdge0), c1 = sideCycle(g, pr, pr.badEdge1);
-    return pair(l, g, px, steps, pr.badConstraint, 0, c0, c1, serOnly);
+    return pair(l, g, px, steps, pr.badConstraint, 0, c0, c1);
+  }
+
+  /**
+   * Whether a serializable level's counterexample (the cycle c0; with c1, a pair: c0 with side s
+   * of constraint c, c1 with the other side) proves snapshot isolation of its family violated
+   * too, so that it may bear a name SI forbids: each cycle has a shape SI forbids (no two
+   * adjacent anti-dependencies: each is a cycle of SI's begin/commit graph), and each of its
+   * write-write and anti-dependency steps is a known edge of the polygraph or an edge of the
+   * side its branch considers, never an order pruning or the solver forced by serializability's
+   * rules (the other order may close only a cycle SI allows, a write skew). Else the
+   * counterexample proves serializability violated alone: G2-item, and the SI levels are
+   * decided, and shown, by their own search. (Issue 26: on VeriStrong's CockroachDB histories,
+   * a pair named G-single-item after its first branch, whose second was a write skew, was shown
+   * as snapshot isolation's counterexample.) The known edges are scanned once, only from the
+   * cycles' nodes: a counterexample is built once per level.
+   */
+  static boolean provesSi(Polygraph p, int c, int s, Cycle c0, Cycle c1) {
+    Cycle[] cs = c1 == null ? new Cycle[] {c0} : new Cycle[] {c0, c1};
+    for (Cycle cy : cs) if (cy.adjacentRw()) return false;
+    // The write-write and anti-dependency steps that are not the considered side's: known edges?
+    java.util.HashSet<Long> need = new java.util.HashSet<>();
+    boolean[] from = new boolean[p.nodes];
+    for (int k = 0; k < cs.length; k++) {
+      Cycle cy = cs[k];
+      int n = cy.length(), side = k == 0 ? s : 1 - s;
+      for (int i = 0; i < n; i++) {
+        int a = cy.nodes[i], b = cy.nodes[(i + 1) % n], t = cy.labels[i];
+        if (t != Edge.WW && t != Edge.RW) continue; // reads-from, session and realtime order: never forced
+        if (c >= 0 && onSide(p, c, side, a, b, t)) continue;
+        from[a] = true;
+        need.add(key(a, b, t));
+      }
+    }
+    EdgeList kn = p.known;
+    for (int i = 0, m = kn.size(); i < m && !need.isEmpty(); i++) {
+      int a = kn.src(i);
+      if (!from[a]) continue;
+      int b = kn.dst(i), t = kn.type(i);
+      // A write-write step stands for any dependency (each enters its target's begin in SI's
+      // graph); an anti-dependency step only for an anti-dependency.
+      need.remove(key(a, b, t == Edge.RW ? Edge.RW : Edge.WW));
+    }
+    return need.isEmpty();
+  }
+
+  private static long key(int a, int b, int t) { return ((long) a << 33) | ((long) b << 3) | (t == Edge.RW ? 1 : 0); }
+
+  /** Whether a → b of type t is an edge of side s of constraint c. */
+  private static boolean onSide(Polygraph p, int c, int s, int a, int b, int t) {
+    for (int e = p.sideFrom(c, s); e < p.sideTo(c, s); e++) {
+      if (p.sideSrc[e] == a && p.sideDst[e] == b && p.sideType[e] == t) return true;
+    }
+    return false;
   }
 
   /**
@@ -1484,10 +1540,13 @@ public abstract class PolygraphSearch {
    * considered first), c1 with the other side. Named after the two together ({@link #name}: c0's
    * shape, or c1's when only c1 has an anti-dependency); each is described by its own shape.
    */
-  private Anomaly pair(Level l, LevelGraph g, PolygraphExplainer px, Steps steps, int c, int s, Cycle c0, Cycle c1, boolean serOnly) {
+  private Anomaly pair(Level l, LevelGraph g, PolygraphExplainer px, Steps steps, int c, int s, Cycle c0, Cycle c1) {
     int a = s == 0 ? g.p.first[c] : g.p.second[c], b = s == 0 ? g.p.second[c] : g.p.first[c];
+    // (Both branches must prove what the name claims: a serializable level's pair one of whose
+    // cycles SI allows, or rests on orders serializability forced, proves serializability alone.)
+    boolean serOnly = !g.si && !provesSi(g.p, c, s, c0, c1);
     String named = name(c0, l.family, serOnly);
-    if (Level.Family.baseOf(named).equals("G-SI") && !Level.Family.baseOf(name(c1, l.family, false)).equals("G-SI")) {
+    if (!serOnly && Level.Family.baseOf(named).equals("G-SI") && !Level.Family.baseOf(name(c1, l.family, false)).equals("G-SI")) {
       named = name(c1, l.family, false);
     }
     px.considering(c, s);
