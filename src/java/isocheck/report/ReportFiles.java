@@ -131,7 +131,8 @@ public final class ReportFiles {
       if (svg != null) Files.writeString(dir.resolve(file + ".svg"), svg, StandardCharsets.UTF_8);
       long n = r.anomalies.count(type);
       html.append("<p>").append(n).append(n == 1 ? " instance" : " instances")
-          .append(n > 1 ? "; the smallest:" : ":").append("</p>\n");
+          .append(n > 1 ? ("bounded".equals(r.counterexampleSearch) ? "; the smallest found within the time bound:" : "; the smallest:") : ":")
+          .append("</p>\n");
       txns(html, r.history, a, r.listed(a));
       html.append("<pre class=\"explanation\">").append(esc(a.explanation)).append("</pre>\n");
       int[] ts = a.txns;
