@@ -1,0 +1,89 @@
+(ns isocheck.cli-edges-test
+  "The command line's rough edges (issue 26, item 3): inputs that can be read only once (pipes,
+  FIFOs, /dev/stdin, bash's <(...)), convert refusing to overwrite its input or to drop what
+  its target format cannot hold, usage errors short enough to be read, check-file's failures as
+  result maps, file names with newlines, values nobody wrote, and Cobra logs with a universal
+  write id."
+  (:require [clojure.test :refer [deftest is testing]]
+            [clojure.edn :as edn]
+            [clojure.java.io :as io]
+            [clojure.string :as str]
+            [isocheck.core :as iso]
+            [isocheck.test-util :refer [run-cli tmp-dir tmp-file valid-edn write-skew-edn sh] :rename {run-cli run}])
+  (:import (java.io File)
+           (java.nio.file Files Path)
+           (java.util.concurrent TimeUnit)
+           (java.util.zip GZIPOutputStream)))
+
+(defn- gz-bytes ^bytes [^String s]
+  (let [bo (java.io.ByteArrayOutputStream.)]
+    (with-open [o (GZIPOutputStream. bo)] (.write o (.getBytes s "UTF-8")))
+    (.toByteArray bo)))
+
+(defn- no-trace? [^String err]
+  (not (or (str/includes? err "Exception") (str/includes? err "\tat "))))
+
+;; --- 1. inputs read once ------------------------------------------------------------------
+
+(defn- with-fifo-writer
+  "Makes a FIFO in a new directory, starts a subprocess writing file src into it, calls f with
+  the FIFO's path, and gives f at most 60 s (a reader that opens the FIFO twice waited for
+  ever for a second writer). Returns f's value, or :timed-out."
+  [^String src f]
+  (let [d (tmp-dir)
+        fifo (str (io/file d "history.fifo"))
+        _ (is (= 0 (:status (sh d {} "mkfifo" fifo))))
+        writer (.start (ProcessBuilder. ^java.util.List ["sh" "-c" "exec cat \"$0\" > \"$1\"" src fifo]))
+        result (future (f fifo))
+        v (deref result 60000 :timed-out)]
+    (when (= :timed-out v)
+      (future-cancel result)
+      ;; Unblock a reader still waiting in open(): a writer that opens and closes the FIFO.
+      (future (with-open [_ (io/output-stream fifo)])))
+    (.destroy writer)
+    (.waitFor writer 10 TimeUnit/SECONDS)
+    v))
+
+(deftest check-reads-a-fifo-once
+  (doseq [[label src] [["plain" (tmp-file "ws.edn" write-skew-edn)]
+                       ["gzip" (tmp-file "ws.edn.gz" (gz-bytes write-skew-edn))]]]
+    (testing label
+      (let [r (with-fifo-writer src #(run "check" "--levels" "serializable,si" %))]
+        (is (not= :timed-out r) "the FIFO is opened once: no wait for a second writer")
+        (when (map? r)
+          (is (= 1 (:status r)) (:err r))
+          (is (re-find #"serializable +VIOLATED" (:out r)) (:out r))
+          (is (= "" (:err r))))))))
+
+(def ^:private java-cmd
+  (str (System/getProperty "java.home") "/bin/java"))
+
+(defn- main-in-shell
+  "Runs `bash -c script` with $J the java command line of isocheck.cli.Main (this JVM's
+  classpath) and $1 the given file."
+  [dir script file]
+  (sh dir {"J" (str java-cmd " -cp " (System/getProperty "java.class.path") " isocheck.cli.Main")}
+      "bash" "-c" script "bash" file))
+
+(deftest check-reads-pipes-from-the-shell
+  ;; bash's <(zcat f) and `cat f | check /dev/stdin`: the sniffer once opened the path twice,
+  ;; so the history's first bytes went to the size estimate and the parser blamed a valid history.
+  (let [d (tmp-dir)
+        plain (str (io/file d "ws.edn"))
+        gz (str (io/file d "ws.edn.gz"))]
+    (spit plain write-skew-edn)
+    (Files/write (.toPath (io/file gz)) (gz-bytes write-skew-edn) ^"[Ljava.nio.file.OpenOption;" (make-array java.nio.file.OpenOption 0))
+    (doseq [script ["$J check --levels ser <(zcat \"$1\")"
+                    "$J check --levels ser <(cat \"$1\")"
+                    "zcat \"$1\" | $J check --levels ser /dev/stdin"
+                    "cat \"$1\" | $J check --levels ser /dev/stdin"]]
+      (let [{:keys [status out err]} (main-in-shell d script gz)]
+        (is (= 1 status) (str script ": " err))
+        (is (re-find #"serializable +VIOLATED" out) script)
+        (is (no-trace? err) script)))
+    (testing "gzip through a pipe: told by its magic bytes"
+      (let [{:keys [status out err]} (main-in-shell d "cat \"$1\" | $J check --levels ser /dev/stdin" gz)]
+        (is (= 1 status) err)
+        (is (re-find #"serializable +VIOLATED" out))))
+    (testing "a missing file is still named so"
+      (is (= "isocheck: /no/such/file.edn: no such file\n" (:err (run "check" "/no/such/file.edn")))))))
