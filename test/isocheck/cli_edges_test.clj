@@ -87,3 +87,38 @@
         (is (re-find #"serializable +VIOLATED" out))))
     (testing "a missing file is still named so"
       (is (= "isocheck: /no/such/file.edn: no such file\n" (:err (run "check" "/no/such/file.edn")))))))
+
+;; --- 3. usage errors: one line and where the usage is ---------------------------------------
+
+(deftest usage-errors-are-a-line-and-a-hint
+  (doseq [[args line hint] [[["check" "--bogus" "x.edn"] "unknown option --bogus" "isocheck check --help"]
+                            [["check"] "check needs at least one FILE" "isocheck check --help"]
+                            [["convert" "a.edn"] "convert needs --to FORMAT" "isocheck convert --help"]
+                            [["chekc" "x.edn"] "unknown command chekc" "isocheck --help"]
+                            [["demo" "--bogus"] "unknown option --bogus for demo" "isocheck demo --help"]
+                            [["demo" "--txns" "abc"] "--txns takes a number of transactions per history, 1 or more, not abc" "isocheck demo --help"]
+                            [["demo" "--txns" "0"] "--txns must be 1 or more" "isocheck demo --help"]
+                            [["demo" "--txns" "-5"] "--txns must be 1 or more" "isocheck demo --help"]
+                            [["demo" "--seed" "x"] "--seed takes a whole number, not x" "isocheck demo --help"]
+                            [["demo" "--seed"] "--seed needs a value" "isocheck demo --help"]
+                            [["demo" "file.edn"] "demo takes no files" "isocheck demo --help"]]]
+    (let [{:keys [status out err]} (apply run args)
+          lines (str/split-lines err)]
+      (is (= 3 status) (str args))
+      (is (= "" out) (str args))
+      (is (= 2 (count lines)) (str args ": " err))
+      (is (str/starts-with? (first lines) (str "isocheck: " line)) (str args ": " err))
+      (is (= (str "isocheck: see '" hint "' for the usage") (second lines)) (str args))
+      (is (not (str/includes? err "internal error")) (str args))
+      (is (no-trace? err) (str args))))
+  (testing "no command at all: the usage itself, on standard error, exit 3"
+    (let [{:keys [status err]} (run)]
+      (is (= 3 status))
+      (is (str/includes? err "usage: isocheck check"))))
+  (testing "--help, -h and help print the usage on standard output, exit 0"
+    (doseq [args [["--help"] ["-h"] ["help"] ["check" "--help"] ["check" "-h"] ["convert" "--help"] ["demo" "--help"] ["demo" "-h"]]]
+      (let [{:keys [status out err]} (apply run args)]
+        (is (= 0 status) (str args))
+        (is (str/starts-with? out "usage: isocheck check") (str args))
+        (is (str/includes? out "isocheck demo [--seed N] [--txns N]") (str args))
+        (is (= "" err) (str args))))))

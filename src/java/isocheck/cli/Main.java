@@ -65,6 +65,7 @@ public final class Main {
     + "                      [--f NAME] [--input-format NAME] [--out DIR | --out-beside] [--quiet] FILE|DIR...\n"
     + "       isocheck convert --to FORMAT [--input-format NAME] [--f NAME] [--workload append|wr] IN OUT\n"
     + "       isocheck demo [--seed N] [--txns N]\n"
+    + "       isocheck --help (or -h, help): this text, exit status 0\n"
     + "\n"
     + "Levels (default: all): strict-serializable, strong-session-serializable, serializable,\n"
     + "strong-snapshot-isolation, strong-session-snapshot-isolation, gsi, snapshot-isolation\n"
@@ -140,16 +141,19 @@ public final class Main {
       switch (cmd) {
         case "check": return check(CheckArgs.parse(rest), out, err);
         case "convert": return Convert.run(rest, out, err);
-        case "demo": return Demo.run(rest);
+        case "demo": return Demo.run(rest, out);
         case "--help": case "-h": case "help":
           out.print(USAGE);
           out.flush();
           return HOLDS;
-        default: throw new CheckArgs.UsageException("unknown command " + cmd);
+        default: throw new CheckArgs.UsageException("unknown command " + cmd + " (the commands are check, convert and demo)");
       }
     } catch (CheckArgs.UsageException e) {
+      // No command at all: the usage is what was asked for. Else the one line that says what
+      // is wrong, and where the usage is, rather than 40 lines of usage that scroll it away.
       err.println("isocheck: " + e.getMessage());
-      err.print(USAGE);
+      if (args.length == 0) err.print(USAGE);
+      else err.println("isocheck: " + hint(args[0]));
       err.flush();
       return BAD;
     } catch (Throwable e) {
@@ -158,6 +162,12 @@ public final class Main {
     } finally {
       out.flush();
     }
+  }
+
+  /** The line after a usage error: the command that prints the usage. */
+  static String hint(String cmd) {
+    boolean known = cmd.equals("check") || cmd.equals("convert") || cmd.equals("demo");
+    return "see 'isocheck " + (known ? cmd + " " : "") + "--help' for the usage";
   }
 
   static int check(CheckArgs a, PrintStream out, PrintStream err) throws CheckArgs.UsageException {
