@@ -122,3 +122,40 @@
         (is (str/starts-with? out "usage: isocheck check") (str args))
         (is (str/includes? out "isocheck demo [--seed N] [--txns N]") (str args))
         (is (= "" err) (str args))))))
+
+;; --- 4. check-file: every failure is a result map -----------------------------------------
+
+(deftest check-file-failures-are-result-maps
+  (let [c (iso/checker {:levels [:serializable]})
+        unknown? (fn [m why]
+                   (is (= :unknown (:valid? m)) (pr-str m))
+                   (is (string? (:error m)) (pr-str m))
+                   (is (re-find why (str (:error m))) (pr-str m))
+                   (is (= {:serializable {:valid? :unknown, :reason (:error m)}} (:levels m))))]
+    (testing "missing"
+      (unknown? (iso/check-file c "/no/such/history.edn") #"^no such file$"))
+    (testing "a directory that is no history"
+      (unknown? (iso/check-file c (str (tmp-dir))) #"no \.log files in .*; a Cobra history is a directory of client logs"))
+    (testing "a path through a regular file"
+      (unknown? (iso/check-file c (str (tmp-file "f.edn" valid-edn) "/history.edn")) #"^not a directory$"))
+    (testing "unreadable"
+      (let [f (io/file (tmp-file "secret.edn" valid-edn))]
+        (.setReadable f false false)
+        (if (.canRead f)
+          ;; root reads whatever the mode: a file the kernel will not read from instead.
+          (when (.exists (io/file "/proc/self/mem"))
+            (unknown? (iso/check-file c "/proc/self/mem") #"(?i)input/output error"))
+          (unknown? (iso/check-file c (str f)) #"^permission denied$"))))
+    (testing "bad content"
+      (unknown? (iso/check-file c (tmp-file "bad.edn" "{:index 0, :type :ok, :process 0, :f :txn, :value [[:foo :x 2]]}\n"))
+                #"op 0 .*micro-op 0 \[:foo :x 2\]")
+      (unknown? (iso/check-file c (tmp-file "bad.json" "[{\"type\": \"ok\", ")) #"."))
+    (testing "an empty file: no transactions, unknown with the reason (it threw a NullPointerException)"
+      (let [m (iso/check-file c (tmp-file "empty.edn" ""))]
+        (is (= :unknown (:valid? m)))
+        (is (re-find #"the history is empty" (:unknown-reason m)) (pr-str m))
+        (is (integer? (get-in m [:stats :ms :load])))))
+    (testing "an unknown :input-format is a programming error, and throws"
+      (is (thrown? IllegalArgumentException (iso/check-file c (tmp-file "ok.edn" valid-edn) {:input-format :csv}))))
+    (testing "and a good file still checks"
+      (is (true? (:valid? (iso/check-file c (tmp-file "ok.edn" valid-edn))))))))
