@@ -159,3 +159,36 @@
       (is (thrown? IllegalArgumentException (iso/check-file c (tmp-file "ok.edn" valid-edn) {:input-format :csv}))))
     (testing "and a good file still checks"
       (is (true? (:valid? (iso/check-file c (tmp-file "ok.edn" valid-edn))))))))
+
+;; --- 5. file names with newlines ------------------------------------------------------------
+
+(deftest names-with-newlines-stay-on-one-line
+  (let [d (tmp-dir)
+        odd (str (io/file d "a\nholds.edn"))
+        tab (str (io/file d "t\tb.edn"))
+        ws (str (io/file d "ws.edn"))
+        missing (str (io/file d "gone\n.edn"))]
+    (spit odd valid-edn)
+    (spit tab valid-edn)
+    (spit ws write-skew-edn)
+    (testing "the summary: one line per history, odd names quoted and escaped"
+      (let [{:keys [status out err]} (run "check" "--levels" "ser" odd tab ws missing)
+            summary (drop-while #(not= "== summary" %) (str/split-lines out))]
+        (is (= 1 status))
+        (is (= 6 (count summary)) (str/join "\n" summary))
+        (is (re-find #"^holds +\"[^\"]*/a\\nholds\.edn\"  2 txns, " (nth summary 1)) (nth summary 1))
+        (is (re-find #"^holds +\"[^\"]*/t\\tb\.edn\"  " (nth summary 2)) (nth summary 2))
+        (is (re-find #"^violated +[^\"]*/ws\.edn  " (nth summary 3)) "plain names as they were")
+        (is (re-find #"^unreadable +\"[^\"]*/gone\\n\.edn\"  no such file$" (nth summary 4)) (nth summary 4))
+        (is (str/includes? out (str "== \"" d "/a\\nholds.edn\"\n")) "the report's header line too")
+        (is (= [(str "isocheck: \"" d "/gone\\n.edn\": no such file")] (str/split-lines err)) "and the error line")))
+    (testing "edn: :file is the name itself (EDN escapes it)"
+      (let [{:keys [out]} (run "check" "--format" "edn" "--quiet" "--levels" "ser" odd ws)]
+        (is (= [odd ws] (map (comp :file edn/read-string) (str/split-lines out))))))
+    (testing "report directories: no control characters in their names"
+      (let [out-dir (tmp-dir)]
+        (is (= 1 (:status (run "check" "--levels" "ser" "--out" (str out-dir) odd tab ws))))
+        (is (= #{"a_holds" "t_b" "ws"} (set (.list out-dir))))
+        (is (.exists (io/file out-dir "a_holds" "report.html"))))
+      (is (= 0 (:status (run "check" "--levels" "ser" "--out-beside" odd))))
+      (is (.exists (io/file d "a_holds.isocheck" "report.html")) (pr-str (seq (.list (io/file d))))))))

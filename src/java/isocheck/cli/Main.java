@@ -245,6 +245,8 @@ public final class Main {
     final CheckArgs a;
     final Inputs.Input input;
     final String file;
+    /** The file as lines show it: quoted and escaped when its name holds a newline or another control character. */
+    final String shown;
     final Path dir;
     final boolean many;
     final PrintStream out, err;
@@ -258,6 +260,7 @@ public final class Main {
       this.a = a;
       this.input = input;
       this.file = input.file;
+      this.shown = shown(input.file);
       this.dir = dir;
       this.many = many;
       this.out = out;
@@ -268,7 +271,7 @@ public final class Main {
       if (input.error != null) return failed(BAD, input.error);
       if (input.unfinished != null) return skipped();
       if (a.linearizable) return runLinearizable();
-      ProgressMeter meter = a.quiet ? null : new ProgressMeter("isocheck: " + file + ": ", err::println);
+      ProgressMeter meter = a.quiet ? null : new ProgressMeter("isocheck: " + shown + ": ", err::println);
       try {
         return run(meter == null ? Progress.NONE : meter);
       } finally {
@@ -282,7 +285,7 @@ public final class Main {
           : status == UNFINISHED ? "unfinished" : "unreadable";
       StringBuilder sb = new StringBuilder(word);
       while (sb.length() < 10) sb.append(' ');
-      sb.append(' ').append(file).append("  ");
+      sb.append(' ').append(shown).append("  ");
       if (result == null) return sb.append(failure == null ? "" : failure).toString();
       sb.append(txns).append(" txns, ").append(String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9));
       // Violated levels grouped by the anomaly types that rule them out, in the levels' order.
@@ -416,7 +419,7 @@ public final class Main {
       switch (a.format) {
         case "edn": out.println(EdnPrinter.str(d)); break;
         case "json": out.println(Json.write(d)); break;
-        default: out.print((many ? "== " + file + "\n" : "") + r.text() + "\n");
+        default: out.print((many ? "== " + shown + "\n" : "") + r.text() + "\n");
       }
       out.flush();
       if (dir != null) {
@@ -432,7 +435,7 @@ public final class Main {
           }
           String line = "report: " + dir.resolve("report.txt");
           if (a.format.equals("text")) out.println(line);
-          else err.println("isocheck: " + file + ": " + line);
+          else err.println("isocheck: " + shown + ": " + line);
         } catch (IOException | RuntimeException e) {
           outError(dir.toString(), "cannot be written: " + oneLine(e));
         }
@@ -447,7 +450,7 @@ public final class Main {
         case "json": return Json.write(printedData(r)) + "\n";
         default: {
           String text = a.maxAnomalies == 0 ? countsOnlyText(r) : r.text();
-          return (many ? "== " + file + "\n" : "") + text + "\n";
+          return (many ? "== " + shown + "\n" : "") + text + "\n";
         }
       }
     }
@@ -526,11 +529,11 @@ public final class Main {
       }
       String line = "report: " + dir.resolve("report.html");
       if (a.format.equals("text")) out.println(line);
-      else err.println("isocheck: " + file + ": " + line);
+      else err.println("isocheck: " + shown + ": " + line);
     }
 
     private void outError(String where, String what) {
-      err.println("isocheck: --out " + where + ": " + what + "; the report for " + file + " was not written");
+      err.println("isocheck: --out " + where + ": " + what + "; the report for " + shown + " was not written");
     }
 
     /**
@@ -546,7 +549,7 @@ public final class Main {
 
     private int failed(int status, String message) {
       failure = message;
-      err.println("isocheck: " + file + ": " + message);
+      err.println("isocheck: " + shown + ": " + message);
       printNoResult("error", message);
       return status;
     }
@@ -561,6 +564,38 @@ public final class Main {
         out.println(a.format.equals("edn") ? EdnPrinter.str(m) : Json.write(m));
       }
     }
+  }
+
+  /**
+   * A file name as one line shows it: as given, unless it holds a control character (a newline
+   * would split the summary's one line per history in two); then in double quotes, with
+   * {@code \n}, {@code \t}, {@code \r}, {@code \\}, {@code \"} and {@code \}{@code uXXXX} escapes,
+   * as EDN and JSON write strings.
+   */
+  static String shown(String name) {
+    boolean plain = true;
+    for (int i = 0; i < name.length() && plain; i++) plain = !control(name.charAt(i));
+    if (plain) return name;
+    StringBuilder sb = new StringBuilder(name.length() + 8).append('"');
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      switch (c) {
+        case '\n': sb.append("\\n"); break;
+        case '\t': sb.append("\\t"); break;
+        case '\r': sb.append("\\r"); break;
+        case '\\': sb.append("\\\\"); break;
+        case '"': sb.append("\\\""); break;
+        default:
+          if (control(c)) sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+          else sb.append(c);
+      }
+    }
+    return sb.append('"').toString();
+  }
+
+  /** C0 and C1 control characters, DEL, and the line and paragraph separators. */
+  static boolean control(char c) {
+    return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029';
   }
 
   private static String names(EnumSet<Level> ls) {
