@@ -192,3 +192,67 @@
         (is (.exists (io/file out-dir "a_holds" "report.html"))))
       (is (= 0 (:status (run "check" "--levels" "ser" "--out-beside" odd))))
       (is (.exists (io/file d "a_holds.isocheck" "report.html")) (pr-str (seq (.list (io/file d))))))))
+
+;; --- 2. convert: never over its input, never silently lossy --------------------------------
+
+(def ^:private realtime-edn
+  "Process 1 reads x after process 0's write of it has completed: strict serializability is
+  violated (G-single-item-realtime), serializability holds."
+  (str "{:index 0, :type :invoke, :process 0, :f :txn, :value [[:w 1 1]], :time 10}\n"
+       "{:index 1, :type :ok, :process 0, :f :txn, :value [[:w 1 1]], :time 20}\n"
+       "{:index 2, :type :invoke, :process 1, :f :txn, :value [[:r 1 nil]], :time 30}\n"
+       "{:index 3, :type :ok, :process 1, :f :txn, :value [[:r 1 nil]], :time 40}\n"))
+
+(deftest convert-never-overwrites-its-input
+  (let [d (tmp-dir)
+        in (io/file d "h.edn")
+        p (fn [& xs] (str (apply io/file d xs)))]
+    (spit in realtime-edn)
+    (Files/createSymbolicLink (.toPath (io/file d "sym.edn")) (.toPath in) (make-array java.nio.file.attribute.FileAttribute 0))
+    (Files/createLink (.toPath (io/file d "hard.edn")) (.toPath in))
+    (doseq [[out to why] [[(p "h.edn") "json" "is IN itself"]
+                          [(str d "/./h.edn") "edn" "is IN itself"]
+                          [(p "sym.edn") "json" "is a symbolic link to IN"]
+                          [(p "hard.edn") "edn" "is IN (" ]
+                          [(p "h.edn") "dbcop" "is IN itself"]]]
+      (let [{:keys [status out err]} (run "convert" "--lossy" "--to" to (str in) out)]
+        (is (= 3 status) out)
+        (is (= 1 (count (str/split-lines err))) err)
+        (is (str/includes? err why) err)
+        (is (str/includes? err "give another OUT") err)
+        (is (= realtime-edn (slurp in)) "the history is as it was")))
+    (testing "IN a link to OUT"
+      (let [{:keys [status err]} (run "convert" "--to" "json" (p "sym.edn") (str in))]
+        (is (= 3 status))
+        (is (str/includes? err "is what IN") err)))
+    (testing "another OUT still converts"
+      (is (= 0 (:status (run "convert" "--to" "json" (str in) (p "h.json"))))))))
+
+(deftest convert-refuses-to-drop-the-realtime-order
+  (let [in (tmp-file "rt.edn" realtime-edn)]
+    (is (= 1 (:status (run "check" "--levels" "sser" in))) "the original violates strict serializability")
+    (doseq [to ["plume" "dbcop" "dbcop-bincode" "cobra"]]
+      (testing to
+        (let [out (str (io/file (tmp-dir) "out"))
+              {:keys [status err]} (run "convert" "--to" to in out)]
+          (is (= 3 status))
+          (is (= 1 (count (str/split-lines err))) err)
+          (is (re-find #": converting to .* would drop 2 invocations and 4 :time values \(the first: op 0, :index 0, the invocation of T1 of process 0 at :time 10\): .*keeps each session's transactions in order, not when they ran, .*convert --lossy drops them$"
+                       (str/trim err)) err)
+          (is (not (.exists (io/file out))) "nothing written"))
+        (let [out (str (io/file (tmp-dir) "out"))
+              {:keys [status out] :as r} (run "convert" "--lossy" "--to" to in out)]
+          (is (= 0 status) (:err r))
+          (is (str/includes? out "(--lossy: 2 invocations and 4 :time values dropped)") out))))
+    (testing "what --lossy drops changes the verdict: why it is refused"
+      (let [out (str (io/file (tmp-dir) "out.json"))]
+        (run "convert" "--lossy" "--to" "dbcop" in out)
+        (is (= 0 (:status (run "check" "--levels" "sser" out))))))
+    (testing "EDN and JSON keep every op: no refusal"
+      (is (= 0 (:status (run "convert" "--to" "json" in (str (io/file (tmp-dir) "o.json")))))))
+    (testing "a history without invocations or times converts as before"
+      (let [in2 (tmp-file "c.edn" (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w 1 1]]}\n"
+                                      "{:index 1, :type :ok, :process 1, :f :txn, :value [[:r 1 1]]}\n"))
+            {:keys [status out err]} (run "convert" "--to" "dbcop" in2 (str (io/file (tmp-dir) "o.json")))]
+        (is (= 0 status) err)
+        (is (not (str/includes? out "lossy")))))))
