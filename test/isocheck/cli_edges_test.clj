@@ -256,3 +256,38 @@
             {:keys [status out err]} (run "convert" "--to" "dbcop" in2 (str (io/file (tmp-dir) "o.json")))]
         (is (= 0 status) err)
         (is (not (str/includes? out "lossy")))))))
+
+;; --- 6. a value nobody wrote passes no level ----------------------------------------------
+
+(def ^:private thin-air
+  "Per workload: a read of a value (an element) nobody wrote, beside a correct write."
+  {:rw-register (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:w :x 1]]}\n"
+                     "{:index 1, :type :ok, :process 1, :f :txn, :value [[:r :x 2]]}\n")
+   :list-append (str "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"
+                     "{:index 1, :type :ok, :process 1, :f :txn, :value [[:r :x [1 2]]]}\n")})
+
+(deftest no-level-passes-a-value-nobody-wrote
+  (doseq [[wl text] thin-air]
+    (testing (name wl)
+      (testing "through core: every level, read uncommitted and cut isolation included"
+        (let [r (iso/check (iso/checker {:levels iso/implemented-levels}) (edn/read-string (str "[" text "]")))]
+          (is (false? (:valid? r)))
+          (is (= {} (into {} (filter (comp not false? :valid? val)) (:levels r))) "no level holds")
+          (is (= [:garbage-read] (get-in r [:levels :read-uncommitted :anomaly-types])))
+          (is (= [:ThinAirRead] (get-in r [:levels :ci :anomaly-types])))
+          (is (contains? (:not r) :read-uncommitted))
+          (is (contains? (:not r) :ci))))
+      (testing "through core, each of the two weakest levels asked alone"
+        (doseq [c [(iso/read-uncommitted) (iso/ci)]]
+          (is (false? (:valid? (iso/check c (edn/read-string (str "[" text "]"))))))))
+      (testing "through the CLI: a gate on read-uncommitted or ci fails, exit 1"
+        (let [f (tmp-file "h.edn" text)]
+          (doseq [l ["read-uncommitted" "ci" "pl-1" "cut-isolation"]]
+            (let [{:keys [status out]} (run "check" "--levels" l f)]
+              (is (= 1 status) (str l ": " out))
+              (is (re-find #"VIOLATED \((garbage-read|ThinAirRead)\)" out) out)))))))
+  (testing "a value an aborted transaction wrote is still read uncommitted's to allow (G1a)"
+    (let [r (iso/check (iso/read-uncommitted)
+                       [{:index 0, :type :fail, :process 0, :f :txn, :value [[:w :x 1]]}
+                        {:index 1, :type :ok, :process 1, :f :txn, :value [[:r :x 1]]}])]
+      (is (true? (:valid? r)) (pr-str (:levels r))))))

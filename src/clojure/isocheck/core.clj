@@ -232,8 +232,9 @@
 
 (defn read-uncommitted
   "Elle's :read-uncommitted (Adya PL-1): no cycle of write dependencies (G0),
-  no element read twice. Always holds on rw-register histories, whose version
-  order no read reveals."
+  no element read twice, and no read of a value no one wrote (:garbage-read,
+  which no level allows). Otherwise always holds on rw-register histories,
+  whose version order no read reveals."
   ([] (read-uncommitted {}))
   ([opts] (checker (assoc opts :levels [:read-uncommitted]))))
 
@@ -260,7 +261,8 @@
 
 (defn ci
   "Cut isolation (Plume Def. 3): a transaction that reads a key more than once
-  from other transactions reads the same value. Forbids TAP j only."
+  from other transactions reads the same value. Forbids TAP j, and TAP a
+  (ThinAirRead, a value no transaction wrote), which no level allows."
   ([] (ci {}))
   ([opts] (checker (assoc opts :levels [:ci]))))
 
