@@ -291,3 +291,63 @@
                        [{:index 0, :type :fail, :process 0, :f :txn, :value [[:w :x 1]]}
                         {:index 1, :type :ok, :process 1, :f :txn, :value [[:r :x 1]]}])]
       (is (true? (:valid? r)) (pr-str (:levels r))))))
+
+;; --- 7. Cobra logs with VeriStrong's universal write id -------------------------------------
+
+(defn- cobra-log
+  "A Cobra client log from records [\\S id], [\\W wid key val], [\\R txn wid key val], [\\C id]."
+  ^bytes [& records]
+  (let [o (java.io.ByteArrayOutputStream.)
+        d (java.io.DataOutputStream. o)]
+    (doseq [[tag & fields] records]
+      (.writeByte d (int tag))
+      (doseq [f fields] (.writeLong d (long f))))
+    (.flush d)
+    (.toByteArray o)))
+
+(defn- cobra-dir [logs]
+  (let [d (tmp-dir)]
+    (doseq [[name ^bytes bytes] logs] (Files/write (.toPath (io/file d name)) bytes ^"[Ljava.nio.file.OpenOption;" (make-array java.nio.file.OpenOption 0)))
+    (str d)))
+
+(def ^:private U 0xabddefee)
+(def ^:private init 0xbebeebee)
+
+(deftest cobra-universal-write-id-reads-by-key-and-value
+  ;; VeriStrong's tpcc histories log every write with write id 0xabddefee and every read of
+  ;; another transaction's write with 0xabddefee as writer and write id: the value names the
+  ;; write. Two read-modify-writes of key 1's initial value (a lost update), and a read of one.
+  (let [d (cobra-dir {"0.log" (cobra-log [\S 1] [\R init init 1 0] [\W U 1 10] [\C 1])
+                      "1.log" (cobra-log [\S 2] [\R init init 1 0] [\W U 1 20] [\C 2])
+                      "2.log" (cobra-log [\S 3] [\R U U 1 10] [\R U U 2 30] [\C 3]
+                                         [\S 4] [\W U 2 30] [\R U U 1 20] [\C 4])})]
+    (testing "read as its EDN twin: values are the logged values"
+      (let [{:keys [status out err]} (run "convert" "--to" "edn" d "-")]
+        (is (= 0 status) err)
+        (is (= [[:ok 0 [[:r 1 nil] [:w 1 10]]]
+                [:ok 1 [[:r 1 nil] [:w 1 20]]]
+                [:ok 2 [[:r 1 10] [:r 2 30]]]
+                [:ok 2 [[:w 2 30] [:r 1 20]]]]
+               (map (juxt :type :process :value) (map edn/read-string (str/split-lines out)))))))
+    (testing "checked: the lost update is found, reads-from by key and value"
+      (let [{:keys [status out err]} (run "check" "--levels" "serializable,read-committed" d)]
+        (is (= 1 status) err)
+        (is (re-find #"serializable +VIOLATED \(.*lost-update\)" out) out)
+        (is (re-find #"read-committed +holds" out) out)))
+    (testing "through core too"
+      (let [r (iso/check-file (iso/checker {:levels [:serializable :ci]}) d)]
+        (is (false? (get-in r [:levels :serializable :valid?])) (pr-str (:levels r)))
+        (is (true? (get-in r [:levels :ci :valid?])) "every read has its writer: no thin-air read")))
+    (testing "a universal read of a value no one wrote is a thin-air read"
+      (let [d2 (cobra-dir {"0.log" (cobra-log [\S 1] [\W U 1 10] [\C 1])
+                           "1.log" (cobra-log [\S 2] [\R U U 1 99] [\C 2])})]
+        (is (= [:garbage-read] (get-in (iso/check-file (iso/checker {:levels [:read-uncommitted]}) d2)
+                                       [:levels :read-uncommitted :anomaly-types])))))
+    (testing "mixing the universal id with plain write ids is refused, naming both"
+      (let [d3 (cobra-dir {"0.log" (cobra-log [\S 1] [\W 7 1 10] [\C 1])
+                           "1.log" (cobra-log [\S 2] [\R U U 1 10] [\C 2])})
+            {:keys [status err]} (run "check" d3)]
+        (is (= 3 status))
+        (is (= 1 (count (str/split-lines err))) err)
+        (is (str/includes? err "mix VeriStrong's universal write id 0xabddefee (first at 1.log, byte 9)") err)
+        (is (str/includes? err "(first at 0.log, byte 9 (a write with write id 0x7))") err)))))

@@ -594,7 +594,7 @@
            ["bp-i.txt" :FracturedReadCM #{:ra :tcc}]
            ["bp-k.txt" :COConflictCM #{:tcc}]
            ["bp-l.txt" :COConflictCM #{:tcc}]
-           ["tap-a.txt" :ThinAirRead #{:rc :ra :tcc}]
+           ["tap-a.txt" :ThinAirRead #{:rc :ra :tcc :ci}]
            ["tap-i.txt" :FracturedReadCM #{:ra :tcc}]
            ["tap-n.txt" :FracturedReadCO #{:ra :tcc}]]]
     (let [r (iso/check-file (iso/checker {:levels [:tcc :ra :rc :ci]}) (str c4 "/" file))]
