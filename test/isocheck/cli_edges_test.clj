@@ -85,6 +85,13 @@
       (let [{:keys [status out err]} (main-in-shell d "cat \"$1\" | $J check --levels ser /dev/stdin" gz)]
         (is (= 1 status) err)
         (is (re-find #"serializable +VIOLATED" out))))
+    (testing "through bin/isocheck, from a shell pipe"
+      (let [launcher (str (.getCanonicalPath (io/file ".")) "/bin/isocheck")]
+        (doseq [script ["zcat \"$1\" | \"$L\" check --levels ser /dev/stdin"
+                        "\"$L\" check --levels ser <(zcat \"$1\")"]]
+          (let [{:keys [status out err]} (sh d {"L" launcher} "bash" "-c" script "bash" gz)]
+            (is (= 1 status) (str script ": " err))
+            (is (re-find #"serializable +VIOLATED" out) script)))))
     (testing "a missing file is still named so"
       (is (= "isocheck: /no/such/file.edn: no such file\n" (:err (run "check" "/no/such/file.edn")))))))
 
