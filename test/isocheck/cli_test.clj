@@ -74,12 +74,13 @@
     (is (re-find #"repeatable-read +unknown: repeatable-read shares serializability's search \(without predicate reads, the cycles it forbids are the same\): deciding serializable needs" out)
         out)))
 
-(deftest usage-errors-are-one-line-and-the-usage
+(deftest usage-errors-are-one-line-and-where-the-usage-is
   (let [{:keys [status out err]} (run "check" "--levels" "serialisable" (tmp-file "ok.edn" valid-edn))]
     (is (= 3 status))
     (is (= "" out))
     (is (str/starts-with? err "isocheck: Unknown isolation level :serialisable; known: "))
-    (is (str/includes? err "usage: isocheck check"))
+    (is (str/ends-with? err "\nisocheck: see 'isocheck check --help' for the usage\n") err)
+    (is (= 2 (count (str/split-lines err))) "the error and the hint, not the usage that scrolls it away")
     (is (no-trace? err)))
   (let [{:keys [status out]} (run "check" "--help")]
     (is (= 0 status))

@@ -324,8 +324,10 @@ AdyaOracle literal vs search: %d register histories; with 3+ writers of a key: %
       (doseq [l (remove #{:read-uncommitted} levels)]
         (is (> (holds l) (quot n 5)) (str l " rarely holds"))
         (is (> (- n (holds l)) (quot n (if (= l :read-committed) 50 10))) (str l " rarely fails"))))
-    (testing "read uncommitted always holds: registers never show a version order"
-      (is (= n (holds :read-uncommitted))))
+    (testing "read uncommitted holds unless a read returns a value no one wrote: registers never show a version order"
+      (is (= n (+ (holds :read-uncommitted)
+                  (count (filter #(and (not (:read-uncommitted %)) (not (:read-committed %))) vs)))))
+      (is (< (- n (holds :read-uncommitted)) (quot n 10)) "garbage reads are a small share"))
     (testing "neighbouring levels are separated"
       (is (> (count-where #(and (:snapshot-isolation %) (not (:serializable %)))) (quot n 50))
           "SI without serializability is rare")

@@ -43,7 +43,7 @@
 
 ;; ------------------------------------------------------------------ the 14 TAPs (Plume Fig. 3)
 
-(tap-case a-thin-air-read "r(1,1) with no writer" :ThinAirRead #{:rc :ra :tcc}
+(tap-case a-thin-air-read "r(1,1) with no writer: no history (Plume Def. 2), so not even CI" :ThinAirRead #{:rc :ra :tcc :ci}
   [0 [[:r 1 1] [:r 2 1]]])
 
 (deftest b-aborted-read

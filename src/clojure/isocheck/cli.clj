@@ -7,7 +7,7 @@
                          [--f NAME] [--input-format NAME] [--out DIR | --out-beside] [--quiet]
                          FILE|DIR...
       bin/isocheck convert --to FORMAT [--input-format NAME] [--f NAME]
-                           [--workload append|wr] IN OUT
+                           [--workload append|wr] [--lossy] IN OUT
       bin/isocheck demo [--seed N] [--txns N]
 
   (or `lein run check ...`, or `java -jar target/uberjar/isocheck-*-standalone.jar

@@ -80,6 +80,7 @@
   clojure.tools.logging, about every 10 s, when that library is on the
   classpath, as it is inside Jepsen; without it, nothing."
   (:require [clojure.java.io :as io]
+            [clojure.string :as str]
             [isocheck.jepsen :as j])
   (:import (isocheck.check CheckOptions Checker Level Result)
            (isocheck.history History HistoryException)
@@ -243,8 +244,9 @@
 
 (defn read-uncommitted
   "Elle's :read-uncommitted (Adya PL-1): no cycle of write dependencies (G0),
-  no element read twice. Always holds on rw-register histories, whose version
-  order no read reveals."
+  no element read twice, and no read of a value no one wrote (:garbage-read,
+  which no level allows). Otherwise always holds on rw-register histories,
+  whose version order no read reveals."
   ([] (read-uncommitted {}))
   ([opts] (checker (assoc opts :levels [:read-uncommitted]))))
 
@@ -271,7 +273,8 @@
 
 (defn ci
   "Cut isolation (Plume Def. 3): a transaction that reads a key more than once
-  from other transactions reads the same value. Forbids TAP j only."
+  from other transactions reads the same value. Forbids TAP j, and TAP a
+  (ThinAirRead, a value no transaction wrote), which no level allows."
   ([] (ci {}))
   ([opts] (checker (assoc opts :levels [:ci]))))
 
@@ -308,7 +311,11 @@
          _ (set! (.progress o) progress)
          r (Checker/check h o)]
      (when load-ms
-       (.put ^java.util.Map (.get (.-stats r) "ms") "load" (long load-ms)))
+       ;; An empty history's stats have no :ms yet.
+       (let [^java.util.Map stats (.-stats r)
+             ^java.util.Map ms (or (.get stats "ms")
+                                   (let [m (java.util.LinkedHashMap.)] (.put stats "ms" m) m))]
+         (.put ms "load" (long load-ms))))
      [r (j/->clj (.toData r))])))
 
 (defn- check-linearizable
@@ -356,6 +363,18 @@
        (finally
          (when meter (.close ^ProgressMeter meter))))))))
 
+(defn- io-error-message
+  "What went wrong reading a file, in the words of `isocheck check`."
+  [^java.io.IOException e]
+  (cond
+    (instance? java.nio.file.NoSuchFileException e) "no such file"
+    (instance? java.nio.file.AccessDeniedException e) "permission denied"
+    (and (instance? java.nio.file.FileSystemException e)
+         (seq (.getReason ^java.nio.file.FileSystemException e)))
+    (let [r (.getReason ^java.nio.file.FileSystemException e)]
+      (str (str/lower-case (subs r 0 1)) (subs r 1)))
+    :else (or (.getMessage e) (.getSimpleName (class e)))))
+
 (defn check-file
   "Checks the history in a file with a checker; returns the result map, as
   `check` does. The file is a Jepsen history.edn or JSON history, or another
@@ -363,7 +382,11 @@
   Cobra logs), told apart by its content, or named by :input-format: :edn
   :json :elle-cli (EDN or JSON, an op without :f being a transaction, as
   elle-cli reads them) :plume :dbcop :dbcop-bincode :cobra. Bad input yields
-  {:valid? :unknown :error \"...\"}; a file that cannot be opened throws.
+  {:valid? :unknown :error \"...\"}, and so does a file that cannot be read:
+  missing (\"no such file\"), a directory that is no history, one we may not
+  read (\"permission denied\"), or failing to read (the system's reason), as
+  `isocheck check` says it. Only an unknown :input-format throws
+  (IllegalArgumentException).
 
       (isocheck/check-file (isocheck/si) \"hist-00000.txt\")
       (isocheck/check-file (isocheck/ser) \"history.bincode\" {:input-format :dbcop-bincode})"
@@ -384,7 +407,9 @@
                (assoc m :report-dir dir))
            m))
        (catch HistoryException e
-         (bad-input opts (.getMessage e)))))))
+         (bad-input opts (.getMessage e)))
+       (catch java.io.IOException e
+         (bad-input opts (io-error-message e)))))))
 
 (j/extend-checker! IsoChecker check)
 (j/extend-checker! LinChecker check)

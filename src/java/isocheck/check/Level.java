@@ -164,7 +164,13 @@ public enum Level {
    * what Elle says implies them (incompatible-order and dirty-update imply G1a, future-read G1c);
    * PL-2.99 also G-single-item, G-nonadjacent-item, G2-item and lost-update. Elle's models forbid
    * no :internal anomaly; isocheck counts a garbage read (a value no one wrote) with the aborted
-   * reads, and G-SI (a cycle that rests on write orders a search forced under snapshot isolation's
+   * reads, and, unlike them, as ruling out every level, read uncommitted and cut isolation
+   * included: every level is defined over histories in which each read has a writer (Adya's
+   * histories, where a read of x_i follows the write of x_i; Plume's Definition 2, where WR maps
+   * each read to exactly one committed writer, which is why Plume's TAP a, ThinAirRead, is
+   * "subsumed by the definition of history"), so a read of a value no one wrote leaves no
+   * history for any level to hold on (Elle's list-append check stops with an assertion, "No
+   * transaction wrote", at every level); and G-SI (a cycle that rests on write orders a search forced under snapshot isolation's
    * rules, see {@link isocheck.check.si.RegisterSearch}) with repeatable read, which on key-value
    * histories has serializability's graph.
    */
@@ -198,6 +204,8 @@ public enum Level {
       else {
         r.addAll(WEAK_CM);
         r.addAll(RC_UP);
+        // A value nobody wrote: no level holds (see the comment above).
+        if (type.equals("garbage-read")) r.addAll(EnumSet.of(READ_UNCOMMITTED, CI));
       }
       return r;
     }

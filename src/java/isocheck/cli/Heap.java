@@ -24,11 +24,17 @@ final class Heap {
 
   static long max() { return Runtime.getRuntime().maxMemory(); }
 
-  /** The uncompressed size of a history file (gzip's trailer for .gz), or -1 when unknown (stdin). */
+  /**
+   * The uncompressed size of a history file (gzip's trailer for .gz), or -1 when unknown:
+   * standard input, and any file that is not a regular one (a pipe, /dev/stdin, a FIFO, bash's
+   * {@code <(...)}), which must not be opened here: its bytes can be read once only, by the
+   * reader (opening a FIFO a second time waits for a writer that is gone).
+   */
   static long inputBytes(String file) {
     if (file.equals("-")) return -1;
     try {
       Path p = Path.of(file);
+      if (!Files.isRegularFile(p)) return -1;
       long size = Files.size(p);
       boolean gz;
       try (InputStream in = Files.newInputStream(p)) {

@@ -61,8 +61,9 @@ public final class Main {
       "usage: isocheck check [--workload append|wr] [--levels L1,L2,...] [--format text|edn|json]\n"
     + "                      [--max-anomalies N] [--clocks vector|tree] [--first] [--time-limit S]\n"
     + "                      [--f NAME] [--input-format NAME] [--out DIR | --out-beside] [--quiet] FILE|DIR...\n"
-    + "       isocheck convert --to FORMAT [--input-format NAME] [--f NAME] [--workload append|wr] IN OUT\n"
+    + "       isocheck convert --to FORMAT [--input-format NAME] [--f NAME] [--workload append|wr] [--lossy] IN OUT\n"
     + "       isocheck demo [--seed N] [--txns N]\n"
+    + "       isocheck --help (or -h, help): this text, exit status 0\n"
     + "\n"
     + "Levels (default: all): strict-serializable, strong-session-serializable, serializable,\n"
     + "strong-snapshot-isolation, strong-session-snapshot-isolation, gsi, snapshot-isolation\n"
@@ -94,7 +95,9 @@ public final class Main {
     + "JSON and bincode, Cobra logs (a directory); --input-format NAME names the format instead:\n"
     + "edn, json, elle-cli (ops without :f are transactions), plume, dbcop, dbcop-bincode, cobra.\n"
     + "convert writes IN as FORMAT into OUT: edn, json (elle-cli's), plume, dbcop, dbcop-bincode\n"
-    + "or cobra (OUT a directory); it refuses, naming the transaction, what FORMAT cannot hold.\n"
+    + "or cobra (OUT a directory); it refuses, naming the transaction, what FORMAT cannot hold,\n"
+    + "and an OUT that is IN (or a link to it). plume, dbcop and cobra keep no invocations or :time,\n"
+    + "so no realtime order: convert refuses a history that has them unless --lossy drops them.\n"
     + "Exit status: 0 all levels hold, 1 some level violated, 2 some unknown and none\n"
     + "violated (or no transactions to check, or out of memory while checking), 3 bad usage\n"
     + "or unreadable input (or out of memory while reading). Several histories: 1 if any is\n"
@@ -138,16 +141,19 @@ public final class Main {
       switch (cmd) {
         case "check": return check(CheckArgs.parse(rest), out, err);
         case "convert": return Convert.run(rest, out, err);
-        case "demo": return Demo.run(rest);
+        case "demo": return Demo.run(rest, out);
         case "--help": case "-h": case "help":
           out.print(USAGE);
           out.flush();
           return HOLDS;
-        default: throw new CheckArgs.UsageException("unknown command " + cmd);
+        default: throw new CheckArgs.UsageException("unknown command " + cmd + " (the commands are check, convert and demo)");
       }
     } catch (CheckArgs.UsageException e) {
+      // No command at all: the usage is what was asked for. Else the one line that says what
+      // is wrong, and where the usage is, rather than 40 lines of usage that scroll it away.
       err.println("isocheck: " + e.getMessage());
-      err.print(USAGE);
+      if (args.length == 0) err.print(USAGE);
+      else err.println("isocheck: " + hint(args[0]));
       err.flush();
       return BAD;
     } catch (Throwable e) {
@@ -156,6 +162,12 @@ public final class Main {
     } finally {
       out.flush();
     }
+  }
+
+  /** The line after a usage error: the command that prints the usage. */
+  static String hint(String cmd) {
+    boolean known = cmd.equals("check") || cmd.equals("convert") || cmd.equals("demo");
+    return "see 'isocheck " + (known ? cmd + " " : "") + "--help' for the usage";
   }
 
   static int check(CheckArgs a, PrintStream out, PrintStream err) throws CheckArgs.UsageException {
@@ -233,6 +245,8 @@ public final class Main {
     final CheckArgs a;
     final Inputs.Input input;
     final String file;
+    /** The file as lines show it: quoted and escaped when its name holds a newline or another control character. */
+    final String shown;
     final Path dir;
     final boolean many;
     final PrintStream out, err;
@@ -246,6 +260,7 @@ public final class Main {
       this.a = a;
       this.input = input;
       this.file = input.file;
+      this.shown = shown(input.file);
       this.dir = dir;
       this.many = many;
       this.out = out;
@@ -256,7 +271,7 @@ public final class Main {
       if (input.error != null) return failed(BAD, input.error);
       if (input.unfinished != null) return skipped();
       if (a.linearizable) return runLinearizable();
-      ProgressMeter meter = a.quiet ? null : new ProgressMeter("isocheck: " + file + ": ", err::println);
+      ProgressMeter meter = a.quiet ? null : new ProgressMeter("isocheck: " + shown + ": ", err::println);
       try {
         return run(meter == null ? Progress.NONE : meter);
       } finally {
@@ -270,7 +285,7 @@ public final class Main {
           : status == UNFINISHED ? "unfinished" : "unreadable";
       StringBuilder sb = new StringBuilder(word);
       while (sb.length() < 10) sb.append(' ');
-      sb.append(' ').append(file).append("  ");
+      sb.append(' ').append(shown).append("  ");
       if (result == null) return sb.append(failure == null ? "" : failure).toString();
       sb.append(isocheck.report.StatsLine.count(txns, "txn")).append(", ").append(String.format(java.util.Locale.ROOT, "%.1f s", nanos / 1e9));
       // Violated levels grouped by the anomaly types that rule them out, in the levels' order.
@@ -404,7 +419,7 @@ public final class Main {
       switch (a.format) {
         case "edn": out.println(EdnPrinter.str(d)); break;
         case "json": out.println(Json.write(d)); break;
-        default: out.print((many ? "== " + file + "\n" : "") + r.text() + "\n");
+        default: out.print((many ? "== " + shown + "\n" : "") + r.text() + "\n");
       }
       out.flush();
       if (dir != null) {
@@ -420,7 +435,7 @@ public final class Main {
           }
           String line = "report: " + dir.resolve("report.txt");
           if (a.format.equals("text")) out.println(line);
-          else err.println("isocheck: " + file + ": " + line);
+          else err.println("isocheck: " + shown + ": " + line);
         } catch (IOException | RuntimeException e) {
           outError(dir.toString(), "cannot be written: " + oneLine(e));
         }
@@ -435,7 +450,7 @@ public final class Main {
         case "json": return Json.write(printedData(r)) + "\n";
         default: {
           String text = a.maxAnomalies == 0 ? countsOnlyText(r) : r.text();
-          return (many ? "== " + file + "\n" : "") + text + "\n";
+          return (many ? "== " + shown + "\n" : "") + text + "\n";
         }
       }
     }
@@ -499,11 +514,11 @@ public final class Main {
       }
       String line = "report: " + dir.resolve("report.html");
       if (a.format.equals("text")) out.println(line);
-      else err.println("isocheck: " + file + ": " + line);
+      else err.println("isocheck: " + shown + ": " + line);
     }
 
     private void outError(String where, String what) {
-      err.println("isocheck: --out " + where + ": " + what + "; the report for " + file + " was not written");
+      err.println("isocheck: --out " + where + ": " + what + "; the report for " + shown + " was not written");
     }
 
     /**
@@ -519,7 +534,7 @@ public final class Main {
 
     private int failed(int status, String message) {
       failure = message;
-      err.println("isocheck: " + file + ": " + message);
+      err.println("isocheck: " + shown + ": " + message);
       printNoResult("error", message);
       return status;
     }
@@ -534,6 +549,38 @@ public final class Main {
         out.println(a.format.equals("edn") ? EdnPrinter.str(m) : Json.write(m));
       }
     }
+  }
+
+  /**
+   * A file name as one line shows it: as given, unless it holds a control character (a newline
+   * would split the summary's one line per history in two); then in double quotes, with
+   * {@code \n}, {@code \t}, {@code \r}, {@code \\}, {@code \"} and {@code \}{@code uXXXX} escapes,
+   * as EDN and JSON write strings.
+   */
+  static String shown(String name) {
+    boolean plain = true;
+    for (int i = 0; i < name.length() && plain; i++) plain = !control(name.charAt(i));
+    if (plain) return name;
+    StringBuilder sb = new StringBuilder(name.length() + 8).append('"');
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      switch (c) {
+        case '\n': sb.append("\\n"); break;
+        case '\t': sb.append("\\t"); break;
+        case '\r': sb.append("\\r"); break;
+        case '\\': sb.append("\\\\"); break;
+        case '"': sb.append("\\\""); break;
+        default:
+          if (control(c)) sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+          else sb.append(c);
+      }
+    }
+    return sb.append('"').toString();
+  }
+
+  /** C0 and C1 control characters, DEL, and the line and paragraph separators. */
+  static boolean control(char c) {
+    return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029';
   }
 
   private static String lower(String reason) {

@@ -20,7 +20,8 @@ import java.util.Locale;
  * the reports go to {@code DIR/<test>/<time>/}. Files with different names in one directory
  * keep their name without its extension ({@code DIR/a/}, {@code DIR/b/}), and standard input is
  * {@code DIR/stdin/}. A name that would still repeat (the same file given twice) gets
- * {@code -2}, {@code -3}, … appended.
+ * {@code -2}, {@code -3}, … appended. Control characters in the names (a newline) become
+ * {@code _} ({@link #safe}).
  */
 final class ReportDirs {
   private ReportDirs() {}
@@ -47,9 +48,9 @@ final class ReportDirs {
       Path p = Path.of(f).toAbsolutePath().normalize();
       List<String> ps = new ArrayList<>();
       Path parent = p.getParent();
-      if (parent != null) for (Path part : parent) ps.add(part.toString());
+      if (parent != null) for (Path part : parent) ps.add(safe(part.toString()));
       parents.add(ps);
-      bases.add(p.getFileName() == null ? "history" : stripExtension(p.getFileName().toString()));
+      bases.add(p.getFileName() == null ? "history" : safe(stripExtension(p.getFileName().toString())));
     }
     // The directories every file shares.
     int common = Integer.MAX_VALUE;
@@ -98,13 +99,30 @@ final class ReportDirs {
     for (String f : files) {
       Path p = Path.of(f);
       Path parent = p.getParent() == null ? Path.of("") : p.getParent();
-      String base = p.getFileName() == null ? "history" : stripExtension(p.getFileName().toString());
+      String base = p.getFileName() == null ? "history" : safe(stripExtension(p.getFileName().toString()));
       String name = base.equals("history") ? "isocheck" : base + ".isocheck";
       Path d = parent.resolve(name);
       for (int k = 2; !used.add(d.toAbsolutePath().normalize()); k++) d = parent.resolve(name + "-" + k);
       dirs.add(d);
     }
     return dirs;
+  }
+
+  /**
+   * A name made safe for a directory of reports: each control character (a newline, a tab, DEL,
+   * …; {@link Main#control}) becomes {@code _}, so a history named {@code "a\nb.edn"} reports into
+   * {@code a_b/} (or {@code a_b.isocheck/}), a name that shell loops and other tools read as one.
+   * Names that then repeat get {@code -2}, {@code -3}, … as any other.
+   */
+  static String safe(String name) {
+    StringBuilder sb = null;
+    for (int i = 0; i < name.length(); i++) {
+      if (Main.control(name.charAt(i))) {
+        if (sb == null) sb = new StringBuilder(name);
+        sb.setCharAt(i, '_');
+      }
+    }
+    return sb == null ? name : sb.toString();
   }
 
   /** A history file's name without .edn, .json, .jsonl or .ndjson (and .gz). */

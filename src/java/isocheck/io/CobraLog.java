@@ -51,6 +51,14 @@ import java.util.Locale;
  *     transaction than the one that logged it is refused; a read of a write no log has is kept
  *     (it reads a value no committed transaction wrote). Garbage-collection reads (write ids
  *     0x23332333 and 0x66666666, from Cobra's online mode) are refused.
+ * <li>VeriStrong's dialect (its {@code fig5/tpcc-1k} and {@code tpcc-10k} histories) logs every
+ *     write with the universal write id 0xabddefee, and every read of another transaction's
+ *     write with 0xabddefee as both the writer's transaction id and the write id: a write is
+ *     then named by its key and logged value, as VeriStrong reads them. So with that id,
+ *     {@code W} is {@code [:w key value]} and {@code R} is {@code [:r key value]}, the logged
+ *     value. A history mixing such records with write ids of the plain dialect (whose values
+ *     would be write ids, not comparable with logged values) is refused, naming the first of
+ *     each.
  * </ul>
  * Refused with the file and the byte: a record Cobra does not write, a record cut short, a
  * transaction started inside another, a commit of another transaction, a transaction id
@@ -60,7 +68,9 @@ public final class CobraLog {
   private CobraLog() {}
 
   static final long INIT_TXN = 0xbebeebeeL, INIT_WRITE = 0xbebeebeeL, NULL_TXN = 0xdeadbeefL,
-      GC_TRUE = 0x23332333L, GC_FALSE = 0x66666666L;
+      GC_TRUE = 0x23332333L, GC_FALSE = 0x66666666L,
+      /** VeriStrong's universal write (and writer transaction) id: the write is named by its value. */
+      UNIVERSAL = 0xabddefeeL;
 
   /** Whether a history starts like this format: an 'S' record followed by another record. */
   static boolean sniff(byte[] head, int n) {
@@ -133,6 +143,8 @@ public final class CobraLog {
     private final LongList readWriter = new LongList();
     /** Write id -> write op (the first, when a write id repeats on another key). */
     private final LongIntMap writeOp = new LongIntMap(1024);
+    /** Where the first record of each dialect is (file and byte), or null: universal ids, plain write ids. */
+    private String firstUniversal, firstPlain;
 
     private String file;
     private ByteInput in;
@@ -194,8 +206,14 @@ public final class CobraLog {
             case 'W': {
               long wid = field("write id", at, 'W');
               long key = field("key", at, 'W');
-              field("value", at, 'W');
+              long value = field("value", at, 'W');
               if (cur < 0) throw bad(at, "a write outside any transaction");
+              if (wid == UNIVERSAL) {
+                universal(at);
+                b.op(cur, OpRecord.WRITE, key, null, value, null, false, at);
+                break;
+              }
+              plain(at, "a write with write id " + hex(wid));
               int i = b.op(cur, OpRecord.WRITE, key, null, wid, null, false, at);
               if (writeOp.get(wid) < 0) writeOp.put(wid, i);
               break;
@@ -204,14 +222,20 @@ public final class CobraLog {
               long writer = field("writer's transaction id", at, 'R');
               long wid = field("write id", at, 'R');
               long key = field("key", at, 'R');
-              field("value", at, 'R');
+              long value = field("value", at, 'R');
               if (cur < 0) throw bad(at, "a read outside any transaction");
+              if (writer == UNIVERSAL && wid == UNIVERSAL) {
+                universal(at);
+                b.op(cur, OpRecord.READ, key, null, value, null, false, at);
+                break;
+              }
               boolean init = writer == INIT_TXN || writer == NULL_TXN;
               if (init && wid != INIT_WRITE && wid != NULL_TXN) {
                 throw bad(at, "a read of write id " + hex(wid) + " of Cobra's initial transaction"
                     + (wid == GC_TRUE || wid == GC_FALSE ? " (a garbage-collection read of Cobra's online mode)" : "")
                     + ", which isocheck cannot map");
               }
+              if (!init) plain(at, "a read of write id " + hex(wid) + " of transaction " + hex(writer));
               int i = b.op(cur, OpRecord.READ, key, null, wid, null, init, at);
               if (!init) {
                 reads.add(i);
@@ -228,6 +252,24 @@ public final class CobraLog {
       } catch (GzipInput.Damaged e) {
         throw bad(in.offset(), (e.truncated ? "truncated gzip data (the file is incomplete)" : "corrupt gzip data (" + e.getMessage() + ")"));
       }
+    }
+
+    /** A record of VeriStrong's universal-id dialect at byte at of the current file. */
+    private void universal(long at) {
+      if (firstUniversal == null) firstUniversal = file + ", byte " + at;
+      if (firstPlain != null) mixed();
+    }
+
+    /** A record of the plain dialect (a write id naming one write), described by what. */
+    private void plain(long at, String what) {
+      if (firstPlain == null) firstPlain = file + ", byte " + at + " (" + what + ")";
+      if (firstUniversal != null) mixed();
+    }
+
+    private void mixed() {
+      throw new HistoryException("the logs mix VeriStrong's universal write id 0xabddefee (first at " + firstUniversal
+          + "), which names a write by its value, with write ids naming writes (first at " + firstPlain
+          + "); isocheck reads a history written in one of the two");
     }
 
     void finish(OpSink sink) {

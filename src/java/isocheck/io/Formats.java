@@ -385,12 +385,33 @@ public final class Formats {
     return n;
   }
 
+  /** Whether path is a file that exists and is neither regular nor a directory: a pipe, a FIFO, a device. */
+  static boolean streamed(Path path) {
+    return Files.exists(path) && !Files.isRegularFile(path) && !Files.isDirectory(path);
+  }
+
+  /** Opens a pipe or FIFO as a plain stream; the failures as {@link Files#newInputStream} names them. */
+  private static InputStream openStream(Path path) throws IOException {
+    try {
+      return new java.io.FileInputStream(path.toFile());
+    } catch (java.io.FileNotFoundException e) {
+      if (!Files.exists(path)) throw new java.nio.file.NoSuchFileException(path.toString());
+      if (!Files.isReadable(path)) throw new java.nio.file.AccessDeniedException(path.toString());
+      throw new java.nio.file.FileSystemException(path.toString(), null, e.getMessage());
+    }
+  }
+
   /** Opens a file for reading, decompressing it when it starts with gzip's magic bytes. */
   static InputStream open(Path path) throws IOException { return open(path, Progress.NONE); }
 
   /** As {@link #open(Path)}, telling progress the bytes read from the file as stored. */
   static InputStream open(Path path, Progress progress) throws IOException {
-    InputStream raw = Files.newInputStream(path);
+    // A file that is not a regular one (a pipe, /dev/stdin, a FIFO, bash's <(...)) is opened
+    // once and read once, as a stream: the sniffing above looks at a buffered prefix, never at
+    // the file again. Not through Files.newInputStream: its stream's available() asks the
+    // channel for its size and position, which a pipe refuses ("Illegal seek"), and gzip asks
+    // for available() at the end of each member.
+    InputStream raw = streamed(path) ? openStream(path) : Files.newInputStream(path);
     PushbackInputStream in = new PushbackInputStream(progress == Progress.NONE ? raw : new Counted(raw, progress), 2);
     try {
       byte[] magic = new byte[2];

@@ -27,7 +27,8 @@ import java.util.Map;
  * later version's writer (other than the reader).
  *
  * <ul>
- * <li><b>read-uncommitted</b>: no read holds an element twice, and some execution has no cycle of
+ * <li><b>read-uncommitted</b>: no read holds an element twice or an element or value no one wrote
+ *     (garbage: isocheck's decision, no level holds on it), and some execution has no cycle of
  *     WW edges. On list-append the version orders are those every :ok read shows: its elements'
  *     writers in C in list order, then the key's appends no read shows (in any order, enumerated).
  *     An element's writer appending again out of its program order is a WW self-loop.
@@ -149,7 +150,9 @@ public final class AdyaOracle {
     AppendGraphs ag = new AppendGraphs(o, writer, readsOf, longest, observed, cap);
     out.put(Level.REPEATABLE_READ, facts ? new Answer(false, why) : ag.search(ALL));
     out.put(Level.READ_COMMITTED, facts ? new Answer(false, why) : ag.search(WW | WR));
-    out.put(Level.READ_UNCOMMITTED, dup ? new Answer(false, "facts: duplicate-elements") : ag.searchUnion());
+    // A value no one wrote: no execution of any level (isocheck's decision, see Level.violatedBy).
+    out.put(Level.READ_UNCOMMITTED, dup || garbage ? new Answer(false, "facts:" + (dup ? " duplicate-elements" : "") + (garbage ? " garbage" : ""))
+        : ag.searchUnion());
     return out;
   }
 
@@ -399,6 +402,8 @@ public final class AdyaOracle {
     final boolean[][] writes;
     final boolean[] observed;
     String facts;
+    /** Some first read returns a value no transaction wrote. */
+    boolean garbage;
 
     RegisterFacts(RegisterOracle o) {
       this.o = o;
@@ -429,7 +434,7 @@ public final class AdyaOracle {
             continue;
           }
           int[] w = writer.get(kv(k, v));
-          if (w == null) { f.add("garbage"); continue; }
+          if (w == null) { f.add("garbage"); garbage = true; continue; }
           RegisterOracle.Txn wt = o.txns.get(w[0]);
           if (w[0] == t.id) { f.add("future-read"); continue; }
           if (wt.status == RegisterOracle.FAIL) { f.add("G1a"); continue; }
@@ -456,7 +461,8 @@ public final class AdyaOracle {
     LinkedHashMap<Level, Answer> out = new LinkedHashMap<>();
     out.put(Level.REPEATABLE_READ, rf.facts != null ? new Answer(false, rf.facts) : order(rf, true));
     out.put(Level.READ_COMMITTED, rf.facts != null ? new Answer(false, rf.facts) : order(rf, false));
-    out.put(Level.READ_UNCOMMITTED, new Answer(true, "any total order of the committed transactions"));
+    out.put(Level.READ_UNCOMMITTED, rf.garbage ? new Answer(false, "facts: garbage")
+        : new Answer(true, "any total order of the committed transactions"));
     return out;
   }
 
@@ -556,7 +562,7 @@ public final class AdyaOracle {
     LinkedHashMap<Level, Answer> out = new LinkedHashMap<>();
     out.put(Level.REPEATABLE_READ, new Answer(rf.facts == null && rr, rf.facts != null ? rf.facts : "literal"));
     out.put(Level.READ_COMMITTED, new Answer(rf.facts == null && rc, rf.facts != null ? rf.facts : "literal"));
-    out.put(Level.READ_UNCOMMITTED, new Answer(ru, "literal"));
+    out.put(Level.READ_UNCOMMITTED, new Answer(ru && !rf.garbage, rf.garbage ? "facts: garbage" : "literal"));
     return out;
   }
 

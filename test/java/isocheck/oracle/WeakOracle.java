@@ -40,8 +40,8 @@ import java.util.Map;
  * write; RC-(2) after an own write to k, a read of k returns the own latest write, for lists the
  * list ends with exactly the own appends so far; RC-(3) no other transaction reads a non-last
  * register write; CO acyclic), then a CM exists satisfying the list rule (lists only) and the
- * level's axiom: MonoAtomicView (RC), ReadAtomic (RA) or Causal (TCC). CI: the CutIsolation axiom
- * only. The comments at each check name the condition it is.
+ * level's axiom: MonoAtomicView (RC), ReadAtomic (RA) or Causal (TCC). CI: the CutIsolation axiom,
+ * and every read's writer exists (no thin-air read: Def. 2). The comments at each check name the condition it is.
  */
 public final class WeakOracle {
 
@@ -413,9 +413,18 @@ public final class WeakOracle {
    * element the reader did not append itself). As in the formal
    * axiom, the two reads must come from two different transactions t1 ≠ t2 of WT_x, where WT_x
    * is T's writers of x and t⊥; two different values of one transaction are an intermediate read
-   * (TAP-f), and reads from no transaction of T (thin air, aborted) are not constrained here.
+   * (TAP-f), and reads of aborted writes are not constrained here. A read of a value no
+   * transaction wrote (thin air) fails CI: Def. 3 is an axiom over histories, and Def. 2 gives
+   * every read a writer in T ∪ {t⊥}, so such an observation is no history at all.
    */
   private Answer cutIsolation() {
+    for (Read rd : reads) {
+      for (int v : valuesSeen(rd.mop)) {
+        if (writeOf(rd.mop.key, v) == null) {
+          return new Answer(false, "ThinAirRead: " + txnName(rd.reader) + " " + rd.mop.shown + ": " + valNames.get(v) + " was never written");
+        }
+      }
+    }
     for (int i = 0; i < reads.size(); i++) {
       Read r1 = reads.get(i);
       if (r1.view < 0 || r1.view == r1.reader) continue;

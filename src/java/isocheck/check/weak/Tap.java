@@ -5,7 +5,9 @@ import java.util.EnumSet;
 /**
  * Plume's transactional anomalous patterns (Plume Table 1 / Fig. 3, definitions reconstructed in
  * seeds-weak §3.4) and the levels each rules out (Plume Table 2): RC = a–i, RA = a–l, TCC = a–n,
- * CI = j. Three list-append patterns the papers do not name complete the set: a read that is not
+ * CI = j, and a (ThinAirRead) rules out CI too: Plume's levels are defined over histories, in
+ * which each read has a writer (its Definition 2), so a read of a value no one wrote satisfies
+ * none. Three list-append patterns the papers do not name complete the set: a read that is not
  * a prefix of its key's order, a list with an element twice, and a cycle made only of version
  * order and causal order (pitfall 12: it must never be accepted silently).
  */
@@ -42,6 +44,9 @@ enum Tap {
   EnumSet<WeakLevel> violates() {
     switch (this) {
       case NON_REPEATABLE_READ: return EnumSet.of(WeakLevel.CI, WeakLevel.RA, WeakLevel.TCC);
+      // Plume's Table 2 lists TAP j alone for CI, over histories (Definition 2), in which every
+      // read has a committed writer: a value no one wrote is no history, so no level holds.
+      case THIN_AIR_READ: return EnumSet.allOf(WeakLevel.class);
       case FRACTURED_READ_CO: case FRACTURED_READ_CM: return EnumSet.of(WeakLevel.RA, WeakLevel.TCC);
       case CO_CONFLICT_CM: case CONFLICT_CM: return EnumSet.of(WeakLevel.TCC);
       default: return EnumSet.of(WeakLevel.RC, WeakLevel.RA, WeakLevel.TCC);
