@@ -22,7 +22,9 @@
   history; peak is the heap in use during each phase; history is the heap the
   loaded history retains."
   (:require [clojure.edn :as edn]
-            [clojure.string :as str])
+            [clojure.java.io :as io]
+            [clojure.string :as str]
+            [isocheck.workload :as workload])
   (:import (isocheck.check Checker CheckOptions Level Result)
            (isocheck.history History History$Workload)
            (isocheck.io EdnWriter Formats)
@@ -223,12 +225,15 @@
         (weak-row (str "tcc, k = " k) h [:tcc] "tree" 3)))))
 
 (defn- run-cli
-  "Runs bin/isocheck check FILE (text output, default levels) once, under
-  /usr/bin/time when it is installed (for the peak RSS). Returns {:wall s, :exit n,
-  :ms {..} (the result's [:stats :ms]), :rss bytes or nil}."
+  "Runs bin/isocheck check --format edn FILE (default levels) once, under
+  /usr/bin/time when it is installed (for the peak RSS), and reads the result
+  map it prints (the text report's stats line is for people, not for parsing).
+  Returns {:wall s, :exit n, :ms {..} (the result's [:stats :ms]), :levels-ms,
+  :txns, :rss bytes or nil, :bounded? (the counterexample search stopped at
+  its time bound), :instances (anomalies found, every type)}."
   [^String launcher ^String file & args]
   (let [time? (.canExecute (java.io.File. "/usr/bin/time"))
-        cmd (cond->> (-> [launcher "check"] (into args) (conj file))
+        cmd (cond->> (-> [launcher "check" "--format" "edn"] (into args) (conj file))
               time? (into ["/usr/bin/time" "-f" "isocheck-bench-rss %M"]))
         t0 (System/nanoTime)
         p (.start (ProcessBuilder. ^java.util.List cmd))
@@ -236,17 +241,15 @@
         err (future (slurp (.getErrorStream p)))
         exit (.waitFor p)
         wall (/ (- (System/nanoTime) t0) 1e9)
-        stats (some #(when (str/starts-with? % "stats: ") (edn/read-string (subs % 7)))
-                    (str/split-lines @out))
-        bounded? (str/includes? @out "within the time bound")
+        result (try (edn/read-string {:default (fn [_ v] v)} @out) (catch Exception _ nil))
+        stats (:stats result)
         rss (some #(when-let [[_ kb] (re-find #"^isocheck-bench-rss (\d+)" %)] (* 1024 (Long/parseLong kb)))
                   (str/split-lines @err))]
     (when-not stats
-      (throw (ex-info (str "bin/isocheck check " file " printed no stats (exit " exit "): " @err) {})))
+      (throw (ex-info (str "bin/isocheck check " file " printed no result map with stats (exit " exit "): " @err) {})))
     {:wall wall, :exit exit, :ms (:ms stats), :levels-ms (:levels-ms stats), :txns (:txns stats), :rss rss
-     :bounded? bounded?
-     :instances (reduce + 0 (keep #(some-> (re-find #"^\S+: (\d+) instances?" %) second Long/parseLong)
-                                  (str/split-lines @out)))}))
+     :bounded? (= :bounded (:counterexample-search result))
+     :instances (reduce + 0 (vals (:anomaly-counts result)))}))
 
 (defn- size-str [^long b]
   (cond (< b 10000) (str b " B") (< b 10000000) (format "%.0f kB" (/ b 1e3)) :else (mb b)))
@@ -270,7 +273,7 @@
   rw-register histories (lein bench search's: 4 micro-ops, 10 sessions, 1000 keys zipf
   rotating after 32 writes, 1% :info; from the SI store, where serializability fails,
   and from the serializable store, where strict serializability fails), it runs
-  `bin/isocheck check FILE` (default levels, text output; then with --levels
+  `bin/isocheck check FILE` (default levels, --format edn, whose result map gives the stats; then with --levels
   tcc,ra,rc,ci, the weak levels AWDIT also checks) as a subprocess several
   times and prints medians of: wall time; the command's own split from the result's
   [:stats :ms] (start: process start, the launcher included, to Java's main; load:
@@ -298,7 +301,7 @@
                                                                                                (jepsen-rw Store/SERIALIZABLE n))]]]
                          [(format "%s, %,d" label n) f (cond (<= n 10000) 5 (<= n 100000) 3 :else 3) args]))
         rt (Runtime/getRuntime)]
-    (println (format "isocheck bench cli: bin/isocheck check FILE, default levels, text output; %d cores, %s; medians"
+    (println (format "isocheck bench cli: bin/isocheck check FILE, --format edn, default levels; %d cores, %s; medians"
                      (.availableProcessors rt) (str "load average " (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
                                                                                              (catch java.io.IOException _ "? ? ?"))
                                                                            #" "))))))
@@ -598,6 +601,54 @@
       (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4) (.readFraction 0.5) (.maxWritesPerKey 32)
       (.bug bug) (.bugRate (double rate)) .build))
 
+(defn- stale-snapshot-history
+  "Writes to dir/name a list-append history of n transactions from isocheck's own Jepsen
+  workload (10 active keys, up to 4 micro-ops, keys rotating after 32 appends), run by 10
+  processes against an in-memory store that applies each transaction atomically when it
+  completes, except that 1% of the read-only transactions read a snapshot up to `lag`
+  commits old: the shape of the stale reads a real Jepsen run found (issue 26), whose
+  realtime cycles make thousands of cyclic components. Returns the path."
+  ^String [^Path dir ^String name n lag]
+  (let [rng (java.util.Random. 1)
+        txns (into [] (take n) (:generator (workload/append {:key-count 10, :max-txn-length 4, :max-writes-per-key 32})))
+        snaps (java.util.ArrayList. [{}])
+        conc 10
+        pending (object-array conc)
+        f (str (.resolve dir name))]
+    (with-open [w (io/writer f)]
+      (let [i (long-array 1)
+            emit (fn [m]
+                   (let [k (aget i 0)]
+                     (.write w (pr-str (assoc m :index k :time (* 1000 (inc k)))))
+                     (.write w "\n")
+                     (aset i 0 (inc k))))]
+        (loop [next-txn 0]
+          (let [next-txn (loop [p 0, nt next-txn]
+                           (cond (= p conc) nt
+                                 (and (nil? (aget pending p)) (< nt n))
+                                 (let [op (assoc (txns nt) :process p :type :invoke)]
+                                   (aset pending p op) (emit op) (recur (inc p) (inc nt)))
+                                 :else (recur (inc p) nt)))
+                busy (filterv #(aget pending %) (range conc))]
+            (when (seq busy)
+              (let [p (busy (.nextInt rng (count busy)))
+                    op (aget pending p)
+                    cur (.get snaps (dec (.size snaps)))
+                    ro? (every? #(= :r (first %)) (:value op))
+                    view (if (and ro? (< (.nextDouble rng) 0.01))
+                           (.get snaps (max 0 (- (.size snaps) 1 (inc (.nextInt rng (int lag))))))
+                           cur)
+                    [st vals] (reduce (fn [[st acc] [f k v]]
+                                        (if (= f :r)
+                                          [st (conj acc [f k (get (if ro? view st) k)])]
+                                          [(update st k (fnil conj []) v) (conj acc [f k v])]))
+                                      [cur []] (:value op))]
+                (when-not ro? (.add snaps st))
+                (aset pending p nil)
+                (emit (assoc op :type :ok :value vals))
+                (recur next-txn)))))))
+    f))
+
 (defn violated-main
   "`lein bench violated [SIZES...]`: violated histories with many anomalies, where the
   search for the smallest counterexamples (the shortest cycle of each anomaly type in each
@@ -605,11 +656,14 @@
   10^4, 10^5, 10^6 transactions), Jepsen-shaped histories (10 sessions, 4 micro-ops, 1,000
   keys zipf rotating after 32 writes) of list-append and rw-register: the strictly
   serializable store with 1% stale realtime reads, and the SI store with 1% long forks;
-  `bin/isocheck check FILE` (default levels), then the same with --max-anomalies 0, as a
-  subprocess, medians of several runs: load, detection (the check less its counterexample
-  search), counterexamples ([:stats :levels-ms :counterexamples]: the observed cycles'
-  typed searches), the check, their ratio, peak RSS; 'bounded' when the text says the
-  instance shown is the smallest found within the time bound. Not run by CI."
+  and isocheck's own list-append workload against a store where 1% of the read-only
+  transactions read a snapshot up to 2,000 commits old (the real Jepsen run of issue 26).
+  `bin/isocheck check --format edn FILE` (default levels), then the same with
+  --max-anomalies 0, as a subprocess, medians of several runs: load, detection (the check
+  less its counterexample search), counterexamples ([:stats :levels-ms :counterexamples]:
+  the observed cycles' typed searches), the check (every level, load excluded), the
+  counterexamples' share of it, peak RSS; 'bounded' when the result's
+  :counterexample-search says the search stopped at its time bound. Not run by CI."
   [sizes]
   (let [launcher (str (System/getProperty "user.dir") "/bin/isocheck")
         dir (Files/createTempDirectory "isocheck-bench-violated" (make-array java.nio.file.attribute.FileAttribute 0))
@@ -625,18 +679,22 @@
     (println (format "%-46s %10s %4s %8s %9s %9s %9s %6s %9s %10s %s"
                      "input" "txns" "runs" "load" "detect" "cx" "check" "cx/chk" "peak RSS" "instances" "counterexamples"))
     (doseq [n sizes
-            [label wl store bug] [["list-append, SSER store, 1% stale reads" History$Workload/APPEND Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]
+            [label wl store bug] [["list-append, 1% stale snapshots (workload/append)" :stale-snapshots nil nil]
+                                  ["list-append, SSER store, 1% stale reads" History$Workload/APPEND Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]
                                   ["list-append, SI store, 1% long forks" History$Workload/APPEND Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]
                                   ["rw-register, SSER store, 1% stale reads" History$Workload/REGISTER Store/STRICT_SERIALIZABLE Bug/STALE_REALTIME_READ]
                                   ["rw-register, SI store, 1% long forks" History$Workload/REGISTER Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
-      (let [file (write-history dir (str "v-" n ".edn") (violated-config wl store bug 0.01 n))
+      (let [file (if (= wl :stale-snapshots)
+                   (stale-snapshot-history dir (str "v-" n ".edn") n 2000)
+                   (write-history dir (str "v-" n ".edn") (violated-config wl store bug 0.01 n)))
             runs (cond (<= n 10000) 5 (<= n 100000) 3 :else 1)]
         (doseq [[suffix args] [["" []] ["  --max-anomalies 0" ["--max-anomalies" "0"]]]]
           (let [rs (vec (for [_ (range runs)] (apply run-cli launcher file args)))
                 ms (fn [k] (median (map #(get-in % [:ms k] 0) rs)))
                 cx (median (map #(get-in % [:levels-ms :counterexamples] 0) rs))
-                detect (median (map #(- (get-in % [:ms :total] 0) (get-in % [:levels-ms :counterexamples] 0)) rs))
-                total (ms :total)
+                check #(- (get-in % [:ms :total] 0) (get-in % [:ms :load] 0))
+                detect (median (map #(- (check %) (get-in % [:levels-ms :counterexamples] 0)) rs))
+                total (median (map check rs))
                 rss (keep :rss rs)]
             (println (format "%-46s %,10d %4d %6.2f s %7.2f s %7.2f s %7.2f s %5.0f%% %9s %,10d %s"
                              (str (if (seq suffix) "" label) suffix) (long (:txns (first rs))) runs (/ (ms :load) 1e3)

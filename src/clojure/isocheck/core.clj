@@ -68,7 +68,7 @@
       :counterexample-time-limit
                       seconds for the search of the smallest cycle of each
                       anomaly type (default: a quarter of the check's time
-                      before it, at least 0.5 s); past it the result's
+                      before it, at least 0.1 s); past it the result's
                       :counterexample-search is :bounded (the smallest found
                       within the bound), else :smallest (:skipped with
                       :max-anomalies 0). Verdicts do not depend on it

@@ -31,7 +31,7 @@ public final class CheckOptions {
   public static final double AUTO_COUNTEREXAMPLE_SHARE = 0.25;
 
   /** The automatic bound's floor, ms: below it, a small history's counterexamples are all searched. */
-  public static final long MIN_COUNTEREXAMPLE_MS = 500;
+  public static final long MIN_COUNTEREXAMPLE_MS = 100;
 
   /**
    * Types and counts only (the command line's {@code --max-anomalies 0}): no typed counterexample
