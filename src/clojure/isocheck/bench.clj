@@ -610,7 +610,7 @@
   realtime cycles make thousands of cyclic components. Returns the path."
   ^String [^Path dir ^String name n lag]
   (let [rng (java.util.Random. 1)
-        txns (into [] (take n) (:generator (workload/append {:key-count 10, :max-txn-length 4, :max-writes-per-key 32})))
+        txns (into [] (take n) (:generator (workload/append {:key-count 10, :max-txn-length 4, :max-writes-per-key 32, :seed 1})))
         snaps (doto (java.util.ArrayList.) (.add {}))
         conc 10
         pending (object-array conc)

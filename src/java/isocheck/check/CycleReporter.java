@@ -31,7 +31,7 @@ public final class CycleReporter {
   private final Sink sink;
   private final int[] member, local;
   private int stamp;
-  /** Whether some component went unsearched (more than maxComponents). */
+  /** Whether some component got only its first cycle found, being past the first maxComponents. */
   public boolean truncated;
   /**
    * Whether some typed search stopped at its bound (the time bound, a component's state budget,
@@ -163,21 +163,20 @@ public final class CycleReporter {
     List<int[]> comps = scc.cyclicComponents(bcg == null ? over.n : bcg.n, bcg != null, n, member.length);
     int searched = 0;
     o.progress.stage("counterexamples" + (f == Level.Family.PLAIN ? "" : " with "
-        + f.name().toLowerCase(java.util.Locale.ROOT) + " order"), Math.min(comps.size(), o.maxComponents), "cyclic components");
+        + f.name().toLowerCase(java.util.Locale.ROOT) + " order"), comps.size(), "cyclic components");
     boolean skip = o.skipCounterexamples();
     if (!skip) start();
     for (int[] nodes : comps) {
-      if (searched++ >= o.maxComponents) {
-        truncated = true;
-        bounded = true;
-        break;
-      }
+      // Past maxComponents components, each still gets its first cycle found (so every cyclic
+      // component is counted), without the typed searches.
+      boolean beyond = searched++ >= o.maxComponents;
+      if (beyond) truncated = true;
       o.progress.done(searched - 1);
       stamp++;
       for (int v : nodes) member[v] = stamp;
       // Past the time bound (or counting only), the component's first cycle found, below: linear
       // in its size, where the typed searches may take millions of states each.
-      boolean typed = !skip && System.nanoTime() <= deadline;
+      boolean typed = !skip && !beyond && System.nanoTime() <= deadline;
       if (!typed && !skip) bounded = true;
       if (typed && searchComponent(over, nodes, f, g2)) continue;
       int t = firstTxn(nodes);
