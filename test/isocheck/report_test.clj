@@ -346,5 +346,6 @@
     (is (re-find #"<h2>G1a \(also: AbortedRead\)</h2>" html) "G1a's heading names it")
     (is (str/includes? html "<a href=\"#G1a\">G1a as AbortedRead</a>") "tcc's verdict links AbortedRead to G1a's section")
     (is (= sections (distinct sections)))
+    (is (not (re-find #"(?i)axiom|Table I\b" html)) "no paper jargon in the page either (legend included)")
     (testing "sections most severe first: G1a before incompatible-order, Elle's before Plume's"
       (is (< (.indexOf ^java.util.List sections "G1a") (.indexOf ^java.util.List sections "incompatible-order"))))))

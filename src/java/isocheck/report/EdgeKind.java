@@ -13,7 +13,7 @@ public enum EdgeKind {
   RW("rw", "#c62828", true, "read → write (anti-dependency): the second overwrote the version the first read"),
   PROCESS("process", "#6a1b9a", false, "process (session) order: the same process ran the first, then the second"),
   REALTIME("realtime", "#ef6c00", false, "realtime: the first completed before the second was invoked"),
-  CM("cm", "#00838f", true, "commit order a weak level's axiom forces: the first must commit before the second"),
+  CM("cm", "#00838f", true, "commit order a weak level forces: the first must commit before the second"),
   INTRA("intra", "#757575", false, "a transaction's begin before its commit (snapshot isolation's split graph)");
 
   /** The name pictures label arrows with (then the key, if any). */
