@@ -561,26 +561,14 @@ public final class Main {
     boolean plain = true;
     for (int i = 0; i < name.length() && plain; i++) plain = !control(name.charAt(i));
     if (plain) return name;
-    StringBuilder sb = new StringBuilder(name.length() + 8).append('"');
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      switch (c) {
-        case '\n': sb.append("\\n"); break;
-        case '\t': sb.append("\\t"); break;
-        case '\r': sb.append("\\r"); break;
-        case '\\': sb.append("\\\\"); break;
-        case '"': sb.append("\\\""); break;
-        default:
-          if (control(c)) sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
-          else sb.append(c);
-      }
-    }
-    return sb.append('"').toString();
+    StringBuilder sb = new StringBuilder(name.length() + 8);
+    isocheck.history.Edn.quote(sb, name);
+    return sb.toString();
   }
 
-  /** C0 and C1 control characters, DEL, and the line and paragraph separators. */
+  /** C0 and C1 control characters, DEL, and the line and paragraph separators ({@link isocheck.history.Edn#control}). */
   static boolean control(char c) {
-    return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029';
+    return isocheck.history.Edn.control(c);
   }
 
   private static String lower(String reason) {

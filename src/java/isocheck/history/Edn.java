@@ -63,6 +63,11 @@ public final class Edn {
     }
   }
 
+  /** C0 and C1 control characters, DEL, and the line and paragraph separators: never written raw. */
+  public static boolean control(char c) {
+    return c < 0x20 || (c >= 0x7f && c < 0xa0) || c == '\u2028' || c == '\u2029';
+  }
+
   public static void quote(StringBuilder sb, String s) {
     sb.append('"');
     for (int i = 0; i < s.length(); i++) {
@@ -74,7 +79,7 @@ public final class Edn {
         case '\t': sb.append("\\t"); break;
         case '\r': sb.append("\\r"); break;
         default:
-          if (c < 0x20 || c == 0x7f) sb.append(String.format("\\u%04x", (int) c));
+          if (control(c)) sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
           else sb.append(c);
       }
     }
