@@ -358,3 +358,18 @@
         (is (= 1 (count (str/split-lines err))) err)
         (is (str/includes? err "mix VeriStrong's universal write id 0xabddefee (first at 1.log, byte 9)") err)
         (is (str/includes? err "(first at 0.log, byte 9 (a write with write id 0x7))") err)))))
+
+(deftest counterexample-time-limit-flag
+  (let [f "test/resources/corpus/jepsen-mongodb/aborted-read.edn"
+        edn-of (fn [& args] (let [{:keys [status out]} (apply run (concat ["check" "--format" "edn" "--levels" "sser"] args [f]))]
+                              [status (edn/read-string {:default (fn [_ v] v)} out)]))]
+    (let [[status r] (edn-of "--counterexample-time-limit" "0")]
+      (is (= 1 status))
+      (is (= :bounded (:counterexample-search r)) "a bound of 0: past it at once")
+      (is (seq (:counterexamples r)) "each component still gets its first cycle"))
+    (let [[status r] (edn-of "--counterexample-time-limit" "600")]
+      (is (= 1 status))
+      (is (= :smallest (:counterexample-search r))))
+    (let [{:keys [status err]} (run "check" "--counterexample-time-limit" "-1" f)]
+      (is (= 3 status))
+      (is (str/includes? err "--counterexample-time-limit must be a number of seconds, 0 or more, not -1")))))

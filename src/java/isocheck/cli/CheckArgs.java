@@ -37,6 +37,8 @@ final class CheckArgs {
   boolean quiet;
   /** Seconds for the version-order search of rw-register histories (per file). */
   double timeLimit = 60;
+  /** --counterexample-time-limit: seconds for the search of the smallest counterexamples; -1: automatic. */
+  double counterexampleTimeLimit = -1;
   boolean help;
   final List<String> files = new ArrayList<>();
 
@@ -74,6 +76,7 @@ final class CheckArgs {
         case "--first": a.first = true; break;
         case "--max-anomalies": a.maxAnomalies = maxAnomalies(value(args, ++i, arg)); break;
         case "--time-limit": a.timeLimit = timeLimit(value(args, ++i, arg)); break;
+        case "--counterexample-time-limit": a.counterexampleTimeLimit = counterexampleTimeLimit(value(args, ++i, arg)); break;
         case "--help": case "-h": a.help = true; break;
         default:
           if (arg.startsWith("-") && !arg.equals("-")) throw new UsageException("unknown option " + arg);
@@ -171,6 +174,19 @@ final class CheckArgs {
     return t;
   }
 
+  static double counterexampleTimeLimit(String s) throws UsageException {
+    double t;
+    try {
+      t = Double.parseDouble(s.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException("--counterexample-time-limit takes seconds, not " + s);
+    }
+    if (!(t >= 0) || Double.isInfinite(t)) {
+      throw new UsageException("--counterexample-time-limit must be a number of seconds, 0 or more, not " + s);
+    }
+    return t;
+  }
+
   /** The core's options. With --max-anomalies 0 the core keeps one instance per type, which is then dropped. */
   CheckOptions options() {
     CheckOptions o = new CheckOptions().levels(levels);
@@ -180,6 +196,7 @@ final class CheckArgs {
     o.weak.clocks = clocks;
     o.weak.stopAtFirst = first;
     o.timeLimitMs = (long) Math.ceil(timeLimit * 1000);
+    if (counterexampleTimeLimit >= 0) o.counterexampleMs = (long) Math.ceil(counterexampleTimeLimit * 1000);
     return o;
   }
 }
