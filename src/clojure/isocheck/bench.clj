@@ -463,6 +463,44 @@
                                   :rotate 32 :info 0.01 :store store})
                   [:strict-serializable :serializable :snapshot-isolation] (if (>= n 1000000) 1 3)))))
 
+(defn- reorder-history
+  "Writes the Jepsen EDN at src again as completions alone (no invocations, no :index or
+  :time: no realtime information), in the history's order (:interleaved) or session by session
+  (:session: each process's ops in their order, processes in turn, as dbcop, Cobra and Plume
+  text list them). Returns out."
+  ^String [^String src mode ^String out]
+  (let [lines (->> (str/split-lines (slurp src))
+                   (remove #(str/includes? % ":type :invoke"))
+                   (map #(-> % (str/replace #":index \d+, " "") (str/replace #":time \d+, " ""))))
+        proc #(Long/parseLong (second (re-find #":process (\d+)" %)))
+        lines (if (= mode :session) (sort-by proc lines) lines)]
+    (spit out (str (str/join "\n" lines) "\n"))
+    out))
+
+(defn order-main
+  "Issue 29: the SER/SI search against the order a file lists transactions in. lein bench
+  search's Jepsen-shaped rw-register histories (10 processes, 4 micro-ops, 1,000 keys zipf
+  rotating after 32 writes, 1% :info) of the serializable and the snapshot-isolation store, at
+  the given sizes (default 10^4 10^5), each checked (serializable + snapshot-isolation) as
+  the simulator writes it (interleaved, with invocations: realtime information), as its
+  completions alone in the same order (interleaved, no realtime information), and as those
+  completions session by session (no realtime information, the peer formats' order)."
+  [sizes]
+  (let [rt (Runtime/getRuntime)
+        dir (Files/createTempDirectory "isocheck-bench-order" (make-array java.nio.file.attribute.FileAttribute 0))]
+    (println (format "isocheck order bench: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt))))
+    (doseq [n sizes
+            store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION]]
+      (let [edn (write-history dir (str "order-" store "-" n ".edn") (jepsen-rw store n))
+            files [["interleaved, realtime information" edn]
+                   ["interleaved, no realtime information" (reorder-history edn :interleaved (str edn ".nort.edn"))]
+                   ["session-ordered, no realtime information" (reorder-history edn :session (str edn ".sessions.edn"))]]]
+        (doseq [[what f] files]
+          (search-row (format "Jepsen rw-register, %s store, %s" store what) f [:serializable :snapshot-isolation]
+                      (if (>= n 100000) 1 3)))
+        (doseq [[_ f] files] (Files/deleteIfExists (java.nio.file.Path/of f (make-array String 0))))))
+    (Files/deleteIfExists dir)))
+
 (defn levels-main
   "`lein bench levels [SIZES...]` (default 10^4 10^5): what the levels added to the default set
   (GSI and Elle's repeatable read, read committed, read uncommitted) cost. On Jepsen-shaped
@@ -718,6 +756,7 @@
    "lin"    [lin-main [10000 100000 1000000]]
    "mt"     [mt-main [10000 100000 1000000]]
    "search" [search-main [10000 100000 1000000]]
+   "order"  [order-main [10000 100000]]
    "cli"    [cli-main [10000 100000 1000000]]
    "violated" [violated-main [10000 100000 1000000]]
    "crash"  [crash-main [5000 100000 1000000]]
