@@ -553,7 +553,9 @@ public final class Checker {
           if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(l)) by = e.getKey();
         }
         if (by != null) {
-          decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+          Verdict v = new Verdict(Verdict.Value.TRUE, null, List.of());
+          v.witness = decided.get(by).witness;
+          decided.put(l, v);
           // (In this order: Map.of's iteration order changes from one JVM to the next.)
           LinkedHashMap<String, Object> implied = new LinkedHashMap<>();
           implied.put("decided-by", new isocheck.history.Kw("implied"));
@@ -565,7 +567,9 @@ public final class Checker {
         outcomes.put(l, oc);
         if (oc.value == Verdict.Value.FALSE) for (Anomaly a : oc.anomalies) foundTypes.add(a.type);
         searchStats.put(l.id, oc.stats);
-        decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
+        Verdict v = new Verdict(oc.value, oc.reason, List.of());
+        if (oc.value == Verdict.Value.TRUE) v.witness = oc.witness;
+        decided.put(l, v);
       }
       if (!searchStats.isEmpty()) stats.put("search", searchStats);
       // (Repeatable read shares serializability's outcome: added once.)
