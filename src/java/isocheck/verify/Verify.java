@@ -68,13 +68,40 @@ public final class Verify {
       err.println("isocheck: cannot read the history " + args.get(0) + ": " + oneLine(e));
       return BAD;
     }
+    Outcome o = verify(h, result);
+    for (String line : o.lines) out.println(line);
+    out.flush();
+    if (o.bad != null) {
+      err.println("isocheck: " + o.bad);
+      return BAD;
+    }
+    return o.status;
+  }
+
+  /** What verify found: a line per level, the exit status, and a bad certificate's reason (else null). */
+  public static final class Outcome {
+    public final List<String> lines = new java.util.ArrayList<>();
+    public int status = CERTIFIED;
+    public String bad;
+  }
+
+  /** Verifies the result (as text: result.edn or result.json) against h. */
+  public static Outcome verify(History h, String resultText) {
+    Object r = ResultData.parse(resultText);
+    if (!(r instanceof Map) || !(((Map<?, ?>) r).get("levels") instanceof Map)) {
+      throw new IllegalArgumentException("it is not a result map with :levels (a result.edn or result.json isocheck wrote)");
+    }
+    return verify(h, (Map<?, ?>) r);
+  }
+
+  static Outcome verify(History h, Map<?, ?> result) {
+    Outcome o = new Outcome();
     Facts f = new Facts(h);
     Map<?, ?> levels = (Map<?, ?>) result.get("levels");
     Object cs = result.get("certificates");
     Map<?, ?> certs = cs instanceof Map ? (Map<?, ?>) cs : Map.of();
     int width = 0;
     for (Object l : levels.keySet()) width = Math.max(width, String.valueOf(l).length());
-    int status = CERTIFIED;
     for (Map.Entry<?, ?> e : levels.entrySet()) {
       String level = String.valueOf(e.getKey());
       Object valid = e.getValue() instanceof Map ? ((Map<?, ?>) e.getValue()).get("valid?") : null;
@@ -83,12 +110,12 @@ public final class Verify {
       if (cert != null) {
         try {
           line = certify(f, level, cert);
-        } catch (Facts.Rejected r) {
-          line = "NOT certified: " + r.getMessage();
-          status = REJECTED;
+        } catch (Facts.Rejected rej) {
+          line = "NOT certified: " + rej.getMessage();
+          o.status = REJECTED;
         } catch (IllegalArgumentException bad) {
-          err.println("isocheck: bad certificate for " + level + ": " + bad.getMessage());
-          return BAD;
+          o.bad = "bad certificate for " + level + ": " + bad.getMessage();
+          return o;
         }
       } else if (Boolean.TRUE.equals(valid)) {
         line = "no certificate";
@@ -97,10 +124,9 @@ public final class Verify {
       } else {
         line = "unknown: nothing to certify";
       }
-      out.println(String.format("%-" + (width + 2) + "s%s", level, line));
+      o.lines.add(String.format("%-" + (width + 2) + "s%s", level, line));
     }
-    out.flush();
-    return status;
+    return o;
   }
 
   /** Checks one level's certificate; the "certified (...)" text, or Rejected. */
