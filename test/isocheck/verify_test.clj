@@ -142,6 +142,13 @@
       (let [{:keys [status out]} (cli "verify" hist (str res))]
         (is (= 1 status) out)
         (is (re-find #"(?m)^serializable +NOT certified: T\d+ completed :ok but is not in the serial order$" out))))
+    (testing "--no-certificates: none in the result; verify says so, exit 0"
+      (let [plain (cli "check" "--quiet" "--no-certificates" "--levels" "serializable" "--format" "edn" hist)]
+        (is (not (str/includes? (:out plain) ":certificates")))
+        (spit res (:out plain))
+        (let [{:keys [status out]} (cli "verify" hist (str res))]
+          (is (= 0 status))
+          (is (re-find #"(?m)^serializable +no certificate$" out)))))
     (testing "bad input: one line, exit 3"
       (spit res "{:levels")
       (doseq [args [["verify" hist (str res)] ["verify" hist "target/verify-test/none.edn"]

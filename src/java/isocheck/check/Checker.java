@@ -405,6 +405,7 @@ public final class Checker {
       // on a thread of its own beside the counterexamples below, which it does not depend on
       // (list-append 10^5 under faults: 61 ms of search beside 82 of counterexamples).
       isocheck.check.si.AppendSearch search = new isocheck.check.si.AppendSearch(h, la, g, o.searchShortcuts);
+      search.witnesses = o.certificates;
       search.progress(o.progress);
       for (Level l : req) if (l.kind == Level.Kind.SER || l.kind == Level.Kind.SI) search.knownAcyclic(l, !cyclic.test(l));
       Level first = firstSearched(req, skip);
@@ -634,6 +635,7 @@ public final class Checker {
       isocheck.check.si.PolygraphSearch search =
           new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witnessAhead(witnessAhead).orders(orders)
               .witness(o.searchWitness).progress(o.progress).wanted(l -> req.contains(l) && violating(l).isEmpty());
+      search.witnesses = o.certificates;
       LinkedHashMap<Level, Verdict> decided;
       try {
         decided = searched(req, search, l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);

@@ -2,7 +2,6 @@ package isocheck.check;
 
 import isocheck.graph.Digraph;
 import isocheck.history.History;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -28,11 +27,11 @@ public final class Witness {
   /** The committed transactions in the witness's order, by their display index (T12 is 12); an SI witness by its commits. */
   public List<Long> serialOrder(History h) {
     int n = h.nTxns;
-    List<Long> out = new ArrayList<>();
+    LongVec out = new LongVec(nodes.length);
     for (int v : nodes) {
       if (si ? (v >= 2 * n || (v & 1) == 0) : v >= n) continue;
       int t = si ? v >> 1 : v;
-      if (committed[t]) out.add(h.displayIndex(t));
+      if (committed[t]) out.addLong(h.displayIndex(t));
     }
     return out;
   }
@@ -43,14 +42,14 @@ public final class Witness {
    */
   public List<Long> eventOrder(History h) {
     int n = h.nTxns;
-    List<Long> out = new ArrayList<>();
+    LongVec out = new LongVec(si ? nodes.length : 2 * nodes.length);
     for (int v : nodes) {
       if (v >= (si ? 2 * n : n)) continue;
       int t = si ? v >> 1 : v;
       if (!committed[t]) continue;
       long d = h.displayIndex(t);
-      out.add(d);
-      if (!si) out.add(d);
+      out.addLong(d);
+      if (!si) out.addLong(d);
     }
     return out;
   }
@@ -75,5 +74,34 @@ public final class Witness {
       }
     }
     return tail == nodes ? order : null;
+  }
+
+  /**
+   * A list of longs in one array (a 10^6-transaction certificate: 8 MB, not 10^6 boxed Longs);
+   * read-only once built, boxed one at a time as it is printed.
+   */
+  static final class LongVec extends java.util.AbstractList<Long> implements java.util.RandomAccess {
+    private long[] a;
+    private int size;
+
+    LongVec(int capacity) { a = new long[Math.max(capacity, 1)]; }
+
+    void addLong(long x) {
+      if (size == a.length) a = java.util.Arrays.copyOf(a, 2 * a.length);
+      a[size++] = x;
+    }
+
+    @Override public Long get(int i) {
+      if (i < 0 || i >= size) throw new IndexOutOfBoundsException(i);
+      return a[i];
+    }
+
+    @Override public Long set(int i, Long x) {
+      Long old = get(i);
+      a[i] = x;
+      return old;
+    }
+
+    @Override public int size() { return size; }
   }
 }

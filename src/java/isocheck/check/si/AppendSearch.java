@@ -104,6 +104,7 @@ public final class AppendSearch extends PolygraphSearch {
    * constraints, a topological order of its begin/commit layout.
    */
   private Outcome witnessed(Level l, Outcome o) {
+    if (!witnesses) return o;
     if (l.kind == Level.Kind.SER) {
       int[] order = isocheck.check.Witness.topological(g, Edge.DATA | l.family.bits);
       if (order != null) o.witness = new isocheck.check.Witness(false, order, la.committed);

@@ -1199,18 +1199,21 @@ public abstract class PolygraphSearch {
    * Chooses, for every open constraint, the side whose first edge agrees with pos, a topological
    * order of the pruned graph; true when known ∪ decided ∪ chosen is acyclic (then the level holds).
    */
+  /** Whether a level that holds keeps the order that shows it ({@link Outcome#witness}; CheckOptions#certificates). */
+  public boolean witnesses = true;
+
   /** The sides the last {@link #topologicalChoice} chose, per constraint. */
   private int[] lastChoice;
 
   /** The level holds: its outcome, with the witness of the sides chosen (per constraint, 0 or 1). */
-  private static Outcome holds(List<Anomaly> found, Map<String, Object> st, LevelGraph g, int[] choice) {
-    return holdsIn(found, st, g, witnessOrder(g, choice));
+  private Outcome holds(List<Anomaly> found, Map<String, Object> st, LevelGraph g, int[] choice) {
+    return holdsIn(found, st, g, witnesses ? witnessOrder(g, choice) : null);
   }
 
   /** The level holds: its outcome, with order (the level graph's nodes, null: no witness kept) as its witness. */
-  private static Outcome holdsIn(List<Anomaly> found, Map<String, Object> st, LevelGraph g, int[] order) {
+  private Outcome holdsIn(List<Anomaly> found, Map<String, Object> st, LevelGraph g, int[] order) {
     Outcome o = new Outcome(Verdict.Value.TRUE, null, found, st);
-    if (order != null) o.witness = new isocheck.check.Witness(g.si, order, g.p.committed);
+    if (order != null && witnesses) o.witness = new isocheck.check.Witness(g.si, order, g.p.committed);
     return o;
   }
 
