@@ -157,3 +157,34 @@
           (is (= 3 status) (str args))
           (is (= 1 (count (str/split-lines err))) err)
           (is (str/starts-with? err "isocheck: ") err))))))
+
+(defn- serial-rmw-history
+  "A serial store's history of read-modify-write mini-transactions: each reads a
+  key's current value and writes a fresh one (sometimes two keys), 3 processes,
+  one transaction at a time; as EDN lines."
+  [seed n]
+  (let [rnd (java.util.Random. seed)]
+    (loop [i 0, state {}, out []]
+      (if (= i n)
+        (str/join "\n" (map pr-str (map-indexed #(assoc %2 :index %1) out)))
+        (let [ks (distinct (repeatedly (inc (.nextInt rnd 2)) #(.nextInt rnd 6)))
+              inv (vec (mapcat (fn [k] [[:r k nil] [:w k (inc i)]]) ks))
+              ok (vec (mapcat (fn [k] [[:r k (state k)] [:w k (inc i)]]) ks))
+              p (mod i 3)]
+          (recur (inc i) (reduce #(assoc %1 %2 (inc i)) state ks)
+                 (conj out {:type :invoke :process p :f :txn :value inv} {:type :ok :process p :f :txn :value ok})))))))
+
+(deftest mini-transaction-verdicts-are-certified
+  ;; The mini-transaction checker (isocheck.check.mt) decides these: its true
+  ;; verdicts carry certificates too.
+  (doseq [seed (range 4)]
+    (let [f (java.io.File/createTempFile "verify-mt" ".edn")]
+      (try
+        (spit f (serial-rmw-history seed 200))
+        (let [h (Formats/readHistory (str f) nil)
+              [r _ o] (verify-data h)]
+          (is (= "fast" (str (.name ^isocheck.history.Kw (get (get (.stats r) "mt") "path")))) (str (get (.stats r) "mt")))
+          (is (= 0 (.status o)) (str/join "\n" (.lines o)))
+          (doseq [l strong]
+            (is (str/includes? (str (line-of o l)) " certified (") (str seed " " (line-of o l)))))
+        (finally (.delete f))))))
