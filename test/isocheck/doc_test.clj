@@ -241,7 +241,7 @@
       (let [[sub & flags] args
             bad (remove #(re-find (re-pattern (str (java.util.regex.Pattern/quote %) "(?![\\w-])")) Main/USAGE)
                         (filter #(str/starts-with? % "--") flags))]
-        (cond (not (#{"check" "convert" "demo"} sub)) (str "no command " sub)
+        (cond (not (#{"check" "convert" "demo" "verify"} sub)) (str "no command " sub)
               (seq bad) (str "flags the usage does not name: " (vec bad))))
 
       (= prog "lein")

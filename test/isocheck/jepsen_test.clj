@@ -67,8 +67,9 @@
   (let [r (checker/check (isocheck/checker {:levels [:serializable :snapshot-isolation]})
                          {} write-skew {})]
     (is (= #{:valid? :anomaly-types :anomalies :not :also-not :levels :counterexamples
-             :counterexample-search :anomaly-counts :stats}
+             :counterexample-search :anomaly-counts :stats :certificates}
            (set (keys r))))
+    (is (= [:snapshot-isolation] (keys (:certificates r))) "the level that holds carries its witness")
     (is (= false (:valid? r)))
     (is (= #{:repeatable-read} (:not r)))
     (is (contains? (:also-not r) :serializable))

@@ -745,6 +745,36 @@
     (Files/deleteIfExists (java.nio.file.Path/of one (make-array String 0)))
     (Files/deleteIfExists dir)))
 
+(defn- certificates-main
+  "`lein bench certificates [SIZES...]`: what the certificates cost (CheckOptions#certificates,
+  --no-certificates). At each size (default 10^5, 10^6), Jepsen-shaped histories (10 sessions,
+  4 micro-ops, half reads, 1,000 keys zipf rotating after 32 writes, 1% :info): rw-register
+  from the serializable store (strict serializability and strong SI violated) and from the
+  strict-serializable one, list-append from the strict-serializable one; strict-serializable,
+  serializable, strong SI and SI checked with and without certificates, alternating, 5 runs
+  each; medians of the check and of the result map (Result#toData). Not run by CI."
+  [sizes]
+  (let [levels (mapv #(Level/parse %) ["strict-serializable" "serializable" "strong-snapshot-isolation" "snapshot-isolation"])]
+    (println (format "isocheck certificates bench: %d cores" (.availableProcessors (Runtime/getRuntime))))
+    (println (format "%-40s %10s %14s %14s %12s" "history" "txns" "check, with" "check, without" "result map"))
+    (doseq [n sizes
+            [label wl store] [["rw-register, serializable store" History$Workload/REGISTER Store/SERIALIZABLE]
+                              ["rw-register, strict-serializable store" History$Workload/REGISTER Store/STRICT_SERIALIZABLE]
+                              ["list-append, strict-serializable store" History$Workload/APPEND Store/STRICT_SERIALIZABLE]]]
+      (let [h (.history (Simulator/history
+                          (-> (SimConfig/builder) (.seed 1) (.store store) (.workload wl) (.txns (int n)) (.sessions 10)
+                              (.opsPerTxn 4 4) (.readFraction 0.5) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF)
+                              (.maxWritesPerKey 32) (.failRate 0.0) (.infoRate 0.01) .build)))
+            opts (fn [on] (let [o (.levels (CheckOptions.) levels)] (set! (.certificates o) (boolean on)) o))
+            runs (vec (for [_ (range 5) on [true false]]
+                        (do (gc!)
+                            (let [t0 (System/nanoTime) r (Checker/check h ^CheckOptions (opts on)) t1 (System/nanoTime)
+                                  _ (.toData ^Result r) t2 (System/nanoTime)]
+                              {:on on :check (/ (- t1 t0) 1e6) :data (/ (- t2 t1) 1e6)}))))
+            med (fn [on k] (median (map k (filter #(= on (:on %)) runs))))]
+        (println (format "%-40s %,10d %11.0f ms %11.0f ms %9.0f ms" label n (med true :check) (med false :check) (med true :data)))
+        (flush)))))
+
 (defn- crash-main [sizes]
   (let [rt (Runtime/getRuntime)]
     (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))
@@ -760,7 +790,8 @@
    "cli"    [cli-main [10000 100000 1000000]]
    "violated" [violated-main [10000 100000 1000000]]
    "crash"  [crash-main [5000 100000 1000000]]
-   "weak"   [weak-main [5000 100000 1000000]]})
+   "weak"   [weak-main [5000 100000 1000000]]
+   "certificates" [certificates-main [100000 1000000]]})
 
 (defn -main [& args]
   (when-let [[f default] (benches (first args))]

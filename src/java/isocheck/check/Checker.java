@@ -405,6 +405,7 @@ public final class Checker {
       // on a thread of its own beside the counterexamples below, which it does not depend on
       // (list-append 10^5 under faults: 61 ms of search beside 82 of counterexamples).
       isocheck.check.si.AppendSearch search = new isocheck.check.si.AppendSearch(h, la, g, o.searchShortcuts);
+      search.witnesses = o.certificates;
       search.progress(o.progress);
       for (Level l : req) if (l.kind == Level.Kind.SER || l.kind == Level.Kind.SI) search.knownAcyclic(l, !cyclic.test(l));
       Level first = firstSearched(req, skip);
@@ -553,7 +554,9 @@ public final class Checker {
           if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(l)) by = e.getKey();
         }
         if (by != null) {
-          decided.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+          Verdict v = new Verdict(Verdict.Value.TRUE, null, List.of());
+          v.witness = decided.get(by).witness;
+          decided.put(l, v);
           // (In this order: Map.of's iteration order changes from one JVM to the next.)
           LinkedHashMap<String, Object> implied = new LinkedHashMap<>();
           implied.put("decided-by", new isocheck.history.Kw("implied"));
@@ -565,7 +568,9 @@ public final class Checker {
         outcomes.put(l, oc);
         if (oc.value == Verdict.Value.FALSE) for (Anomaly a : oc.anomalies) foundTypes.add(a.type);
         searchStats.put(l.id, oc.stats);
-        decided.put(l, new Verdict(oc.value, oc.reason, List.of()));
+        Verdict v = new Verdict(oc.value, oc.reason, List.of());
+        if (oc.value == Verdict.Value.TRUE) v.witness = oc.witness;
+        decided.put(l, v);
       }
       if (!searchStats.isEmpty()) stats.put("search", searchStats);
       // (Repeatable read shares serializability's outcome: added once.)
@@ -630,6 +635,7 @@ public final class Checker {
       isocheck.check.si.PolygraphSearch search =
           new isocheck.check.si.RegisterSearch(h, ra, o.searchShortcuts, orderedKeys, mtPolygraph).witnessAhead(witnessAhead).orders(orders)
               .witness(o.searchWitness).progress(o.progress).wanted(l -> req.contains(l) && violating(l).isEmpty());
+      search.witnesses = o.certificates;
       LinkedHashMap<Level, Verdict> decided;
       try {
         decided = searched(req, search, l -> l == Level.READ_COMMITTED || l == Level.READ_UNCOMMITTED);

@@ -139,6 +139,27 @@ public final class Result {
     return l;
   }
 
+  /**
+   * {@code :certificates}: per level that holds with a witness kept, the order that shows it, by
+   * the transactions' display indices (doc/reports.md): a serializable level's {@code
+   * :serial-order}, a snapshot-isolation level's {@code :start-commit-order} (each transaction
+   * twice: its start, then its commit). {@code bin/isocheck verify} checks them.
+   */
+  private LinkedHashMap<Object, Object> certificates() {
+    LinkedHashMap<Object, Object> certs = new LinkedHashMap<>();
+    for (Map.Entry<Level, Verdict> e : levels.entrySet()) {
+      Verdict v = e.getValue();
+      Level l = e.getKey();
+      if (v.value != Verdict.Value.TRUE || v.witness == null) continue;
+      LinkedHashMap<String, Object> c = new LinkedHashMap<>();
+      if (l.kind == Level.Kind.SER && !v.witness.si) c.put("serial-order", v.witness.serialOrder(history));
+      else if (l.kind == Level.Kind.SI) c.put("start-commit-order", v.witness.eventOrder(history));
+      else continue;
+      certs.put(new Kw(l.id), c);
+    }
+    return certs;
+  }
+
   /** The result map, as plain data (String keys become keywords on the Clojure side). */
   public Map<String, Object> toData() {
     LinkedHashMap<String, Object> m = new LinkedHashMap<>();
@@ -181,6 +202,8 @@ public final class Result {
       lv.put(new Kw(e.getKey().id), d);
     }
     m.put("levels", lv);
+    LinkedHashMap<Object, Object> certs = certificates();
+    if (!certs.isEmpty()) m.put("certificates", certs);
     if (valid == Verdict.Value.UNKNOWN) m.put("unknown-reason", commonReason() != null ? commonReason() : String.join("; ", reasons));
     m.put("counterexamples", cx);
     m.put("counterexample-search", new Kw(counterexampleSearch));

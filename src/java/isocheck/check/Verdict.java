@@ -11,6 +11,11 @@ public final class Verdict {
   public final String reason;
   /** Anomaly types found that rule this level out. */
   public final List<String> anomalyTypes;
+  /**
+   * When the level holds: the order that shows it, the result's {@code :certificates}
+   * (serializable and snapshot-isolation levels), or null when none was kept.
+   */
+  public Witness witness;
 
   public Verdict(Value value, String reason, List<String> anomalyTypes) {
     this.value = value;

@@ -30,6 +30,8 @@ final class CheckArgs {
   int maxAnomalies = 16;
   String clocks = "vector";
   boolean first;
+  /** --no-certificates: the result carries no :certificates. */
+  boolean noCertificates;
   String out;
   /** --out-beside: each report in a directory beside its history (a Jepsen run's own directory). */
   boolean outBeside;
@@ -74,6 +76,7 @@ final class CheckArgs {
           break;
         }
         case "--first": a.first = true; break;
+        case "--no-certificates": a.noCertificates = true; break;
         case "--max-anomalies": a.maxAnomalies = maxAnomalies(value(args, ++i, arg)); break;
         case "--time-limit": a.timeLimit = timeLimit(value(args, ++i, arg)); break;
         case "--counterexample-time-limit": a.counterexampleTimeLimit = counterexampleTimeLimit(value(args, ++i, arg)); break;
@@ -197,6 +200,7 @@ final class CheckArgs {
     o.weak.stopAtFirst = first;
     o.timeLimitMs = (long) Math.ceil(timeLimit * 1000);
     if (counterexampleTimeLimit >= 0) o.counterexampleMs = (long) Math.ceil(counterexampleTimeLimit * 1000);
+    o.certificates = !noCertificates;
     return o;
   }
 }

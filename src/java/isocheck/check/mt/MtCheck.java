@@ -159,7 +159,9 @@ public final class MtCheck {
         top == Level.Family.REALTIME, stats);
     long t2 = System.nanoTime();
 
-    LinkedHashMap<Level, Verdict> verdicts = new Levels(h, o, g, mt, anomalies, stats, t0).decide(req, top);
+    Levels lv = new Levels(h, o, g, mt, anomalies, stats, t0);
+    lv.committed = ra.committed;
+    LinkedHashMap<Level, Verdict> verdicts = lv.decide(req, top);
     Checker.putStageMs(stats, t0, t1, t2, System.nanoTime());
     return new Outcome(verdicts, ra, mt.ordered, null);
   }
@@ -183,6 +185,8 @@ public final class MtCheck {
     final isocheck.check.CycleReporter cycles;
     Digraph bc;
     final Set<String> reported = new HashSet<>();
+    /** Which transactions committed (the analysis'), for the certificates. */
+    boolean[] committed;
 
     Levels(History h, CheckOptions o, Digraph g, MtAnalysis mt, AnomalySet anomalies, Map<String, Object> stats, long t0) {
       this.h = h;
@@ -197,6 +201,19 @@ public final class MtCheck {
     }
 
     static int serFilter(Level.Family f) { return isocheck.check.CycleReporter.serFilter(f); }
+
+    /**
+     * v (l holds), with its witness: a topological order of l's graph (every key's version order
+     * is fixed, so its edges are all the level's), the result's :certificates.
+     */
+    Verdict certified(Level l, Verdict v) {
+      if (!o.certificates || committed == null) return v;
+      boolean si = l.kind == Level.Kind.SI;
+      int[] order = si ? isocheck.check.Witness.topological(bc(), isocheck.check.CycleReporter.siFilter(l.family))
+          : isocheck.check.Witness.topological(g, serFilter(l.family));
+      if (order != null) v.witness = new isocheck.check.Witness(si, order, committed);
+      return v;
+    }
 
     static int siFilter(Level.Family f) { return isocheck.check.CycleReporter.siFilter(f); }
 
@@ -235,7 +252,7 @@ public final class MtCheck {
         boolean cyclic = l.kind == Level.Kind.SER ? !serOk[fi] : !siOk[fi];
         List<String> types = violating(l);
         if (cyclic || !types.isEmpty()) out.put(l, new Verdict(Verdict.Value.FALSE, null, types));
-        else out.put(l, new Verdict(Verdict.Value.TRUE, null, List.of()));
+        else out.put(l, certified(l, new Verdict(Verdict.Value.TRUE, null, List.of())));
       }
       return out;
     }

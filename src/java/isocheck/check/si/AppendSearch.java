@@ -86,17 +86,35 @@ public final class AppendSearch extends PolygraphSearch {
     st.put("constraints", (long) nc);
     if (nc == 0) {
       st.put("decided-by", new Kw("translator"));
-      return new Outcome(Verdict.Value.TRUE, null, java.util.List.of(), st);
+      return witnessed(l, new Outcome(Verdict.Value.TRUE, null, java.util.List.of(), st));
     }
     if (l.kind == Level.Kind.SER) {
       st.put("decided-by", new Kw("topological-order"));
-      return new Outcome(Verdict.Value.TRUE, null, java.util.List.of(), st);
+      return witnessed(l, new Outcome(Verdict.Value.TRUE, null, java.util.List.of(), st));
     }
     return null;
   }
 
   @Override
   Polygraph build(Level.Family f) { return polygraph(h, la, g, f); }
+
+  /**
+   * o, with its witness: serializability, a topological order of the known graph (the never-read
+   * appends of a key in any order, as no read observed them); snapshot isolation without
+   * constraints, a topological order of its begin/commit layout.
+   */
+  private Outcome witnessed(Level l, Outcome o) {
+    if (!witnesses) return o;
+    if (l.kind == Level.Kind.SER) {
+      int[] order = isocheck.check.Witness.topological(g, Edge.DATA | l.family.bits);
+      if (order != null) o.witness = new isocheck.check.Witness(false, order, la.committed);
+      return o;
+    }
+    LevelGraph lg = new LevelGraph(polygraph(l.family), true, l.family == Level.Family.COMMIT_REALTIME);
+    int[] order = witnessOrder(lg, new int[0]);
+    if (order != null) o.witness = new isocheck.check.Witness(true, order, la.committed);
+    return o;
+  }
 
   /**
    * The polygraph of a list-append history for the levels of family f: the known edges of g that

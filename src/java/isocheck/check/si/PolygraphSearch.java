@@ -49,6 +49,8 @@ public abstract class PolygraphSearch {
     public final String reason;
     public final List<Anomaly> anomalies;
     public final Map<String, Object> stats;
+    /** When the level holds: the order that shows it (the result's :certificates), or null when none was kept. */
+    public isocheck.check.Witness witness;
 
     Outcome(Verdict.Value value, String reason, List<Anomaly> anomalies, Map<String, Object> stats) {
       this.value = value;
@@ -565,7 +567,9 @@ public abstract class PolygraphSearch {
     st.put("decided-by", new Kw("implied"));
     st.put("implied-by", new Kw(s.id));
     st.put("implied-by-search", os.stats);
-    return new Outcome(Verdict.Value.TRUE, null, List.of(), st);
+    Outcome r = new Outcome(Verdict.Value.TRUE, null, List.of(), st);
+    r.witness = os.witness;
+    return r;
   }
 
   /** The snapshot-isolation level with the same orders as l. */
@@ -637,7 +641,7 @@ public abstract class PolygraphSearch {
       st.put("prune-ms", (System.nanoTime() - tp) / 1_000_000L);
       st.put("open", (long) p.constraints());
       st.put("decided-by", new Kw("time-order"));
-      return new Outcome(Verdict.Value.TRUE, null, found, st);
+      return holds(found, st, g, lastChoice);
     }
     boolean knownCycle = pr.status == Pruning.Status.VIOLATED;
     if (shortcuts && pr.status == Pruning.Status.OPEN) {
@@ -667,7 +671,7 @@ public abstract class PolygraphSearch {
     }
     if (pr.status == Pruning.Status.DECIDED) {
       st.put("decided-by", new Kw(p.constraints() == 0 ? "known-graph" : "pruning"));
-      return new Outcome(Verdict.Value.TRUE, null, found, st);
+      return holds(found, st, g, pr.choice);
     }
     int open = p.constraints() - pr.decided;
     st.put("open", (long) open);
@@ -675,7 +679,7 @@ public abstract class PolygraphSearch {
     int[] again = shortcuts ? timeOrder(g, pr.known()) : null;
     if (again != null && topologicalChoice(g, pr, again, st)) {
       st.put("decided-by", new Kw("time-order"));
-      return new Outcome(Verdict.Value.TRUE, null, found, st);
+      return holds(found, st, g, lastChoice);
     }
     if (again != null && !"false".equals(System.getProperty("isocheck.search.pinned"))) {
       // In turns: the pinned rounds, which find a model where the level holds, and the solver
@@ -849,7 +853,7 @@ public abstract class PolygraphSearch {
           conflicts += s.stats().conflicts;
           if (status == Status.SAT) {
             st.put("decided-by", new Kw("solver"));
-            return new Outcome(Verdict.Value.TRUE, null, found, st);
+            return holdsIn(found, st, g, s.topologicalOrder());
           }
           if (status != Status.UNSAT) return null;
           Refutation ref = s.refutation();
@@ -1094,7 +1098,7 @@ public abstract class PolygraphSearch {
     st.put("solver", ss);
     if (status == Status.SAT) {
       st.put("decided-by", new Kw("solver"));
-      return new Outcome(Verdict.Value.TRUE, null, found, st);
+      return holdsIn(found, st, g, s.topologicalOrder());
     }
     if (status == Status.UNKNOWN) {
       return new Outcome(Verdict.Value.UNKNOWN, String.format("the time limit passed while searching %s for %s: after "
@@ -1195,8 +1199,56 @@ public abstract class PolygraphSearch {
    * Chooses, for every open constraint, the side whose first edge agrees with pos, a topological
    * order of the pruned graph; true when known ∪ decided ∪ chosen is acyclic (then the level holds).
    */
+  /** Whether a level that holds keeps the order that shows it ({@link Outcome#witness}; CheckOptions#certificates). */
+  public boolean witnesses = true;
+
+  /** The sides the last {@link #topologicalChoice} chose, per constraint. */
+  private int[] lastChoice;
+
+  /** The level holds: its outcome, with the witness of the sides chosen (per constraint, 0 or 1). */
+  private Outcome holds(List<Anomaly> found, Map<String, Object> st, LevelGraph g, int[] choice) {
+    return holdsIn(found, st, g, witnesses ? witnessOrder(g, choice) : null);
+  }
+
+  /** The level holds: its outcome, with order (the level graph's nodes, null: no witness kept) as its witness. */
+  private Outcome holdsIn(List<Anomaly> found, Map<String, Object> st, LevelGraph g, int[] order) {
+    Outcome o = new Outcome(Verdict.Value.TRUE, null, found, st);
+    if (order != null && witnesses) o.witness = new isocheck.check.Witness(g.si, order, g.p.committed);
+    return o;
+  }
+
+  /**
+   * A topological order of g's known edges with the chosen side of each constraint, or null
+   * when a side is not chosen or they close a cycle (Kahn's algorithm).
+   */
+  static int[] witnessOrder(LevelGraph g, int[] choice) {
+    int nodes = g.nodes;
+    int[] indeg = new int[nodes];
+    isocheck.graph.EdgeList k = g.known;
+    int nc = g.p.constraints();
+    for (int c = 0; c < nc; c++) if (choice == null || choice[c] < 0) return null;
+    for (int i = 0; i < k.size(); i++) indeg[k.dst(i)]++;
+    for (int c = 0; c < nc; c++) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) indeg[g.sideDst[e]]++;
+    int[] start = new int[nodes + 1];
+    for (int i = 0; i < k.size(); i++) start[k.src(i) + 1]++;
+    for (int c = 0; c < nc; c++) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) start[g.sideSrc[e] + 1]++;
+    for (int v = 0; v < nodes; v++) start[v + 1] += start[v];
+    int[] fill = java.util.Arrays.copyOf(start, nodes), to = new int[start[nodes]];
+    for (int i = 0; i < k.size(); i++) to[fill[k.src(i)]++] = k.dst(i);
+    for (int c = 0; c < nc; c++) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) to[fill[g.sideSrc[e]]++] = g.sideDst[e];
+    int[] order = new int[nodes];
+    int head = 0, tail = 0;
+    for (int v = 0; v < nodes; v++) if (indeg[v] == 0) order[tail++] = v;
+    while (head < tail) {
+      int v = order[head++];
+      for (int i = start[v]; i < start[v + 1]; i++) if (--indeg[to[i]] == 0) order[tail++] = to[i];
+    }
+    return tail == nodes ? order : null;
+  }
+
   private boolean topologicalChoice(LevelGraph g, Pruning pr, int[] pos, Map<String, Object> st) {
     int[] choice = pr.choice.clone();
+    lastChoice = choice;
     for (int c = 0; c < choice.length; c++) {
       if (choice[c] >= 0) continue;
       // The version order follows the writers' commits (serializability: the transactions).

@@ -481,7 +481,9 @@ public final class RegisterSearch extends PolygraphSearch {
     st.put("decided-by", new isocheck.history.Kw("witness"));
     st.put("witness", new isocheck.history.Kw(witness.by));
     if (witness.by.equals("greedy")) st.put("greedy-passes", (long) witness.passes);
-    return new Outcome(Verdict.Value.TRUE, null, new ArrayList<>(), st);
+    Outcome r = new Outcome(Verdict.Value.TRUE, null, new ArrayList<>(), st);
+    if (witness.lastOrder != null && witnesses) r.witness = new isocheck.check.Witness(l.kind == Level.Kind.SI, witness.lastOrder, ra.committed);
+    return r;
   }
 
   @Override

@@ -46,6 +46,12 @@ final class SerialWitness {
   private final int n;
   /** Which schedule the last {@link #holds} that returned true found: "greedy" or "schedule" (Kahn's). */
   String by;
+  /**
+   * The schedule the last {@link #holds} checked (serializability: transactions; snapshot
+   * isolation: begin 2t, commit 2t + 1; higher nodes are relays and gates): when it returned
+   * true, the witness.
+   */
+  int[] lastOrder;
   /** How many greedy passes the last {@link #holds} ran: 1, or 2 when the first stalled. */
   int passes;
   /** Per read mop: the version it names (a transaction, or BOT), or MIN_VALUE when it names none. */
@@ -86,6 +92,7 @@ final class SerialWitness {
    */
   boolean holds(boolean si, boolean session, boolean realtime, boolean again, boolean kahn) {
     if (version == null) version = ra.versions();
+    lastOrder = null;
     if (cancelled) return false;
     by = "greedy";
     // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
@@ -156,6 +163,7 @@ final class SerialWitness {
     }
     int[] order = topological(g, ranks(si, realtime, nodes), nodes);
     if (order == null) return false;
+    lastOrder = order;
     return acyclicWith(order, si, es, relays);
   }
 
@@ -234,6 +242,7 @@ final class SerialWitness {
       order = new Greedy(si, mops, nKeys, session, realtime, true, first).run();
     }
     if (order == null || cancelled) return false;
+    lastOrder = order;
     return verified(order, si, session, realtime);
   }
 

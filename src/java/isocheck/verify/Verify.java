@@ -1,0 +1,153 @@
+package isocheck.verify;
+
+import isocheck.history.History;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code isocheck verify HISTORY RESULT}: checks the certificates of a result isocheck wrote
+ * (result.edn or result.json; {@code -} reads it from standard input) against the history, with
+ * code that shares none with the search: it reads the history with isocheck's readers
+ * ({@code isocheck.io}, {@code isocheck.history}) and nothing else of isocheck. Per level, one
+ * line: {@code certified (...)}, {@code NOT certified: why}, {@code no certificate} (the level
+ * holds, but the result carries no witness), {@code refutation not certified (verify does not
+ * check counterexamples yet)} (a violated level), or {@code unknown}.
+ * Exit status: 0 when every certificate checks, 1 when one does not, 3 for bad input.
+ *
+ * <p>Certificates ({@code :certificates} in the result map, doc/reports.md): a serial order
+ * ({@link SerialCheck}) or a start/commit order ({@link SnapshotCheck}); the level's name says
+ * which rules apply ({@link #RULES}).
+ */
+public final class Verify {
+  private Verify() {}
+
+  public static final int CERTIFIED = 0, REJECTED = 1, BAD = 3;
+
+  /** Per level name: kind (serial or snapshot) and the orders it respects. */
+  private static final Map<String, boolean[]> RULES = Map.of(
+      // {serial?, session, realtime, realtime to commits}
+      "serializable", new boolean[] {true, false, false, false},
+      "strong-session-serializable", new boolean[] {true, true, false, false},
+      "strict-serializable", new boolean[] {true, true, true, false},
+      "snapshot-isolation", new boolean[] {false, false, false, false},
+      "strong-session-snapshot-isolation", new boolean[] {false, true, false, false},
+      "strong-snapshot-isolation", new boolean[] {false, true, true, false},
+      "gsi", new boolean[] {false, false, true, true});
+
+  /** The command line's verify: args HISTORY RESULT; returns the exit status. */
+  public static int run(List<String> args, PrintStream out, PrintStream err) {
+    if (args.size() != 2 || args.get(0).startsWith("--") && !args.get(0).equals("-")) {
+      err.println("isocheck: verify takes a history and a result file: isocheck verify HISTORY RESULT (RESULT may be -)");
+      return BAD;
+    }
+    Map<?, ?> result;
+    String resultPath = args.get(1);
+    try {
+      String text = resultPath.equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+          : Files.readString(Path.of(resultPath), StandardCharsets.UTF_8);
+      Object r = ResultData.parse(text);
+      if (!(r instanceof Map) || !(((Map<?, ?>) r).get("levels") instanceof Map)) {
+        throw new IllegalArgumentException("it is not a result map with :levels (a result.edn or result.json isocheck wrote)");
+      }
+      result = (Map<?, ?>) r;
+    } catch (Exception e) {
+      err.println("isocheck: cannot read the result " + resultPath + ": " + oneLine(e));
+      return BAD;
+    }
+    History h;
+    try {
+      Object stats = result.get("stats");
+      Object w = stats instanceof Map ? ((Map<?, ?>) stats).get("workload") : null;
+      History.Workload wl = "append".equals(w) ? History.Workload.APPEND : "wr".equals(w) ? History.Workload.REGISTER : null;
+      h = isocheck.io.Formats.readHistory(args.get(0), wl);
+    } catch (Exception e) {
+      err.println("isocheck: cannot read the history " + args.get(0) + ": " + oneLine(e));
+      return BAD;
+    }
+    Outcome o = verify(h, result);
+    for (String line : o.lines) out.println(line);
+    out.flush();
+    if (o.bad != null) {
+      err.println("isocheck: " + o.bad);
+      return BAD;
+    }
+    return o.status;
+  }
+
+  /** What verify found: a line per level, the exit status, and a bad certificate's reason (else null). */
+  public static final class Outcome {
+    public final List<String> lines = new java.util.ArrayList<>();
+    public int status = CERTIFIED;
+    public String bad;
+  }
+
+  /** Verifies the result (as text: result.edn or result.json) against h. */
+  public static Outcome verify(History h, String resultText) {
+    Object r = ResultData.parse(resultText);
+    if (!(r instanceof Map) || !(((Map<?, ?>) r).get("levels") instanceof Map)) {
+      throw new IllegalArgumentException("it is not a result map with :levels (a result.edn or result.json isocheck wrote)");
+    }
+    return verify(h, (Map<?, ?>) r);
+  }
+
+  static Outcome verify(History h, Map<?, ?> result) {
+    Outcome o = new Outcome();
+    Facts f = new Facts(h);
+    Map<?, ?> levels = (Map<?, ?>) result.get("levels");
+    Object cs = result.get("certificates");
+    Map<?, ?> certs = cs instanceof Map ? (Map<?, ?>) cs : Map.of();
+    int width = 0;
+    for (Object l : levels.keySet()) width = Math.max(width, String.valueOf(l).length());
+    for (Map.Entry<?, ?> e : levels.entrySet()) {
+      String level = String.valueOf(e.getKey());
+      Object valid = e.getValue() instanceof Map ? ((Map<?, ?>) e.getValue()).get("valid?") : null;
+      Object cert = certs.get(level);
+      String line;
+      if (cert != null) {
+        try {
+          line = certify(f, level, cert);
+        } catch (Facts.Rejected rej) {
+          line = "NOT certified: " + rej.getMessage();
+          o.status = REJECTED;
+        } catch (IllegalArgumentException bad) {
+          o.bad = "bad certificate for " + level + ": " + bad.getMessage();
+          return o;
+        }
+      } else if (Boolean.TRUE.equals(valid)) {
+        line = "no certificate";
+      } else if (Boolean.FALSE.equals(valid)) {
+        line = "refutation not certified (verify does not check counterexamples yet)";
+      } else {
+        line = "unknown: nothing to certify";
+      }
+      o.lines.add(String.format("%-" + (width + 2) + "s%s", level, line));
+    }
+    return o;
+  }
+
+  /** Checks one level's certificate; the "certified (...)" text, or Rejected. */
+  private static String certify(Facts f, String level, Object cert) {
+    boolean[] r = RULES.get(level);
+    if (r == null) throw new IllegalArgumentException("no rules for a level named " + level);
+    if (!(cert instanceof Map)) throw new IllegalArgumentException("it is not a map");
+    Map<?, ?> c = (Map<?, ?>) cert;
+    String key = r[0] ? "serial-order" : "start-commit-order";
+    if (!(c.get(key) instanceof List)) throw new IllegalArgumentException("it has no :" + key + " list");
+    List<?> order = (List<?>) c.get(key);
+    if (r[0]) {
+      int n = SerialCheck.check(f, order, r[1], r[2]);
+      return String.format("certified (serial order of %,d transactions replayed)", n);
+    }
+    int n = SnapshotCheck.check(f, order, r[1], r[2], r[3]);
+    return String.format("certified (start/commit order of %,d transactions replayed)", n);
+  }
+
+  private static String oneLine(Exception e) {
+    String m = e.getMessage() == null ? e.toString() : e.getMessage();
+    return m.replace('\n', ' ');
+  }
+}
