@@ -468,11 +468,13 @@
         run (fn [^History hh beside?]
               (System/setProperty (if beside? "isocheck.search.beside-from" "isocheck.search.beside") (if beside? "0" "false"))
               (try
-                (let [d (j/->clj (.toData (Checker/check hh all)))
-                      st (get-in d [:stats :search])]
+                (let [res (Checker/check hh all)
+                      d (j/->clj (.toData res))
+                      st (get-in d [:stats :search])
+                      v (isocheck.verify.Verify/verify hh (isocheck.cli.EdnPrinter/str (.toData res)))]
                   (doseq [[l m] st :when (:decided-beside m)]
                     (swap! beside update l (fnil conj #{}) (:decided-by m)))
-                  [(dissoc d :stats) (strip st)])
+                  [(dissoc d :stats) (strip st) (.status v) (vec (.lines v))])
                 (finally (System/clearProperty "isocheck.search.beside-from")
                          (System/clearProperty "isocheck.search.beside"))))
         hs (concat (for [seed (range 3)
@@ -484,9 +486,12 @@
                      [(str store " " bug " seed " seed) (simulated store bug seed 300 6 12 5)]))
         searched-after (atom 0)]
     (doseq [[label hh] hs]
-      (let [[r1 s1] (run hh true)
-            [r0 s0] (run hh false)]
-        (is (= r1 r0) label)
+      (let [[r1 s1 v1 lines1] (run hh true)
+            [r0 s0 v0 lines0] (run hh false)]
+        (is (= 0 v1 v0) (str label ": every certificate checks, decided beside or in place\n" lines1 "\n" lines0))
+        (is (= (dissoc r1 :certificates) (dissoc r0 :certificates)) label)
+        ;; (Both certify the same levels; the witnesses may differ, each one checked by verify_test.)
+        (is (= (keys (:certificates r1)) (keys (:certificates r0))) (str label ": the same levels certified"))
         (is (= s1 s0) label)
         ;; strict serializability searched, strong SI asked for after it: the thread was stopped.
         (when (and (contains? s0 :strong-snapshot-isolation) (= :known-graph (get-in s0 [:strict-serializable :decided-by])))

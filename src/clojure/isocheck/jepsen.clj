@@ -126,7 +126,7 @@
 
 (defn ->clj
   "Java result data -> Clojure data. Java maps become Clojure maps with
-  keyword keys; Kw becomes a keyword; lists become vectors; sets become sets.
+  keyword keys; Kw becomes a keyword; lists and long arrays become vectors; sets become sets.
   Clojure collections (e.g. a user's own keys and values) pass through."
   [x]
   (cond (instance? clojure.lang.IPersistentCollection x) x
@@ -142,6 +142,7 @@
                   (.entrySet ^Map x)))
         (instance? Set x) (into #{} (map ->clj) x)
         (instance? List x) (mapv ->clj x)
+        (instance? (Class/forName "[J") x) (vec ^longs x)   ; certificates: orders of indices
         :else x))
 
 (defn- on-classpath?

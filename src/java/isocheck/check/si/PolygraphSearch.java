@@ -305,7 +305,9 @@ public abstract class PolygraphSearch {
     LinkedHashMap<String, Object> st = statsOf(l);
     st.putAll(o.stats);
     st.put("decided-beside", true);
-    return new Outcome(o.value, o.reason, o.anomalies, st);
+    Outcome r = new Outcome(o.value, o.reason, o.anomalies, st);
+    r.witness = o.witness; // (a level decided beside is certified as one decided in place)
+    return r;
   }
 
   /**
