@@ -367,6 +367,32 @@
     (is (= #{:tcc} (fails bad)))
     (is (= #{:COConflictCM} (types bad)))))
 
+;; ------------------------------------------------------------------ windows of backward edges
+
+(deftest only-the-windows-of-backward-edges-are-searched
+  ;; A read that completed before its writer did puts a backward edge in id order; the cycles of
+  ;; CO and of CO ∪ version order can only lie in the windows such edges span, so the SCC pass
+  ;; packs the edges inside them alone: here one window of two transactions, the rest of the
+  ;; history (forward edges only) is never built into a graph.
+  (let [ops (fn [& xs] (vec (map-indexed (fn [i o] (assoc o :index i)) xs)))
+        late (fn [last-read]
+               (ops (invoke 0 [[:append :x 1] [:append :y 1]]) (invoke 1 [[:r :x nil]]) (ok 1 [[:r :x [1]]])
+                    (ok 0 [[:append :x 1] [:append :y 1]])
+                    (invoke 2 [[:append :z 1]]) (ok 2 [[:append :z 1]])
+                    (invoke 3 [[:r :z nil]]) (ok 3 [[:r :z [1]]])
+                    (invoke 1 [[:r :y nil]]) (ok 1 [[:r :y last-read]])))
+        good (check (late [1]))
+        bad (check (late []))]
+    (is (= #{} (fails good)))
+    (is (= :scc (get-in good [:stats :weak :co-order])))
+    (is (= :version-order (get-in good [:stats :weak :tcc :decided-by])))
+    (is (= 1 (get-in good [:stats :weak :tcc :windows])))
+    (is (= 2 (get-in good [:stats :weak :tcc :window-transactions])))
+    ;; Process 1 read x = [1], then y as empty though the append of y came with x: TCC fails (the
+    ;; cycle closes through the window, by the forced edge), RA holds.
+    (is (= #{:tcc} (fails bad)))
+    (is (= #{:COConflictCM} (types bad)))))
+
 ;; ------------------------------------------------------------------ modes and clocks
 
 (deftest stop-at-first-reports-less-and-agrees
