@@ -674,12 +674,37 @@ final class WeakHistory {
     // longest read itself costs three (the longest read of the key, its offset, its elements).
     int[] place = new int[ka.length / KA];
     Arrays.fill(place, -1);
+    boolean[] shown = new boolean[h.mopCount()];
+    int[] lastWriter = new int[nKeys];
+    Arrays.fill(lastWriter, -1);
+    // Consecutive writers of each key's longest read, per range of keys, joined in key order;
+    // the writers themselves (the shown part of voTxn), counted per key; each append's place.
+    int[] voStart = new int[nKeys + 1], shownCount = new int[nKeys];
+    IntList[][] order = new IntList[keys.count][];
     keys.forEach(c -> {
+      IntList src = new IntList(), dst = new IntList(), key = new IntList(), seq = new IntList();
       for (int x = keys.from(c); x < keys.to(c); x++) {
         int l = longest[x];
         if (l < 0) continue;
-        for (int j = 0, o = h.mopVal(l), e = longestLen[x]; j < e; j++) place[elemEntry[o + j] / KA] = j;
+        int prev = -1;
+        for (int p = h.mopVal(l), e = p + longestLen[x], o = p; p < e; p++) {
+          place[elemEntry[p] / KA] = p - o;
+          shown[elemWriter[p]] = true;
+          int tw = elemTxn[p];
+          if (tw != prev) {
+            if (prev >= 0) {
+              src.add(prev);
+              dst.add(tw);
+              key.add(x);
+            }
+            seq.add(tw);
+            shownCount[x]++;
+          }
+          prev = tw;
+        }
+        lastWriter[x] = prev;
       }
+      order[c] = new IntList[] {src, dst, key, seq};
     });
     @SuppressWarnings("unchecked")
     List<Tap.Instance>[] incompatible = new List[txns.count];
@@ -700,37 +725,6 @@ final class WeakHistory {
       incompatible[c] = found;
     });
     for (List<Tap.Instance> found : incompatible) intra.addAll(found);
-    boolean[] shown = new boolean[h.mopCount()];
-    int[] lastWriter = new int[nKeys];
-    Arrays.fill(lastWriter, -1);
-    // Consecutive writers of each key's longest read, per range of keys, joined in key order;
-    // the writers themselves (the shown part of voTxn), counted per key.
-    int[] voStart = new int[nKeys + 1], shownCount = new int[nKeys];
-    IntList[][] order = new IntList[keys.count][];
-    keys.forEach(c -> {
-      IntList src = new IntList(), dst = new IntList(), key = new IntList(), seq = new IntList();
-      for (int x = keys.from(c); x < keys.to(c); x++) {
-        int l = longest[x];
-        if (l < 0) continue;
-        int prev = -1;
-        for (int p = h.mopVal(l), e = p + longestLen[x]; p < e; p++) {
-          shown[elemWriter[p]] = true;
-          int tw = elemTxn[p];
-          if (tw != prev) {
-            if (prev >= 0) {
-              src.add(prev);
-              dst.add(tw);
-              key.add(x);
-            }
-            seq.add(tw);
-            shownCount[x]++;
-          }
-          prev = tw;
-        }
-        lastWriter[x] = prev;
-      }
-      order[c] = new IntList[] {src, dst, key, seq};
-    });
     IntList[][] shownSeq = new IntList[keys.count][];
     for (int c = 0; c < keys.count; c++) {
       shownSeq[c] = new IntList[] {order[c][3]};
