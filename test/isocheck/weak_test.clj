@@ -321,6 +321,24 @@
   (testing "a read that does not end with the reader's own appends"
     (is (= #{:NotMyOwnWrite} (types (check (h (ok 0 [[:append :x 1] [:r :x []]]))))))))
 
+(deftest a-key-with-many-appends-resolves-every-element
+  ;; A read's elements are resolved among its key's appends, starting after the previous
+  ;; element's and trying a few; past those, by the (key, value) index. Twenty appends to one
+  ;; key, read in and out of the order they were made, far from the previous element.
+  (let [appends (for [v (range 1 21)] (ok (mod v 5) [[:append :x v]]))
+        run (fn [& reads] (check (apply h (concat appends (map-indexed (fn [i l] (ok (+ 10 i) [[:r :x l]])) reads)))))]
+    (is (= #{} (fails (run (vec (range 1 21)) (vec (range 1 11)) [1 2]))))
+    (is (= #{:incompatible-order} (types (run (vec (range 1 21)) (conj (vec (range 1 10)) 11 10)))))
+    (is (= #{:incompatible-order} (types (run (vec (range 1 21)) (vec (range 20 0 -1))))))
+    (is (= #{:incompatible-order} (types (run (vec (range 1 21)) [20 1]))))
+    (is (= #{:ThinAirRead} (types (run (vec (range 1 21)) [1 2 3 4 5 99]))))
+    (is (= #{:duplicate-elements} (types (run (vec (range 1 21)) [1 2 3 4 5 6 7 8 9 10 11 12 3])))))
+  (testing "the incompatible read names the first element that differs"
+    (let [r (check (apply h (concat (for [v (range 1 21)] (ok (mod v 5) [[:append :x v]]))
+                                    [(ok 10 [[:r :x (vec (range 1 21))]]) (ok 11 [[:r :x [1 2 3 4 5 6 7 8 9 10 11 12 20]]])])))]
+      (is (= #{:incompatible-order} (types r)))
+      (is (str/includes? (str (get-in r [:counterexamples :incompatible-order :explanation])) "differ at position 13")))))
+
 (deftest one-label-per-triangle
   ;; Pitfall 16: h ⊂ k ⊂ ... overlap. Here t3 observed t2 by a read of y before reading x from
   ;; t1 (h's premise) and t2 also precedes t3 in its session (k's premise): one instance, the
@@ -346,6 +364,32 @@
     ;; Process 1 read x = 1, then y as initial, though the write of y came with x = 1: the write
     ;; is causally before the second read (through the first), which TCC forbids; RA holds, as
     ;; the second read neither observed that writer nor follows it in session order (TAP m).
+    (is (= #{:tcc} (fails bad)))
+    (is (= #{:COConflictCM} (types bad)))))
+
+;; ------------------------------------------------------------------ windows of backward edges
+
+(deftest only-the-windows-of-backward-edges-are-searched
+  ;; A read that completed before its writer did puts a backward edge in id order; the cycles of
+  ;; CO and of CO ∪ version order can only lie in the windows such edges span, so the SCC pass
+  ;; packs the edges inside them alone: here one window of two transactions, the rest of the
+  ;; history (forward edges only) is never built into a graph.
+  (let [ops (fn [& xs] (vec (map-indexed (fn [i o] (assoc o :index i)) xs)))
+        late (fn [last-read]
+               (ops (invoke 0 [[:append :x 1] [:append :y 1]]) (invoke 1 [[:r :x nil]]) (ok 1 [[:r :x [1]]])
+                    (ok 0 [[:append :x 1] [:append :y 1]])
+                    (invoke 2 [[:append :z 1]]) (ok 2 [[:append :z 1]])
+                    (invoke 3 [[:r :z nil]]) (ok 3 [[:r :z [1]]])
+                    (invoke 1 [[:r :y nil]]) (ok 1 [[:r :y last-read]])))
+        good (check (late [1]))
+        bad (check (late []))]
+    (is (= #{} (fails good)))
+    (is (= :scc (get-in good [:stats :weak :co-order])))
+    (is (= :version-order (get-in good [:stats :weak :tcc :decided-by])))
+    (is (= 1 (get-in good [:stats :weak :tcc :windows])))
+    (is (= 2 (get-in good [:stats :weak :tcc :window-transactions])))
+    ;; Process 1 read x = [1], then y as empty though the append of y came with x: TCC fails (the
+    ;; cycle closes through the window, by the forced edge), RA holds.
     (is (= #{:tcc} (fails bad)))
     (is (= #{:COConflictCM} (types bad)))))
 

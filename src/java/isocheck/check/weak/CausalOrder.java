@@ -45,12 +45,15 @@ final class CausalOrder {
    * order is a topological order of CO, which is acyclic, and no graph is needed to build clocks.
    */
   final boolean idOrdered;
+  /** The windows of id order that hold CO's backward edges ({@link Windows}); null when idOrdered (there are none). */
+  final Windows windows;
   private Digraph succ, pred;
   private Scc scc;
 
   CausalOrder(WeakHistory wh, String clockKind, boolean useIdOrder, boolean mergeChains) {
     this.wh = wh;
     idOrdered = useIdOrder && idOrdered(wh);
+    windows = idOrdered ? null : windows(wh);
     boolean tree = "tree".equals(clockKind);
     boolean cyclic = !idOrdered && scc().hasCycle();
     int[] order = topologicalOrder();
@@ -92,6 +95,19 @@ final class CausalOrder {
     return true; // session order follows ids by construction (WeakHistory.sessionTxns)
   }
 
+  /** The windows of CO's backward edges (session order points forward by construction). */
+  private static Windows windows(WeakHistory wh) {
+    Windows.Builder b = new Windows.Builder(wh.n);
+    for (int t = 0; t < wh.n; t++) {
+      for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) b.edge(wh.rfFrom[i], t);
+      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) b.edge(wh.visFrom[i], t);
+    }
+    return b.build();
+  }
+
+  /** Whether a may precede b in CO although a's id is the higher: both lie in one window. */
+  boolean mayGoBack(int a, int b) { return windows != null && windows.same(a, b); }
+
   /** CO successors, masks {@link Edge#SO} and {@link Edge#WR} (reads-from and visibility); built on first use. */
   Digraph succ() {
     if (succ == null) succ = graph(false);
@@ -104,9 +120,18 @@ final class CausalOrder {
     return pred;
   }
 
-  /** CO's components (on the predecessor graph, so numbered sources first); computed on first use. */
+  /**
+   * CO's components (on the predecessor graph, so numbered sources first); computed on first use,
+   * from the edges inside windows only (every cycle lies in one, and the numbering stays a
+   * topological order: see {@link Windows}).
+   */
   Scc scc() {
-    if (scc == null) scc = Scc.of(pred(), Edge.SO | Edge.WR);
+    if (scc == null) {
+      Windows w = windows != null ? windows : new Windows.Builder(wh.n).build();
+      EdgeList es = new EdgeList();
+      edges(es, true, w);
+      scc = Scc.of(Digraph.of(wh.n, es), Edge.SO | Edge.WR, w.group);
+    }
     return scc;
   }
 
@@ -126,20 +151,24 @@ final class CausalOrder {
   int factCount() { return wh.rfFrom.length + wh.visFrom.length + wh.n; }
 
   /** Adds CO's edges (session order, reads-from, visibility; duplicates included) to es, reversed or not. */
-  void edges(EdgeList es, boolean reversed) {
+  void edges(EdgeList es, boolean reversed) { edges(es, reversed, null); }
+
+  /** As above, only the edges inside one of the windows (all of them when within is null). */
+  void edges(EdgeList es, boolean reversed, Windows within) {
     for (int[] txns : wh.sessionTxns) {
-      for (int i = 1; i < txns.length; i++) add(es, reversed, txns[i - 1], txns[i], Edge.SO);
+      for (int i = 1; i < txns.length; i++) add(es, reversed, txns[i - 1], txns[i], Edge.SO, within);
     }
     for (int t = 0; t < wh.n; t++) {
       for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) {
         int w = wh.rfFrom[i];
-        if (w != WeakHistory.BOT) add(es, reversed, w, t, Edge.WR);
+        if (w != WeakHistory.BOT) add(es, reversed, w, t, Edge.WR, within);
       }
-      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) add(es, reversed, wh.visFrom[i], t, Edge.WR);
+      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) add(es, reversed, wh.visFrom[i], t, Edge.WR, within);
     }
   }
 
-  private static void add(EdgeList es, boolean reversed, int a, int b, int mask) {
+  private static void add(EdgeList es, boolean reversed, int a, int b, int mask, Windows within) {
+    if (within != null && !within.same(a, b)) return;
     if (reversed) es.add(b, a, mask);
     else es.add(a, b, mask);
   }

@@ -483,8 +483,9 @@ final class CommitOrder {
           }
           for (int q = at, e = wh.voStart[x + 1]; q < e; q++) {
             int w = wh.voTxn[q];
-            // With CO in id order, a later transaction cannot precede t3: no clock test needed.
-            if (w == t3 || (co.idOrdered && w > t3)) continue;
+            // A later transaction precedes t3 in CO only when both lie in one of CO's windows of
+            // backward edges (none when CO is in id order): no clock test needed otherwise.
+            if (w == t3 || (w > t3 && !co.mayGoBack(w, t3))) continue;
             if (++ex > share || co.reaches(w, t3)) {
               ex = -1;
               break scan;
@@ -514,4 +515,31 @@ final class CommitOrder {
   }
 
   static Scc scc(Digraph g) { return Scc.of(g, Edge.SO | Edge.WR | Edge.WW | Edge.CM); }
+
+  /** The windows of the backward edges of CO ∪ version order ∪ f ({@link Windows}). */
+  Windows windows(Forced f) {
+    Windows.Builder b = new Windows.Builder(wh.n);
+    for (int t = 0; t < wh.n; t++) {
+      for (int i = wh.rfStart[t]; i < wh.rfStart[t + 1]; i++) b.edge(wh.rfFrom[i], t);
+      for (int i = wh.visStart[t]; i < wh.visStart[t + 1]; i++) b.edge(wh.visFrom[i], t);
+    }
+    for (int i = 0; i < wh.wwSrc.size(); i++) b.edge(wh.wwSrc.get(i), wh.wwDst.get(i));
+    for (int i = 0; i < f.size(); i++) b.edge(f.src.get(i), f.dst.get(i));
+    return b.build();
+  }
+
+  /**
+   * The level's graph restricted to the edges inside w's windows, which hold every cycle and
+   * every path between two transactions of one component: its components (by {@link #scc(Digraph,
+   * Windows)}) are those of {@link #graph(Forced)}, found without building it.
+   */
+  Digraph graph(Forced f, Windows w) {
+    EdgeList es = new EdgeList();
+    co.edges(es, false, w);
+    for (int i = 0; i < wh.wwSrc.size(); i++) if (w.same(wh.wwSrc.get(i), wh.wwDst.get(i))) es.add(wh.wwSrc.get(i), wh.wwDst.get(i), Edge.WW);
+    for (int i = 0; i < f.size(); i++) if (w.same(f.src.get(i), f.dst.get(i))) es.add(f.src.get(i), f.dst.get(i), Edge.CM);
+    return Digraph.of(wh.n, es);
+  }
+
+  static Scc scc(Digraph g, Windows w) { return Scc.of(g, Edge.SO | Edge.WR | Edge.WW | Edge.CM, w.group); }
 }

@@ -68,8 +68,10 @@ final class WeakHistory {
 
   /** Per write/append mop: it is its transaction's last write to the key. */
   private boolean[] finalWrite;
-  /** Per append mop: its position among its transaction's appends to the key, and their count. */
-  /** Lists: per append mop m, its transaction, its position among that transaction's appends to the key, and their count, at 3m, 3m+1, 3m+2 (one cache line per element read). */
+  /**
+   * Lists: per append mop, its place among its transaction's appends to the key, as seq == 0 ?
+   * count : -seq (the count of the transaction's appends to the key at its first one).
+   */
   private int[] app;
 
   WeakHistory(History h) {
@@ -84,7 +86,7 @@ final class WeakHistory {
     // marked while resolving reads (one writer look-up per read or list element).
     // Per-mop facts about writes.
     finalWrite = new boolean[nm];
-    app = list ? new int[3 * nm] : null;
+    app = list ? new int[nm] : null;
     wkStart = new int[n + 1];
     IntList wk = new IntList(), wl = new IntList();
     Ranges txns = new Ranges(n);
@@ -168,13 +170,11 @@ final class WeakHistory {
         int[] cnt = new int[wk.size() - first];
         for (int m = a; m < b; m++) {
           if (h.mopKind(m) != OpRecord.APPEND) continue;
-          int i = -2 - seen[h.mopKey(m)] - first;
-          app[3 * m] = t;
-          app[3 * m + 1] = cnt[i]++;
+          app[m] = cnt[-2 - seen[h.mopKey(m)] - first]++;
         }
         for (int m = a; m < b; m++) {
           if (h.mopKind(m) != OpRecord.APPEND) continue;
-          app[3 * m + 2] = cnt[-2 - seen[h.mopKey(m)] - first];
+          app[m] = app[m] == 0 ? cnt[-2 - seen[h.mopKey(m)] - first] : -app[m];
         }
         for (int i = first; i < wk.size(); i++) seen[wk.get(i)] = -1;
       }
@@ -327,13 +327,16 @@ final class WeakHistory {
     foreignLen = new int[nm];
     Arrays.fill(foreignLen, -1);
     boolean[] bad = new boolean[nm];
-    // Each element's writer mop and transaction (t⊥ when it has no writer), beside the list pool.
-    // Resolved in two tight passes first: the look-ups are independent cache misses there, which
-    // the processor overlaps, where one element at a time they would be a chain of misses.
+    // Each element's writer mop and transaction (t⊥ when it has no writer), beside the list pool,
+    // resolved through the key's appends laid out together (appendsByKey): one or two cache misses
+    // per read, where a look-up per element in the history's (key, value) index costs two misses
+    // for the index and one more for the writer's facts.
     int[] pool = h.listPool();
-    // es: the element's place among its writer's appends to the key, as seq == 0 ? count : -seq
-    // (read from the same cache line as its transaction, so pass 1 needs no look-up of its own).
-    int[] ew = new int[pool.length], et = new int[pool.length], es = new int[pool.length];
+    // es: the element's place among its writer's appends to the key, as seq == 0 ? count : -seq.
+    // ei: the element's entry in ka (-1 when it has no writer).
+    int[] ew = new int[pool.length], et = new int[pool.length], es = new int[pool.length], ei = new int[pool.length];
+    int[] kaStart = new int[nKeys + 1];
+    int[] ka = appendsByKey(kaStart);
     Ranges txns = new Ranges(n);
     txns.forEach(c -> {
       for (int t = txns.from(c); t < txns.to(c); t++) {
@@ -341,20 +344,22 @@ final class WeakHistory {
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.READ) continue;
           int x = h.mopKey(m), base = h.mopVal(m), len = h.mopLen(m);
-          for (int p = base; p < base + len; p++) ew[p] = h.writerMop(x, pool[p]);
-        }
-      }
-      for (int t = txns.from(c); t < txns.to(c); t++) {
-        if (!h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ) continue;
-          int base = h.mopVal(m), len = h.mopLen(m);
+          int s = kaStart[x], e = kaStart[x + 1], at = s;
           for (int p = base; p < base + len; p++) {
-            int w = ew[p], tw = w < 0 ? BOT : app[3 * w];
+            int i = find(ka, s, e, at, x, pool[p]);
+            ei[p] = i;
+            if (i < 0) {
+              ew[p] = -1;
+              et[p] = BOT;
+              continue;
+            }
+            int tw = ka[i + 2];
+            ew[p] = ka[i + 1];
             et[p] = tw;
-            if (w >= 0) es[p] = app[3 * w + 1] == 0 ? app[3 * w + 2] : -app[3 * w + 1];
+            es[p] = ka[i + 3];
             // An :info writer a committed read observed committed (a benign race: only ever true).
-            if (tw >= 0 && !committed[tw] && h.status(tw) == OpType.INFO) committed[tw] = true;
+            if (!committed[tw] && h.status(tw) == OpType.INFO) committed[tw] = true;
+            at = i + KA;
           }
         }
       }
@@ -386,7 +391,61 @@ final class WeakHistory {
     this.viewKey = viewKey.trimmed();
     this.viewFrom = viewFrom.trimmed();
     this.viewMop = viewMop.trimmed();
-    versionOrder(bad, ew, et, vo);
+    versionOrder(bad, ew, et, ka, ei, vo);
+  }
+
+  /** Ints per entry of {@link #appendsByKey}: value, mop, transaction, place (as in es). */
+  private static final int KA = 4;
+
+  /**
+   * Every append, grouped by key (start[x] .. start[x+1] in ka, KA ints an entry), in mop order
+   * within a key: {value, mop, transaction, place among the transaction's appends to the key}.
+   */
+  private int[] appendsByKey(int[] start) {
+    int nm = h.mopCount(), nKeys = h.keyCount();
+    for (int m = 0; m < nm; m++) if (h.mopKind(m) == OpRecord.APPEND) start[h.mopKey(m) + 1] += KA;
+    for (int x = 0; x < nKeys; x++) start[x + 1] += start[x];
+    int[] ka = new int[start[nKeys]];
+    int[] fill = Arrays.copyOf(start, nKeys);
+    for (int m = 0; m < nm; m++) {
+      if (h.mopKind(m) != OpRecord.APPEND) continue;
+      int i = fill[h.mopKey(m)];
+      fill[h.mopKey(m)] = i + KA;
+      ka[i] = h.mopVal(m);
+      ka[i + 1] = m;
+      ka[i + 2] = h.mopTxn(m);
+      ka[i + 3] = app[m];
+    }
+    return ka;
+  }
+
+  /**
+   * The entry of key x's appends [s, e) in ka whose value is v, or -1. Reads list a key's appends
+   * mostly in the order they were made, so the search starts at the entry after the previous
+   * element's (at) and tries a few entries; a key with more appends than that falls back to the
+   * history's (key, value) index and a binary search by mop.
+   */
+  private int find(int[] ka, int s, int e, int at, int x, int v) {
+    final int probes = 8;
+    int size = (e - s) / KA;
+    if (size == 0) return -1;
+    if (at >= e) at = s;
+    for (int i = at, c = Math.min(size, probes); c > 0; c--) {
+      if (ka[i] == v) return i;
+      i += KA;
+      if (i >= e) i = s;
+    }
+    if (size <= probes) return -1;
+    int w = h.writerMop(x, v);
+    if (w < 0) return -1;
+    int lo = 0, hi = size - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1, mm = ka[s + mid * KA + 1];
+      if (mm < w) lo = mid + 1;
+      else if (mm > w) hi = mid - 1;
+      else return s + mid * KA;
+    }
+    return -1;
   }
 
   /** One range's facts, as columns: reads-from {key, writer, mop, rank}, visibility {writer, key, mop}, views {key, writer, mop}; and its intra-transaction instances. */
@@ -572,10 +631,11 @@ final class WeakHistory {
   /**
    * Each key's version order: the longest valid foreign part of any read, every other read a
    * prefix of it (else incompatible-order), and appends no read shows after its last writer.
-   * elemWriter/elemTxn: each list-pool element's writer mop and transaction. vo receives
+   * elemWriter/elemTxn/elemEntry: each list-pool element's writer mop, transaction and entry in
+   * ka ({@link #appendsByKey}). vo receives
    * {@link #voStart} and {@link #voTxn}.
    */
-  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn, int[][] vo) {
+  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn, int[] ka, int[] elemEntry, int[][] vo) {
     int nKeys = h.keyCount();
     Ranges txns = new Ranges(n), keys = new Ranges(nKeys);
     // The longest valid read of each key, per range of readers, then the first longest overall.
@@ -608,33 +668,17 @@ final class WeakHistory {
       }
       longestOf[c] = lenOf[c] = null;
     }
-    // Every other read must be a prefix of it.
-    @SuppressWarnings("unchecked")
-    List<Tap.Instance>[] incompatible = new List[txns.count];
-    txns.forEach(c -> {
-      List<Tap.Instance> found = new ArrayList<>();
-      for (int t = txns.from(c); t < txns.to(c); t++) {
-        if (!committed[t] || !h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
-          int x = h.mopKey(m), l = longest[x];
-          if (l == m) continue;
-          for (int j = 0; j < foreignLen[m]; j++) {
-            if (h.listElem(m, j) != h.listElem(l, j)) {
-              found.add(Tap.Instance.incompatible(t, m, l, j));
-              break;
-            }
-          }
-        }
-      }
-      incompatible[c] = found;
-    });
-    for (List<Tap.Instance> found : incompatible) intra.addAll(found);
+    // Every other read must be a prefix of it: element j of the read must be the append at place j
+    // of the longest read. Each append's place there (-1 if absent), by its entry in ka: a key's
+    // entries lie together, so a read costs one cache miss there, where comparing it with the
+    // longest read itself costs three (the longest read of the key, its offset, its elements).
+    int[] place = new int[ka.length / KA];
+    Arrays.fill(place, -1);
     boolean[] shown = new boolean[h.mopCount()];
     int[] lastWriter = new int[nKeys];
     Arrays.fill(lastWriter, -1);
     // Consecutive writers of each key's longest read, per range of keys, joined in key order;
-    // the writers themselves (the shown part of voTxn), counted per key.
+    // the writers themselves (the shown part of voTxn), counted per key; each append's place.
     int[] voStart = new int[nKeys + 1], shownCount = new int[nKeys];
     IntList[][] order = new IntList[keys.count][];
     keys.forEach(c -> {
@@ -643,7 +687,8 @@ final class WeakHistory {
         int l = longest[x];
         if (l < 0) continue;
         int prev = -1;
-        for (int p = h.mopVal(l), e = p + longestLen[x]; p < e; p++) {
+        for (int p = h.mopVal(l), e = p + longestLen[x], o = p; p < e; p++) {
+          place[elemEntry[p] / KA] = p - o;
           shown[elemWriter[p]] = true;
           int tw = elemTxn[p];
           if (tw != prev) {
@@ -661,6 +706,25 @@ final class WeakHistory {
       }
       order[c] = new IntList[] {src, dst, key, seq};
     });
+    @SuppressWarnings("unchecked")
+    List<Tap.Instance>[] incompatible = new List[txns.count];
+    txns.forEach(c -> {
+      List<Tap.Instance> found = new ArrayList<>();
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        if (!committed[t] || !h.isOk(t)) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
+          for (int j = 0, o = h.mopVal(m), e = foreignLen[m]; j < e; j++) {
+            if (place[elemEntry[o + j] / KA] != j) {
+              found.add(Tap.Instance.incompatible(t, m, longest[h.mopKey(m)], j));
+              break;
+            }
+          }
+        }
+      }
+      incompatible[c] = found;
+    });
+    for (List<Tap.Instance> found : incompatible) intra.addAll(found);
     IntList[][] shownSeq = new IntList[keys.count][];
     for (int c = 0; c < keys.count; c++) {
       shownSeq[c] = new IntList[] {order[c][3]};
