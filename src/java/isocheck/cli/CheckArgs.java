@@ -167,25 +167,23 @@ final class CheckArgs {
   }
 
   static double timeLimit(String s) throws UsageException {
-    double t;
-    try {
-      t = Double.parseDouble(s.trim());
-    } catch (NumberFormatException e) {
-      throw new UsageException("--time-limit takes seconds, not " + s);
-    }
-    if (!(t > 0) || Double.isInfinite(t)) throw new UsageException("--time-limit must be a positive number of seconds, not " + s);
-    return t;
+    return seconds("--time-limit", s, false);
   }
 
   static double counterexampleTimeLimit(String s) throws UsageException {
+    return seconds("--counterexample-time-limit", s, true);
+  }
+
+  /** A flag's value in seconds: finite, positive (or 0 too, when zeroOk). */
+  private static double seconds(String flag, String s, boolean zeroOk) throws UsageException {
     double t;
     try {
       t = Double.parseDouble(s.trim());
     } catch (NumberFormatException e) {
-      throw new UsageException("--counterexample-time-limit takes seconds, not " + s);
+      throw new UsageException(flag + " takes seconds, not " + s);
     }
-    if (!(t >= 0) || Double.isInfinite(t)) {
-      throw new UsageException("--counterexample-time-limit must be a number of seconds, 0 or more, not " + s);
+    if (!(zeroOk ? t >= 0 : t > 0) || Double.isInfinite(t)) {
+      throw new UsageException(flag + (zeroOk ? " must be a number of seconds, 0 or more, not " : " must be a positive number of seconds, not ") + s);
     }
     return t;
   }
