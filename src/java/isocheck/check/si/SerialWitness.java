@@ -183,13 +183,19 @@ final class SerialWitness {
     long[] rank = new long[nodes];
     long maxOrd = 0;
     for (int t = 0; t < n; t++) maxOrd = Math.max(maxOrd, Math.max(h.completeOrdinal(t), h.invokeOrdinal(t)) + 1);
+    // Without an invocation, a begin is ranked just after its session predecessor completed,
+    // the earliest it can have begun: its reads then decide when it is placed, as a read-only
+    // transaction's do (ranked at its own commit, it looked later than writers it never saw).
+    java.util.HashMap<Object, Long> sessionDone = si ? new java.util.HashMap<>() : null;
     for (int t = 0; t < n; t++) {
       long c = h.completeOrdinal(t), i = h.invokeOrdinal(t);
       // Never completed (:info): committed, if at all, some time after its invocation; as
       // early as that, since its readers wait for it.
       long done = c >= 0 ? c + 1 : i >= 0 ? i + 1 : maxOrd + 1;
       if (si) {
-        rank[2 * t] = i >= 0 ? i + 1 : done;
+        Long prev = i >= 0 ? null : sessionDone.get(h.process(t));
+        rank[2 * t] = i >= 0 ? i + 1 : prev != null ? Math.min(prev + 1, done) : Math.min(1, done);
+        if (c >= 0) sessionDone.merge(h.process(t), c, Math::max);
         rank[2 * t + 1] = done;
       } else {
         rank[t] = !h.isOk(t) || !h.readOnly(t) ? done : realtime && i >= 0 ? i + 1 : 0;
