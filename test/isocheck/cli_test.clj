@@ -31,14 +31,16 @@
        "{:index 2, :type :ok, :process 2, :f :txn, :value [[:r :x 1] [:r :y 2]]}\n"))
 
 (defn- with-max-edges
-  "Calls f with the version-order search refusing every polygraph (isocheck.search.max-edges 0),
-  so that its levels are :unknown."
+  "Calls f with the version-order search refusing every polygraph (isocheck.search.max-edges 0)
+  and generating no constraint lazily instead, so that its levels are :unknown."
   [f]
   (let [old (System/getProperty "isocheck.search.max-edges")]
     (System/setProperty "isocheck.search.max-edges" "0")
+    (System/setProperty "isocheck.search.lazy-constraints" "false")
     (try (f)
          (finally (if old (System/setProperty "isocheck.search.max-edges" old)
-                      (System/clearProperty "isocheck.search.max-edges"))))))
+                      (System/clearProperty "isocheck.search.max-edges"))
+                  (System/clearProperty "isocheck.search.lazy-constraints")))))
 
 (defn- no-trace? [^String err]
   (not (or (str/includes? err "Exception") (str/includes? err "\tat ") (str/includes? err "at isocheck."))))
@@ -621,7 +623,7 @@
                                [1 ["check" "ws.edn"]]
                                [0 ["check" "wr.edn"]]
                                [0 ["check" "--levels" "gsi" "wr.edn"]]
-                               [2 ["check" "--levels" "serializable" "ww.edn"] {"JAVA_OPTS" "-Disocheck.search.max-edges=0"}]
+                               [2 ["check" "--levels" "serializable" "ww.edn"] {"JAVA_OPTS" "-Disocheck.search.max-edges=0 -Disocheck.search.lazy-constraints=false"}]
                                [3 ["check" "bad.edn"]]
                                [3 ["check" "missing.edn"]]
                                [3 ["check" "--levels" "nope" "ok.edn"]]

@@ -377,7 +377,12 @@
                   m (if implied? (get m0 "implied-by-search") m0)]]
       (println (format "  %-36s %-8s %s%s" (.id lv) (str (.value ^isocheck.check.Verdict v))
                        (if via (str "via " via ": ") "")
-                       (if m
+                       (cond
+                         (and m (get m "lazy-pairs"))
+                         (format "constraints generated lazily: %,d pairs in %d rounds (the whole polygraph: %,d side edges), %,d conflicts, %d ms, by %s"
+                                 (long (get m "lazy-pairs")) (long (get m "lazy-rounds" 0)) (long (get m "side-edges" 0))
+                                 (long (get m "lazy-conflicts" 0)) (long (get m "lazy-ms" 0)) (str (get m "decided-by")))
+                         m
                          (format "%spolygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, %ssolver %s, by %s"
                                  (if (= ":witness" (str (get m "decided-by")))
                                    (format "witness %d ms (%s, %d passes), " (long (get m "witness-ms" 0)) (get m "witness")
@@ -393,6 +398,7 @@
                                    "")
                                  (if-let [sv (get m "solver")] (format "%d ms, %d conflicts" (long (get sv "ms")) (long (get sv "conflicts" 0))) "-")
                                  (str (get m "decided-by")))
+                         :else
                          (str "decided without a search of its own" (when-let [t (seq (.anomalyTypes ^isocheck.check.Verdict v))] (str ": " (vec t))))))))
     (flush)))
 
@@ -476,6 +482,53 @@
         lines (if (= mode :session) (sort-by proc lines) lines)]
     (spit out (str (str/join "\n" lines) "\n"))
     out))
+
+(defn- shuffled-history
+  "Writes the Jepsen EDN at src again as its completions alone (no invocations, :index or
+  :time), each its own process (no session order), in a random order (seeded): no realtime,
+  session or file order for the witness schedule to go by. Returns out."
+  ^String [^String src seed ^String out]
+  (let [lines (->> (str/split-lines (slurp src))
+                   (remove #(str/includes? % ":type :invoke"))
+                   (map #(-> % (str/replace #":index \d+, " "") (str/replace #":time \d+, " ""))))
+        l (java.util.ArrayList. ^java.util.Collection lines)]
+    (java.util.Collections/shuffle l (java.util.Random. (long seed)))
+    (spit out (str (str/join "\n" (map-indexed (fn [i line] (str/replace line #":process \d+" (str ":process " i))) l)) "\n"))
+    out))
+
+(defn lazy-main
+  "Issue 27, item 1: rw-register histories whose keys are written many times without
+  rotation, so that the whole polygraph (a constraint per pair of a key's writers) is too
+  large, and the constraints are generated lazily (isocheck.check.si.LazyConstraints). At each
+  size (default 12,000 transactions): 2 keys written blind by every writer, 10 sessions of 1-3
+  micro-ops, from the serializable store, shuffled (no session, realtime or file order); and
+  Jepsen-shaped (4 micro-ops, 10 sessions, 1,000 keys zipf, never rotated) from the serializable
+  and SI stores, as the peer formats list them (session by session, completions alone). Each
+  checked (serializable + snapshot-isolation) at the bench heap, where the whole polygraph
+  may fit (the eager search, or lazily when it does not), and with every polygraph refused
+  (-Disocheck.search.max-edges=0): lazily."
+  [sizes]
+  (let [rt (Runtime/getRuntime)
+        dir (Files/createTempDirectory "isocheck-bench-lazy" (make-array java.nio.file.attribute.FileAttribute 0))
+        rows (fn [label f]
+               (search-row (str label ", as the heap allows") f [:serializable :snapshot-isolation] 3)
+               (System/setProperty "isocheck.search.max-edges" "0")
+               (try (search-row (str label ", lazily") f [:serializable :snapshot-isolation] 3)
+                    (finally (System/clearProperty "isocheck.search.max-edges"))))]
+    (println (format "isocheck lazy bench: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt))))
+    (doseq [n sizes]
+      (let [two (write-history dir (str "two-keys-" n ".edn")
+                               (-> (SimConfig/builder) (.seed 1) (.store Store/SERIALIZABLE) (.workload History$Workload/REGISTER)
+                                   (.txns (int n)) (.sessions 10) (.opsPerTxn 1 3) (.readFraction 0.5) (.keys 2)
+                                   (.keyDist SimConfig$KeyDist/UNIFORM) (.blind true) (.maxWritesPerKey 0) (.failRate 0.0)
+                                   (.infoRate 0.0) .build))]
+        (rows "2 keys, blind writes, never rotated, shuffled" (shuffled-history two 5 (str two ".shuffled.edn"))))
+      (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION]]
+        (let [edn (write-history dir (str "jepsen-norotate-" store "-" n ".edn")
+                                 (search-config {:txns n :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
+                                                 :rotate 0 :info 0.0 :store store}))]
+          (rows (str "Jepsen-shaped rw-register, never rotated, " store " store, session-ordered")
+                (reorder-history edn :session (str edn ".sessions.edn"))))))))
 
 (defn order-main
   "Issue 29: the SER/SI search against the order a file lists transactions in. lein bench
@@ -787,6 +840,7 @@
    "mt"     [mt-main [10000 100000 1000000]]
    "search" [search-main [10000 100000 1000000]]
    "order"  [order-main [10000 100000]]
+   "lazy"   [lazy-main [12000]]
    "cli"    [cli-main [10000 100000 1000000]]
    "violated" [violated-main [10000 100000 1000000]]
    "crash"  [crash-main [5000 100000 1000000]]

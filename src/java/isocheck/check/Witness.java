@@ -24,6 +24,12 @@ public final class Witness {
     this.committed = committed;
   }
 
+  /** The nodes in the witness's order (not copied: read only). */
+  public int[] nodes() { return nodes; }
+
+  /** The transactions counted as committed (not copied: read only). */
+  public boolean[] committed() { return committed; }
+
   /** The committed transactions in the witness's order, by their display index (T12 is 12); an SI witness by its commits. */
   public List<Long> serialOrder(History h) {
     int n = h.nTxns;

@@ -198,7 +198,7 @@ public final class Polygraph {
     return of(b, ordered);
   }
 
-  private static Polygraph of(Builder b, boolean[] ordered) {
+  static Polygraph of(Builder b, boolean[] ordered) {
     b.ordered = ordered;
     Polygraph p = b.build();
     p.fixedByRealtime = b.byRealtime;
@@ -320,7 +320,7 @@ public final class Polygraph {
    * per-key arrays (a list per key cost more than the rest of the build at 10^5 transactions),
    * then per key over its writers.
    */
-  private static final class Builder {
+  static final class Builder {
     final History h;
     final RegisterAnalysis ra;
     final int n, nKeys;
@@ -752,7 +752,7 @@ public final class Polygraph {
      * Per committed transaction, the keys it writes and its position among each key's writers, as
      * CSR arrays: {start (n + 1), key, position}.
      */
-    private int[][] writtenKeys() {
+    int[][] writtenKeys() {
       int[] start = new int[n + 1];
       for (int s = 0; s < wTxn.length; s++) start[wTxn[s] + 1]++;
       for (int t = 0; t < n; t++) start[t + 1] += start[t];
@@ -771,14 +771,14 @@ public final class Polygraph {
      * How many edges side "a before b on key k" has, a being writer {@code pa} of k: WW a → b, and
      * RW r → b for each reader r ≠ b of a's version.
      */
-    private int sideSize(int k, int pa, int b) {
+    int sideSize(int k, int pa, int b) {
       int s = wStart[k] + pa, c = 1;
       for (int i = verLo[s]; i < verHi[s]; i++) if (rTxn[i] != b) c++;
       return c;
     }
 
     /** Writes side "a before b on key k" at o, a being writer {@code pa} of k; returns the next free index. */
-    private int side(int[] src, int[] dst, int[] type, int[] key, int o, int k, int pa, int a, int b) {
+    int side(int[] src, int[] dst, int[] type, int[] key, int o, int k, int pa, int a, int b) {
       src[o] = a;
       dst[o] = b;
       type[o] = Edge.WW;
@@ -796,7 +796,7 @@ public final class Polygraph {
     }
 
     /** The position of writer t among k's writers (in id order). */
-    private int position(int k, int t) { return firstOf(wTxn, wStart[k], wStart[k + 1], t) - wStart[k]; }
+    int position(int k, int t) { return firstOf(wTxn, wStart[k], wStart[k + 1], t) - wStart[k]; }
 
     /** The index of the first read of k naming version v (or where it would go). */
     private int firstRead(int k, int v) { return firstOf(rVer, rStart[k], rStart[k + 1], v); }

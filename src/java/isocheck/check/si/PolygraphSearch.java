@@ -607,11 +607,121 @@ public abstract class PolygraphSearch {
       p = polygraph(l.family);
     } catch (Polygraph.TooLarge e) {
       st.put("side-edges", e.edges);
+      Outcome lz = lazily(l, deadline, st);
+      if (lz != null) return lz;
       return new Outcome(Verdict.Value.UNKNOWN, "deciding " + l.id + " needs " + subject() + ", but " + e.getMessage(),
           List.of(), st);
     }
     return searchIn(l, p, deadline, st);
   }
+
+  // ------------------------------------------------------------------ constraints generated lazily
+
+  /**
+   * Family f's constraints generated lazily ({@link LazyConstraints}), when its whole polygraph
+   * is too large to build and the workload can generate them (null: it cannot).
+   */
+  LazyConstraints lazy(Level.Family f) { return null; }
+
+  /** Family f's polygraph p with the session and realtime orders f carries. */
+  Polygraph withOrders(Polygraph p, Level.Family f) {
+    return p.withOrders(f.carries(Level.Family.PROCESS), f.carries(Level.Family.COMMIT_REALTIME));
+  }
+
+  /** Whether a round of {@link #lazily} is being searched (no level is then searched beside it). */
+  private boolean lazyRound;
+
+  /**
+   * Decides l by constraints generated lazily ({@link LazyConstraints}), with one incremental
+   * solver ({@link AcyclicitySolver}) over l's level graph: the known edges, and a variable per
+   * writer pair generated so far. Each model's topological order is repaired into a witness of
+   * the whole polygraph when its version orders allow ({@link LazyConstraints#repair}: the level
+   * holds); else the pairs it breaks become variables ({@link LazyConstraints#refine}) and the
+   * solver goes on, keeping what it learnt and its order. UNSAT on a subset of the constraints is
+   * UNSAT on all of them: the ordinary search on the polygraph of the pairs generated then finds
+   * and explains the violation. Null when the workload cannot generate constraints lazily. Its
+   * statistics say {@code :lazy-rounds} (models refined), {@code :lazy-pairs} (the constraints
+   * generated) and {@code :side-edges} (what the whole polygraph would have had).
+   */
+  private Outcome lazily(Level l, long deadline, LinkedHashMap<String, Object> st) {
+    LazyConstraints z;
+    long t0 = System.nanoTime();
+    // (Tests turn it off, -Disocheck.search.lazy-constraints=false, to meet the unknown verdict
+    // of a polygraph too large to build.)
+    if ("false".equals(System.getProperty("isocheck.search.lazy-constraints"))) return null;
+    try {
+      z = lazy(l.family);
+    } catch (Polygraph.TooLarge e) {
+      return null;
+    }
+    if (z == null) return null;
+    boolean si = l.kind == Level.Kind.SI;
+    progress().stage(l.id + ": constraints generated lazily");
+    Polygraph p = withOrders(z.polygraph(), l.family);
+    LinkedHashMap<String, Object> rs = st;
+    Outcome pre = before(l, p, rs);
+    if (pre != null) return pre;
+    LevelGraph g = new LevelGraph(p, si, l.family == Level.Family.COMMIT_REALTIME);
+    AcyclicitySolver s = new AcyclicitySolver(g.nodes);
+    boolean known = true;
+    for (int i = 0; i < g.known.size() && known; i++) known = s.addKnownEdge(g.known.src(i), g.known.dst(i));
+    if (!known) return explainLazily(l, z, p, deadline, rs, t0); // (a cycle of known edges: the search shows it)
+    for (int c = 0; c < p.constraints(); c++) z.bind(s, g, p.first[c], p.second[c]);
+    s.setLazyDecisions(!"false".equals(System.getProperty("isocheck.search.lazy")));
+    long conflicts = 0;
+    int rounds = 0;
+    while (true) {
+      long left = (deadline - System.nanoTime()) / 1_000_000L;
+      Status status = left <= 0 ? Status.UNKNOWN : null;
+      if (status == null) {
+        s.setTimeBudget(left);
+        status = s.okay() ? s.solve() : Status.UNSAT;
+      }
+      rounds++;
+      rs.put("lazy-rounds", (long) rounds);
+      rs.put("lazy-pairs", (long) z.pairs());
+      rs.put("lazy-ms", (System.nanoTime() - t0) / 1_000_000L);
+      rs.put("lazy-conflicts", s.stats().conflicts);
+      if (status == Status.UNSAT) return explainLazily(l, z, null, deadline, rs, t0);
+      if (status != Status.SAT) {
+        return new Outcome(Verdict.Value.UNKNOWN, String.format("the time limit passed while searching %s for %s with "
+            + "%s generated lazily (%,d so far, in %,d rounds; the whole polygraph would take %,d edges); raise the time "
+            + "limit (:time-limit, --time-limit)", subject(), l.id, constraintNoun(), z.pairs(), rounds,
+            (Long) rs.getOrDefault("side-edges", 0L)), List.of(), rs);
+      }
+      int[] order = s.topologicalOrder();
+      int[] witness = z.repair(g, order);
+      if (witness != null) {
+        rs.put("decided-by", new Kw("lazy-constraints"));
+        Outcome o = new Outcome(Verdict.Value.TRUE, null, new ArrayList<>(), rs);
+        if (witnesses) o.witness = new isocheck.check.Witness(si, witness, p.committed);
+        return o;
+      }
+      long[] fresh = z.refine(order, si);
+      if (fresh.length == 0) throw new IllegalStateException(l.id + ": a model breaks no constraint, yet its order is no witness");
+      for (long pair : fresh) z.bind(s, g, (int) (pair >>> 32), (int) pair);
+    }
+  }
+
+  /**
+   * l is violated on the constraints generated so far (or its known edges close a cycle): the
+   * ordinary search on their polygraph ({@code p}, or built now) finds and explains it.
+   */
+  private Outcome explainLazily(Level l, LazyConstraints z, Polygraph p, long deadline, LinkedHashMap<String, Object> st,
+                                long t0) {
+    progress().stage(l.id + ": polygraph of the constraints generated lazily");
+    Polygraph q = p != null ? p : withOrders(z.polygraph(), l.family);
+    lazyRound = true;
+    try {
+      Outcome o = searchIn(l, q, deadline, st);
+      st.put("lazy-ms", (System.nanoTime() - t0) / 1_000_000L);
+      if (o.value == Verdict.Value.TRUE) throw new IllegalStateException(l.id + " holds on the constraints the solver refuted");
+      return o;
+    } finally {
+      lazyRound = false;
+    }
+  }
+
 
   /** l's search from its polygraph p on: what {@link #search} does once p is built. */
   private Outcome searchIn(Level l, Polygraph p, long deadline, LinkedHashMap<String, Object> st) {
@@ -623,7 +733,7 @@ public abstract class PolygraphSearch {
     if (p.realtimeEdges > 0) st.put("realtime-edges", p.realtimeEdges);
     Outcome pre = before(l, p, st);
     if (pre != null) return pre;
-    startBeside(l, deadline);
+    if (!lazyRound) startBeside(l, deadline);
     List<Anomaly> found = new ArrayList<>();
     boolean si = l.kind == Level.Kind.SI;
     long tp = System.nanoTime();
@@ -903,7 +1013,7 @@ public abstract class PolygraphSearch {
             if (comp == null) {
               st.put("decided-by", new Kw("solver"));
               ps.put("model", new Kw("contested-and-fixed"));
-              return new Outcome(Verdict.Value.TRUE, null, found, st);
+              return holdsIn(found, st, g, witnesses ? witnessOrder(g, fix, lastContestedModel) : null);
             }
             for (int c = 0; c < nc; c++) {
               if (fix[c] < 0 || pr.choice[c] >= 0) continue;
@@ -1224,20 +1334,32 @@ public abstract class PolygraphSearch {
    * when a side is not chosen or they close a cycle (Kahn's algorithm).
    */
   static int[] witnessOrder(LevelGraph g, int[] choice) {
+    int nc = g.p.constraints();
+    for (int c = 0; c < nc; c++) if (choice == null || choice[c] < 0) return null;
+    return witnessOrder(g, choice, null);
+  }
+
+  /**
+   * As above, with {@code extra} edges ({@code [from0, to0, from1, to1, …]}, may be null) for the
+   * constraints not chosen ({@code choice[c] < 0}): the solver's model of the contested ones.
+   */
+  static int[] witnessOrder(LevelGraph g, int[] choice, int[] extra) {
     int nodes = g.nodes;
     int[] indeg = new int[nodes];
     isocheck.graph.EdgeList k = g.known;
-    int nc = g.p.constraints();
-    for (int c = 0; c < nc; c++) if (choice == null || choice[c] < 0) return null;
+    int nc = g.p.constraints(), nx = extra == null ? 0 : extra.length / 2;
     for (int i = 0; i < k.size(); i++) indeg[k.dst(i)]++;
-    for (int c = 0; c < nc; c++) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) indeg[g.sideDst[e]]++;
+    for (int c = 0; c < nc; c++) if (choice[c] >= 0) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) indeg[g.sideDst[e]]++;
+    for (int x = 0; x < nx; x++) indeg[extra[2 * x + 1]]++;
     int[] start = new int[nodes + 1];
     for (int i = 0; i < k.size(); i++) start[k.src(i) + 1]++;
-    for (int c = 0; c < nc; c++) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) start[g.sideSrc[e] + 1]++;
+    for (int c = 0; c < nc; c++) if (choice[c] >= 0) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) start[g.sideSrc[e] + 1]++;
+    for (int x = 0; x < nx; x++) start[extra[2 * x] + 1]++;
     for (int v = 0; v < nodes; v++) start[v + 1] += start[v];
     int[] fill = java.util.Arrays.copyOf(start, nodes), to = new int[start[nodes]];
     for (int i = 0; i < k.size(); i++) to[fill[k.src(i)]++] = k.dst(i);
-    for (int c = 0; c < nc; c++) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) to[fill[g.sideSrc[e]]++] = g.sideDst[e];
+    for (int c = 0; c < nc; c++) if (choice[c] >= 0) for (int e = g.p.sideFrom(c, choice[c]); e < g.p.sideTo(c, choice[c]); e++) to[fill[g.sideSrc[e]]++] = g.sideDst[e];
+    for (int x = 0; x < nx; x++) to[fill[extra[2 * x]]++] = extra[2 * x + 1];
     int[] order = new int[nodes];
     int head = 0, tail = 0;
     for (int v = 0; v < nodes; v++) if (indeg[v] == 0) order[tail++] = v;

@@ -175,8 +175,33 @@ public final class RegisterSearch extends PolygraphSearch {
     join(t);
   }
 
+  /** The families' constraints generated lazily ({@link #lazy}): without and with the writer orders realtime fixes. */
+  private LazyConstraints lazyPlain, lazyTimed;
+
+  /**
+   * When the whole polygraph is too large: its constraints generated lazily, per family kind
+   * (with the writer orders realtime fixes, or without), shared by the levels of those families:
+   * a pair one level's order needed is a constraint of the others too. Not for a polygraph
+   * given (the MT checker's chains).
+   */
+  @Override
+  LazyConstraints lazy(Level.Family f) {
+    if (given) return null;
+    if (timed(f)) {
+      if (lazyTimed == null) lazyTimed = new LazyConstraints(h, ra, orderedKeys, true);
+      return lazyTimed;
+    }
+    if (lazyPlain == null) lazyPlain = new LazyConstraints(h, ra, orderedKeys, false);
+    return lazyPlain;
+  }
+
+  @Override
+  Polygraph withOrders(Polygraph p, Level.Family f) { return super.withOrders(p.orders(orders), f); }
+
   @Override
   void releaseBuilt() {
+    lazyPlain = null;
+    lazyTimed = null;
     timed = null;
     knownBase = null;
     knownTimed = null;
