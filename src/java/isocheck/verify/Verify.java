@@ -19,8 +19,10 @@ import java.util.Map;
  * Exit status: 0 when every certificate checks, 1 when one does not, 3 for bad input.
  *
  * <p>Certificates ({@code :certificates} in the result map, doc/reports.md): a serial order
- * ({@link SerialCheck}) or a start/commit order ({@link SnapshotCheck}); the level's name says
- * which rules apply ({@link #RULES}).
+ * ({@link SerialCheck}), a start/commit order ({@link SnapshotCheck}) or a weak level's commit
+ * order ({@link CommitOrderCheck}); the level's name says which rules apply ({@link #RULES}).
+ * Cut isolation needs no order: when it holds, verify checks it on the history
+ * ({@link CutIsolationCheck}).
  */
 public final class Verify {
   private Verify() {}
@@ -37,6 +39,9 @@ public final class Verify {
       "strong-session-snapshot-isolation", new boolean[] {false, true, false, false},
       "strong-snapshot-isolation", new boolean[] {false, true, true, false},
       "gsi", new boolean[] {false, false, true, true});
+
+  /** The weak levels whose certificate is a commit order ({@link CommitOrderCheck}); cut isolation needs none ({@link CutIsolationCheck}). */
+  private static final java.util.Set<String> WEAK = java.util.Set.of("rc", "ra", "tcc");
 
   /** The command line's verify: args HISTORY RESULT; returns the exit status. */
   public static int run(List<String> args, PrintStream out, PrintStream err) {
@@ -117,6 +122,13 @@ public final class Verify {
           o.bad = "bad certificate for " + level + ": " + bad.getMessage();
           return o;
         }
+      } else if (Boolean.TRUE.equals(valid) && level.equals("ci")) {
+        try {
+          line = String.format("certified (no order needed: %,d reads checked on the history)", CutIsolationCheck.check(f));
+        } catch (Facts.Rejected rej) {
+          line = "NOT certified: " + rej.getMessage();
+          o.status = REJECTED;
+        }
       } else if (Boolean.TRUE.equals(valid)) {
         line = "no certificate";
       } else if (Boolean.FALSE.equals(valid)) {
@@ -131,6 +143,13 @@ public final class Verify {
 
   /** Checks one level's certificate; the "certified (...)" text, or Rejected. */
   private static String certify(Facts f, String level, Object cert) {
+    if (WEAK.contains(level)) {
+      if (!(cert instanceof Map) || !(((Map<?, ?>) cert).get("commit-order") instanceof List)) {
+        throw new IllegalArgumentException("it has no :commit-order list");
+      }
+      CommitOrderCheck.Counts c = CommitOrderCheck.check(f, (List<?>) ((Map<?, ?>) cert).get("commit-order"), level);
+      return String.format("certified (commit order of %,d transactions, %,d reads checked against %s's axiom)", c.txns, c.reads, level);
+    }
     boolean[] r = RULES.get(level);
     if (r == null) throw new IllegalArgumentException("no rules for a level named " + level);
     if (!(cert instanceof Map)) throw new IllegalArgumentException("it is not a map");
