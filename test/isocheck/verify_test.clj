@@ -213,11 +213,13 @@
             [Store/SNAPSHOT_ISOLATION b])))
 
 (deftest every-true-weak-verdict-is-certified-and-no-false-one-is
+  ;; Every refutation verify checks (a cycle shown by the history, cut isolation on
+  ;; the history) is of a level found violated, and nothing is NOT certified.
   ;; Weak levels asked alone (the weak checker decides them) and beside the strong
   ;; ones (a strong level that holds implies them: its order is their certificate).
   ;; A level found violated has no commit order; the order of a weaker level that
   ;; holds, claimed for it, must be rejected (verify is not vacuous).
-  (let [problems (atom []) trues (atom 0) claimed (atom 0)]
+  (let [problems (atom []) trues (atom 0) claimed (atom 0) refuted (atom 0)]
     (doseq [i (range 4)
             [store bug] weak-runs
             workload [History$Workload/APPEND History$Workload/REGISTER]
@@ -231,6 +233,9 @@
             valid (fn [l] (str (.value ^isocheck.check.Verdict (get (.levels r) (Level/parse l)))))
             certs (get data "certificates")]
         (when-not (= 0 (.status o)) (swap! problems conj (str where (str/join "\n" (.lines o)))))
+        (doseq [l asked :when (str/includes? (str (line-of o l)) " refuted (")]
+          (swap! refuted inc)
+          (when-not (= "FALSE" (valid l)) (swap! problems conj (str where l " refuted, but its verdict is " (valid l)))))
         (doseq [l weak :when (= "TRUE" (valid l))]
           (swap! trues inc)
           (when-not (some-> (line-of o l) (str/includes? " certified ("))
@@ -251,6 +256,7 @@
               (swap! problems conj (str where "ci claimed true, violated, accepted: " (line-of o2 "ci"))))))))
     (is (< 200 @trues) "not vacuous: many weak levels held")
     (is (< 20 @claimed) "not vacuous: many violated weak levels were claimed with a weaker level's order")
+    (is (< 100 @refuted) "not vacuous: many refutations were checked on the history")
     (is (empty? @problems) (str (count @problems) " problems, first:\n" (first @problems)))))
 
 (defn- literal
@@ -318,3 +324,57 @@
   (doseq [^java.io.File f (.listFiles (io/file "src/java/isocheck/verify"))
           :let [uses (set (re-seq #"isocheck\.[a-z]+" (slurp f)))]]
     (is (empty? (remove #{"isocheck.history" "isocheck.io" "isocheck.verify"} uses)) (str (.getName f) " uses " uses))))
+
+;; ---------------------------------------------------------------- refutations
+
+(defn- checked
+  "Checks a literal History at the named levels; [History result-map (Clojure data)]."
+  [h names]
+  [h (j/->clj (.toData (Checker/check h (.levels (CheckOptions.) (levels names)))))])
+
+(defn- verify-map [h m]
+  (Verify/verify h (binding [*print-length* nil *print-level* nil] (pr-str m))))
+
+(deftest refutation-cycles-are-checked-step-by-step
+  (testing "write skew: serializability refuted by two anti-dependencies the lists show; snapshot isolation allows them"
+    (let [[h r] (checked (literal [0 [[:r :x []] [:append :y 1]]] [1 [[:r :y []] [:append :x 1]]] [2 [[:r :x [1]] [:r :y [1]]]])
+                         ["serializable" "snapshot-isolation"])]
+      (is (= false (get-in r [:levels :serializable :valid?])))
+      (is (= "serializable        refuted (G2-item: a cycle of 2 steps, each shown by the history)"
+             (line-of (verify-map h r) "serializable")))
+      (let [forged (-> r (assoc-in [:levels :snapshot-isolation] {:valid? false :anomaly-types [:G2-item]}) (dissoc :certificates))]
+        (is (str/includes? (line-of (verify-map h forged) "snapshot-isolation")
+                           (str "refutation not certified (G2-item: the step T0 → T1 (rw) and the step T1 → T0 (rw) are adjacent,"
+                                " which snapshot isolation allows"))))
+      (let [forged (assoc-in r [:anomalies :G2-item 0 :steps 0 :type] :wr)]
+        (is (str/includes? (line-of (verify-map h forged) "serializable")
+                           "refutation not certified (G2-item: the step T0 → T1 (wr): no read of T1 shows a write of T0)")))))
+  (testing "read skew: a cycle of three steps; one dropped, the step left names what the history does not show"
+    (let [[h r] (checked (literal [0 [[:append :x 1]]] [1 [[:r :x [1]] [:append :y 1]]] [2 [[:r :y [1]] [:r :x []]]])
+                         ["serializable" "snapshot-isolation" "strong-snapshot-isolation"])]
+      (doseq [l ["serializable" "snapshot-isolation" "strong-snapshot-isolation"]]
+        (is (str/includes? (line-of (verify-map h r) l) "refuted (G-single-item: a cycle of 3 steps, each shown by the history)") l))
+      (let [dropped (update-in r [:anomalies :G-single-item 0]
+                               #(-> % (update :cycle (fn [c] (vec (remove (fn [op] (= 1 (:index op))) c))))
+                                    (update :steps (fn [s] (vec (rest s))))))]
+        (is (str/includes? (line-of (verify-map h dropped) "serializable")
+                           "refutation not certified (G-single-item: the step T0 → T2 (wr): no read of T2 shows a write of T0)")))))
+  (testing "rw-register: a version order only the search chose is not evidence; a read-modify-write is"
+    (let [[h r] (checked (literal [0 [[:r :x nil] [:w :x 1]]] [1 [[:r :x nil] [:w :x 2]]]) ["serializable"])]
+      ;; a lost update: both read nil and wrote :x; the cycle T0 → T1 → T0 is two anti-dependencies from nil
+      (is (= false (get-in r [:levels :serializable :valid?])))
+      (is (re-find #"^serializable +refuted \(" (line-of (verify-map h r) "serializable")) (str (line-of (verify-map h r) "serializable"))))
+    ;; Either order of T0's and T1's writes of :x closes a cycle, but no read shows which came first.
+    (let [[h r] (checked (literal [0 [[:w :x 1] [:w :z 1]]] [1 [[:w :x 2] [:w :y 1]]] [2 [[:r :x 1] [:r :y 1]]] [3 [[:r :x 2] [:r :z 1]]])
+                         ["serializable"])]
+      (is (= false (get-in r [:levels :serializable :valid?])))
+      (is (str/includes? (line-of (verify-map h r) "serializable") "refutation not certified (")
+          (str (line-of (verify-map h r) "serializable")))))
+  (testing "cut isolation refuted on the history; a false verdict the history does not bear out is NOT certified"
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:w :x 2]]] [2 [[:r :x 1] [:r :x 2]]])]
+      (is (str/includes? (line-of (Verify/verify h "{:levels {:ci {:valid? false}}}") "ci")
+                         "refuted (checked on the history: T2 read key :x from T0 and then from T1")))
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:r :x 1] [:r :x 1]]])
+          o (Verify/verify h "{:levels {:ci {:valid? false}}}")]
+      (is (= 1 (.status o)))
+      (is (str/includes? (line-of o "ci") "NOT certified: the history has no thin-air or non-repeatable read")))))

@@ -102,6 +102,7 @@ public final class Verify {
   static Outcome verify(History h, Map<?, ?> result) {
     Outcome o = new Outcome();
     Facts f = new Facts(h);
+    CycleCheck.Evidence[] evidence = {null}; // built on the first refutation
     Map<?, ?> levels = (Map<?, ?>) result.get("levels");
     Object cs = result.get("certificates");
     Map<?, ?> certs = cs instanceof Map ? (Map<?, ?>) cs : Map.of();
@@ -132,7 +133,8 @@ public final class Verify {
       } else if (Boolean.TRUE.equals(valid)) {
         line = "no certificate";
       } else if (Boolean.FALSE.equals(valid)) {
-        line = "refutation not certified (verify does not check counterexamples yet)";
+        line = refute(f, level, (Map<?, ?>) e.getValue(), result.get("anomalies"), evidence);
+        if (line.startsWith("NOT")) o.status = REJECTED;
       } else {
         line = "unknown: nothing to certify";
       }
@@ -163,6 +165,48 @@ public final class Verify {
     }
     int n = SnapshotCheck.check(f, order, r[1], r[2], r[3]);
     return String.format("certified (start/commit order of %,d transactions replayed)", n);
+  }
+
+  /**
+   * A violated level's line: cut isolation is checked on the history ({@link CutIsolationCheck});
+   * a serializable or snapshot-isolation level, by the first of its anomalies' cycles that the
+   * history shows step by step ({@link CycleCheck}); other levels' refutations are not checked.
+   */
+  private static String refute(Facts f, String level, Map<?, ?> verdict, Object anomalies, CycleCheck.Evidence[] evidence) {
+    if (level.equals("ci")) {
+      try {
+        CutIsolationCheck.check(f);
+      } catch (Facts.Rejected rej) {
+        return "refuted (checked on the history: " + rej.getMessage() + ")";
+      }
+      return "NOT certified: the history has no thin-air or non-repeatable read, so cut isolation holds";
+    }
+    boolean[] r = RULES.get(level);
+    if (r == null) {
+      return "refutation not certified (verify checks the cycles of the serializable and snapshot-isolation levels, and cut isolation)";
+    }
+    if (evidence[0] == null) evidence[0] = new CycleCheck.Evidence(f);
+    Object types = verdict.get("anomaly-types");
+    String first = null;
+    int cycles = 0;
+    if (types instanceof List && anomalies instanceof Map) {
+      for (Object type : (List<?>) types) {
+        Object inst = ((Map<?, ?>) anomalies).get(type);
+        if (!(inst instanceof List)) continue;
+        for (Object cx : (List<?>) inst) {
+          if (!(cx instanceof Map) || !(((Map<?, ?>) cx).get("cycle") instanceof List)) continue;
+          cycles++;
+          try {
+            int k = CycleCheck.check(f, evidence[0], cx, r[0], r[1], r[2], r[3]);
+            return String.format("refuted (%s: a cycle of %d steps, each shown by the history)", type, k);
+          } catch (CycleCheck.Unproven u) {
+            if (first == null) first = type + ": " + u.getMessage();
+          }
+        }
+      }
+    }
+    if (cycles == 0) return "refutation not certified (no cycle among its anomalies" + (types instanceof List ? ": " + types : "") + ")";
+    return "refutation not certified (" + first + ")";
   }
 
   private static String oneLine(Exception e) {
