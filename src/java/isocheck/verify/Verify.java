@@ -14,8 +14,9 @@ import java.util.Map;
  * code that shares none with the search: it reads the history with isocheck's readers
  * ({@code isocheck.io}, {@code isocheck.history}) and nothing else of isocheck. Per level, one
  * line: {@code certified (...)}, {@code NOT certified: why}, {@code no certificate} (the level
- * holds, but the result carries no witness), {@code refutation not certified (verify does not
- * check counterexamples yet)} (a violated level), or {@code unknown}.
+ * holds, but the result carries no witness), {@code refuted (...)} (a violated level, shown by
+ * the history: {@link CycleCheck}, {@link CutIsolationCheck}), {@code refutation not certified
+ * (...)} (a violated level verify cannot show so, and why), or {@code unknown}.
  * Exit status: 0 when every certificate checks, 1 when one does not, 3 for bad input.
  *
  * <p>Certificates ({@code :certificates} in the result map, doc/reports.md): a serial order
