@@ -2,9 +2,13 @@
   "Small builders for literal histories, so tests read like the papers'
   figures: (h (ok 0 [[:append :x 1]]) (ok 1 [[:r :x [1]]]))."
   (:require [clojure.java.io :as io]
-            [isocheck.core :as iso])
+            [clojure.string :as str]
+            [clojure.test :as t]
+            [isocheck.core :as iso]
+            [isocheck.jepsen :as j])
   (:import (isocheck.check Result Verdict)
            (isocheck.cli Main)
+           (isocheck.verify Verify)
            (java.io ByteArrayOutputStream File PrintStream)
            (java.nio.file Files OpenOption)))
 
@@ -30,10 +34,30 @@
    :strong-snapshot-isolation :strong-session-snapshot-isolation
    :snapshot-isolation])
 
+(defn verified
+  "Runs isocheck.verify (bin/isocheck verify, sharing no code with the checker) on
+  the result map r of hist, and asserts what it must find: every certificate checks
+  (nothing NOT certified), every level that holds with a certificate is certified,
+  and only a violated level is refuted. Returns r."
+  [hist r]
+  (when-not (:error r)
+    (let [h (j/->history hist (get-in r [:stats :workload]))
+          text (binding [*print-length* nil, *print-level* nil] (pr-str (dissoc r :report-dir)))
+          o (Verify/verify h text)
+          line (fn [l] (first (filter #(.startsWith ^String % (str (name l) " ")) (.lines o))))]
+      (t/is (= 0 (.status o)) (str "verify: " (str/join "\n" (.lines o))))
+      (doseq [[l v] (:levels r)]
+        (when (and (true? (:valid? v)) (get-in r [:certificates l]))
+          (t/is (.contains ^String (str (line l)) " certified (") (str "verify: " (line l))))
+        (when (.contains ^String (str (line l)) " refuted (")
+          (t/is (false? (:valid? v)) (str "verify refuted a level that is not violated: " (line l)))))))
+  r)
+
 (defn check
-  "Checks history with the given levels (default: the six strong levels)."
+  "Checks history with the given levels (default: the six strong levels), and runs
+  verify on the result ([[verified]])."
   ([hist] (check hist strong-levels))
-  ([hist levels] (iso/check (iso/checker {:levels levels}) hist)))
+  ([hist levels] (verified hist (iso/check (iso/checker {:levels levels}) hist))))
 
 (defn verdict [r level] (get-in r [:levels level :valid?]))
 

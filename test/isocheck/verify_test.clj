@@ -5,12 +5,13 @@
   the transaction; the CLI's verify command and its exit statuses."
   (:require [clojure.test :refer [deftest is testing]]
             [clojure.java.io :as io]
-            [clojure.string :as str])
+            [clojure.string :as str]
+            [isocheck.jepsen :as j])
   (:import (isocheck.check Checker CheckOptions Level Verdict$Value)
            (isocheck.cli EdnPrinter Main)
            (isocheck.history History$Workload)
            (isocheck.io Formats)
-           (isocheck.sim SimConfig SimConfig$KeyDist SimHistory Simulator Store)
+           (isocheck.sim Bug SimConfig SimConfig$KeyDist SimHistory Simulator Store)
            (isocheck.verify Verify)
            (java.io ByteArrayOutputStream PrintStream)))
 
@@ -29,11 +30,12 @@
         .build)))
 
 (defn- verify-data
-  "Checks h at the strong levels; [result-data verify-outcome]."
-  [h]
-  (let [r (Checker/check h (.levels (CheckOptions.) (levels strong)))
-        data (.toData r)]
-    [r data (Verify/verify h (EdnPrinter/str data))]))
+  "Checks h at the strong levels (or those named); [result result-data verify-outcome]."
+  ([h] (verify-data h strong))
+  ([h names]
+   (let [r (Checker/check h (.levels (CheckOptions.) (levels names)))
+         data (.toData r)]
+     [r data (Verify/verify h (EdnPrinter/str data))])))
 
 (defn- line-of [^isocheck.verify.Verify$Outcome o level]
   (first (filter #(str/starts-with? % (str level " ")) (.lines o))))
@@ -113,9 +115,11 @@
 (deftest corpus-histories-check-then-verify
   (doseq [f (concat (.listFiles (io/file "test/resources/corpus/postgres-list-append"))
                     (.listFiles (io/file "test/resources/corpus/jepsen-mongodb"))
-                    (.listFiles (io/file "test/resources/corpus/plume-taps")))
+                    (.listFiles (io/file "test/resources/corpus/plume-taps"))
+                    (.listFiles (io/file "test/resources/corpus/c4-text")))
+          names [strong ["tcc" "ra" "rc" "ci"]]
           :let [h (Formats/readHistory (str f) nil)
-                [r _ o] (verify-data h)]]
+                [r _ o] (verify-data h names)]]
     (is (= 0 (.status o)) (str f "\n" (str/join "\n" (.lines o))))
     (doseq [[^Level l v] (.levels r)
             :when (= Verdict$Value/TRUE (.value ^isocheck.check.Verdict v))]
@@ -188,3 +192,189 @@
           (doseq [l strong]
             (is (str/includes? (str (line-of o l)) " certified (") (str seed " " (line-of o l)))))
         (finally (.delete f))))))
+
+;; ---------------------------------------------------------------- weak levels (Plume's RC, RA, TCC, CI)
+
+(def weak ["tcc" "ra" "rc" "ci"])
+
+(defn- bug-sim ^SimHistory [seed store bug workload txns sessions keys]
+  (Simulator/history
+    (cond-> (-> (SimConfig/builder)
+                (.seed (long seed)) (.store store) (.workload workload) (.txns (int txns))
+                (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 4)
+                (.infoRate 0.02) (.failRate 0.02))
+      bug (-> (.bug bug) (.bugRate 0.2))
+      true .build)))
+
+(def weak-runs
+  "Stores and bugs whose histories hold some weak levels and violate others."
+  (concat (for [s [Store/STRICT_SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]] [s nil])
+          (for [b [Bug/LONG_FORK Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ Bug/ABORTED_READ Bug/INTERMEDIATE_READ]]
+            [Store/SNAPSHOT_ISOLATION b])))
+
+(deftest every-true-weak-verdict-is-certified-and-no-false-one-is
+  ;; Every refutation verify checks (a cycle shown by the history, cut isolation on
+  ;; the history) is of a level found violated, and nothing is NOT certified.
+  ;; Weak levels asked alone (the weak checker decides them) and beside the strong
+  ;; ones (a strong level that holds implies them: its order is their certificate).
+  ;; A level found violated has no commit order; the order of a weaker level that
+  ;; holds, claimed for it, must be rejected (verify is not vacuous).
+  (let [problems (atom []) trues (atom 0) claimed (atom 0) refuted (atom 0)]
+    (doseq [i (range 4)
+            [store bug] weak-runs
+            workload [History$Workload/APPEND History$Workload/REGISTER]
+            asked [weak (into weak strong)]]
+      (let [seed (+ 3000 i)
+            h (.history (bug-sim seed store bug workload (nth [60 200] (mod i 2)) (nth [3 6] (mod i 2)) (nth [4 12] (mod i 2))))
+            r (Checker/check h (.levels (CheckOptions.) (levels asked)))
+            data (.toData r)
+            o (Verify/verify h (EdnPrinter/str data))
+            where (str store " " bug " " workload " seed " seed " " (count asked) " levels: ")
+            valid (fn [l] (str (.value ^isocheck.check.Verdict (get (.levels r) (Level/parse l)))))
+            certs (get data "certificates")]
+        (when-not (= 0 (.status o)) (swap! problems conj (str where (str/join "\n" (.lines o)))))
+        (doseq [l asked :when (str/includes? (str (line-of o l)) " refuted (")]
+          (swap! refuted inc)
+          (when-not (= "FALSE" (valid l)) (swap! problems conj (str where l " refuted, but its verdict is " (valid l)))))
+        (doseq [l weak :when (= "TRUE" (valid l))]
+          (swap! trues inc)
+          (when-not (some-> (line-of o l) (str/includes? " certified ("))
+            (swap! problems conj (str where l " holds without a certificate: " (line-of o l)))))
+        (doseq [[bad good] [["tcc" "ra"] ["tcc" "rc"] ["ra" "rc"]]
+                :when (and (= "FALSE" (valid bad)) (= "TRUE" (valid good)))
+                :let [order (get (get certs (isocheck.history.Kw. good)) "commit-order")
+                      forged (str "{:levels {:" bad " {:valid? true}} :certificates {:" bad " {:commit-order ["
+                                  (str/join " " order) "]}}}")
+                      o2 (Verify/verify h forged)]]
+          (swap! claimed inc)
+          (when-not (re-find (re-pattern (str "^" bad " +NOT certified: T\\d+ ")) (str (line-of o2 bad)))
+            (swap! problems conj (str where good "'s order accepted for " bad ", which is violated: " (line-of o2 bad)))))
+        (when (= "FALSE" (valid "ci"))
+          (let [o2 (Verify/verify h "{:levels {:ci {:valid? true}}}")]
+            (swap! claimed inc)
+            (when-not (str/includes? (str (line-of o2 "ci")) "NOT certified: ")
+              (swap! problems conj (str where "ci claimed true, violated, accepted: " (line-of o2 "ci"))))))))
+    (is (< 200 @trues) "not vacuous: many weak levels held")
+    (is (< 20 @claimed) "not vacuous: many violated weak levels were claimed with a weaker level's order")
+    (is (< 100 @refuted) "not vacuous: many refutations were checked on the history")
+    (is (empty? @problems) (str (count @problems) " problems, first:\n" (first @problems)))))
+
+(defn- literal
+  "A History of ops given as [process mops] (all :ok), numbered from 0, so Tn is the nth."
+  [& ops]
+  (j/->history (vec (map-indexed (fn [i [p mops]] {:index i :type :ok :process p :f :txn :value mops}) ops))))
+
+(defn- claim [h level order]
+  (let [o (Verify/verify h (str "{:levels {:" level " {:valid? true}} :certificates {:" level " {:commit-order " order "}}}"))]
+    (line-of o level)))
+
+(deftest tampered-weak-commit-orders-are-rejected-naming-the-transaction
+  (testing "RC (monotonic atomic view): T2 saw T0 through :y, then read :x from T1, so T0 commits before T1"
+    (let [h (literal [0 [[:w :x 1] [:w :y 1]]] [1 [[:w :x 2]]] [2 [[:r :y 1] [:r :x 2]]] [3 [[:r :x 2] [:r :y 1]]])]
+      (doseq [l ["rc" "ra" "tcc"]]
+        (is (str/includes? (claim h l "[0 1 2 3]") (str "certified (commit order of 4 transactions, 4 reads checked against " l "'s axiom)"))))
+      (is (str/includes? (claim h "rc" "[1 0 2 3]")
+                         (str "NOT certified: T2 read key :x from T1, but T0, which also writes it and was observed by it in an earlier"
+                              " read of key :y, comes after T1 in the commit order (rc needs it before)")))))
+  (testing "RA, not RC: T3 read :x from T1 and only then saw T0 through :y"
+    (let [h (literal [0 [[:w :x 1] [:w :y 1]]] [1 [[:w :x 2]]] [3 [[:r :x 2] [:r :y 1]]])]
+      (is (str/includes? (claim h "rc" "[1 0 2]") "certified ("))
+      (is (str/includes? (claim h "ra" "[1 0 2]")
+                         "NOT certified: T2 read key :x from T1, but T0, which also writes it and was observed by it, comes after T1"))))
+  (testing "RA's session case: T2 read :x from T0 after its own process wrote :x in T1"
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:w :x 2]]] [1 [[:r :x 1]]])]
+      (is (str/includes? (claim h "ra" "[1 0 2]") "certified ("))
+      (is (str/includes? (claim h "rc" "[0 1 2]") "certified ("))
+      (is (str/includes? (claim h "ra" "[0 1 2]") "NOT certified: T2 read key :x from T0, but T1, which also writes it and precedes it in process 1"))))
+  (testing "TCC, not RA: T0 reaches T3 through T2 only"
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:w :x 2]]] [2 [[:r :x 1] [:w :y 1]]] [3 [[:r :y 1] [:r :x 2]]])]
+      (is (str/includes? (claim h "ra" "[1 0 2 3]") "certified ("))
+      (is (str/includes? (claim h "tcc" "[0 1 2 3]") "certified ("))
+      (is (str/includes? (claim h "tcc" "[1 0 2 3]")
+                         "NOT certified: T3 read key :x from T1, but T0, which also writes it and precedes it causally, comes after T1"))))
+  (testing "the initial state: no order can put a writer T3 observed before it"
+    (let [h (literal [0 [[:w :x 1] [:w :y 1]]] [1 [[:r :y 1] [:r :x nil]]])]
+      (is (str/includes? (claim h "rc" "[0 1]")
+                         "NOT certified: T1 read key :x from the initial state, but T0, which also writes it and was observed by it"))))
+  (testing "session order, reads-from, what the lists show, membership"
+    (let [h (literal [0 [[:append :x 1]]] [1 [[:append :x 2]]] [2 [[:r :x [1 2]]]] [0 [[:r :x [1]]]])]
+      (is (str/includes? (claim h "tcc" "[0 3 1 2]") "certified ("))
+      (is (str/includes? (claim h "rc" "[3 0 1 2]") "NOT certified: T3 follows T0 in process 0, but the commit order puts it first"))
+      (is (str/includes? (claim h "rc" "[1 0 2 3]")
+                         "NOT certified: T2 read key :x as a list whose element 0 is 1, but the appends to it in the commit order give 2 (appended by T1) there"))
+      (is (str/includes? (claim h "rc" "[0 3 2 1]") "NOT certified: T2 read key :x as a list ending with 2, written by T1, which the commit order puts after it"))
+      (is (str/includes? (claim h "rc" "[0 1 3]") "NOT certified: T2 completed :ok but is not in the commit order"))
+      (is (str/includes? (claim h "rc" "[0 1 1 2 3]") "NOT certified: T1 is in the commit order twice")))
+    (let [h (literal [0 [[:w :x 1] [:w :x 2]]] [1 [[:r :x 1]]])]
+      (is (str/includes? (claim h "rc" "[0 1]") "NOT certified: T1 read key :x as 1, which T0 overwrites later (an intermediate value)")))
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:r :x 1]]])]
+      (is (str/includes? (claim h "rc" "[1 0]") "NOT certified: T1 read key :x as 1, written by T0, which the commit order puts after it"))))
+  (testing "cut isolation, checked on the history"
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:w :x 2]]] [2 [[:r :x 1] [:r :x 2]]])
+          o (Verify/verify h "{:levels {:ci {:valid? true} :rc {:valid? true}}}")]
+      (is (str/includes? (line-of o "ci") "NOT certified: T2 read key :x from T0 and then from T1 (a non-repeatable read, which cut isolation forbids)"))
+      (is (str/includes? (line-of o "rc") "no certificate")))
+    (let [h (literal [0 [[:append :x 1]]] [1 [[:r :x [1]] [:append :x 2] [:r :x [1 2]]]])
+          o (Verify/verify h "{:levels {:ci {:valid? true}}}")]
+      (is (str/includes? (line-of o "ci") "certified (no order needed: 2 reads checked on the history)")))))
+
+(deftest verify-shares-no-code-with-the-search
+  ;; isocheck.verify reads the history with isocheck's readers and nothing else of
+  ;; isocheck: no checker, order, graph, solver or utility class.
+  (doseq [^java.io.File f (.listFiles (io/file "src/java/isocheck/verify"))
+          :let [uses (set (re-seq #"isocheck\.[a-z]+" (slurp f)))]]
+    (is (empty? (remove #{"isocheck.history" "isocheck.io" "isocheck.verify"} uses)) (str (.getName f) " uses " uses))))
+
+;; ---------------------------------------------------------------- refutations
+
+(defn- checked
+  "Checks a literal History at the named levels; [History result-map (Clojure data)]."
+  [h names]
+  [h (j/->clj (.toData (Checker/check h (.levels (CheckOptions.) (levels names)))))])
+
+(defn- verify-map [h m]
+  (Verify/verify h (binding [*print-length* nil *print-level* nil] (pr-str m))))
+
+(deftest refutation-cycles-are-checked-step-by-step
+  (testing "write skew: serializability refuted by two anti-dependencies the lists show; snapshot isolation allows them"
+    (let [[h r] (checked (literal [0 [[:r :x []] [:append :y 1]]] [1 [[:r :y []] [:append :x 1]]] [2 [[:r :x [1]] [:r :y [1]]]])
+                         ["serializable" "snapshot-isolation"])]
+      (is (= false (get-in r [:levels :serializable :valid?])))
+      (is (= "serializable        refuted (G2-item: a cycle of 2 steps, each shown by the history)"
+             (line-of (verify-map h r) "serializable")))
+      (let [forged (-> r (assoc-in [:levels :snapshot-isolation] {:valid? false :anomaly-types [:G2-item]}) (dissoc :certificates))]
+        (is (str/includes? (line-of (verify-map h forged) "snapshot-isolation")
+                           (str "refutation not certified (G2-item: the step T0 → T1 (rw) and the step T1 → T0 (rw) are adjacent,"
+                                " which snapshot isolation allows"))))
+      (let [forged (assoc-in r [:anomalies :G2-item 0 :steps 0 :type] :wr)]
+        (is (str/includes? (line-of (verify-map h forged) "serializable")
+                           "refutation not certified (G2-item: the step T0 → T1 (wr): no read of T1 shows a write of T0)")))))
+  (testing "read skew: a cycle of three steps; one dropped, the step left names what the history does not show"
+    (let [[h r] (checked (literal [0 [[:append :x 1]]] [1 [[:r :x [1]] [:append :y 1]]] [2 [[:r :y [1]] [:r :x []]]])
+                         ["serializable" "snapshot-isolation" "strong-snapshot-isolation"])]
+      (doseq [l ["serializable" "snapshot-isolation" "strong-snapshot-isolation"]]
+        (is (str/includes? (line-of (verify-map h r) l) "refuted (G-single-item: a cycle of 3 steps, each shown by the history)") l))
+      (let [dropped (update-in r [:anomalies :G-single-item 0]
+                               #(-> % (update :cycle (fn [c] (vec (remove (fn [op] (= 1 (:index op))) c))))
+                                    (update :steps (fn [s] (vec (rest s))))))]
+        (is (str/includes? (line-of (verify-map h dropped) "serializable")
+                           "refutation not certified (G-single-item: the step T0 → T2 (wr): no read of T2 shows a write of T0)")))))
+  (testing "rw-register: a version order only the search chose is not evidence; a read-modify-write is"
+    (let [[h r] (checked (literal [0 [[:r :x nil] [:w :x 1]]] [1 [[:r :x nil] [:w :x 2]]]) ["serializable"])]
+      ;; a lost update: both read nil and wrote :x; the cycle T0 → T1 → T0 is two anti-dependencies from nil
+      (is (= false (get-in r [:levels :serializable :valid?])))
+      (is (re-find #"^serializable +refuted \(" (line-of (verify-map h r) "serializable")) (str (line-of (verify-map h r) "serializable"))))
+    ;; Either order of T0's and T1's writes of :x closes a cycle, but no read shows which came first.
+    (let [[h r] (checked (literal [0 [[:w :x 1] [:w :z 1]]] [1 [[:w :x 2] [:w :y 1]]] [2 [[:r :x 1] [:r :y 1]]] [3 [[:r :x 2] [:r :z 1]]])
+                         ["serializable"])]
+      (is (= false (get-in r [:levels :serializable :valid?])))
+      (is (str/includes? (line-of (verify-map h r) "serializable") "refutation not certified (")
+          (str (line-of (verify-map h r) "serializable")))))
+  (testing "cut isolation refuted on the history; a false verdict the history does not bear out is NOT certified"
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:w :x 2]]] [2 [[:r :x 1] [:r :x 2]]])]
+      (is (str/includes? (line-of (Verify/verify h "{:levels {:ci {:valid? false}}}") "ci")
+                         "refuted (checked on the history: T2 read key :x from T0 and then from T1")))
+    (let [h (literal [0 [[:w :x 1]]] [1 [[:r :x 1] [:r :x 1]]])
+          o (Verify/verify h "{:levels {:ci {:valid? false}}}")]
+      (is (= 1 (.status o)))
+      (is (str/includes? (line-of o "ci") "NOT certified: the history has no thin-air or non-repeatable read")))))

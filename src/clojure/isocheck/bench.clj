@@ -28,7 +28,9 @@
   (:import (isocheck.check Checker CheckOptions Level Result)
            (isocheck.history History History$Workload)
            (isocheck.io EdnWriter Formats)
+           (isocheck.cli EdnPrinter)
            (isocheck.sim Bug SimConfig SimConfig$KeyDist Simulator Store)
+           (isocheck.verify Verify)
            (java.lang.management ManagementFactory MemoryMXBean)
            (java.nio.file Files Path)))
 
@@ -800,20 +802,29 @@
 
 (defn- certificates-main
   "`lein bench certificates [SIZES...]`: what the certificates cost (CheckOptions#certificates,
-  --no-certificates). At each size (default 10^5, 10^6), Jepsen-shaped histories (10 sessions,
-  4 micro-ops, half reads, 1,000 keys zipf rotating after 32 writes, 1% :info): rw-register
-  from the serializable store (strict serializability and strong SI violated) and from the
-  strict-serializable one, list-append from the strict-serializable one; strict-serializable,
-  serializable, strong SI and SI checked with and without certificates, alternating, 5 runs
-  each; medians of the check and of the result map (Result#toData). Not run by CI."
+  --no-certificates), and what checking them costs (isocheck.verify). At each size (default
+  10^5, 10^6), Jepsen-shaped histories (10 sessions, 4 micro-ops, half reads, 1,000 keys zipf
+  rotating after 32 writes, 1% :info): rw-register from the serializable store (strict
+  serializability and strong SI violated) and from the strict-serializable one, list-append
+  from the strict-serializable one, checked at strict-serializable, serializable, strong SI and
+  SI; and the weak levels TCC, RA, RC asked alone (so decided by the weak checker, not implied
+  by a strong level) on both workloads from the SI store (all three hold) and the read-committed
+  one (RC holds). Each checked with and without certificates, alternating, 5 runs each; medians
+  of the check, of the result map (Result#toData), and of verify (the result printed as EDN,
+  read back, every certificate checked). Not run by CI."
   [sizes]
-  (let [levels (mapv #(Level/parse %) ["strict-serializable" "serializable" "strong-snapshot-isolation" "snapshot-isolation"])]
+  (let [strong (mapv #(Level/parse %) ["strict-serializable" "serializable" "strong-snapshot-isolation" "snapshot-isolation"])
+        weak (mapv #(Level/parse %) ["tcc" "ra" "rc"])]
     (println (format "isocheck certificates bench: %d cores" (.availableProcessors (Runtime/getRuntime))))
-    (println (format "%-40s %10s %14s %14s %12s" "history" "txns" "check, with" "check, without" "result map"))
+    (println (format "%-44s %10s %14s %14s %12s %12s" "history" "txns" "check, with" "check, without" "result map" "verify"))
     (doseq [n sizes
-            [label wl store] [["rw-register, serializable store" History$Workload/REGISTER Store/SERIALIZABLE]
-                              ["rw-register, strict-serializable store" History$Workload/REGISTER Store/STRICT_SERIALIZABLE]
-                              ["list-append, strict-serializable store" History$Workload/APPEND Store/STRICT_SERIALIZABLE]]]
+            [label wl store levels] [["rw-register, serializable store" History$Workload/REGISTER Store/SERIALIZABLE strong]
+                                     ["rw-register, strict-serializable store" History$Workload/REGISTER Store/STRICT_SERIALIZABLE strong]
+                                     ["list-append, strict-serializable store" History$Workload/APPEND Store/STRICT_SERIALIZABLE strong]
+                                     ["weak: rw-register, SI store" History$Workload/REGISTER Store/SNAPSHOT_ISOLATION weak]
+                                     ["weak: rw-register, read-committed store" History$Workload/REGISTER Store/READ_COMMITTED weak]
+                                     ["weak: list-append, SI store" History$Workload/APPEND Store/SNAPSHOT_ISOLATION weak]
+                                     ["weak: list-append, read-committed store" History$Workload/APPEND Store/READ_COMMITTED weak]]]
       (let [h (.history (Simulator/history
                           (-> (SimConfig/builder) (.seed 1) (.store store) (.workload wl) (.txns (int n)) (.sessions 10)
                               (.opsPerTxn 4 4) (.readFraction 0.5) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF)
@@ -822,10 +833,14 @@
             runs (vec (for [_ (range 5) on [true false]]
                         (do (gc!)
                             (let [t0 (System/nanoTime) r (Checker/check h ^CheckOptions (opts on)) t1 (System/nanoTime)
-                                  _ (.toData ^Result r) t2 (System/nanoTime)]
-                              {:on on :check (/ (- t1 t0) 1e6) :data (/ (- t2 t1) 1e6)}))))
+                                  data (.toData ^Result r) t2 (System/nanoTime)
+                                  o (when on (Verify/verify h (EdnPrinter/str data))) t3 (System/nanoTime)]
+                              (when (and o (not= 0 (.status ^isocheck.verify.Verify$Outcome o)))
+                                (throw (IllegalStateException. (str label ": " (vec (.lines ^isocheck.verify.Verify$Outcome o))))))
+                              {:on on :check (/ (- t1 t0) 1e6) :data (/ (- t2 t1) 1e6) :verify (/ (- t3 t2) 1e6)}))))
             med (fn [on k] (median (map k (filter #(= on (:on %)) runs))))]
-        (println (format "%-40s %,10d %11.0f ms %11.0f ms %9.0f ms" label n (med true :check) (med false :check) (med true :data)))
+        (println (format "%-44s %,10d %11.0f ms %11.0f ms %9.0f ms %9.0f ms" label n (med true :check) (med false :check)
+                         (med true :data) (med true :verify)))
         (flush)))))
 
 (defn- crash-main [sizes]

@@ -143,7 +143,8 @@ public final class Result {
    * {@code :certificates}: per level that holds with a witness kept, the order that shows it, by
    * the transactions' display indices (doc/reports.md): a serializable level's {@code
    * :serial-order}, a snapshot-isolation level's {@code :start-commit-order} (each transaction
-   * twice: its start, then its commit). {@code bin/isocheck verify} checks them.
+   * twice: its start, then its commit), a weak level's (RC, RA, TCC) {@code :commit-order}; cut
+   * isolation needs no order. {@code bin/isocheck verify} checks them.
    */
   private LinkedHashMap<Object, Object> certificates() {
     LinkedHashMap<Object, Object> certs = new LinkedHashMap<>();
@@ -154,6 +155,7 @@ public final class Result {
       LinkedHashMap<String, Object> c = new LinkedHashMap<>();
       if (l.kind == Level.Kind.SER && !v.witness.si) c.put("serial-order", v.witness.serialOrder(history));
       else if (l.kind == Level.Kind.SI) c.put("start-commit-order", v.witness.eventOrder(history));
+      else if (l.kind == Level.Kind.WEAK && l != Level.CI) c.put("commit-order", v.witness.serialOrder(history));
       else continue;
       certs.put(new Kw(l.id), c);
     }

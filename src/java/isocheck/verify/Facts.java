@@ -86,7 +86,8 @@ final class Facts {
     return null;
   }
 
-  private long when(int t) { return h.invokeOrdinal(t) >= 0 ? h.invokeOrdinal(t) : h.completeOrdinal(t); }
+  /** When t was invoked (its completion when it has no invocation): session order's key. */
+  long when(int t) { return h.invokeOrdinal(t) >= 0 ? h.invokeOrdinal(t) : h.completeOrdinal(t); }
 
   /**
    * Realtime order: for each a that completed (ok) before b was invoked, pred[a] &lt; succ[b].

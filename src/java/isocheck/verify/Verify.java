@@ -14,13 +14,16 @@ import java.util.Map;
  * code that shares none with the search: it reads the history with isocheck's readers
  * ({@code isocheck.io}, {@code isocheck.history}) and nothing else of isocheck. Per level, one
  * line: {@code certified (...)}, {@code NOT certified: why}, {@code no certificate} (the level
- * holds, but the result carries no witness), {@code refutation not certified (verify does not
- * check counterexamples yet)} (a violated level), or {@code unknown}.
+ * holds, but the result carries no witness), {@code refuted (...)} (a violated level, shown by
+ * the history: {@link CycleCheck}, {@link CutIsolationCheck}), {@code refutation not certified
+ * (...)} (a violated level verify cannot show so, and why), or {@code unknown}.
  * Exit status: 0 when every certificate checks, 1 when one does not, 3 for bad input.
  *
  * <p>Certificates ({@code :certificates} in the result map, doc/reports.md): a serial order
- * ({@link SerialCheck}) or a start/commit order ({@link SnapshotCheck}); the level's name says
- * which rules apply ({@link #RULES}).
+ * ({@link SerialCheck}), a start/commit order ({@link SnapshotCheck}) or a weak level's commit
+ * order ({@link CommitOrderCheck}); the level's name says which rules apply ({@link #RULES}).
+ * Cut isolation needs no order: when it holds, verify checks it on the history
+ * ({@link CutIsolationCheck}).
  */
 public final class Verify {
   private Verify() {}
@@ -37,6 +40,9 @@ public final class Verify {
       "strong-session-snapshot-isolation", new boolean[] {false, true, false, false},
       "strong-snapshot-isolation", new boolean[] {false, true, true, false},
       "gsi", new boolean[] {false, false, true, true});
+
+  /** The weak levels whose certificate is a commit order ({@link CommitOrderCheck}); cut isolation needs none ({@link CutIsolationCheck}). */
+  private static final java.util.Set<String> WEAK = java.util.Set.of("rc", "ra", "tcc");
 
   /** The command line's verify: args HISTORY RESULT; returns the exit status. */
   public static int run(List<String> args, PrintStream out, PrintStream err) {
@@ -97,6 +103,7 @@ public final class Verify {
   static Outcome verify(History h, Map<?, ?> result) {
     Outcome o = new Outcome();
     Facts f = new Facts(h);
+    CycleCheck.Evidence[] evidence = {null}; // built on the first refutation
     Map<?, ?> levels = (Map<?, ?>) result.get("levels");
     Object cs = result.get("certificates");
     Map<?, ?> certs = cs instanceof Map ? (Map<?, ?>) cs : Map.of();
@@ -117,10 +124,18 @@ public final class Verify {
           o.bad = "bad certificate for " + level + ": " + bad.getMessage();
           return o;
         }
+      } else if (Boolean.TRUE.equals(valid) && level.equals("ci")) {
+        try {
+          line = String.format("certified (no order needed: %,d reads checked on the history)", CutIsolationCheck.check(f));
+        } catch (Facts.Rejected rej) {
+          line = "NOT certified: " + rej.getMessage();
+          o.status = REJECTED;
+        }
       } else if (Boolean.TRUE.equals(valid)) {
         line = "no certificate";
       } else if (Boolean.FALSE.equals(valid)) {
-        line = "refutation not certified (verify does not check counterexamples yet)";
+        line = refute(f, level, (Map<?, ?>) e.getValue(), result.get("anomalies"), evidence);
+        if (line.startsWith("NOT")) o.status = REJECTED;
       } else {
         line = "unknown: nothing to certify";
       }
@@ -131,6 +146,13 @@ public final class Verify {
 
   /** Checks one level's certificate; the "certified (...)" text, or Rejected. */
   private static String certify(Facts f, String level, Object cert) {
+    if (WEAK.contains(level)) {
+      if (!(cert instanceof Map) || !(((Map<?, ?>) cert).get("commit-order") instanceof List)) {
+        throw new IllegalArgumentException("it has no :commit-order list");
+      }
+      CommitOrderCheck.Counts c = CommitOrderCheck.check(f, (List<?>) ((Map<?, ?>) cert).get("commit-order"), level);
+      return String.format("certified (commit order of %,d transactions, %,d reads checked against %s's axiom)", c.txns, c.reads, level);
+    }
     boolean[] r = RULES.get(level);
     if (r == null) throw new IllegalArgumentException("no rules for a level named " + level);
     if (!(cert instanceof Map)) throw new IllegalArgumentException("it is not a map");
@@ -144,6 +166,48 @@ public final class Verify {
     }
     int n = SnapshotCheck.check(f, order, r[1], r[2], r[3]);
     return String.format("certified (start/commit order of %,d transactions replayed)", n);
+  }
+
+  /**
+   * A violated level's line: cut isolation is checked on the history ({@link CutIsolationCheck});
+   * a serializable or snapshot-isolation level, by the first of its anomalies' cycles that the
+   * history shows step by step ({@link CycleCheck}); other levels' refutations are not checked.
+   */
+  private static String refute(Facts f, String level, Map<?, ?> verdict, Object anomalies, CycleCheck.Evidence[] evidence) {
+    if (level.equals("ci")) {
+      try {
+        CutIsolationCheck.check(f);
+      } catch (Facts.Rejected rej) {
+        return "refuted (checked on the history: " + rej.getMessage() + ")";
+      }
+      return "NOT certified: the history has no thin-air or non-repeatable read, so cut isolation holds";
+    }
+    boolean[] r = RULES.get(level);
+    if (r == null) {
+      return "refutation not certified (verify checks the cycles of the serializable and snapshot-isolation levels, and cut isolation)";
+    }
+    if (evidence[0] == null) evidence[0] = new CycleCheck.Evidence(f);
+    Object types = verdict.get("anomaly-types");
+    String first = null;
+    int cycles = 0;
+    if (types instanceof List && anomalies instanceof Map) {
+      for (Object type : (List<?>) types) {
+        Object inst = ((Map<?, ?>) anomalies).get(type);
+        if (!(inst instanceof List)) continue;
+        for (Object cx : (List<?>) inst) {
+          if (!(cx instanceof Map) || !(((Map<?, ?>) cx).get("cycle") instanceof List)) continue;
+          cycles++;
+          try {
+            int k = CycleCheck.check(f, evidence[0], cx, r[0], r[1], r[2], r[3]);
+            return String.format("refuted (%s: a cycle of %d steps, each shown by the history)", type, k);
+          } catch (CycleCheck.Unproven u) {
+            if (first == null) first = type + ": " + u.getMessage();
+          }
+        }
+      }
+    }
+    if (cycles == 0) return "refutation not certified (no cycle among its anomalies" + (types instanceof List ? ": " + types : "") + ")";
+    return "refutation not certified (" + first + ")";
   }
 
   private static String oneLine(Exception e) {

@@ -2,6 +2,7 @@ package isocheck.check.weak;
 
 import isocheck.check.Level;
 import isocheck.check.Verdict;
+import isocheck.check.Witness;
 import isocheck.clock.ChainClocks;
 import isocheck.graph.Digraph;
 import isocheck.graph.Edge;
@@ -62,6 +63,12 @@ public final class WeakCheck {
      * forced edges. Both are exact; tests turn this off to compare them.
      */
     public boolean versionOrder = true;
+    /**
+     * Keep, for each level that holds, a commit order that shows it (the result's {@code
+     * :certificates}, {@code :commit-order}): transaction-id order when it is a topological order
+     * of the level's graph, else one found on that graph. {@code CheckOptions.certificates} sets it.
+     */
+    public boolean certificates = true;
   }
 
   private static Tap.WeakLevel weak(Level l) {
@@ -203,7 +210,9 @@ public final class WeakCheck {
           continue;
         }
         if (bad && types.isEmpty()) types.add("unclassified-cycle"); // never accept a cycle silently (pitfall 12)
-        out.put(l, bad ? new Verdict(Verdict.Value.FALSE, null, types) : new Verdict(Verdict.Value.TRUE, null, List.of()));
+        Verdict v = bad ? new Verdict(Verdict.Value.FALSE, null, types) : new Verdict(Verdict.Value.TRUE, null, List.of());
+        if (!bad && orders.get(wl) != null) v.witness = new Witness(false, orders.get(wl), wh.committed);
+        out.put(l, v);
       }
       LinkedHashMap<String, Object> ms = new LinkedHashMap<>();
       ms.put("history", (t1 - t0) / 1_000_000L);
@@ -243,11 +252,13 @@ public final class WeakCheck {
       Tap.WeakLevel[] order = {Tap.WeakLevel.TCC, Tap.WeakLevel.RA, Tap.WeakLevel.RC};
       EnumMap<Tap.WeakLevel, CommitOrder.Forced> forced = new EnumMap<>(Tap.WeakLevel.class);
       boolean strongerViolated = false, started = false;
+      int[] stronger = null; // the commit order of the last level that held: every weaker level's axiom holds in it
       for (Tap.WeakLevel l : order) {
         boolean need = graphLevels.contains(l) || (started && strongerViolated && !o.stopAtFirst);
         if (!need) continue;
         if (started && !strongerViolated) {
           cyclic.put(l, false);
+          orders.put(l, stronger);
           continue;
         }
         started = true;
@@ -260,6 +271,9 @@ public final class WeakCheck {
           if (l != Tap.WeakLevel.TCC) byVo.put("implied-by", new Kw("tcc"));
           ws.put(l.name().toLowerCase(java.util.Locale.ROOT), byVo);
           cyclic.put(l, false);
+          // CO ∪ the version order: every forced edge is implied by its version-order edges.
+          stronger = !o.certificates ? null : co.idOrdered && wwForward() ? idOrder() : topological(cm.graph(new CommitOrder.Forced()));
+          orders.put(l, stronger);
           strongerViolated = false;
           continue;
         }
@@ -272,12 +286,15 @@ public final class WeakCheck {
         if (idAcyclic && f.botRf.size() == 0) {
           bad = false;
           levelStats(l, f, null, null, t);
+          if (o.certificates) stronger = idOrder();
         } else {
           Digraph g = cm.graph(f);
           Scc s = CommitOrder.scc(g);
           bad = s.hasCycle() || f.botRf.size() > 0;
           levelStats(l, f, g, s, t);
+          if (!bad && o.certificates) stronger = topological(g);
         }
+        if (!bad) orders.put(l, stronger);
         cyclic.put(l, bad);
         strongerViolated = bad;
       }
@@ -322,6 +339,23 @@ public final class WeakCheck {
       }
       m.put("ms", (System.nanoTime() - t) / 1_000_000L);
       return m;
+    }
+
+    /** Per weak level that holds, a commit order that shows it (transactions, all of them: the witness keeps the committed ones). */
+    final EnumMap<Tap.WeakLevel, int[]> orders = new EnumMap<>(Tap.WeakLevel.class);
+
+    /** Transaction-id order: a commit order when every edge of the level's graph points forward in it. */
+    int[] idOrder() {
+      int[] ids = new int[wh.n];
+      for (int t = 0; t < wh.n; t++) ids[t] = t;
+      return ids;
+    }
+
+    /** A topological order of a level's acyclic graph (CO, version order, forced edges). */
+    static int[] topological(Digraph g) {
+      int[] order = Witness.topological(g, Edge.SO | Edge.WR | Edge.WW | Edge.CM);
+      if (order == null) throw new IllegalStateException("a level that holds has a cyclic commit-order graph");
+      return order;
     }
 
     Boolean wwForward;
