@@ -890,6 +890,11 @@
                      (.availableProcessors rt) (mb (.maxMemory rt))
                      (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
                                                            (catch java.io.IOException _ "? ? ?")) #" ")))))
+    ;; Warm up the JIT on a small history of each kind, all paths, before measuring.
+    (doseq [[store bug] [[Store/STRICT_SERIALIZABLE nil] [Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+      (let [s (recorded (online-config store bug 20000))]
+        (dotimes [_ 3] (ingest-java s (mapv #(Level/parse %) seven)))
+        (ingest-hook (op-maps s) seven nil)))
     (println (format "%-36s %-10s %10s %12s %10s %11s %12s %9s %14s %14s"
                      "history" "levels" "txns" "java txn/s" "ckr heap" "hook txn/s" "producer/ev" "found" "lat full (ms)" "lat 20k/s (ms)"))
     (doseq [n sizes
