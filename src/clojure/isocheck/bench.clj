@@ -26,7 +26,8 @@
             [clojure.string :as str]
             [isocheck.workload :as workload])
   (:import (isocheck.check Checker CheckOptions Level Result)
-           (isocheck.history History History$Workload)
+           (isocheck.history History History$Workload OpRecord OpSink OpStream)
+           (isocheck.online OnlineChecker)
            (isocheck.io EdnWriter Formats)
            (isocheck.cli EdnPrinter)
            (isocheck.sim Bug SimConfig SimConfig$KeyDist Simulator Store)
@@ -848,6 +849,145 @@
     (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))
   (crash-rows sizes))
 
+;; ---------------------------------------------------------------------------
+;; lein bench online
+
+(defn- online-config
+  "A Jepsen-shaped list-append history (10 sessions, 4 micro-ops, half reads, 1,000 keys zipf
+  rotating after 32 appends, 5% :fail, 1% :info) of store, with bug at 1% when given."
+  ^SimConfig [store bug txns]
+  (cond-> (-> (SimConfig/builder) (.seed 1) (.store store) (.workload History$Workload/APPEND) (.txns (int txns))
+              (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4) (.readFraction 0.5)
+              (.maxWritesPerKey 32) (.failRate 0.05) (.infoRate 0.01))
+    bug (-> (.bug ^Bug bug) (.bugRate 0.01))
+    true .build))
+
+(defn- recorded
+  "The simulator's history for cfg, recorded in memory to be replayed."
+  ^OpStream [cfg]
+  (let [s (OpStream. 1024 1024)]
+    (Simulator/run cfg (reify OpSink (op [_ r] (.writeTo r s)) (end [_])))
+    s))
+
+(defn- ingest-java
+  "Replays s into a fresh OnlineChecker for levels: [checker seconds]."
+  [^OpStream s levels]
+  (.rewind s)
+  (let [oc (OnlineChecker. levels "txn" 16 nil)
+        r  (OpRecord.)
+        t0 (System/nanoTime)]
+    (while (.hasMore s)
+      (.readFrom r s)
+      (.op oc r))
+    [oc (/ (- (System/nanoTime) t0) 1e9)]))
+
+(defn- record->op
+  "A Jepsen op map from a record, as Jepsen's interpreter hands it to a generator."
+  [^OpRecord r]
+  {:index   (.index r)
+   :time    (.time r)
+   :type    (keyword (isocheck.history.Kw/nameOf (.typeRaw r)))
+   :process (.process r)
+   :f       :txn
+   :value   (mapv (fn [i]
+                    (let [i (int i)
+                          v (.value r i)]
+                      [(keyword (isocheck.history.Kw/nameOf (.fRaw r i))) (.key r i)
+                       (if (instance? java.util.List v) (vec v) v)]))
+                  (range (.mopCount r)))})
+
+(defn- op-maps [^OpStream s]
+  (.rewind s)
+  (let [r (OpRecord.)]
+    (loop [v (transient [])]
+      (if (.hasMore s)
+        (do (.readFrom r s) (recur (conj! v (record->op r))))
+        (persistent! v)))))
+
+(defn- percentile [xs q]
+  (when (seq xs)
+    (let [v (vec (sort xs))]
+      (nth v (min (dec (count v)) (long (Math/floor (* q (count v)))))))))
+
+(defn- ingest-hook
+  "Replays ops through online/ingest! (what the watch generator's update does with each event)
+  at full speed, or at `rate` transactions per second; returns {:s end to end (first event to
+  verdict) :producer-s (time in ingest!) :lat [latencies ms] :violations n}."
+  [ops level-names rate]
+  (let [o   ((requiring-resolve 'isocheck.online/online) {:levels level-names, :log? false, :max-anomalies 1000000})
+        ingest! (requiring-resolve 'isocheck.online/ingest!)
+        result (requiring-resolve 'isocheck.online/result)
+        gap (when rate (/ 1e9 (* 2.0 (double rate))))   ; two events per transaction
+        t0  (System/nanoTime)
+        producer (loop [i 0, ops (seq ops), spent 0]
+                   (if ops
+                     (do (when gap
+                           (let [due (+ t0 (long (* i (double gap))))]
+                             (loop [] (let [now (System/nanoTime)]
+                                        (when (< now due)
+                                          (java.util.concurrent.locks.LockSupport/parkNanos (min 200000 (- due now)))
+                                          (recur))))))
+                         (let [a (System/nanoTime)]
+                           (ingest! o (first ops))
+                           (recur (inc i) (next ops) (+ spent (- (System/nanoTime) a)))))
+                     spent))
+        m   (result o)
+        s   (/ (- (System/nanoTime) t0) 1e9)]
+    {:s s, :producer-s (/ producer 1e9), :lat (keep :latency-ms (:violations m))
+     :violations (reduce + 0 (vals (:anomaly-counts m)))}))
+
+(defn online-main
+  "`lein bench online [SIZES...]`: online checking (isocheck.online, issue 28). At each size
+  (default 10^5, 10^6 transactions), Jepsen-shaped list-append histories (10 sessions, 4
+  micro-ops, half reads, 1,000 keys zipf rotating after 32 appends, 5% :fail, 1% :info) of the
+  strict-serializable store (valid) and of the SI store with 1% long forks (violations), recorded
+  in memory and replayed at full speed: (1) into the Java OnlineChecker directly (ingest rate;
+  heap the checker retains at the end, after a full GC); (2) through online/ingest!, the hook the
+  watch generator's update calls, onto the checker's thread: end-to-end rate (first event to
+  verdict), the producer's cost per event (what Jepsen's interpreter pays), and the latency from
+  a violation's certain completion being handed over to its report (median, p99) -- at full
+  speed the queue backs up, so this is the worst case; (3) the same at a steady 20,000
+  transactions per second (the first 10^5), the latency a run sees. Levels: serializable +
+  snapshot-isolation, and all seven online levels. Medians of 3 runs for (1)."
+  [sizes]
+  (let [rt (Runtime/getRuntime)
+        ser+si ["serializable" "snapshot-isolation"]
+        seven  ["strict-serializable" "strong-session-serializable" "serializable" "strong-snapshot-isolation"
+                "strong-session-snapshot-isolation" "gsi" "snapshot-isolation"]]
+    (println (format "isocheck online bench: %d cores, max heap %s; load average %s"
+                     (.availableProcessors rt) (mb (.maxMemory rt))
+                     (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                           (catch java.io.IOException _ "? ? ?")) #" ")))))
+    ;; Warm up the JIT on a small history of each kind, all paths, before measuring.
+    (doseq [[store bug] [[Store/STRICT_SERIALIZABLE nil] [Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+      (let [s (recorded (online-config store bug 20000))]
+        (dotimes [_ 3] (ingest-java s (mapv #(Level/parse %) seven)))
+        (ingest-hook (op-maps s) seven nil)))
+    (println (format "%-36s %-10s %10s %12s %10s %11s %12s %9s %14s %14s"
+                     "history" "levels" "txns" "java txn/s" "ckr heap" "hook txn/s" "producer/ev" "found" "lat full (ms)" "lat 20k/s (ms)"))
+    (doseq [n sizes
+            [label store bug] [["SSER store" Store/STRICT_SERIALIZABLE nil]
+                               ["SI store, 1% long forks" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+      (let [s (recorded (online-config store bug n))
+            ops (op-maps s)
+            paced (vec (take (* 2 (min n 100000)) ops))]
+        (doseq [[lname names] [["SER+SI" ser+si] ["all 7" seven]]]
+          (let [levels (mapv #(Level/parse %) names)
+                _ (gc!)
+                base (used)
+                [oc s1] (ingest-java s levels)
+                _ (gc!)
+                heap (- (used) base)
+                _ (when (neg? (.events ^OnlineChecker oc)) (println)) ; keeps oc alive until measured
+                java-s (median (cons s1 (for [_ (range 2)] (second (ingest-java s levels)))))
+                hook (do (gc!) (ingest-hook ops names nil))
+                slow (do (gc!) (ingest-hook paced names 20000))
+                lat (fn [{:keys [lat]}] (if (seq lat) (format "%.1f / %.1f" (percentile lat 0.5) (percentile lat 0.99)) "-"))]
+            (println (format "%-36s %-10s %,10d %,12.0f %10s %,11.0f %9.0f ns %,9d %14s %14s"
+                             label lname n (/ n java-s) (mb heap) (/ n (:s hook))
+                             (/ (* 1e9 (:producer-s hook)) (* 2.0 n)) (long (:violations hook)) (lat hook) (lat slow)))
+            (flush)))))))
+
 (def ^:private benches
   "lein bench NAME [SIZES...]: each named benchmark and its default sizes."
   {"levels" [levels-main [10000 100000]]
@@ -860,7 +1000,8 @@
    "violated" [violated-main [10000 100000 1000000]]
    "crash"  [crash-main [5000 100000 1000000]]
    "weak"   [weak-main [5000 100000 1000000]]
-   "certificates" [certificates-main [100000 1000000]]})
+   "certificates" [certificates-main [100000 1000000]]
+   "online" [online-main [100000]]})
 
 (defn -main [& args]
   (when-let [[f default] (benches (first args))]

@@ -338,6 +338,14 @@
       (let [msg (.getMessage e)]
         {:valid? :unknown, :error msg, :levels {:linearizable {:valid? :unknown, :reason msg}}, :unknown-reason msg}))))
 
+(defn- with-online
+  "m with the :online result of the isocheck.online/watch that watched this
+  test's run, if one did (isocheck.online is then loaded)."
+  [test m]
+  (if-let [attach (some-> (find-ns 'isocheck.online) (ns-resolve 'attach))]
+    (attach test m)
+    m))
+
 (defn check
   "Checks a history with a checker; returns the result map. The 4-arity form
   is what jepsen.checker/check calls. Bad input yields {:valid? :unknown
@@ -352,6 +360,7 @@
      (try
        (let [h         (j/->history history (:workload opts) (:f opts) p)
              [r m]     (check-history opts h nil p)
+             m         (with-online test m)
              dir       (or (:directory opts) (j/store-dir test check-opts))]
          (if dir
            (do (.stage ^Progress p "writing the report")

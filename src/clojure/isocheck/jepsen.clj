@@ -45,7 +45,7 @@
 
 (def ^:private op-keys #{:index :time :type :process :f :value})
 
-(defn- fill!
+(defn fill!
   "Copies one Jepsen op into the reusable record, with any keys of the user's
   own (a database's transaction id, say), which reports show."
   [^OpRecord r ^long ordinal op]
@@ -175,7 +175,7 @@
 
 (def ^:private logging-required (atom false))
 
-(defn- info-logger
+(defn info-logger
   "A function of one string that logs it at :info, logger isocheck.core,
   through clojure.tools.logging; nil when that library is not on the
   classpath. Jepsen loads it before any checker runs; otherwise one attempt

@@ -322,7 +322,7 @@ public final class HistoryBuilder implements OpSink {
    * a Clojure keyword prints with a leading colon) and the string "nemesis" (the nemesis in a
    * JSON history).
    */
-  static boolean clientProcess(Object p) {
+  public static boolean clientProcess(Object p) {
     if (p instanceof Number) return true;
     if (p instanceof Kw) return false;
     if (p instanceof String s) return !s.equals("nemesis");

@@ -21,6 +21,12 @@ public final class OpStream {
   /** Longs written so far. */
   public int size() { return nLongs; }
 
+  /** Whether records remain to be read. */
+  public boolean hasMore() { return readLongs < nLongs; }
+
+  /** Reads the stream again from its first record. */
+  public void rewind() { readLongs = readObjs = 0; }
+
   /** Empties the stream for writing again (dropping its objects). */
   public void clear() {
     Arrays.fill(objs, 0, nObjs, null);

@@ -1,0 +1,266 @@
+(ns isocheck.online
+  "Online checking: isocheck watches a Jepsen run as it goes and reports a
+  violation within moments of the completion that makes it certain, instead
+  of minutes after the test ends. The one-line change to a Jepsen test:
+
+      (require '[isocheck.online :as online])
+
+      {:generator (online/watch (gen/phases ...) {:levels [:serializable :snapshot-isolation]})
+       :checker   (isocheck/checker {:levels [:serializable :snapshot-isolation]})} ; as before
+
+  `watch` wraps the test's whole generator (outermost, so that it sees every
+  event: Jepsen's interpreter calls the generator's `update` with each
+  invocation and completion) and hands each transaction event to a checker
+  running on a thread of its own, so the interpreter only pays for putting
+  the event on a queue. Nothing changes in the client. Each violation is
+  logged through clojure.tools.logging (when on the classpath, as inside
+  Jepsen) as it is found, with its counterexample and the :index of the
+  completion that made it certain.
+
+  At the end, any isocheck checker of the same test (isocheck.core/checker,
+  a workload's :checker) checks the whole history as before, and adds
+  :online to its result map:
+
+      {:levels-checked [:serializable :snapshot-isolation]
+       :levels     {:serializable {:valid? false, :first {...}} ...}
+       :violations [{:anomaly :G-single-item, :levels [:serializable],
+                     :certain-at-event 1234, :certain-at-index 1234,
+                     :certain-at-time 5678901234, :latency-ms 0.4,
+                     :txns [1200 1234], :steps [:rw :wr],
+                     :explanation \"a cycle T1200 -rw 3-> T1234 -wr 5-> T1200 ...\"} ...]
+       :anomaly-counts {:G-single-item 3}
+       :agrees-with-offline? true
+       :stats {:events .. :txns .. :committed .. :edges {..}}}
+
+  Options of `watch`:
+
+      :levels               levels to check online (default: those it decides:
+                            the serializable and snapshot-isolation families
+                            of isocheck.core, session and realtime variants
+                            included); others are ignored here and decided by
+                            the final checker
+      :abort-on-violation?  stop the test at the first certain violation: the
+                            generator then answers nil (exhausted), so Jepsen
+                            waits for the operations in flight and goes on to
+                            check (default false)
+      :f                    the :f of transaction ops (default :txn)
+      :max-anomalies        violations kept (and logged) per anomaly type
+                            (default 16); all are counted
+      :log?                 log violations (default true)
+
+  What is checked online: list-append histories, at the serializable levels
+  (:serializable, :strong-session-serializable, :strict-serializable) and the
+  snapshot-isolation ones (:snapshot-isolation,
+  :strong-session-snapshot-isolation, :strong-snapshot-isolation, :gsi), by
+  incremental cycle detection over the dependencies the reads prove so far
+  (isocheck.online.OnlineChecker), and the pre-checks G1a, G1b, internal and
+  incompatible-order. A violation is reported only once no later operation
+  could explain it away: an :info transaction counts as committed only once a
+  read shows one of its appends. The final check may find more (what only a
+  search over never-read appends finds); every violation found online, it
+  finds too (:agrees-with-offline? says so).
+
+  Without Jepsen (or in tests): `(online/online opts)` makes the checker,
+  `(ingest! o op)` feeds it Jepsen op maps in history order, `(result o)`
+  waits for it and returns the :online map."
+  (:require [clojure.string :as str]
+            [isocheck.jepsen :as j])
+  (:import (isocheck.check Level)
+           (isocheck.history OpRecord)
+           (isocheck.online OnlineChecker OnlineChecker$Listener Violation)
+           (java.util.concurrent LinkedBlockingQueue TimeUnit)))
+
+(set! *warn-on-reflection* true)
+
+(def online-levels
+  "The levels checked online, in isocheck.core's order."
+  [:strict-serializable :strong-session-serializable :serializable
+   :strong-snapshot-isolation :strong-session-snapshot-isolation :gsi :snapshot-isolation])
+
+(defn- parse-level ^Level [l]
+  (or (Level/parse (if (keyword? l) (name l) (str l)))
+      (throw (IllegalArgumentException. (str "Unknown isolation level " (pr-str l) "; known: " (Level/knownNames))))))
+
+(deftype Event [op ^long nanos])
+
+(def ^:private stop (Event. nil 0))
+
+(defrecord Online [^OnlineChecker checker ^LinkedBlockingQueue queue thread latencies error done result opts])
+
+(defn- now-ms ^double [^long nanos] (/ (- (System/nanoTime) nanos) 1e6))
+
+(defn online
+  "An online checker with its own thread, fed by `ingest!` (or by a `watch`
+  generator). Options as for `watch`."
+  ([] (online {}))
+  ([opts]
+   (let [levels   (mapv parse-level (or (:levels opts) online-levels))
+         _        (j/txn-f (:f opts))
+         log      (when-not (false? (:log? opts)) (j/info-logger))
+         current  (long-array 1)            ; enqueue time of the event being ingested
+         lat      (java.util.ArrayList.)
+         listener (reify OnlineChecker$Listener
+                    (found [_ v]
+                      (let [ms (now-ms (aget current 0))]
+                        (locking lat (.add lat [v ms]))
+                        (when log
+                          (log (str "isocheck online: " (.anomaly v) " violates "
+                                    (str/join ", " (map #(.id ^Level %) (.levels v)))
+                                    ", certain at :index " (if (= OpRecord/ABSENT (.index v)) (str "? (event " (.event v) ")") (.index v))
+                                    " (found " (format "%.1f" ms) " ms after that completion): "
+                                    (.explanation v)))))))
+         checker  (OnlineChecker. levels (j/txn-f (:f opts)) (int (:max-anomalies opts 16)) listener)
+         queue    (LinkedBlockingQueue. 1048576)
+         error    (atom nil)
+         done     (promise)
+         t        (Thread.
+                    ^Runnable
+                    (fn []
+                      (let [r (OpRecord.)]
+                        (loop [i 0]
+                          (let [^Event e (.take queue)]
+                            (if (identical? e stop)
+                              (deliver done true)
+                              (do (when-not @error
+                                    (try (aset current 0 (.nanos e))
+                                         (.op checker (j/fill! r i (.op e)))
+                                         (catch Throwable t
+                                           (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
+                                           (when log (log (str "isocheck online: stopped checking: " @error))))))
+                                  (recur (inc i))))))))
+                    "isocheck online checker")]
+     (.setDaemon t true)
+     (.start t)
+     (map->Online {:checker checker, :queue queue, :thread t, :latencies lat, :error error,
+                   :done done, :result (atom nil), :opts opts}))))
+
+(defn ingest!
+  "Hands one Jepsen op (an invocation or completion, in history order) to the
+  online checker; returns at once. Ops that are not transactions of client
+  processes are skipped."
+  [^Online o op]
+  (.put ^LinkedBlockingQueue (:queue o) (Event. op (System/nanoTime))))
+
+(defn violated?
+  "Whether the online checker has found a violation so far."
+  [^Online o]
+  (.violated ^OnlineChecker (:checker o)))
+
+(defn- ->clj-violation [^Violation v ms]
+  (assoc (j/->clj (.toData v)) :latency-ms ms))
+
+(defn result
+  "Waits until the online checker has ingested every op handed to it, and
+  returns the :online map (see the namespace docstring); the same map on
+  every call."
+  [^Online o]
+  (or @(:result o)
+      (locking o
+        (or @(:result o)
+            (do (.put ^LinkedBlockingQueue (:queue o) stop)
+                (deref (:done o))
+                (let [^OnlineChecker c (:checker o)
+                      lats (locking (:latencies o) (vec (:latencies o)))
+                      m    (j/->clj (.toData c))
+                      ms   (into {} (map (fn [[^Violation v ms]] [v ms])) lats)
+                      m    (assoc m :violations (mapv (fn [^Violation v] (->clj-violation v (ms v))) (.violations c)))
+                      ;; :first is the level's first violation, with its latency too.
+                      firsts (into {} (map (fn [[^Level l ^Violation v]] [(keyword (.id l)) (->clj-violation v (ms v))]))
+                                   (.firstViolations c))
+                      m    (update m :levels (fn [ls] (into {} (map (fn [[l v]] [l (cond-> v (firsts l) (assoc :first (firsts l)))])) ls)))
+                      m    (cond-> m @(:error o) (assoc :error @(:error o)))]
+                  (reset! (:result o) m)
+                  m))))))
+
+;; ---------------------------------------------------------------------------
+;; Finding a test's online checker from its final checker
+
+(defonce ^:private registry
+  ;; [test name, start time] -> Online, for the final checker to find. The few most recent only.
+  (atom {:order [], :by-key {}}))
+
+(defn- test-key [test] [(:name test) (:start-time test)])
+
+(defn- register! [test o]
+  (when-let [k (some-> (test-key test) (as-> k (when (some some? k) k)))]
+    (swap! registry (fn [{:keys [order by-key] :as r}]
+                      (if (contains? by-key k)
+                        r
+                        (let [order (conj order k)
+                              drop  (max 0 (- (count order) 8))]
+                          {:order (subvec order drop)
+                           :by-key (assoc (apply dissoc by-key (take drop order)) k o)}))))))
+
+(defn for-test
+  "The online checker that watched this test's run, or nil. A test is known
+  by its :name and :start-time (jepsen.core/run! sets both), so a test map
+  with neither has none."
+  [test]
+  (let [k (test-key test)]
+    (when (some some? k)
+      (get-in @registry [:by-key k]))))
+
+(defn attach
+  "The result map m of isocheck's final check of test, with :online added
+  when a `watch` watched that test's run: the online result, and
+  :agrees-with-offline? (every level violated online is violated in m).
+  isocheck.core/check calls this."
+  [test m]
+  (if-let [o (for-test test)]
+    (let [on    (result o)
+          bad   (for [[l v] (:levels on)
+                      :when (false? (:valid? v))
+                      :when (not (false? (get-in m [:levels l :valid?])))
+                      :when (contains? (:levels m) l)]
+                  l)]
+      (assoc m :online (cond-> (assoc on :agrees-with-offline? (empty? bad))
+                         (seq bad) (assoc :disagreements (vec bad)))))
+    m))
+
+;; ---------------------------------------------------------------------------
+;; The generator
+
+(def ^:private jepsen-gen
+  (delay {:op     @(requiring-resolve 'jepsen.generator/op)
+          :update @(requiring-resolve 'jepsen.generator/update)}))
+
+(deftype Watch [gen ^Online online abort? registered])
+
+(defmethod print-method Watch [^Watch w ^java.io.Writer out]
+  (.write out "(isocheck.online/watch ")
+  (print-method (.gen w) out)
+  (.write out ")"))
+
+(defn- ensure-registered! [^Watch w test]
+  (let [^clojure.lang.Volatile reg (.registered w)]
+    (when-not @reg
+      (vreset! reg true)
+      (register! test (.online w)))))
+
+(defn- watch-op [^Watch w test ctx]
+  (ensure-registered! w test)
+  (when-not (and (.abort? w) (violated? (.online w)))
+    (when-let [[o gen'] ((:op @jepsen-gen) (.gen w) test ctx)]
+      [o (Watch. gen' (.online w) (.abort? w) (.registered w))])))
+
+(defn- watch-update [^Watch w test ctx event]
+  (ensure-registered! w test)
+  (ingest! (.online w) event)
+  (Watch. ((:update @jepsen-gen) (.gen w) test ctx event) (.online w) (.abort? w) (.registered w)))
+
+(j/extend-softly! 'jepsen.generator/Generator Watch {:op watch-op, :update watch-update})
+
+(defn watch
+  "A Jepsen generator that behaves as gen and hands every invocation and
+  completion the interpreter reports to an online checker (see the namespace
+  docstring for the options). Wrap the test's whole generator, so that every
+  event reaches it: combinators such as gen/phases update only their current
+  part."
+  ([gen] (watch gen {}))
+  ([gen opts]
+   (Watch. gen (online opts) (boolean (:abort-on-violation? opts)) (volatile! false))))
+
+(defn watched
+  "The Online checker of a `watch` generator."
+  [^Watch w]
+  (.online w))

@@ -1,0 +1,776 @@
+package isocheck.online;
+
+import isocheck.check.Level;
+import isocheck.graph.Cycle;
+import isocheck.graph.Edge;
+import isocheck.history.Edn;
+import isocheck.history.HistoryBuilder;
+import isocheck.history.Kw;
+import isocheck.history.OpRecord;
+import isocheck.history.OpSink;
+import isocheck.history.OpType;
+import isocheck.solver.TopologicalOrder;
+import isocheck.util.IntList;
+import isocheck.util.LongIntMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks a list-append history while it is being produced, one op at a time, as Jepsen's
+ * interpreter hands invocations and completions to a generator: the serializable and
+ * snapshot-isolation levels, each with its session (strong-session) and realtime (strict,
+ * strong, GSI) variant, reporting each violation at the event that makes it certain.
+ *
+ * <p><b>Version orders are observed.</b> A read {@code [:r k [v1 … vn]]} shows the whole list of
+ * k at one version (Elle, "Elle: Inferring Isolation Anomalies from Experimental Observations",
+ * VLDB 2020, §4.1), so the longest read so far fixes a prefix of k's version order, and every read
+ * must be a prefix of it (otherwise incompatible-order). As reads arrive the prefix grows; each
+ * new element's writer gets a write dependency (ww) from the previous element's writer, each read
+ * a read dependency (wr) from the writer of its last element, and an anti-dependency (rw) to the
+ * writer of the element after it once some read shows one. A committed append no read has shown
+ * yet follows every element shown so far (every later read is a prefix of the same order): it
+ * gets ww from the last shown writer and rw from the readers of the last shown version.
+ *
+ * <p><b>Only certain edges enter the graph.</b> A transaction enters when it is certainly
+ * committed: at its {@code :ok}, or, for an {@code :info} or still pending one, when a read shows
+ * one of its appends. A {@code :fail} transaction never enters; a read showing one of its
+ * appends is an aborted read (G1a), reported at whichever comes second, the read or the failure.
+ * The reads of an {@code :info} transaction are unknown and add nothing. Every edge added is
+ * implied by the history seen so far whatever the operations still to come (if a later read
+ * contradicts an order, that is incompatible-order, itself a violation of every level here), and
+ * edges are only ever added, so a cycle, once closed, is certain: the event that closed it is
+ * reported as the moment it became certain.
+ *
+ * <p><b>Graphs.</b> Serializable levels: one node per committed transaction, acyclic(ww ∪ wr ∪ rw)
+ * (Adya PL-3), plus process order (strong-session) or process and realtime order (strict).
+ * Snapshot isolation: Viper's begin/commit split (EuroSys'23, Def. 2; {@link
+ * isocheck.graph.BcGraph}): B(t) → C(t), a dependency a → b (ww, wr, process, realtime) as
+ * C(a) → B(b), an anti-dependency as B(a) → C(b); GSI's realtime edges as C(a) → C(b). Each graph
+ * keeps a topological order incrementally (Pearce–Kelly, {@link TopologicalOrder}); an edge that
+ * would close a cycle is refused, and the path it would close is the counterexample. Realtime
+ * order is added as Elle's realtime graph does, without quadratic edges: a frontier of the
+ * committed transactions that no later-invoked committed transaction follows; each transaction
+ * gets edges from the frontier as it stood at its invocation.
+ *
+ * <p>Also reported online: G1a (aborted read), G1b (intermediate read) and incompatible-order,
+ * each ruling out every level checked here. Left to the check at the end of the run: internal
+ * inconsistencies, garbage, duplicate and future reads, and what only a search over the order of
+ * never-read appends can find. So every violation reported here is one the offline check reports
+ * too (tests check it on the simulator), and the offline check may find more.
+ *
+ * <p>Not thread-safe: one thread calls {@link #op}; {@link #snapshot} may be read from others.
+ */
+public final class OnlineChecker implements OpSink {
+  /** Told each violation kept (see {@link #OnlineChecker}), on the ingesting thread, as it is found. */
+  public interface Listener {
+    void found(Violation v);
+  }
+
+  /** Whether the online checker decides this level: the serializable and snapshot-isolation families. */
+  public static boolean decides(Level l) {
+    return l.kind == Level.Kind.SER || l.kind == Level.Kind.SI;
+  }
+
+  private static final byte PENDING = 4;
+
+  private final String txnF;
+  private final Listener listener;
+  private final int maxPerType;
+  private final Graph[] graphs;
+  private final List<Level> levels;
+  private final boolean anySo, anyRt;
+
+  // Events
+  private long events;
+  private long curEvent, curIndex = OpRecord.ABSENT, curTime = OpRecord.ABSENT;
+
+  // Transactions (ids in order of first event)
+  private int nTxns;
+  private byte[] status = new byte[1024];
+  private boolean[] observed = new boolean[1024];
+  private int[] session = new int[1024], node = new int[1024];
+  private long[] firstEv = new long[1024], invEv = new long[1024], doneEv = new long[1024];
+  private long[] invIndex = new long[1024], doneIndex = new long[1024];
+  private int[][] rtPreds = new int[1024][];
+  private int[][] appKeys = new int[1024][];
+  private long[][] appVals = new long[1024][];
+
+  // Sessions (processes)
+  private final LongIntMap longSessions = new LongIntMap();
+  private final HashMap<Object, Integer> objSessions = new HashMap<>();
+  private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
+
+  // Keys and values
+  private final LongIntMap longKeys = new LongIntMap();
+  private final HashMap<Object, Integer> objKeys = new HashMap<>();
+  private final ArrayList<Object> keyObjs = new ArrayList<>();
+  private final ArrayList<KeyState> keys = new ArrayList<>();
+  private final HashMap<Object, Long> objValues = new HashMap<>();
+  private final HashMap<Long, Object> objValueOf = new HashMap<>();
+
+  // Committed transactions: node numbers, shared by every graph (each adds its nodes in step)
+  private final IntList txnOfNode = new IntList(1024);
+
+  // Realtime frontier: committed transactions no later-invoked committed transaction follows.
+  private final IntList frontier = new IntList();
+
+  // Violations
+  private final ArrayList<Violation> kept = new ArrayList<>();
+  private final Map<String, Long> counts = new LinkedHashMap<>();
+  private final Map<Level, Violation> firstOf = new LinkedHashMap<>();
+  private volatile boolean violated;
+  private volatile long eventsSeen;
+
+  // Scratch
+  private final IntList path = new IntList();
+  private final IntList ownKeys = new IntList(), readKeys = new IntList();
+  private long[] ownVals = new long[8];
+  private long[] codes = new long[64];
+
+  /**
+   * @param levels the levels to check; those it does not decide ({@link #decides}) are ignored
+   * @param txnF the :f of transaction ops ("txn")
+   * @param maxPerType violations kept (and told to the listener) per anomaly type; all are counted
+   * @param listener told each violation kept, or null
+   */
+  public OnlineChecker(List<Level> levels, String txnF, int maxPerType, Listener listener) {
+    this.txnF = txnF;
+    this.listener = listener;
+    this.maxPerType = maxPerType;
+    ArrayList<Graph> gs = new ArrayList<>();
+    ArrayList<Level> ls = new ArrayList<>();
+    boolean so = false, rt = false;
+    for (Level l : levels) {
+      if (!decides(l) || ls.contains(l)) continue;
+      ls.add(l);
+      Graph g = new Graph(l);
+      gs.add(g);
+      so |= g.so;
+      rt |= g.rt;
+    }
+    this.graphs = gs.toArray(new Graph[0]);
+    this.levels = List.copyOf(ls);
+    this.anySo = so;
+    this.anyRt = rt;
+  }
+
+  /** The levels checked online. */
+  public List<Level> levels() { return levels; }
+
+  /** Whether some violation was found (readable from any thread). */
+  public boolean violated() { return violated; }
+
+  /** Transaction events ingested (readable from any thread). */
+  public long events() { return eventsSeen; }
+
+  /** The violations kept, in the order found. */
+  public List<Violation> violations() { return List.copyOf(kept); }
+
+  /** The first violation of each level that has one. */
+  public Map<Level, Violation> firstViolations() { return new LinkedHashMap<>(firstOf); }
+
+  /** Violations found per anomaly type (kept or not). */
+  public Map<String, Long> counts() { return new LinkedHashMap<>(counts); }
+
+  /** Transactions seen, committed (graph nodes), and edges per level, for stats. */
+  public Map<String, Object> stats() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("events", events);
+    m.put("txns", (long) nTxns);
+    m.put("committed", (long) txnOfNode.size());
+    m.put("keys", (long) keys.size());
+    Map<String, Object> es = new LinkedHashMap<>();
+    for (Graph g : graphs) es.put(g.level.id, (long) g.g.edgeCount());
+    m.put("edges", es);
+    return m;
+  }
+
+  /** The result as plain data (string keys, {@link Kw} values), for the Clojure layer. */
+  public Map<String, Object> toData() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    List<Object> ls = new ArrayList<>();
+    for (Level l : levels) ls.add(new Kw(l.id));
+    m.put("levels-checked", ls);
+    Map<String, Object> vs = new LinkedHashMap<>();
+    for (Level l : levels) {
+      Map<String, Object> v = new LinkedHashMap<>();
+      Violation f = firstOf.get(l);
+      v.put("valid?", f == null ? (Object) Boolean.TRUE : (Object) Boolean.FALSE);
+      if (f != null) v.put("first", f.toData());
+      vs.put(l.id, v);
+    }
+    m.put("levels", vs);
+    List<Object> kv = new ArrayList<>();
+    for (Violation v : kept) kv.add(v.toData());
+    m.put("violations", kv);
+    Map<String, Object> cs = new LinkedHashMap<>();
+    counts.forEach(cs::put);
+    m.put("anomaly-counts", cs);
+    m.put("stats", stats());
+    return m;
+  }
+
+  // ------------------------------------------------------------------ ingest
+
+  @Override
+  public void op(OpRecord r) {
+    if (!txnF.equals(Kw.nameOf(r.f))) return;
+    if (!r.hasProcess || r.process == null || !HistoryBuilder.clientProcess(r.process)) return;
+    if (r.type < 0 || r.valueShape != OpRecord.VALUE_TXN) return;
+    long ev = events++;
+    curEvent = ev;
+    curIndex = r.index;
+    curTime = r.time;
+    int s = sessionOf(r.process);
+    if (r.type == OpType.INVOKE) {
+      int old = pendingOf.get(s);
+      if (old >= 0) status[old] = OpType.INFO; // a malformed history: the offline check says so
+      pendingOf.set(s, newTxn(s, r, ev, true));
+      eventsSeen = events;
+      return;
+    }
+    int t = pendingOf.get(s);
+    if (t >= 0) pendingOf.set(s, -1);
+    else t = newTxn(s, r, ev, false);
+    doneEv[t] = ev;
+    doneIndex[t] = r.index;
+    status[t] = (byte) r.type;
+    if (r.type == OpType.OK) ok(t, r);
+    else if (r.type == OpType.FAIL && observed[t]) failedObserved(t);
+    eventsSeen = events;
+  }
+
+  private int sessionOf(Object p) {
+    int s;
+    if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
+      long l = ((Number) p).longValue();
+      s = longSessions.get(l);
+      if (s < 0) {
+        s = pendingOf.size();
+        longSessions.put(l, s);
+        pendingOf.add(-1);
+        lastCommittedOf.add(-1);
+      }
+    } else {
+      Integer i = objSessions.get(p);
+      if (i == null) {
+        s = pendingOf.size();
+        objSessions.put(p, s);
+        pendingOf.add(-1);
+        lastCommittedOf.add(-1);
+      } else s = i;
+    }
+    return s;
+  }
+
+  private int keyId(OpRecord r, int i) {
+    if (r.keyIsLong(i)) {
+      long k = r.keyLong(i);
+      int id = longKeys.get(k);
+      if (id >= 0) return id;
+      id = keys.size();
+      longKeys.put(k, id);
+      keyObjs.add(k);
+      keys.add(new KeyState());
+      return id;
+    }
+    Object k = r.key(i);
+    Integer id = objKeys.get(k);
+    if (id != null) return id;
+    int n = keys.size();
+    objKeys.put(k, n);
+    keyObjs.add(k);
+    keys.add(new KeyState());
+    return n;
+  }
+
+  /** A value as a long: integers as themselves, anything else interned (codes near Long.MIN_VALUE). */
+  private long objCode(Object v) {
+    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) return ((Number) v).longValue();
+    Long c = objValues.get(v);
+    if (c == null) {
+      c = Long.MIN_VALUE + 1 + objValues.size();
+      objValues.put(v, c);
+      objValueOf.put(c, v);
+    }
+    return c;
+  }
+
+  private String valueStr(long code) {
+    Object o = objValueOf.get(code);
+    return o != null ? Edn.str(o) : Long.toString(code);
+  }
+
+  private long appendCode(OpRecord r, int i) {
+    return r.valueTag(i) == OpRecord.V_LONG ? r.valueLong(i) : objCode(r.value(i));
+  }
+
+  private int newTxn(int s, OpRecord r, long ev, boolean invoked) {
+    int t = nTxns++;
+    if (t == status.length) grow();
+    status[t] = PENDING;
+    observed[t] = false;
+    session[t] = s;
+    node[t] = -1;
+    firstEv[t] = ev;
+    invEv[t] = invoked ? ev : -1;
+    doneEv[t] = -1;
+    invIndex[t] = invoked ? r.index : OpRecord.ABSENT;
+    doneIndex[t] = OpRecord.ABSENT;
+    rtPreds[t] = invoked && anyRt && frontier.size() > 0 ? frontier.toArray() : null;
+    int n = r.mopCount(), na = 0;
+    for (int i = 0; i < n; i++) if (r.kind(i) == OpRecord.APPEND) na++;
+    if (na == 0) {
+      appKeys[t] = null;
+      appVals[t] = null;
+      return t;
+    }
+    int[] ks = new int[na];
+    long[] vs = new long[na];
+    for (int i = 0, j = 0; i < n; i++) {
+      if (r.kind(i) != OpRecord.APPEND) continue;
+      int k = keyId(r, i);
+      long v = appendCode(r, i);
+      ks[j] = k;
+      vs[j++] = v;
+      LongIntMap w = keys.get(k).writerOf;
+      if (w.get(v) < 0) w.put(v, t);
+    }
+    appKeys[t] = ks;
+    appVals[t] = vs;
+    return t;
+  }
+
+  private void grow() {
+    int c = status.length * 2;
+    status = Arrays.copyOf(status, c);
+    observed = Arrays.copyOf(observed, c);
+    session = Arrays.copyOf(session, c);
+    node = Arrays.copyOf(node, c);
+    firstEv = Arrays.copyOf(firstEv, c);
+    invEv = Arrays.copyOf(invEv, c);
+    doneEv = Arrays.copyOf(doneEv, c);
+    invIndex = Arrays.copyOf(invIndex, c);
+    doneIndex = Arrays.copyOf(doneIndex, c);
+    rtPreds = Arrays.copyOf(rtPreds, c);
+    appKeys = Arrays.copyOf(appKeys, c);
+    appVals = Arrays.copyOf(appVals, c);
+  }
+
+  /** The number isocheck names transaction t by (T12): its completion's :index, else its invocation's, else its event. */
+  private long display(int t) {
+    if (doneEv[t] >= 0) return doneIndex[t] != OpRecord.ABSENT ? doneIndex[t] : doneEv[t];
+    return invIndex[t] != OpRecord.ABSENT ? invIndex[t] : firstEv[t];
+  }
+
+  private String name(int t) { return "T" + display(t); }
+
+  // ------------------------------------------------------------------ commits
+
+  /** t is certainly committed: it becomes a node of every graph, with its session and realtime edges. */
+  private void commit(int t) {
+    node[t] = txnOfNode.size();
+    txnOfNode.add(t);
+    for (Graph g : graphs) g.addNode();
+    if (anySo) {
+      int s = session[t], p = lastCommittedOf.get(s);
+      if (p < 0 || firstEv[p] < firstEv[t]) {
+        if (p >= 0) edge(p, t, Edge.SO, -1);
+        lastCommittedOf.set(s, t);
+      } else {
+        edge(t, p, Edge.SO, -1); // an :info transaction shown committed after its session went on
+      }
+    }
+    int[] preds = rtPreds[t];
+    if (preds != null) {
+      rtPreds[t] = null;
+      for (int f : preds) edge(f, t, Edge.RT, -1);
+    }
+  }
+
+  private void ok(int t, OpRecord r) {
+    if (node[t] < 0) commit(t);
+    reads(t, r);
+    unreadAppends(t);
+    if (anyRt) {
+      long inv = invEv[t];
+      if (inv >= 0) {
+        int j = 0;
+        for (int i = 0, n = frontier.size(); i < n; i++) {
+          int f = frontier.get(i);
+          if (doneEv[f] >= inv) frontier.set(j++, f);
+        }
+        frontier.truncate(j);
+      }
+      frontier.add(t);
+    }
+  }
+
+  /** t's appends that no read has shown yet: they follow every element shown so far. */
+  private void unreadAppends(int t) {
+    int[] ks = appKeys[t];
+    if (ks == null) return;
+    long[] vs = appVals[t];
+    for (int j = 0; j < ks.length; j++) {
+      int k = ks[j];
+      boolean dup = false;
+      for (int i = 0; i < j; i++) if (ks[i] == k) dup = true;
+      if (dup) continue;
+      KeyState st = keys.get(k);
+      if (st.position(vs[j]) >= 0) continue;
+      if (st.unread == null) st.unread = new IntList(4);
+      st.unread.add(t);
+      int last = st.lastKnownWriter(st.len);
+      if (last >= 0 && last != t && node[last] >= 0) edge(last, t, Edge.WW, k);
+      if (st.waiting != null) {
+        for (int i = 0, n = st.waiting.size(); i < n; i++) {
+          int rd = st.waiting.get(i);
+          if (rd != t) edge(rd, t, Edge.RW, k);
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  private void reads(int t, OpRecord r) {
+    int n = r.mopCount();
+    ownKeys.clear();
+    readKeys.clear();
+    for (int i = 0; i < n; i++) {
+      byte kind = r.kind(i);
+      if (kind == OpRecord.APPEND) {
+        if (ownKeys.size() == ownVals.length) ownVals = Arrays.copyOf(ownVals, ownVals.length * 2);
+        ownVals[ownKeys.size()] = appendCode(r, i);
+        ownKeys.add(keyId(r, i));
+        continue;
+      }
+      if (kind != OpRecord.READ) continue;
+      byte tag = r.valueTag(i);
+      if (tag != OpRecord.V_LIST && tag != OpRecord.V_NIL) continue; // not list-append: the offline check says so
+      int k = keyId(r, i);
+      int len = tag == OpRecord.V_LIST ? r.listLen(i) : 0;
+      if (codes.length < len) codes = new long[Math.max(len, 2 * codes.length)];
+      for (int j = 0; j < len; j++) codes[j] = r.elemIsLong(i, j) ? r.elemLong(i, j) : objCode(r.elem(i, j));
+      // The reader's own appends to k so far must end the list (else :internal, left offline).
+      int own = 0;
+      for (int a = 0; a < ownKeys.size(); a++) if (ownKeys.get(a) == k) own++;
+      if (own > len) continue;
+      boolean internalOk = true;
+      for (int a = 0, p = len - own; a < ownKeys.size(); a++) {
+        if (ownKeys.get(a) != k) continue;
+        if (codes[p++] != ownVals[a]) {
+          internalOk = false;
+          break;
+        }
+      }
+      if (internalOk) internalOk = sameAsEarlier(r, i, k, len);
+      if (!internalOk) {
+        report("internal", allLevels(), new long[] {display(t)}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(i)
+                + ", but its own earlier reads and appends of that key say otherwise.");
+        continue;
+      }
+      boolean first = true;
+      for (int a = 0; a < readKeys.size(); a++) if (readKeys.get(a) == k) first = false;
+      if (first) readKeys.add(k);
+      if (!observe(t, k, len, r, i)) continue;
+      if (first) readEdges(t, k, len - own, r, i);
+    }
+  }
+
+  /**
+   * Whether read mop i of k (codes[0..len)) is what the transaction's previous read of k (if any)
+   * and its appends to k since then say it must be.
+   */
+  private boolean sameAsEarlier(OpRecord r, int i, int k, int len) {
+    int j = i - 1;
+    while (j >= 0 && !(r.kind(j) == OpRecord.READ && keyIdIfKnown(r, j) == k)) j--;
+    if (j < 0) return true;
+    byte tag = r.valueTag(j);
+    if (tag != OpRecord.V_LIST && tag != OpRecord.V_NIL) return true;
+    int pl = tag == OpRecord.V_LIST ? r.listLen(j) : 0;
+    int p = 0;
+    for (; p < pl; p++) {
+      long c = r.elemIsLong(j, p) ? r.elemLong(j, p) : objCode(r.elem(j, p));
+      if (p >= len || codes[p] != c) return false;
+    }
+    for (int a = j + 1; a < i; a++) {
+      if (r.kind(a) != OpRecord.APPEND || keyIdIfKnown(r, a) != k) continue;
+      if (p >= len || codes[p++] != appendCode(r, a)) return false;
+    }
+    return p == len;
+  }
+
+  private int keyIdIfKnown(OpRecord r, int i) {
+    if (r.keyIsLong(i)) return longKeys.get(r.keyLong(i));
+    Integer id = objKeys.get(r.key(i));
+    return id == null ? -1 : id;
+  }
+
+  /** Compares a read of k (codes[0..len)) with k's order so far and extends it; false when incompatible. */
+  private boolean observe(int t, int k, int len, OpRecord r, int mop) {
+    KeyState st = keys.get(k);
+    int common = Math.min(st.len, len);
+    for (int p = 0; p < common; p++) {
+      if (st.vals[p] != codes[p]) {
+        report("incompatible-order", allLevels(), new long[] {display(t)}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(mop) + ", which differs at position "
+                + (p + 1) + " (" + valueStr(codes[p]) + ") from the order earlier reads showed ("
+                + valueStr(st.vals[p]) + " there): no single order of appends explains both.");
+        return false;
+      }
+    }
+    if (len > st.len) extend(t, k, st, len, r, mop);
+    return true;
+  }
+
+  private void extend(int reader, int k, KeyState st, int len, OpRecord r, int mop) {
+    int from = st.len;
+    for (int p = from; p < len; p++) {
+      long v = codes[p];
+      int w = st.writerOf.get(v);
+      st.add(v, w);
+      if (w < 0) continue; // nobody appended it (yet): garbage or future read, left offline
+      if (status[w] == OpType.FAIL) {
+        if (w != reader) abortedRead(reader, w, k, v, r.renderMop(mop));
+        continue;
+      }
+      observed[w] = true;
+      if (node[w] < 0) commit(w);
+      if (st.unread != null) st.removeUnread(w);
+      int prev = p > 0 ? st.writers[p - 1] : -1;
+      if (prev >= 0 && prev != w && node[prev] >= 0) edge(prev, w, Edge.WW, k);
+    }
+    // Readers of the version that was last: the next element's writer overwrote what they read.
+    if (st.waiting != null && st.waiting.size() > 0) {
+      for (int i = 0, n = st.waiting.size(); i < n; i++) {
+        int rd = st.waiting.get(i);
+        int w = st.nextKnownWriter(from, rd, node);
+        if (w >= 0) edge(rd, w, Edge.RW, k);
+      }
+      st.waiting.clear();
+    }
+    // Appends still unread follow the new last element too.
+    if (st.unread != null && st.unread.size() > 0) {
+      int last = st.lastKnownWriter(st.len);
+      if (last >= 0 && node[last] >= 0) {
+        for (int i = 0, n = st.unread.size(); i < n; i++) {
+          int u = st.unread.get(i);
+          if (u != last) edge(last, u, Edge.WW, k);
+        }
+      }
+    }
+  }
+
+  /** The edges of t's first read of k, which saw the first ext elements of k's order (its own appends excluded). */
+  private void readEdges(int t, int k, int ext, OpRecord r, int mop) {
+    KeyState st = keys.get(k);
+    if (ext > 0) {
+      int w = st.writers[ext - 1];
+      if (w >= 0 && w != t && node[w] >= 0) {
+        edge(w, t, Edge.WR, k);
+        intermediate(t, w, k, st.vals[ext - 1], r, mop);
+      }
+    }
+    if (ext < st.len) {
+      int w = st.nextKnownWriter(ext, t, node);
+      if (w >= 0) edge(t, w, Edge.RW, k);
+    } else {
+      if (st.waiting == null) st.waiting = new IntList(4);
+      st.waiting.add(t);
+      if (st.unread != null) {
+        for (int i = 0, n = st.unread.size(); i < n; i++) {
+          int u = st.unread.get(i);
+          if (u != t) edge(t, u, Edge.RW, k);
+        }
+      }
+    }
+  }
+
+  /** G1b: t read k ending with v, which w appended to k before another append of its own to k. */
+  private void intermediate(int t, int w, int k, long v, OpRecord r, int mop) {
+    int[] ks = appKeys[w];
+    if (ks == null) return;
+    long[] vs = appVals[w];
+    int at = -1;
+    for (int j = 0; j < ks.length; j++) if (ks[j] == k && vs[j] == v) { at = j; break; }
+    if (at < 0) return;
+    for (int j = at + 1; j < ks.length; j++) {
+      if (ks[j] != k) continue;
+      report("G1b", allLevels(), new long[] {display(t), display(w)}, new String[0],
+          name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(mop) + ", ending with " + valueStr(v)
+              + ", but " + name(w) + " appended " + valueStr(v) + " and then " + valueStr(vs[j])
+              + " to that key: " + name(t) + " saw an intermediate state of " + name(w) + ".");
+      return;
+    }
+  }
+
+  private void abortedRead(int reader, int w, int k, long v, String read) {
+    report("G1a", allLevels(), new long[] {display(reader), display(w)}, new String[0],
+        name(reader) + " read key " + Edn.str(keyObjs.get(k)) + " as " + read + ", which includes " + valueStr(v)
+            + ", appended by " + name(w) + ", whose op failed: an aborted read.");
+  }
+
+  /** w failed after a read had shown one of its appends. */
+  private void failedObserved(int w) {
+    int[] ks = appKeys[w];
+    long[] vs = appVals[w];
+    for (int j = 0; ks != null && j < ks.length; j++) {
+      KeyState st = keys.get(ks[j]);
+      if (st.position(vs[j]) < 0) continue;
+      report("G1a", allLevels(), new long[] {display(w)}, new String[0],
+          "A read showed " + valueStr(vs[j]) + " in key " + Edn.str(keyObjs.get(ks[j])) + ", appended by " + name(w)
+              + ", whose op then failed: an aborted read.");
+      return;
+    }
+  }
+
+  // ------------------------------------------------------------------ graphs
+
+  private List<Level> allLevels() { return levels; }
+
+  private void edge(int a, int b, int type, int k) {
+    if (a == b) return;
+    int tag = type | (k >= 0 && k < (1 << 24) - 1 ? (k + 1) << 7 : 0);
+    for (Graph g : graphs) g.edge(a, b, type, tag);
+  }
+
+  private void report(String anomaly, List<Level> ls, long[] txns, String[] steps, String explanation) {
+    long c = counts.merge(anomaly, 1L, Long::sum);
+    boolean newLevel = false;
+    for (Level l : ls) if (!firstOf.containsKey(l)) newLevel = true;
+    if (c > maxPerType && !newLevel) {
+      violated = true;
+      return;
+    }
+    Violation v = new Violation(anomaly, ls, curEvent, curIndex, curTime, txns, steps, explanation);
+    for (Level l : ls) firstOf.putIfAbsent(l, v);
+    kept.add(v);
+    violated = true;
+    if (listener != null) listener.found(v);
+  }
+
+  /** One level's dependency graph: transaction nodes (serializable) or begin/commit nodes (SI). */
+  private final class Graph {
+    final Level level;
+    final boolean si, so, rt, rtCommit;
+    final TopologicalOrder g = new TopologicalOrder(0);
+
+    Graph(Level l) {
+      level = l;
+      si = l.kind == Level.Kind.SI;
+      so = (l.family.bits & Edge.SO) != 0;
+      rt = (l.family.bits & Edge.RT) != 0;
+      rtCommit = l.family == Level.Family.COMMIT_REALTIME;
+    }
+
+    void addNode() {
+      if (si) {
+        int b = g.addNode(), c = g.addNode();
+        g.add(b, c, Edge.INTRA, 0);
+      } else g.addNode();
+    }
+
+    void edge(int a, int b, int type, int tag) {
+      if (type == Edge.SO && !so || type == Edge.RT && !rt) return;
+      int na = node[a], nb = node[b];
+      int from, to;
+      if (!si) {
+        from = na;
+        to = nb;
+      } else {
+        from = type == Edge.RW ? 2 * na : 2 * na + 1;
+        to = type == Edge.RW || (rtCommit && type == Edge.RT) ? 2 * nb + 1 : 2 * nb;
+      }
+      if (g.add(from, to, tag, 0) >= 0) return;
+      cycle(from, to, tag);
+    }
+
+    /** from → to (tag) was refused: to reaches from. Reports the cycle. */
+    private void cycle(int from, int to, int tag) {
+      path.clear();
+      if (g.path(to, from, g.edgeCount(), path) < 0) return; // cannot happen: add refused it
+      int n = path.size() + 1;
+      int[] ns = new int[n], ls = new int[n], ks = new int[n];
+      int m = 0;
+      for (int i = -1; i < path.size(); i++) {
+        int src = i < 0 ? from : g.from(path.get(i));
+        int tg = i < 0 ? tag : g.tag(path.get(i));
+        int type = tg & 127;
+        if (type == Edge.INTRA) continue;
+        ns[m] = txnOfNode.get(si ? src / 2 : src);
+        ls[m] = type;
+        ks[m++] = (tg >>> 7) - 1;
+      }
+      ns = Arrays.copyOf(ns, m);
+      ls = Arrays.copyOf(ls, m);
+      String type = new Cycle(ns, ls).anomalyType();
+      if (rtCommit && type.endsWith("-realtime")) type = type + "-commit";
+      long[] txns = new long[m];
+      String[] steps = new String[m];
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < m; i++) {
+        txns[i] = display(ns[i]);
+        steps[i] = Edge.name(ls[i]);
+        sb.append(name(ns[i])).append(" -").append(steps[i]);
+        if (ks[i] >= 0) sb.append(" ").append(Edn.str(keyObjs.get(ks[i])));
+        sb.append("-> ");
+      }
+      sb.append(name(ns[0]));
+      report(type, List.of(level), txns, steps, "a cycle " + sb + " (" + level.id + " forbids it)");
+    }
+  }
+
+  /** What is known of one key: the order its reads showed, who wrote each element, who waits. */
+  private static final class KeyState {
+    final LongIntMap writerOf = new LongIntMap(4); // value code -> txn
+    long[] vals = new long[4];
+    int[] writers = new int[4];
+    int len;
+    /** Readers (first reads) of the last version shown, waiting for the next element. */
+    IntList waiting;
+    /** Committed transactions with an append to this key no read has shown yet. */
+    IntList unread;
+
+    void add(long v, int w) {
+      if (len == vals.length) {
+        vals = Arrays.copyOf(vals, 2 * len);
+        writers = Arrays.copyOf(writers, 2 * len);
+      }
+      vals[len] = v;
+      writers[len++] = w;
+    }
+
+    int position(long v) {
+      for (int p = 0; p < len; p++) if (vals[p] == v) return p;
+      return -1;
+    }
+
+    /** The writer of the last element before position end with a known writer, or -1. */
+    int lastKnownWriter(int end) {
+      for (int p = end - 1; p >= 0; p--) if (writers[p] >= 0) return writers[p];
+      return -1;
+    }
+
+    /** The first committed writer at or after position p other than t; -1 when t is it or none is known. */
+    int nextKnownWriter(int p, int t, int[] node) {
+      for (; p < len; p++) {
+        int w = writers[p];
+        if (w == t) return -1;
+        if (w >= 0 && node[w] >= 0) return w;
+      }
+      return -1;
+    }
+
+    void removeUnread(int w) {
+      int j = 0;
+      for (int i = 0, n = unread.size(); i < n; i++) if (unread.get(i) != w) unread.set(j++, unread.get(i));
+      unread.truncate(j);
+    }
+  }
+}

@@ -1,0 +1,321 @@
+(ns isocheck.online-test
+  "Online checking (isocheck.online, isocheck.online.OnlineChecker): tiny
+  literal histories, one per pattern, each saying when its violation became
+  certain; the online verdicts against the offline ones on the simulated
+  stores and bugs, over seeds; and the generator wrapper driven by the twin of
+  Jepsen's interpreter (client threads, :info renumbering, the nemesis)."
+  (:require [clojure.test :refer [deftest is testing]]
+            [isocheck.core :as isocheck]
+            [isocheck.online :as online]
+            [isocheck.workload :as workload]
+            [jepsen.checker]
+            [jepsen.client]
+            [jepsen.generator :as gen]
+            [jepsen.generator.interpreter :as interpreter]
+            [jepsen.nemesis])
+  (:import (isocheck.check Checker CheckOptions Level Verdict Verdict$Value)
+           (isocheck.history History$Workload HistoryBuilder OpRecord OpSink)
+           (isocheck.online OnlineChecker)
+           (isocheck.sim Bug SimConfig Simulator Store)))
+
+(defn- history
+  "Op maps from [process type value] triples, :index in order."
+  [& ops]
+  (vec (map-indexed (fn [i [p t v]] {:index i, :time (* 1000 i), :process p, :type t, :f :txn, :value v}) ops)))
+
+(defn- online-check
+  "The :online map for ops, checked online at levels."
+  [levels ops]
+  (let [o (online/online {:levels levels, :log? false})]
+    (doseq [op ops] (online/ingest! o op))
+    (online/result o)))
+
+(defn- valid [m l] (get-in m [:levels l :valid?]))
+
+(defn- offline-valid
+  "The offline verdict (true/false/:unknown) of level l on ops."
+  [ops l]
+  (get-in (isocheck/check (isocheck/checker {:levels [l]}) ops) [:levels l :valid?]))
+
+;; ---------------------------------------------------------------------------
+;; Patterns
+
+(def write-skew
+  (history [0 :invoke [[:r :x nil] [:r :y nil] [:append :x 1]]]
+           [1 :invoke [[:r :x nil] [:r :y nil] [:append :y 1]]]
+           [0 :ok     [[:r :x []] [:r :y []] [:append :x 1]]]
+           [1 :ok     [[:r :x []] [:r :y []] [:append :y 1]]]
+           [2 :invoke [[:r :x nil] [:r :y nil]]]
+           [2 :ok     [[:r :x [1]] [:r :y [1]]]]))
+
+(deftest write-skew-violates-serializability-not-si
+  (let [m (online-check [:serializable :snapshot-isolation] write-skew)]
+    (is (false? (valid m :serializable)))
+    (is (true? (valid m :snapshot-isolation)))
+    (is (= :G2-item (get-in m [:levels :serializable :first :anomaly])))
+    (testing "certain at the second commit (index 3): each committed append follows the empty
+             list the other read, though no read shows it yet; not before"
+      (is (= 3 (get-in m [:levels :serializable :first :certain-at-index])))
+      (is (false? (offline-valid (subvec write-skew 0 4) :serializable)))
+      (is (true? (valid (online-check [:serializable] (subvec write-skew 0 3)) :serializable))
+          "while T2 has not completed, it may never commit"))
+    (is (= [false true] [(offline-valid write-skew :serializable) (offline-valid write-skew :snapshot-isolation)]))))
+
+(def lost-update
+  (history [0 :invoke [[:r :x nil] [:append :x 1]]]
+           [1 :invoke [[:r :x nil] [:append :x 2]]]
+           [0 :ok     [[:r :x []] [:append :x 1]]]
+           [1 :ok     [[:r :x []] [:append :x 2]]]
+           [2 :invoke [[:r :x nil]]]
+           [2 :ok     [[:r :x [1 2]]]]))
+
+(deftest lost-update-violates-si
+  (let [m (online-check [:serializable :snapshot-isolation] lost-update)]
+    (is (false? (valid m :snapshot-isolation)))
+    (is (false? (valid m :serializable)))
+    (is (= 5 (get-in m [:levels :snapshot-isolation :first :certain-at-index])))
+    (is (false? (offline-valid lost-update :snapshot-isolation)))))
+
+(def info-then-read
+  ;; T1's append is indeterminate; T2 reads it (so T1 committed) and appends y;
+  ;; T3 reads T2's y but an x without T1's append: T1 -wr-> T2 -wr-> T3 -rw-> T1.
+  (history [0 :invoke [[:append :x 1]]]
+           [0 :info   [[:append :x 1]]]
+           [1 :invoke [[:r :x nil] [:append :y 1]]]
+           [1 :ok     [[:r :x [1]] [:append :y 1]]]
+           [2 :invoke [[:r :y nil] [:r :x nil]]]
+           [2 :ok     [[:r :y [1]] [:r :x []]]]))
+
+(deftest an-info-transaction-enters-once-read
+  (let [m (online-check [:serializable :snapshot-isolation] info-then-read)]
+    (is (false? (valid m :serializable)))
+    (is (false? (valid m :snapshot-isolation)))
+    (is (= :G-single-item (get-in m [:levels :serializable :first :anomaly])))
+    (is (= 5 (get-in m [:levels :serializable :first :certain-at-index])))
+    (is (false? (offline-valid info-then-read :serializable))))
+  (testing "an :info append later read is no violation: it committed"
+    (let [ops (history [0 :invoke [[:append :x 1]]]
+                       [0 :info   [[:append :x 1]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x [1]]]])
+          m (online-check online/online-levels ops)]
+      (is (every? true? (map #(valid m %) online/online-levels)) (pr-str m))
+      (is (empty? (:violations m)))))
+  (testing "an :info append never read is in no cycle: it may not have committed"
+    (let [ops (history [0 :invoke [[:append :x 1] [:append :y 1]]]
+                       [0 :info   [[:append :x 1] [:append :y 1]]]
+                       [1 :invoke [[:r :x nil] [:r :y nil]]]
+                       [1 :ok     [[:r :x []] [:r :y []]]]
+                       [2 :invoke [[:append :x 2]]]
+                       [2 :ok     [[:append :x 2]]])]
+      (is (empty? (:violations (online-check online/online-levels ops)))))))
+
+(deftest an-aborted-read-is-certain-when-the-writer-fails
+  (let [ops (history [0 :invoke [[:append :x 1]]]
+                     [1 :invoke [[:r :x nil]]]
+                     [1 :ok     [[:r :x [1]]]]
+                     [0 :fail   [[:append :x 1]]])
+        m (online-check [:serializable] ops)]
+    (is (= :G1a (get-in m [:levels :serializable :first :anomaly])))
+    (is (= 3 (get-in m [:levels :serializable :first :certain-at-index])) "at the failure, not at the read")
+    (is (false? (offline-valid ops :serializable))))
+  (testing "the writer failed first: certain at the read"
+    (let [ops (history [0 :invoke [[:append :x 1]]]
+                       [0 :fail   [[:append :x 1]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x [1]]]])]
+      (is (= 3 (get-in (online-check [:serializable] ops) [:levels :serializable :first :certain-at-index]))))))
+
+(def stale-read
+  (history [0 :invoke [[:append :x 1]]]
+           [0 :ok     [[:append :x 1]]]
+           [1 :invoke [[:r :x nil]]]
+           [1 :ok     [[:r :x []]]]))
+
+(deftest a-stale-read-violates-the-realtime-levels-only
+  ;; GSI may read any snapshot committed before the transaction began: a stale read is allowed.
+  (let [m (online-check online/online-levels stale-read)]
+    (is (= {:strict-serializable false, :strong-session-serializable true, :serializable true
+            :strong-snapshot-isolation false, :strong-session-snapshot-isolation true, :gsi true
+            :snapshot-isolation true}
+           (into {} (map (fn [l] [l (valid m l)])) online/online-levels)))
+    (is (= :G-single-item-realtime (get-in m [:levels :strict-serializable :first :anomaly])))
+    (is (= 3 (get-in m [:levels :strict-serializable :first :certain-at-index])))
+    (is (= (into {} (map (fn [l] [l (valid m l)])) online/online-levels)
+           (into {} (map (fn [l] [l (offline-valid stale-read l)])) online/online-levels)))))
+
+(deftest gsi-orders-commits-in-realtime
+  ;; T1 completed before T2 was invoked, yet a read shows T2's append before T1's.
+  (let [ops (history [0 :invoke [[:append :x 1]]]
+                     [0 :ok     [[:append :x 1]]]
+                     [1 :invoke [[:append :x 2]]]
+                     [1 :ok     [[:append :x 2]]]
+                     [2 :invoke [[:r :x nil]]]
+                     [2 :ok     [[:r :x [2 1]]]])
+        m (online-check [:gsi :snapshot-isolation] ops)]
+    (is (false? (valid m :gsi)))
+    (is (true? (valid m :snapshot-isolation)))
+    (is (= :G0-realtime-commit (get-in m [:levels :gsi :first :anomaly])))
+    (is (= [false true] [(offline-valid ops :gsi) (offline-valid ops :snapshot-isolation)]))))
+
+(deftest a-session-reading-its-past-violates-the-session-levels
+  (let [ops (history [0 :invoke [[:append :x 1]]]
+                     [0 :ok     [[:append :x 1]]]
+                     [0 :invoke [[:r :x nil]]]
+                     [0 :ok     [[:r :x []]]])
+        m (online-check [:strong-session-serializable :serializable :strong-session-snapshot-isolation] ops)]
+    (is (= [false true false] (mapv #(valid m %) [:strong-session-serializable :serializable :strong-session-snapshot-isolation])))
+    (is (= :G-single-item-process (get-in m [:levels :strong-session-serializable :first :anomaly])))))
+
+(deftest incompatible-orders-and-internal-reads
+  (let [ops (history [0 :invoke [[:append :x 1]]]
+                     [1 :invoke [[:append :x 2]]]
+                     [0 :ok     [[:append :x 1]]]
+                     [1 :ok     [[:append :x 2]]]
+                     [2 :invoke [[:r :x nil]]]
+                     [2 :ok     [[:r :x [1 2]]]]
+                     [3 :invoke [[:r :x nil]]]
+                     [3 :ok     [[:r :x [2 1]]]])
+        m (online-check [:serializable] ops)]
+    (is (= :incompatible-order (get-in m [:levels :serializable :first :anomaly])))
+    (is (= 7 (get-in m [:levels :serializable :first :certain-at-index]))))
+  (let [ops (history [0 :invoke [[:append :x 1]]]
+                     [0 :ok     [[:append :x 1]]]
+                     [1 :invoke [[:r :x nil] [:r :x nil]]]
+                     [1 :ok     [[:r :x []] [:r :x [1]]]])]
+    (is (= :internal (get-in (online-check [:serializable] ops) [:levels :serializable :first :anomaly])))))
+
+(deftest what-the-online-checker-does-not-decide-is-left-to-the-final-check
+  (let [o (online/online {:levels [:serializable :tcc :ra], :log? false})]
+    (is (= [:serializable] (:levels-checked (online/result o))))))
+
+;; ---------------------------------------------------------------------------
+;; Online = offline on the simulated stores
+
+(def ^:private levels (mapv #(Level/parse (name %)) online/online-levels))
+
+(defn- sim-compare
+  "[online offline] verdicts (level id -> violated?) on one simulated history."
+  [{:keys [seed store bug txns sessions keys ops info-rate]}]
+  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/APPEND)
+                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
+                        (.infoRate (double info-rate)))
+              bug (-> (.bug bug) (.bugRate 0.1))
+              true .build)
+        b   (HistoryBuilder. History$Workload/APPEND)
+        oc  (OnlineChecker. levels "txn" 4 nil)
+        _   (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op oc r)) (end [_])))
+        r   (Checker/check (.build b) (.levels (CheckOptions.) levels))]
+    [(into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) levels)
+     (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))]))
+
+(deftest online-verdicts-equal-offline-ones-on-the-simulated-stores
+  (let [results (for [i (range 24)
+                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+                      bug (cons nil (Bug/values))
+                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                  (let [cfg {:seed (+ 7000 i), :store store, :bug bug
+                             :txns (nth [40 150 600] (mod i 3)), :sessions (nth [2 3 5 10] (mod (quot i 3) 4))
+                             :keys (nth [3 10 40] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))
+                             :info-rate (nth [0.01 0.1] (mod i 2))}
+                        [on off] (sim-compare cfg)]
+                    [cfg on off]))
+        violated (count (filter (fn [[_ _ off]] (some true? (vals off))) results))]
+    (is (< 50 violated) "bugs fired, and the stores' weaker levels failed, in many histories")
+    (doseq [[cfg on off] results]
+      (doseq [[l v] on :when v]
+        (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg)))
+      (is (= off on) (str "online and offline differ: " cfg)))))
+
+;; ---------------------------------------------------------------------------
+;; The wrapper under the twin of Jepsen's interpreter
+
+(defn- store-client
+  "A list-append client over one in-memory store, applying each transaction
+  at once under a lock (strictly serializable), except: with probability
+  :info a transaction completes :info, applied or not (a coin flip); with
+  :fail-applied, it is applied yet reported :fail (an aborted read when
+  read); with :stale, a read-only transaction reads the state some commits
+  old."
+  [{:keys [info fail-applied stale seed] :or {info 0.0, fail-applied 0.0, stale 0.0, seed 1}}]
+  (let [rng   (java.util.Random. seed)
+        lock  (Object.)
+        state (atom [{}])] ; every state so far, newest last
+    (reify jepsen.client/Client
+      (open! [this _ _] this)
+      (setup! [_ _])
+      (teardown! [_ _])
+      (close! [_ _])
+      (invoke! [_ _ op]
+        (locking lock
+          (let [states @state
+                cur    (peek states)
+                ro?    (every? #(= :r (first %)) (:value op))
+                view   (if (and ro? (< (.nextDouble rng) stale))
+                         (nth states (max 0 (- (count states) 1 (inc (.nextInt rng 5)))))
+                         cur)
+                [st' vs] (reduce (fn [[st acc] [f k v]]
+                                   (if (= f :r)
+                                     [st (conj acc [f k (get (if ro? view st) k [])])]
+                                     [(update st k (fnil conj []) v) (conj acc [f k v])]))
+                                 [cur []] (:value op))
+                u (.nextDouble rng)]
+            (cond
+              (< u info)
+              (do (when (.nextBoolean rng) (swap! state conj st'))
+                  (assoc op :type :info))
+
+              (< u (+ info fail-applied))
+              (do (when-not ro? (swap! state conj st'))
+                  (assoc op :type :fail))
+
+              :else
+              (do (when-not ro? (swap! state conj st'))
+                  (assoc op :type :ok, :value vs)))))))))
+
+(defn- run-watched
+  "Runs n transactions of isocheck's list-append workload and its final reads
+  against client, watched online, with a nemesis; returns [test history]."
+  [client n opts]
+  (let [w    (workload/append {:seed 11, :key-count 5, :max-writes-per-key 8})
+        test {:name "online-test", :start-time (str (java.util.UUID/randomUUID)), :concurrency 4
+              :nodes ["n1"], :client client, :nemesis jepsen.nemesis/noop
+              :generator (online/watch
+                           (gen/phases
+                             (gen/nemesis (gen/limit 20 (gen/stagger 0.001 (gen/repeat {:type :info, :f :noop})))
+                                          (gen/limit n (:generator w)))
+                             (:final-generator w))
+                           opts)}]
+    [(dissoc test :generator) (:history (interpreter/run! test)) w]))
+
+(deftest the-wrapper-watches-a-run-under-the-interpreter
+  (testing "a correct store: no violation online, the same verdicts offline"
+    (let [[test h w] (run-watched (store-client {:info 0.05, :seed 3}) 400 {:log? false})
+          m (jepsen.checker/check (isocheck/checker {:levels online/online-levels}) test h {})
+          on (:online m)]
+      (is (some #(= :info (:type %)) h) ":info completions happened")
+      (is (some #(and (integer? (:process %)) (>= (:process %) 4)) h) ":info renumbered processes")
+      (is (some #(= :nemesis (:process %)) h) "the nemesis ran")
+      (is (true? (:valid? m)) (pr-str (:anomaly-types m)))
+      (is (some? on) "the final checker found the online result")
+      (is (empty? (:violations on)))
+      (is (true? (:agrees-with-offline? on)))
+      (is (= (count (filter #(= :txn (:f %)) h)) (get-in on [:stats :events])) "every transaction event reached it")))
+  (testing "a store with stale reads and applied-but-failed appends: found online, certain at a completion"
+    (let [[test h] (run-watched (store-client {:info 0.05, :fail-applied 0.03, :stale 0.2, :seed 4}) 400 {:log? false})
+          m  (jepsen.checker/check (isocheck/checker {:levels online/online-levels}) test h {})
+          on (:online m)
+          by-index (into {} (map (juxt :index identity)) h)]
+      (is (seq (:violations on)))
+      (is (true? (:agrees-with-offline? on)))
+      (doseq [l online/online-levels]
+        (when (false? (get-in on [:levels l :valid?]))
+          (is (false? (get-in m [:levels l :valid?])) (str l " violated online, not offline"))))
+      (doseq [v (:violations on)]
+        (is (#{:ok :fail :info} (:type (by-index (:certain-at-index v))))
+            "certain at a completion")
+        (is (number? (:latency-ms v))))))
+  (testing ":abort-on-violation? stops the run at the first violation"
+    (let [[_ h] (run-watched (store-client {:fail-applied 0.2, :seed 5}) 100000
+                             {:log? false, :abort-on-violation? true, :levels [:serializable]})]
+      (is (< (count (filter #(= :invoke (:type %)) h)) 20000) "stopped long before 100,000 transactions"))))
