@@ -467,7 +467,28 @@ public final class Polygraph {
       }
     }
 
-    /** The polygraph without session or realtime order ({@link #withOrders} adds them). */
+    /**
+     * Whether a polygraph of this many side edges is better searched with its constraints
+     * generated lazily ({@link LazyConstraints}), although it fits: quadratic in the writers of
+     * its keys, past {@link #LAZY_FROM_EDGES} edges and {@link #LAZY_FROM_RATIO} per micro-op
+     * (keys written thousands of times without rotation). Then {@link TooLarge} is thrown and the
+     * search generates them lazily. (lein bench lazy, 12,000 transactions: 2 keys written by
+     * every writer, 73 million side edges, 6,000 per micro-op: 21.5 s and 10 GB whole, 3.2 s and
+     * 1.4 GB lazily; Jepsen-shaped over 1,000 keys never rotated, 28 million, 580 per micro-op:
+     * 4.2 s and 2.6 GB against 0.14 s and 123 MB. lein bench order's session-ordered
+     * Jepsen-shaped history of the SI store at 10^5, keys rotated after 32 writes, 6 million side
+     * edges, 15 per micro-op: 12.2 s whole (31 pinned rounds), 2.5 s lazily. Plume-shaped
+     * histories, 2·10^5 transactions over 200,000 keys, 37 million side edges, 9 per micro-op:
+     * decided whole with a 120 s limit, unknown lazily at 60 s. Tests turn it off,
+     * -Disocheck.search.lazy-constraints=false.)
+     */
+    private boolean lazier(long edges) {
+      if ("false".equals(System.getProperty("isocheck.search.lazy-constraints"))) return false;
+      return edges > LAZY_FROM_EDGES && edges > LAZY_FROM_RATIO * (long) h.mopCount();
+    }
+
+    static final long LAZY_FROM_EDGES = 4_000_000L, LAZY_FROM_RATIO = 12;
+
     /** Whether {@link #prepare} ran. */
     private boolean prepared;
     /** Checked every 4,096 transactions by {@link #prepare}'s passes (null: never stopped). */
@@ -507,7 +528,7 @@ public final class Polygraph {
         if (w > 1 && constrained(k)) edges += w * (w - 1) + rd * (w - 1);
       }
       // (Realtime leaves far fewer: counted exactly below, before the sides are allocated.)
-      if (!byRealtime && !knownOnly && edges > maxSideEdges()) throw new TooLarge(edges);
+      if (!byRealtime && !knownOnly && (edges > maxSideEdges() || lazier(edges))) throw new TooLarge(edges);
       EdgeList known = new EdgeList();
       IntList knownKey = new IntList(), knownWhy = new IntList();
       PolygraphParts parts = new PolygraphParts(known, knownKey, knownWhy);
@@ -627,7 +648,7 @@ public final class Polygraph {
         }
         if (pass == 0) {
           nc = c;
-          if (totalEdges > Integer.MAX_VALUE - 16 || (byRealtime && totalEdges > maxSideEdges())) throw new TooLarge(totalEdges);
+          if (totalEdges > Integer.MAX_VALUE - 16 || (byRealtime && (totalEdges > maxSideEdges() || lazier(totalEdges)))) throw new TooLarge(totalEdges);
           keptEnd = kept == null ? null : keptEnd;
           continue;
         }
