@@ -265,7 +265,7 @@
     (try (Simulator/run cfg w) (finally (.close w)))
     (str f)))
 
-(declare search-config jepsen-rw)
+(declare search-config jepsen-rw plume-many-writers-rows never-rotated-row)
 
 (defn cli-main
   "`lein bench cli [SIZES...]`: the whole command, as a user runs it. For a one-op
@@ -470,7 +470,36 @@
       (search-row (str "Jepsen rw-register, " store " store")
                   (search-config {:txns n :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
                                   :rotate 32 :info 0.01 :store store})
-                  [:strict-serializable :serializable :snapshot-isolation] (if (>= n 1000000) 1 3)))))
+                  [:strict-serializable :serializable :snapshot-isolation] (if (>= n 1000000) 1 3)))
+    (plume-many-writers-rows)
+    (doseq [n sizes
+            store [Store/SNAPSHOT_ISOLATION Store/SERIALIZABLE]]
+      (never-rotated-row n store))))
+
+(defn- plume-many-writers-rows
+  "Issue 27, item 1: Plume-shaped histories (20 micro-ops, 25 sessions, uniform keys, SI
+  store) of 2·10^5 transactions over 20,000 and 100,000 keys, about 100 and 20 writers a key:
+  74-96 million side edges, :unknown when the whole polygraph was the only way; constraints
+  generated lazily."
+  []
+  (doseq [[keys seed] [[20000 1] [100000 1]]]
+    (search-row (format "Plume-shaped rw-register, 2·10^5 over %,d keys (many writers a key: constraints generated lazily)" keys)
+                (-> (SimConfig/builder) (.seed (long seed)) (.store Store/SNAPSHOT_ISOLATION)
+                    (.workload History$Workload/REGISTER) (.txns 200000) (.sessions 25) (.keys (int keys))
+                    (.keyDist SimConfig$KeyDist/UNIFORM) (.opsPerTxn 20 20) (.readFraction 0.5) (.failRate 0.0)
+                    (.infoRate 0.0) (.pendingAtEnd 0) .build)
+                [:strong-session-serializable :serializable] 1)))
+
+(defn- never-rotated-row
+  "Issue 27, item 1: lein bench search's Jepsen shape with keys never rotated (each of the
+  1,000 zipf keys written thousands of times at 10^6), at every serializable and SI level
+  with realtime: the realtime families' polygraphs keep the writers that overlap in time, still
+  hundreds of millions of side edges (808 million for GSI at 10^6), generated lazily."
+  [n store]
+  (search-row (str "Jepsen rw-register, keys never rotated, " store " store")
+              (search-config {:txns n :sessions 10 :ops 4 :reads 0.5 :keys 1000 :dist SimConfig$KeyDist/ZIPF
+                              :rotate 0 :info 0.01 :store store})
+              [:strict-serializable :serializable :snapshot-isolation :strong-snapshot-isolation :gsi] (if (>= n 1000000) 1 3)))
 
 (defn- reorder-history
   "Writes the Jepsen EDN at src again as completions alone (no invocations, no :index or

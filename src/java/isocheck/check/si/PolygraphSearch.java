@@ -628,6 +628,14 @@ public abstract class PolygraphSearch {
     return p.withOrders(f.carries(Level.Family.PROCESS), f.carries(Level.Family.COMMIT_REALTIME));
   }
 
+  /**
+   * A model's order that breaks at most this many pairs is tried for a repair
+   * ({@link LazyConstraints#repair}); one that breaks more gets its pairs at once.
+   */
+  static final int REPAIR_BELOW = 64;
+
+  private static final boolean DEBUG = Boolean.getBoolean("isocheck.lazy.debug");
+
   /** Whether a round of {@link #lazily} is being searched (no level is then searched beside it). */
   private boolean lazyRound;
 
@@ -690,15 +698,22 @@ public abstract class PolygraphSearch {
             (Long) rs.getOrDefault("side-edges", 0L)), List.of(), rs);
       }
       int[] order = s.topologicalOrder();
-      int[] witness = z.repair(g, order);
+      long ta = System.nanoTime();
+      // The pairs the model's order breaks. None, or a few: the order may be repaired into a
+      // witness (its version orders kept, the rest moved; with none broken, the order itself,
+      // checked); many, it will not be, and the repair, a pass over the whole graph, is skipped.
+      long[] fresh = z.refine(order, si);
+      long tb = System.nanoTime();
+      int[] witness = fresh.length <= REPAIR_BELOW ? z.repair(g, order) : null;
+      if (witness == null && fresh.length == 0) throw new IllegalStateException(l.id + ": a model breaks no constraint, yet its order is no witness");
+      long tc = System.nanoTime();
+      if (DEBUG) System.err.printf("lazy %s round %d: +%d -> %d pairs, %d conflicts; refine %d ms, repair %d ms, %d ms%n", l.id, rounds, fresh.length, z.pairs(), s.stats().conflicts, (tb - ta) / 1_000_000L, (tc - tb) / 1_000_000L, (tc - t0) / 1_000_000L);
       if (witness != null) {
         rs.put("decided-by", new Kw("lazy-constraints"));
         Outcome o = new Outcome(Verdict.Value.TRUE, null, new ArrayList<>(), rs);
         if (witnesses) o.witness = new isocheck.check.Witness(si, witness, p.committed);
         return o;
       }
-      long[] fresh = z.refine(order, si);
-      if (fresh.length == 0) throw new IllegalStateException(l.id + ": a model breaks no constraint, yet its order is no witness");
       for (long pair : fresh) z.bind(s, g, (int) (pair >>> 32), (int) pair);
     }
   }
