@@ -305,3 +305,27 @@
         (is (= :known-graph (:decided-by st)) (pr-str st))
         (is (contains? st :known-only-ms) (pr-str st)))
       (finally (System/clearProperty "isocheck.search.max-edges")))))
+
+(deftest the-time-limit-holds-between-the-search-stages
+  ;; A search whose limit has passed stops at the next stage boundary (before the polygraph,
+  ;; before and after pruning, while the solver is set up) with the level :unknown and the
+  ;; stage named, rather than running each stage to its end (a Plume-shaped 10^5 history with a
+  ;; 2 s limit took 10 s). Two blind writers of x whose order no read shows, the witness
+  ;; schedule off: only the polygraph search could decide, and a limit of 0 ms has passed
+  ;; before it starts.
+  (let [hist (isocheck.jepsen/->history (h (ok 0 [[:w :x 1]]) (ok 1 [[:w :x 2]]) (ok 2 [[:r :x 1] [:w :y 1]])
+                                           (ok 3 [[:r :y 1] [:r :x 2]])))
+        opts (fn [ms] (let [o (doto (isocheck.check.CheckOptions.)
+                                (.levels [(isocheck.check.Level/parse "serializable")]))]
+                        (set! (.timeLimitMs o) (long ms))
+                        (set! (.searchWitness o) false)
+                        o))
+        r (isocheck.check.Checker/check hist (opts 0))
+        v (get (.levels r) (isocheck.check.Level/parse "serializable"))
+        st (get (get (.stats r) "search") "serializable")]
+    (is (= "UNKNOWN" (str (.value v))))
+    (is (re-find #"the time limit passed while searching the version order of rw-register writes for serializable \(before its polygraph was built\)" (str (.reason v))) (.reason v))
+    (is (= true (get st "time-limit-passed")) (pr-str st))
+    (testing "with time, the same history is decided"
+      (let [r (isocheck.check.Checker/check hist (opts 60000))]
+        (is (#{"TRUE" "FALSE"} (str (.value (get (.levels r) (isocheck.check.Level/parse "serializable"))))))))))

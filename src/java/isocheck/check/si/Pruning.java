@@ -184,7 +184,15 @@ final class Pruning {
           witness[c] = e0 >= 0 ? e0 : e1;
           decided++;
         }
-        if ((c & 4095) == 4095) progress.done(decided);
+        if ((c & 4095) == 4095) {
+          progress.done(decided);
+          if (System.nanoTime() > deadline) {
+            // (A round at 10^6 constraints takes seconds: the limit holds within it; what it
+            // decided so far stands, each side ruled out by a cycle.)
+            status = Status.OPEN;
+            return this;
+          }
+        }
       }
       progress.done(decided);
       if (decided == nc) {
