@@ -37,7 +37,7 @@
         (swap! problems conj (str where ": refuted, but its verdict is " value ": " ln)))
       (cond
         (= Verdict$Value/TRUE value)
-        (do (swap! counts update :true (fnil inc 0))
+        (do (swap! counts update (if (#{"repeatable-read" "read-committed" "read-uncommitted"} (.id l)) :true-elle :true) (fnil inc 0))
             (when (str/includes? ln " certified (") (swap! counts update :true-certified (fnil inc 0)))
             (when (and (get (get data "certificates") (isocheck.history.Kw. (.id l)))
                        (not (str/includes? ln " certified (")))
@@ -71,9 +71,10 @@
 (defn- share [n d] (if (pos? d) (format "%d/%d (%.0f%%)" n d (* 100.0 (/ n d))) "0/0"))
 
 (defn- report [what counts]
-  (let [{t :true tc :true-certified f :false fr :false-refuted nc :not-certified} counts]
-    (println (format "verify over %s: true verdicts certified %s; false verdicts refuted %s, not certified %s"
-                     what (share (or tc 0) (or t 0)) (share (or fr 0) (or f 0)) (share (count nc) (or f 0))))
+  (let [{t :true te :true-elle tc :true-certified f :false fr :false-refuted nc :not-certified} counts]
+    (println (format (str "verify over %s: true verdicts certified %s (and %d of Elle's RR/RC/RU, which have no certificate);"
+                          " false verdicts refuted %s, not certified %s")
+                     what (share (or tc 0) (or t 0)) (or te 0) (share (or fr 0) (or f 0)) (share (count nc) (or f 0))))
     (doseq [[why n] (->> nc (map #(second (re-find #"refutation not certified \(([^:]+)" %))) frequencies (sort-by (comp - val)) (take 6))]
       (println (format "  not certified, %d: %s" n why)))
     (when (System/getenv "VERIFY_SHOW") (doseq [l nc] (println "   " l)))))
@@ -85,7 +86,7 @@
     (doseq [^java.io.File f files]
       (tally counts problems (str f) (Formats/readHistory (str f) nil)))
     (report (str (count files) " corpus histories at " (count all-levels) " levels") @counts)
-    (is (< 100 (:true @counts 0)) "not vacuous: many levels held")
+    (is (< 50 (:true @counts 0)) "not vacuous: many levels held")
     (is (< 100 (:false-refuted @counts 0)) "not vacuous: many refutations checked")
     (is (empty? @problems) (str (count @problems) " problems, first:\n" (first @problems)))))
 
