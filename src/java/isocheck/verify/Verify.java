@@ -15,7 +15,7 @@ import java.util.Map;
  * ({@code isocheck.io}, {@code isocheck.history}) and nothing else of isocheck. Per level, one
  * line: {@code certified (...)}, {@code NOT certified: why}, {@code no certificate} (the level
  * holds, but the result carries no witness), {@code refuted (...)} (a violated level, shown by
- * the history: {@link CycleCheck}, {@link CutIsolationCheck}), {@code refutation not certified
+ * the history: {@link FactCheck}, {@link CycleCheck}, {@link WeakCycleCheck}, {@link CutIsolationCheck}), {@code refutation not certified
  * (...)} (a violated level verify cannot show so, and why), or {@code unknown}.
  * Exit status: 0 when every certificate checks, 1 when one does not, 3 for bad input.
  *
