@@ -364,12 +364,19 @@
       ;; a lost update: both read nil and wrote :x; the cycle T0 → T1 → T0 is two anti-dependencies from nil
       (is (= false (get-in r [:levels :serializable :valid?])))
       (is (re-find #"^serializable +refuted \(" (line-of (verify-map h r) "serializable")) (str (line-of (verify-map h r) "serializable"))))
-    ;; Either order of T0's and T1's writes of :x closes a cycle, but no read shows which came first.
+    ;; Either order of T0's and T1's writes of :x closes a cycle, but no read shows which came
+    ;; first: a pair, refuted when both branches' cycles are shown by the history plus their order.
     (let [[h r] (checked (literal [0 [[:w :x 1] [:w :z 1]]] [1 [[:w :x 2] [:w :y 1]]] [2 [[:r :x 1] [:r :y 1]]] [3 [[:r :x 2] [:r :z 1]]])
                          ["serializable"])]
       (is (= false (get-in r [:levels :serializable :valid?])))
-      (is (str/includes? (line-of (verify-map h r) "serializable") "refutation not certified (")
-          (str (line-of (verify-map h r) "serializable")))))
+      (is (str/includes? (line-of (verify-map h r) "serializable")
+                         "refuted (G-single-item: either order of T0's and T1's writes closes a cycle, of 2 and 2 steps")
+          (str (line-of (verify-map h r) "serializable")))
+      (testing "a branch whose cycle the history does not show: not certified, naming the step"
+        (let [forged (assoc-in r [:anomalies :G-single-item 0 :alternative :steps 0 :type] :ww)]
+          (is (re-find #"refutation not certified \(G-single-item: if T\d's write came first, the step T\d → T\d \(ww\)"
+                       (line-of (verify-map h forged) "serializable"))
+              (line-of (verify-map h forged) "serializable"))))))
   (testing "cut isolation refuted on the history; a false verdict the history does not bear out is NOT certified"
     (let [h (literal [0 [[:w :x 1]]] [1 [[:w :x 2]]] [2 [[:r :x 1] [:r :x 2]]])]
       (is (str/includes? (line-of (Verify/verify h "{:levels {:ci {:valid? false}}}") "ci")
@@ -378,3 +385,70 @@
           o (Verify/verify h "{:levels {:ci {:valid? false}}}")]
       (is (= 1 (.status o)))
       (is (str/includes? (line-of o "ci") "NOT certified: the history has no thin-air or non-repeatable read")))))
+
+(deftest refutations-by-facts-of-the-history
+  ;; Anomalies that are not cycles: each checked on the transactions it names, for every level
+  ;; it rules out; a claim the history does not bear out is not certified, naming them.
+  (let [all ["serializable" "snapshot-isolation" "repeatable-read" "read-committed" "read-uncommitted" "rc" "ra" "tcc"]
+        run (fn [ops] (let [h (j/->history (vec (map-indexed (fn [i [ty p mops]] {:index i :type ty :process p :f :txn :value mops}) ops)))]
+                        (checked h all)))]
+    (testing "G1a: every level it rules out is refuted, read uncommitted is not violated"
+      (let [[h r] (run [[:fail 0 [[:w :x 1]]] [:ok 1 [[:r :x 1]]]])
+            o (verify-map h r)]
+        (doseq [l ["serializable" "snapshot-isolation" "repeatable-read" "read-committed"]]
+          (is (str/includes? (line-of o l) "refuted (G1a: T1 read key :x = 1, written by T0, which failed (:fail))") (line-of o l)))
+        (doseq [l ["rc" "ra" "tcc"]]
+          (is (str/includes? (line-of o l) "refuted (AbortedRead: T1 read key :x = 1, written by T0, which failed (:fail))") (line-of o l)))
+        (testing "tampered: the writer committed"
+          (let [h2 (j/->history [{:index 0 :type :ok :process 0 :f :txn :value [[:w :x 1]]}
+                                 {:index 1 :type :ok :process 1 :f :txn :value [[:r :x 1]]}])]
+            (is (str/includes? (line-of (verify-map h2 r) "serializable")
+                               "refutation not certified (G1a: T1 and T0 do not show an aborted read"))))
+        (testing "a fact claimed for a level it does not rule out"
+          (is (str/includes? (line-of (verify-map h (assoc-in r [:levels :read-uncommitted] {:valid? false :anomaly-types [:G1a]}))
+                                      "read-uncommitted")
+                             "refutation not certified (G1a does not rule out read-uncommitted)")))))
+    (testing "G1b, internal, future and garbage reads, duplicates, incompatible orders"
+      (doseq [[ops level want] [[[[:ok 0 [[:append :x 1] [:append :x 2]]] [:ok 1 [[:r :x [1]]]]] "read-committed"
+                                 "refuted (G1b: T1 read key :x as [1], ending with 1, which T0 appended and then appended 2 in the same transaction)"]
+                                [[[:ok 0 [[:w :x 1] [:r :x 2]]] [:ok 1 [[:w :x 2]]]] "serializable"
+                                 "refuted (internal: T0 read key :x = 2, but its own earlier write of it says 1)"]
+                                [[[:ok 0 [[:w :x 1] [:r :x 2]]] [:ok 1 [[:w :x 2]]]] "rc"
+                                 "refuted (NotMyOwnWrite: T0 read key :x = 2, but its own earlier write of it says 1)"]
+                                [[[:ok 0 [[:r :x [1]] [:append :x 1]]]] "tcc"
+                                 "refuted (FutureRead: T0 read key :x as [1], which holds 1, a value it writes itself only later)"]
+                                [[[:ok 0 [[:r :x 5]]]] "read-uncommitted"
+                                 "refuted (garbage-read: T0 read key :x = 5, a value no transaction writes to it)"]
+                                [[[:ok 0 [[:append :x 1]]] [:ok 1 [[:r :x [1 1]]]]] "read-uncommitted"
+                                 "refuted (duplicate-elements: T1 read key :x as [1 1], which holds 1 twice)"]
+                                [[[:ok 0 [[:append :x 1]]] [:ok 1 [[:append :x 2]]] [:ok 2 [[:r :x [1 2]]]] [:ok 3 [[:r :x [2 1]]]]] "ra"
+                                 "refuted (incompatible-order: T3 read key :x as [2 1] and T2 read key :x as [1 2]"]]]
+        (let [[h r] (run ops)]
+          (is (str/includes? (line-of (verify-map h r) level) want) (str level ": " (line-of (verify-map h r) level))))))
+    (testing "lost update: two read-modify-writes of one version; tampered, two versions"
+      (let [[h r] (run [[:ok 0 [[:r :x nil] [:w :x 1]]] [:ok 1 [[:r :x nil] [:w :x 2]]]])]
+        (is (str/includes? (line-of (verify-map h r) "snapshot-isolation")
+                           "refuted (lost-update: T0 and T1 both read key :x = nil and then wrote it)"))
+        (let [h2 (j/->history [{:index 0 :type :ok :process 0 :f :txn :value [[:r :x nil] [:w :x 1]]}
+                               {:index 1 :type :ok :process 1 :f :txn :value [[:r :x 1] [:w :x 2]]}])]
+          (is (str/includes? (line-of (verify-map h2 r) "snapshot-isolation")
+                             "refutation not certified (lost-update: T0 read key :x = nil and T1 read key :x = 1: not one version")))))))
+
+(deftest weak-refutations-are-commit-order-cycles
+  (let [[h r] (checked (literal [0 [[:w :x 1] [:w :z 1]]] [1 [[:w :x 2] [:w :y 1]]] [2 [[:r :x 1] [:r :y 1]]] [3 [[:r :x 2] [:r :z 1]]])
+                       ["ra" "tcc" "rc"])
+        o (verify-map h r)]
+    (is (= true (get-in r [:levels :rc :valid?])))
+    (doseq [l ["ra" "tcc"]]
+      (is (str/includes? (line-of o l) (str "refuted (FracturedReadCM: no commit order satisfies " l ": T0 → T1 → T0 (T0 before T1: T3 read key :x from T1"))
+          (line-of o l)))
+    (testing "tampered: the reader that forces one of the orders left out"
+      (let [forged (update-in r [:anomalies :FracturedReadCM]
+                              (fn [insts] (mapv (fn [i] (update i :ops (fn [ops] (vec (remove #(= 3 (:index %)) ops))))) insts)))]
+        (is (str/includes? (line-of (verify-map h forged) "ra")
+                           "refutation not certified (FracturedReadCM: the history forces no cycle of ra's commit order among T0, T1, T2)")))))
+  (let [[h r] (checked (literal [0 [[:w :x 1] [:w :y 1]]] [1 [[:r :x 1] [:r :y nil]]]) ["rc"])]
+    (is (str/includes? (line-of (verify-map h r) "rc")
+                       (str "refuted (NonMonoReadCO: no commit order satisfies rc: the initial state → T0 → the initial state (the initial state"
+                            " precedes every transaction; T0 before the initial state: T1 read key :y from the initial state, T0 writes it too"
+                            " and T1 observed it in an earlier read of key :x))")))))

@@ -15,7 +15,7 @@ import java.util.Map;
  * ({@code isocheck.io}, {@code isocheck.history}) and nothing else of isocheck. Per level, one
  * line: {@code certified (...)}, {@code NOT certified: why}, {@code no certificate} (the level
  * holds, but the result carries no witness), {@code refuted (...)} (a violated level, shown by
- * the history: {@link CycleCheck}, {@link CutIsolationCheck}), {@code refutation not certified
+ * the history: {@link FactCheck}, {@link CycleCheck}, {@link WeakCycleCheck}, {@link CutIsolationCheck}), {@code refutation not certified
  * (...)} (a violated level verify cannot show so, and why), or {@code unknown}.
  * Exit status: 0 when every certificate checks, 1 when one does not, 3 for bad input.
  *
@@ -168,10 +168,16 @@ public final class Verify {
     return String.format("certified (start/commit order of %,d transactions replayed)", n);
   }
 
+  /** Elle's Adya levels (repeatable read, read committed, read uncommitted): refuted by facts and by cycles of the steps each forbids. */
+  private static final java.util.Set<String> ADYA = java.util.Set.of("repeatable-read", "read-committed", "read-uncommitted");
+
   /**
    * A violated level's line: cut isolation is checked on the history ({@link CutIsolationCheck});
-   * a serializable or snapshot-isolation level, by the first of its anomalies' cycles that the
-   * history shows step by step ({@link CycleCheck}); other levels' refutations are not checked.
+   * any other level by the first of its anomalies that the history shows: a fact of one or two
+   * transactions that rules the level out ({@link FactCheck}), a cycle shown step by step of a
+   * shape the level forbids ({@link CycleCheck}; a pair of writers each of whose orders closes
+   * one, {@link CycleCheck#checkPair}), or, at a weak level, a cycle of the commit order the
+   * level needs among the counterexample's transactions ({@link WeakCycleCheck}).
    */
   private static String refute(Facts f, String level, Map<?, ?> verdict, Object anomalies, CycleCheck.Evidence[] evidence) {
     if (level.equals("ci")) {
@@ -183,22 +189,47 @@ public final class Verify {
       return "NOT certified: the history has no thin-air or non-repeatable read, so cut isolation holds";
     }
     boolean[] r = RULES.get(level);
-    if (r == null) {
-      return "refutation not certified (verify checks the cycles of the serializable and snapshot-isolation levels, and cut isolation)";
-    }
+    boolean adya = ADYA.contains(level), weak = WEAK.contains(level);
+    if (r == null && !adya && !weak) return "refutation not certified (verify knows no rules for a level named " + level + ")";
+    if (adya) r = new boolean[] {true, false, false, false};
     if (evidence[0] == null) evidence[0] = new CycleCheck.Evidence(f);
+    CycleCheck.Evidence ev = evidence[0];
     Object types = verdict.get("anomaly-types");
     String first = null;
-    int cycles = 0;
+    int tried = 0;
     if (types instanceof List && anomalies instanceof Map) {
-      for (Object type : (List<?>) types) {
+      for (Object ty : (List<?>) types) {
+        String type = String.valueOf(ty);
         Object inst = ((Map<?, ?>) anomalies).get(type);
         if (!(inst instanceof List)) continue;
+        java.util.Set<String> rulesOut = FactCheck.levels(type);
+        if (rulesOut != null && !rulesOut.contains(level)) {
+          if (first == null) first = type + " does not rule out " + level;
+          continue;
+        }
         for (Object cx : (List<?>) inst) {
-          if (!(cx instanceof Map) || !(((Map<?, ?>) cx).get("cycle") instanceof List)) continue;
-          cycles++;
+          if (!(cx instanceof Map)) continue;
+          tried++;
           try {
-            int k = CycleCheck.check(f, evidence[0], cx, r[0], r[1], r[2], r[3]);
+            if (rulesOut != null) return "refuted (" + type + ": " + FactCheck.check(f, ev, type, cx, level) + ")";
+            if (weak) return "refuted (" + type + ": " + WeakCycleCheck.check(f, ev, FactCheck.txns(f, cx), level) + ")";
+            Map<?, ?> c = (Map<?, ?>) cx;
+            if (!(c.get("cycle") instanceof List)) throw new CycleCheck.Unproven("verify does not check anomalies of type " + type);
+            if (c.get("unordered") instanceof List) {
+              try {
+                int[] p = CycleCheck.checkPair(f, ev, cx, r[0], r[1], r[2], r[3]);
+                if (adya) {
+                  adyaShape(f, c, level);
+                  adyaShape(f, (Map<?, ?>) c.get("alternative"), level);
+                }
+                return String.format("refuted (%s: either order of %s's and %s's writes closes a cycle, of %d and %d steps, each shown by"
+                    + " the history and that order)", type, f.name(p[0]), f.name(p[1]), p[2], p[3]);
+              } catch (CycleCheck.Unproven u) {
+                if (first == null) first = type + ": " + u.getMessage();
+              }
+            }
+            int k = CycleCheck.check(f, ev, cx, r[0], r[1], r[2], r[3]);
+            if (adya) adyaShape(f, c, level);
             return String.format("refuted (%s: a cycle of %d steps, each shown by the history)", type, k);
           } catch (CycleCheck.Unproven u) {
             if (first == null) first = type + ": " + u.getMessage();
@@ -206,8 +237,20 @@ public final class Verify {
         }
       }
     }
-    if (cycles == 0) return "refutation not certified (no cycle among its anomalies" + (types instanceof List ? ": " + types : "") + ")";
+    if (tried == 0) {
+      return "refutation not certified (" + (first != null ? first : "no counterexample among its anomalies" + (types instanceof List ? ": " + types : "")) + ")";
+    }
     return "refutation not certified (" + first + ")";
+  }
+
+  /** Adya's levels forbid cycles of some steps only: read uncommitted, of write-write ones (G0); read committed, with reads too (G1c). */
+  private static void adyaShape(Facts f, Map<?, ?> cx, String level) {
+    if (level.equals("repeatable-read")) return;
+    for (Object s : (List<?>) cx.get("steps")) {
+      String kind = s instanceof Map ? String.valueOf(((Map<?, ?>) s).get("type")) : "?";
+      if (kind.equals("ww") || kind.equals("wr") && level.equals("read-committed")) continue;
+      throw new CycleCheck.Unproven("a cycle with a " + kind + " step, which " + level + " allows");
+    }
   }
 
   private static String oneLine(Exception e) {
