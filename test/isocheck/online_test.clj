@@ -390,3 +390,41 @@
                            (.txns 20000) (.sessions 10) (.keys 100) (.maxWritesPerKey 32) .build)
                        oc)
         (is (= 20000 (.liveTxns oc)))))))
+
+(defn- window-check
+  "An OnlineChecker with a window (keys retiring after max-writes appends, collected at every
+  completion) fed ops directly."
+  ^OnlineChecker [levels max-writes ops]
+  (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) levels) "txn" 4 nil (int max-writes)) (.gcThreshold 1))
+        r  (OpRecord.)]
+    (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
+    oc))
+
+(deftest a-final-read-of-a-retired-key
+  (let [run   (history [0 :invoke [[:append :x 1]]]
+                       [0 :ok     [[:append :x 1]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x [1]]]])
+        final (fn [v] (into run (history [2 :invoke [[:r :x nil]]] [2 :ok [[:r :x v]]])))
+        win   (fn [v] (window-check [:strict-serializable :serializable] 1 (final v)))
+        dropped (fn [^OnlineChecker oc] (get (into {} (get (into {} (.stats oc)) "window")) "dropped-txns"))]
+    (testing "the same order again: nothing needed of the dropped writers"
+      (let [oc (win [1])]
+        (is (pos? (dropped oc)) "the writer and the reader of :x were dropped")
+        (is (.complete oc))
+        (is (empty? (.violations oc)))))
+    (testing "a stale final read needs the dropped writer: incomplete, and no guess"
+      (let [ops (mapv #(assoc %2 :index %1) (range) (final []))
+            oc  (win [])]
+        (is (pos? (dropped oc)))
+        (is (not (.complete oc)))
+        (is (empty? (.violations oc)) "not reported: the window cannot tell")
+        (is (false? (offline-valid ops :strict-serializable)) "a violation the final check finds")
+        (is (false? (valid (online-check [:strict-serializable] ops) :strict-serializable)) "and the online check without a window")))
+    (testing "a read that contradicts the packed order is still certain"
+      (let [oc (win [2])]
+        (is (= ["incompatible-order"] (map #(.anomaly ^isocheck.online.Violation %) (.violations oc))))))
+    (testing "without a window, nothing is dropped"
+      (let [oc (window-check [:serializable] 0 (final []))]
+        (is (.complete oc))
+        (is (= 3 (.liveTxns oc)))))))
