@@ -315,6 +315,16 @@
         (is (#{:ok :fail :info} (:type (by-index (:certain-at-index v))))
             "certain at a completion")
         (is (number? (:latency-ms v))))))
+  (testing "with :max-writes-per-key, the window drops what retired; the final check agrees"
+    (let [[test h] (run-watched (store-client {:info 0.05, :stale 0.1, :seed 6}) 1500 {:log? false, :max-writes-per-key 8, :collect-at 64})
+          m  (jepsen.checker/check (isocheck/checker {:levels online/online-levels}) test h {})
+          on (:online m)]
+      (is (pos? (get-in on [:stats :window :dropped-txns])) (pr-str (:stats on)))
+      (is (true? (:agrees-with-offline? on)))
+      (is (boolean? (:complete? on)))
+      (when (:complete? on)
+        (doseq [l online/online-levels]
+          (is (= (get-in m [:levels l :valid?]) (get-in on [:levels l :valid?])) (str l))))))
   (testing ":abort-on-violation? stops the run at the first violation"
     (let [[_ h] (run-watched (store-client {:fail-applied 0.2, :seed 5}) 100000
                              {:log? false, :abort-on-violation? true, :levels [:serializable]})]

@@ -58,6 +58,9 @@
                             final read showing appends no read had shown)
                             sets :complete? false: the verdicts found stay
                             certain, the final check decides the rest
+      :collect-at           with the window: look for what to drop once this
+                            many transactions are held (default 4096, then
+                            twice what the last look kept)
 
   What is checked online: list-append histories, at the serializable levels
   (:serializable, :strong-session-serializable, :strict-serializable) and the
@@ -124,6 +127,7 @@
          _        (when-not (and (integer? mwpk) (<= 0 mwpk Integer/MAX_VALUE))
                     (throw (IllegalArgumentException. (str ":max-writes-per-key must be a non-negative integer, got " (pr-str mwpk)))))
          checker  (OnlineChecker. levels (j/txn-f (:f opts)) (int (:max-anomalies opts 16)) listener (int mwpk))
+         _        (when-let [g (:collect-at opts)] (.gcThreshold checker (int g)))
          queue    (LinkedBlockingQueue. 1048576)
          error    (atom nil)
          done     (promise)
