@@ -315,7 +315,126 @@
         (is (#{:ok :fail :info} (:type (by-index (:certain-at-index v))))
             "certain at a completion")
         (is (number? (:latency-ms v))))))
+  (testing "with :max-writes-per-key, the window drops what retired; the final check agrees"
+    (let [[test h] (run-watched (store-client {:info 0.05, :stale 0.1, :seed 6}) 1500 {:log? false, :max-writes-per-key 8, :collect-at 64})
+          m  (jepsen.checker/check (isocheck/checker {:levels online/online-levels}) test h {})
+          on (:online m)]
+      (is (pos? (get-in on [:stats :window :dropped-txns])) (pr-str (:stats on)))
+      (is (true? (:agrees-with-offline? on)))
+      (is (boolean? (:complete? on)))
+      (when (:complete? on)
+        (doseq [l online/online-levels]
+          (is (= (get-in m [:levels l :valid?]) (get-in on [:levels l :valid?])) (str l))))))
   (testing ":abort-on-violation? stops the run at the first violation"
     (let [[_ h] (run-watched (store-client {:fail-applied 0.2, :seed 5}) 100000
                              {:log? false, :abort-on-violation? true, :levels [:serializable]})]
       (is (< (count (filter #(= :invoke (:type %)) h)) 20000) "stopped long before 100,000 transactions"))))
+
+;; ---------------------------------------------------------------------------
+;; The window: memory bounded by key retirement
+
+(defn- sim-window
+  "Checks one simulated history (keys retiring after max-writes appends) offline, online
+  without a window, and online with one collected every `every` transactions: {:off :full
+  :win (level id -> violated?) :complete? :dropped n}."
+  [{:keys [seed store bug txns sessions keys ops info-rate max-writes every]}]
+  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/APPEND)
+                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
+                        (.infoRate (double info-rate)) (.maxWritesPerKey (int max-writes)))
+              bug (-> (.bug bug) (.bugRate 0.1))
+              true .build)
+        b    (HistoryBuilder. History$Workload/APPEND)
+        full (OnlineChecker. levels "txn" 4 nil)
+        win  (doto (OnlineChecker. levels "txn" 4 nil (int max-writes)) (.gcThreshold (int every)))
+        _    (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op full r) (.op win r)) (end [_])))
+        r    (Checker/check (.build b) (.levels (CheckOptions.) levels))
+        v    (fn [^OnlineChecker oc] (into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) levels))]
+    {:off (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))
+     :full (v full), :win (v win), :complete? (.complete win)
+     :dropped (get-in (into {} (.stats win)) ["window" "dropped-txns"])}))
+
+(deftest the-window-keeps-the-verdicts
+  (let [results (for [i (range 16)
+                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+                      bug (cons nil (Bug/values))
+                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                  (let [cfg {:seed (+ 9100 i), :store store, :bug bug, :txns (nth [300 1500] (mod i 2))
+                             :sessions (nth [3 5 10] (mod i 3)), :keys (nth [4 10 30] (mod (quot i 2) 3))
+                             :ops (nth [2 4] (mod (quot i 3) 2)), :info-rate (nth [0.0 0.02] (mod (quot i 4) 2))
+                             :max-writes (nth [4 8 16] (mod i 3)), :every (nth [8 32] (mod (quot i 5) 2))}]
+                    (assoc (sim-window cfg) :cfg cfg)))
+        complete (filter :complete? results)]
+    (is (< 100 (count (filter #(pos? (:dropped %)) results))) "the window dropped transactions in most histories")
+    (is (< (* 0.5 (count results)) (count complete)) "most histories never needed a dropped transaction")
+    (is (< 20 (count (filter #(some true? (vals (:off %))) complete))) "violated histories among the complete ones")
+    (doseq [{:keys [off full win complete? cfg]} results]
+      (doseq [[l v] win :when v]
+        (is (true? (off l)) (str "the window reported a violation of " l " offline did not: " cfg))
+        (is (true? (full l)) (str "the window reported a violation of " l " the full online check did not: " cfg)))
+      (when complete?
+        (is (= full win) (str "complete, yet the window's verdicts differ from the full online ones: " cfg))
+        (is (= off win) (str "complete, yet the window's verdicts differ from the offline ones: " cfg))))))
+
+(deftest the-window-bounds-the-transactions-held
+  ;; 10 sessions, 100 keys, each retiring after 32 appends, 5% :fail, 1% :info: the
+  ;; transactions held stay below a bound that does not grow with the run's length.
+  (let [run (fn [n]
+              (let [cfg (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
+                            (.txns (int n)) (.sessions 10) (.keys 100) (.opsPerTxn 4 4) (.readFraction 0.5)
+                            (.maxWritesPerKey 32) (.failRate 0.05) (.infoRate 0.01) .build)
+                    oc  (doto (OnlineChecker. levels "txn" 4 nil 32) (.gcThreshold 1024))]
+                (Simulator/run cfg oc)
+                (into {"complete" (.complete oc), "violations" (count (.violations oc)), "live" (.liveTxns oc)}
+                      (get (into {} (.stats oc)) "window"))))
+        small (run 20000)
+        large (run 200000)]
+    (doseq [m [small large]]
+      (is (true? (m "complete")) (pr-str m))
+      (is (zero? (m "violations")) (pr-str m))
+      (is (< (m "peak-live-txns") 2500) (str "held at most the window: " (pr-str m))))
+    (is (< 195000 (large "dropped-txns")) (pr-str large))
+    (is (< (large "peak-live-txns") (+ 500 (small "peak-live-txns"))) "ten times the run, about the same window")
+    (testing "without a window, every transaction is held"
+      (let [oc (OnlineChecker. levels "txn" 4 nil)]
+        (Simulator/run (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
+                           (.txns 20000) (.sessions 10) (.keys 100) (.maxWritesPerKey 32) .build)
+                       oc)
+        (is (= 20000 (.liveTxns oc)))))))
+
+(defn- window-check
+  "An OnlineChecker with a window (keys retiring after max-writes appends, collected at every
+  completion) fed ops directly."
+  ^OnlineChecker [levels max-writes ops]
+  (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) levels) "txn" 4 nil (int max-writes)) (.gcThreshold 1))
+        r  (OpRecord.)]
+    (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
+    oc))
+
+(deftest a-final-read-of-a-retired-key
+  (let [run   (history [0 :invoke [[:append :x 1]]]
+                       [0 :ok     [[:append :x 1]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x [1]]]])
+        final (fn [v] (into run (history [2 :invoke [[:r :x nil]]] [2 :ok [[:r :x v]]])))
+        win   (fn [v] (window-check [:strict-serializable :serializable] 1 (final v)))
+        dropped (fn [^OnlineChecker oc] (get (into {} (get (into {} (.stats oc)) "window")) "dropped-txns"))]
+    (testing "the same order again: nothing needed of the dropped writers"
+      (let [oc (win [1])]
+        (is (pos? (dropped oc)) "the writer and the reader of :x were dropped")
+        (is (.complete oc))
+        (is (empty? (.violations oc)))))
+    (testing "a stale final read needs the dropped writer: incomplete, and no guess"
+      (let [ops (mapv #(assoc %2 :index %1) (range) (final []))
+            oc  (win [])]
+        (is (pos? (dropped oc)))
+        (is (not (.complete oc)))
+        (is (empty? (.violations oc)) "not reported: the window cannot tell")
+        (is (false? (offline-valid ops :strict-serializable)) "a violation the final check finds")
+        (is (false? (valid (online-check [:strict-serializable] ops) :strict-serializable)) "and the online check without a window")))
+    (testing "a read that contradicts the packed order is still certain"
+      (let [oc (win [2])]
+        (is (= ["incompatible-order"] (map #(.anomaly ^isocheck.online.Violation %) (.violations oc))))))
+    (testing "without a window, nothing is dropped"
+      (let [oc (window-check [:serializable] 0 (final []))]
+        (is (.complete oc))
+        (is (= 3 (.liveTxns oc)))))))

@@ -22,6 +22,8 @@
   :online to its result map:
 
       {:levels-checked [:serializable :snapshot-isolation]
+       :complete?  true  ; false: some event needed a transaction the window had dropped
+                         ; (then :incomplete-from-event, :incomplete-because)
        :levels     {:serializable {:valid? false, :first {...}} ...}
        :violations [{:anomaly :G-single-item, :levels [:serializable],
                      :certain-at-event 1234, :certain-at-index 1234,
@@ -47,6 +49,18 @@
       :max-anomalies        violations kept (and logged) per anomaly type
                             (default 16); all are counted
       :log?                 log violations (default true)
+      :max-writes-per-key   the workload's (Jepsen's :max-writes-per-key, 32
+                            in its list-append workload): bounds the
+                            checker's memory by a window of the transactions
+                            that can still be in a new cycle (default: none,
+                            every transaction is kept). A later event that
+                            needs a dropped transaction (a very stale read, a
+                            final read showing appends no read had shown)
+                            sets :complete? false: the verdicts found stay
+                            certain, the final check decides the rest
+      :collect-at           with the window: look for what to drop once this
+                            many transactions are held (default 4096, then
+                            twice what the last look kept)
 
   What is checked online: list-append histories, at the serializable levels
   (:serializable, :strong-session-serializable, :strict-serializable) and the
@@ -109,7 +123,11 @@
                                     ", certain at :index " (if (= OpRecord/ABSENT (.index v)) (str "? (event " (.event v) ")") (.index v))
                                     " (found " (format "%.1f" ms) " ms after that completion): "
                                     (.explanation v)))))))
-         checker  (OnlineChecker. levels (j/txn-f (:f opts)) (int (:max-anomalies opts 16)) listener)
+         mwpk     (:max-writes-per-key opts 0)
+         _        (when-not (and (integer? mwpk) (<= 0 mwpk Integer/MAX_VALUE))
+                    (throw (IllegalArgumentException. (str ":max-writes-per-key must be a non-negative integer, got " (pr-str mwpk)))))
+         checker  (OnlineChecker. levels (j/txn-f (:f opts)) (int (:max-anomalies opts 16)) listener (int mwpk))
+         _        (when-let [g (:collect-at opts)] (.gcThreshold checker (int g)))
          queue    (LinkedBlockingQueue. 1048576)
          error    (atom nil)
          done     (promise)

@@ -62,6 +62,38 @@ import java.util.Map;
  * never-read appends can find. So every violation reported here is one the offline check reports
  * too (tests check it on the simulator), and the offline check may find more.
  *
+ * <p><b>The window</b> (with {@code maxWritesPerKey} > 0, Jepsen's {@code :max-writes-per-key}):
+ * memory bounded by what can still change, not by the run. A key is <i>closed</i> once it has had
+ * maxWritesPerKey distinct appends invoked (Jepsen's generator then retires it) and no transaction
+ * naming it is in flight. A committed transaction T is <i>sealed</i> when it has completed and each
+ * of its appends is to a closed key, or was shown by a read and T completed before every
+ * transaction still in flight was invoked. Every so often (when twice as many transactions are
+ * held as the last collection kept) the transactions not sealed, and every node some graph
+ * reaches from them, are kept; the rest are dropped (with their edges), the kept ones renumbered.
+ * A transaction never committed is dropped once its keys are closed; a closed key none of whose
+ * writers is kept keeps only its order (packed deltas), for the final reads.
+ *
+ * <p><i>Soundness does not rest on the sealing rule</i>, which only chooses what to drop: (1) the
+ * dropped set D is closed under predecessors when it is dropped (a predecessor of a node no
+ * unsealed node reaches is not reached either); (2) every later edge whose target is in D is
+ * detected (references to dropped transactions become {@link #DROPPED}; an unread append of a
+ * dropped writer marks its key; a packed key accepts only a read equal to its order) and marks the
+ * verdicts incomplete ({@link #complete}) from that event; an edge from D to a kept node is
+ * skipped. If (2) never fires, a cycle of the whole history either avoids D -- all its edges were
+ * offered between kept nodes, so it was found -- or enters D by an edge that, by (1) and (2), was
+ * offered before its target was dropped with its source already in D or dropped along; following
+ * the cycle back, all of it lies in D and all its edges were offered before the last of its nodes
+ * was dropped, when the graph (acyclic, since an edge closing a cycle is refused and reported)
+ * held them: so a cycle had been reported already. The pre-checks keep their information (G1a by
+ * the writer's status, checked when either side arrives; G1b by the dropped writers' intermediate
+ * values; incompatible-order by the order, packed or not). So a complete verdict is the verdict
+ * without the window, and an incomplete one still reports only certain violations. The rule
+ * makes (2) rare on Jepsen-shaped histories: it fires on a read older than every transaction in
+ * flight of a key still active (a very stale read), on a stale final read of a retired key, and
+ * on one showing two or more appends no read had shown (their order among themselves was never
+ * seen). One such append is fine: the first element a read adds gets no edge it did not get when
+ * it committed (from the last element's writer and readers).
+ *
  * <p>Not thread-safe: one thread calls {@link #op}; {@link #snapshot} may be read from others.
  */
 public final class OnlineChecker implements OpSink {
@@ -76,6 +108,10 @@ public final class OnlineChecker implements OpSink {
   }
 
   private static final byte PENDING = 4;
+  /** A reference to a transaction the window dropped (in KeyState.writers, lastCommittedOf). */
+  static final int DROPPED = -2;
+  /** DROPPED as stored in a LongIntMap, which holds non-negative values only. */
+  private static final int DROPPED_IN_MAP = Integer.MAX_VALUE;
 
   private final String txnF;
   private final Listener listener;
@@ -84,12 +120,22 @@ public final class OnlineChecker implements OpSink {
   private final List<Level> levels;
   private final boolean anySo, anyRt;
 
+  // The window (0: none)
+  private final int maxWritesPerKey;
+  private int gcMin = 4096, gcAt = 4096;
+  private long gcs, droppedTxns, droppedNodes, droppedEdges, retiredKeys, peakLive, degradations;
+  private long incompleteFrom = -1;
+  private String incompleteWhy;
+  private final IntList openKeys = new IntList();
+  private int[][] touched = new int[1024][];
+
   // Events
   private long events;
   private long curEvent, curIndex = OpRecord.ABSENT, curTime = OpRecord.ABSENT;
 
   // Transactions (ids in order of first event)
   private int nTxns;
+  private long txnsSeen;
   private byte[] status = new byte[1024];
   private boolean[] observed = new boolean[1024];
   private int[] session = new int[1024], node = new int[1024];
@@ -103,6 +149,7 @@ public final class OnlineChecker implements OpSink {
   private final LongIntMap longSessions = new LongIntMap();
   private final HashMap<Object, Integer> objSessions = new HashMap<>();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
+  private long[] lastFirstEv = new long[16]; // per session: firstEv of lastCommittedOf, kept when it is dropped
 
   // Keys and values
   private final LongIntMap longKeys = new LongIntMap();
@@ -138,6 +185,17 @@ public final class OnlineChecker implements OpSink {
    * @param listener told each violation kept, or null
    */
   public OnlineChecker(List<Level> levels, String txnF, int maxPerType, Listener listener) {
+    this(levels, txnF, maxPerType, listener, 0);
+  }
+
+  /**
+   * @param maxWritesPerKey the appends a key gets before the workload retires it (Jepsen's
+   *     {@code :max-writes-per-key}), which bounds memory by a window (see the class comment);
+   *     0 keeps every transaction
+   */
+  public OnlineChecker(List<Level> levels, String txnF, int maxPerType, Listener listener, int maxWritesPerKey) {
+    if (maxWritesPerKey < 0) throw new IllegalArgumentException("maxWritesPerKey must be >= 0, got " + maxWritesPerKey);
+    this.maxWritesPerKey = maxWritesPerKey;
     this.txnF = txnF;
     this.listener = listener;
     this.maxPerType = maxPerType;
@@ -173,6 +231,31 @@ public final class OnlineChecker implements OpSink {
   /** The first violation of each level that has one. */
   public Map<Level, Violation> firstViolations() { return new LinkedHashMap<>(firstOf); }
 
+  /**
+   * Whether every level's verdict so far is the one the whole history up to here gives: false
+   * once an event needed a transaction the window had dropped (see the class comment); the
+   * violations found stay certain, but a level with none may still be violated.
+   */
+  public boolean complete() { return incompleteFrom < 0; }
+
+  /** The event from which the verdicts are incomplete, or -1 (see {@link #complete}). */
+  public long incompleteFrom() { return incompleteFrom; }
+
+  /** Transactions held (live), and committed ones among them (graph nodes). */
+  public int liveTxns() { return nTxns; }
+
+  public int liveNodes() { return txnOfNode.size(); }
+
+  /** The most transactions held at once (sampled before each window collection and at the end). */
+  public long peakLiveTxns() { return Math.max(peakLive, nTxns); }
+
+  /** Collect the window once this many transactions are held (default 4096; then twice what a collection keeps). */
+  public void gcThreshold(int n) {
+    if (n < 1) throw new IllegalArgumentException("gc threshold must be >= 1");
+    gcMin = n;
+    gcAt = Math.max(n, Math.min(gcAt, 2 * nTxns));
+  }
+
   /** Violations found per anomaly type (kept or not). */
   public Map<String, Long> counts() { return new LinkedHashMap<>(counts); }
 
@@ -180,12 +263,24 @@ public final class OnlineChecker implements OpSink {
   public Map<String, Object> stats() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("events", events);
-    m.put("txns", (long) nTxns);
-    m.put("committed", (long) txnOfNode.size());
+    m.put("txns", txnsSeen);
+    m.put("committed", (long) txnOfNode.size() + droppedNodes);
     m.put("keys", (long) keys.size());
     Map<String, Object> es = new LinkedHashMap<>();
-    for (Graph g : graphs) es.put(g.level.id, (long) g.g.edgeCount());
+    for (Graph g : graphs) es.put(g.level.id, (long) g.g.edgeCount() + g.dropped);
     m.put("edges", es);
+    if (maxWritesPerKey > 0) {
+      Map<String, Object> w = new LinkedHashMap<>();
+      w.put("max-writes-per-key", (long) maxWritesPerKey);
+      w.put("live-txns", (long) nTxns);
+      w.put("live-nodes", (long) txnOfNode.size());
+      w.put("peak-live-txns", peakLiveTxns());
+      w.put("dropped-txns", droppedTxns);
+      w.put("retired-keys", retiredKeys);
+      w.put("collections", gcs);
+      w.put("needed-dropped", degradations);
+      m.put("window", w);
+    }
     return m;
   }
 
@@ -195,6 +290,11 @@ public final class OnlineChecker implements OpSink {
     List<Object> ls = new ArrayList<>();
     for (Level l : levels) ls.add(new Kw(l.id));
     m.put("levels-checked", ls);
+    m.put("complete?", complete());
+    if (!complete()) {
+      m.put("incomplete-from-event", incompleteFrom);
+      m.put("incomplete-because", incompleteWhy);
+    }
     Map<String, Object> vs = new LinkedHashMap<>();
     for (Level l : levels) {
       Map<String, Object> v = new LinkedHashMap<>();
@@ -228,7 +328,10 @@ public final class OnlineChecker implements OpSink {
     int s = sessionOf(r.process);
     if (r.type == OpType.INVOKE) {
       int old = pendingOf.get(s);
-      if (old >= 0) status[old] = OpType.INFO; // a malformed history: the offline check says so
+      if (old >= 0) { // a malformed history: the offline check says so
+        status[old] = OpType.INFO;
+        untouch(old);
+      }
       pendingOf.set(s, newTxn(s, r, ev, true));
       eventsSeen = events;
       return;
@@ -236,12 +339,22 @@ public final class OnlineChecker implements OpSink {
     int t = pendingOf.get(s);
     if (t >= 0) pendingOf.set(s, -1);
     else t = newTxn(s, r, ev, false);
+    untouch(t);
     doneEv[t] = ev;
     doneIndex[t] = r.index;
     status[t] = (byte) r.type;
     if (r.type == OpType.OK) ok(t, r);
     else if (r.type == OpType.FAIL && observed[t]) failedObserved(t);
+    if (maxWritesPerKey > 0 && nTxns >= gcAt) collect();
     eventsSeen = events;
+  }
+
+  /** t completed: the keys it touched no longer have it in flight. */
+  private void untouch(int t) {
+    int[] ks = touched[t];
+    if (ks == null) return;
+    touched[t] = null;
+    for (int k : ks) keys.get(k).inFlight--;
   }
 
   private int sessionOf(Object p) {
@@ -254,6 +367,7 @@ public final class OnlineChecker implements OpSink {
         longSessions.put(l, s);
         pendingOf.add(-1);
         lastCommittedOf.add(-1);
+        if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
       }
     } else {
       Integer i = objSessions.get(p);
@@ -262,6 +376,7 @@ public final class OnlineChecker implements OpSink {
         objSessions.put(p, s);
         pendingOf.add(-1);
         lastCommittedOf.add(-1);
+        if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
       } else s = i;
     }
     return s;
@@ -276,6 +391,7 @@ public final class OnlineChecker implements OpSink {
       longKeys.put(k, id);
       keyObjs.add(k);
       keys.add(new KeyState());
+      openKeys.add(id);
       return id;
     }
     Object k = r.key(i);
@@ -285,6 +401,7 @@ public final class OnlineChecker implements OpSink {
     objKeys.put(k, n);
     keyObjs.add(k);
     keys.add(new KeyState());
+    openKeys.add(n);
     return n;
   }
 
@@ -311,7 +428,10 @@ public final class OnlineChecker implements OpSink {
 
   private int newTxn(int s, OpRecord r, long ev, boolean invoked) {
     int t = nTxns++;
+    txnsSeen++;
     if (t == status.length) grow();
+    touched[t] = null;
+    if (invoked && maxWritesPerKey > 0) touch(t, r);
     status[t] = PENDING;
     observed[t] = false;
     session[t] = s;
@@ -337,8 +457,15 @@ public final class OnlineChecker implements OpSink {
       long v = appendCode(r, i);
       ks[j] = k;
       vs[j++] = v;
-      LongIntMap w = keys.get(k).writerOf;
-      if (w.get(v) < 0) w.put(v, t);
+      KeyState st = keys.get(k);
+      if (st.packed != null) {
+        needDropped("an append to key " + Edn.str(keyObjs.get(k)) + " after it had retired");
+        continue;
+      }
+      if (st.writerOf.get(v) < 0) {
+        st.writerOf.put(v, t);
+        st.appends++;
+      }
     }
     appKeys[t] = ks;
     appVals[t] = vs;
@@ -359,6 +486,25 @@ public final class OnlineChecker implements OpSink {
     rtPreds = Arrays.copyOf(rtPreds, c);
     appKeys = Arrays.copyOf(appKeys, c);
     appVals = Arrays.copyOf(appVals, c);
+    touched = Arrays.copyOf(touched, c);
+  }
+
+  /** t is invoked: each key it names (read or append) has it in flight until it completes. */
+  private void touch(int t, OpRecord r) {
+    int n = r.mopCount();
+    ownKeys.clear();
+    for (int i = 0; i < n; i++) {
+      byte kind = r.kind(i);
+      if (kind != OpRecord.APPEND && kind != OpRecord.READ) continue;
+      int k = keyId(r, i);
+      boolean dup = false;
+      for (int a = 0; a < ownKeys.size(); a++) if (ownKeys.get(a) == k) dup = true;
+      if (!dup) ownKeys.add(k);
+    }
+    if (ownKeys.size() == 0) return;
+    int[] ks = ownKeys.toArray();
+    for (int k : ks) keys.get(k).inFlight++;
+    touched[t] = ks;
   }
 
   /** The number isocheck names transaction t by (T12): its completion's :index, else its invocation's, else its event. */
@@ -378,9 +524,10 @@ public final class OnlineChecker implements OpSink {
     for (Graph g : graphs) g.addNode();
     if (anySo) {
       int s = session[t], p = lastCommittedOf.get(s);
-      if (p < 0 || firstEv[p] < firstEv[t]) {
-        if (p >= 0) edge(p, t, Edge.SO, -1);
+      if (p == -1 || lastFirstEv[s] < firstEv[t]) {
+        if (p != -1) edge(p, t, Edge.SO, -1);
         lastCommittedOf.set(s, t);
+        lastFirstEv[s] = firstEv[t];
       } else {
         edge(t, p, Edge.SO, -1); // an :info transaction shown committed after its session went on
       }
@@ -421,11 +568,12 @@ public final class OnlineChecker implements OpSink {
       for (int i = 0; i < j; i++) if (ks[i] == k) dup = true;
       if (dup) continue;
       KeyState st = keys.get(k);
+      if (st.packed != null) continue; // the append itself needed the dropped order (newTxn)
       if (st.position(vs[j]) >= 0) continue;
       if (st.unread == null) st.unread = new IntList(4);
       st.unread.add(t);
       int last = st.lastKnownWriter(st.len);
-      if (last >= 0 && last != t && node[last] >= 0) edge(last, t, Edge.WW, k);
+      if (last != -1 && last != t && (last == DROPPED || node[last] >= 0)) edge(last, t, Edge.WW, k);
       if (st.waiting != null) {
         for (int i = 0, n = st.waiting.size(); i < n; i++) {
           int rd = st.waiting.get(i);
@@ -473,6 +621,10 @@ public final class OnlineChecker implements OpSink {
         report("internal", allLevels(), new long[] {display(t)}, new String[0],
             name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(i)
                 + ", but its own earlier reads and appends of that key say otherwise.");
+        continue;
+      }
+      if (keys.get(k).packed != null) {
+        retiredRead(t, k, len, own, r, i);
         continue;
       }
       boolean first = true;
@@ -529,12 +681,56 @@ public final class OnlineChecker implements OpSink {
     return true;
   }
 
+  /**
+   * A read of a key whose transactions the window dropped, keeping only its order: the same
+   * order again adds nothing but a wr edge from a dropped writer; a different one is
+   * incompatible-order; a shorter or longer one needs the dropped writers.
+   */
+  private void retiredRead(int t, int k, int len, int own, OpRecord r, int mop) {
+    KeyState st = keys.get(k);
+    if (own > 0) return; // its append to the retired key already needed the dropped ones (newTxn)
+    long[] vals = st.unpack();
+    int common = Math.min(st.len, len);
+    for (int p = 0; p < common; p++) {
+      if (vals[p] != codes[p]) {
+        report("incompatible-order", allLevels(), new long[] {display(t)}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(mop) + ", which differs at position "
+                + (p + 1) + " (" + valueStr(codes[p]) + ") from the order earlier reads showed ("
+                + valueStr(vals[p]) + " there): no single order of appends explains both.");
+        return;
+      }
+    }
+    if (len == st.len && st.nDu > 0) {
+      needDropped("a read of retired key " + Edn.str(keyObjs.get(k)) + ", which a dropped transaction appended to unseen");
+    } else if (len == st.len + 1 && st.nDu == 1 && st.du[0] == codes[len - 1] && !st.intermediate(codes[len - 1])) {
+      // The one unseen append, shown: its edges were added when it committed (as in extend).
+      long[] nv = Arrays.copyOf(vals, len);
+      nv[len - 1] = codes[len - 1];
+      st.packed = KeyState.encode(nv, len);
+      st.len = len;
+      st.nDu = 0;
+      st.lastIntermediate = false;
+    } else if (len != st.len) {
+      needDropped("a read of retired key " + Edn.str(keyObjs.get(k)) + " showing " + len + " elements where earlier reads showed "
+          + st.len + " (its writers had been dropped)");
+    } else if (len > 0 && st.lastIntermediate) {
+      needDropped("a read of retired key " + Edn.str(keyObjs.get(k)) + " ending in an intermediate append of a dropped transaction");
+    }
+  }
+
   private void extend(int reader, int k, KeyState st, int len, OpRecord r, int mop) {
     int from = st.len;
     for (int p = from; p < len; p++) {
       long v = codes[p];
-      int w = st.writerOf.get(v);
+      int w = st.writer(v);
       st.add(v, w);
+      if (w == DROPPED) {
+        // The first new element, an unseen append of a dropped writer: its edges (from the last
+        // element's writer and readers) were added when it committed. Any other needs the writer.
+        if (p == from && st.removeDu(v)) continue;
+        needDropped("a read of key " + Edn.str(keyObjs.get(k)) + " showing an append of a transaction the window had dropped");
+        continue;
+      }
       if (w < 0) continue; // nobody appended it (yet): garbage or future read, left offline
       if (status[w] == OpType.FAIL) {
         if (w != reader) abortedRead(reader, w, k, v, r.renderMop(mop));
@@ -544,21 +740,22 @@ public final class OnlineChecker implements OpSink {
       if (node[w] < 0) commit(w);
       if (st.unread != null) st.removeUnread(w);
       int prev = p > 0 ? st.writers[p - 1] : -1;
-      if (prev >= 0 && prev != w && node[prev] >= 0) edge(prev, w, Edge.WW, k);
+      if (prev != -1 && prev != w && (prev == DROPPED || node[prev] >= 0)) edge(prev, w, Edge.WW, k);
     }
     // Readers of the version that was last: the next element's writer overwrote what they read.
     if (st.waiting != null && st.waiting.size() > 0) {
       for (int i = 0, n = st.waiting.size(); i < n; i++) {
         int rd = st.waiting.get(i);
         int w = st.nextKnownWriter(from, rd, node);
-        if (w >= 0) edge(rd, w, Edge.RW, k);
+        if (w != -1) edge(rd, w, Edge.RW, k);
       }
       st.waiting.clear();
     }
     // Appends still unread follow the new last element too.
+    if (st.nDu > 0) needDropped("a read extending key " + Edn.str(keyObjs.get(k)) + ", which a dropped transaction appended to unseen");
     if (st.unread != null && st.unread.size() > 0) {
       int last = st.lastKnownWriter(st.len);
-      if (last >= 0 && node[last] >= 0) {
+      if (last >= 0 && node[last] >= 0) { // from a dropped writer: skipped, as in edge()
         for (int i = 0, n = st.unread.size(); i < n; i++) {
           int u = st.unread.get(i);
           if (u != last) edge(last, u, Edge.WW, k);
@@ -572,6 +769,9 @@ public final class OnlineChecker implements OpSink {
     KeyState st = keys.get(k);
     if (ext > 0) {
       int w = st.writers[ext - 1];
+      if (w == DROPPED && st.intermediate(st.vals[ext - 1])) {
+        needDropped("a read of key " + Edn.str(keyObjs.get(k)) + " ending in an intermediate append of a transaction the window had dropped");
+      }
       if (w >= 0 && w != t && node[w] >= 0) {
         edge(w, t, Edge.WR, k);
         intermediate(t, w, k, st.vals[ext - 1], r, mop);
@@ -579,10 +779,11 @@ public final class OnlineChecker implements OpSink {
     }
     if (ext < st.len) {
       int w = st.nextKnownWriter(ext, t, node);
-      if (w >= 0) edge(t, w, Edge.RW, k);
+      if (w != -1) edge(t, w, Edge.RW, k);
     } else {
       if (st.waiting == null) st.waiting = new IntList(4);
       st.waiting.add(t);
+      if (st.nDu > 0) needDropped("a read of the last version of key " + Edn.str(keyObjs.get(k)) + ", which a dropped transaction appended to unseen");
       if (st.unread != null) {
         for (int i = 0, n = st.unread.size(); i < n; i++) {
           int u = st.unread.get(i);
@@ -630,14 +831,199 @@ public final class OnlineChecker implements OpSink {
     }
   }
 
+  // ------------------------------------------------------------------ the window
+
+  /** Whether no append to k will be invoked any more and no transaction naming it is in flight. */
+  private boolean closed(KeyState st) {
+    return st.packed != null || (st.appends >= maxWritesPerKey && st.inFlight == 0);
+  }
+
+  private boolean keysClosed(int t) {
+    int[] ks = appKeys[t];
+    if (ks != null) for (int k : ks) if (!closed(keys.get(k))) return false;
+    return true;
+  }
+
+  /**
+   * Whether committed t is sealed (class comment): completed, and each of its appends either to
+   * a closed key, or shown by a read and t completed before every transaction in flight was
+   * invoked (oldestInFlight: the first event of the oldest one).
+   */
+  private boolean sealed(int t, long oldestInFlight) {
+    if (status[t] == PENDING) return false;
+    int[] ks = appKeys[t];
+    if (ks == null) return true;
+    boolean old = doneEv[t] < oldestInFlight;
+    long[] vs = appVals[t];
+    for (int j = 0; j < ks.length; j++) {
+      KeyState st = keys.get(ks[j]);
+      if (closed(st)) continue;
+      if (!old || st.position(vs[j]) < 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Drops every transaction no future edge can reach (class comment): the open ones (in flight,
+   * or with an append to a key not closed, or a session's last commit that an earlier
+   * indeterminate transaction of the session may yet precede) and everything reachable from
+   * them in some graph are kept, renumbered densely in the same order; so are the transactions
+   * not committed whose keys are not all closed. Keys closed with no writer kept keep only their
+   * order.
+   */
+  private void collect() {
+    gcs++;
+    peakLive = Math.max(peakLive, nTxns);
+    int n = nTxns, nodes = txnOfNode.size();
+    boolean[] keep = new boolean[n], liveNode = new boolean[nodes];
+    int[] queue = new int[nodes];
+    int qn = 0;
+    long oldestInFlight = Long.MAX_VALUE;
+    for (int t = 0; t < n; t++) if (status[t] == PENDING) oldestInFlight = Math.min(oldestInFlight, firstEv[t]);
+    for (int t = 0; t < n; t++) {
+      if (node[t] >= 0 || status[t] != PENDING && keysClosed(t)) continue;
+      keep[t] = true;
+      if (status[t] == OpType.FAIL) continue;
+      int p = lastCommittedOf.get(session[t]); // t may yet commit: then t -process-> p
+      if (p >= 0 && firstEv[p] > firstEv[t] && !liveNode[node[p]]) {
+        liveNode[node[p]] = true;
+        queue[qn++] = node[p];
+      }
+    }
+    for (int v = 0; v < nodes; v++) {
+      int t = txnOfNode.get(v);
+      if (!liveNode[v] && !sealed(t, oldestInFlight)) {
+        liveNode[v] = true;
+        queue[qn++] = v;
+      }
+    }
+    for (int qi = 0; qi < qn; qi++) for (Graph g : graphs) qn = g.successors(queue[qi], liveNode, queue, qn);
+    for (int v = 0; v < nodes; v++) if (liveNode[v]) keep[txnOfNode.get(v)] = true;
+    int[] newId = new int[n];
+    int kept = 0;
+    for (int t = 0; t < n; t++) newId[t] = keep[t] ? kept++ : DROPPED;
+    gcAt = Math.max(gcMin, 2 * kept);
+    if (kept == n) return;
+
+    // Dropped writers' intermediate appends, for G1b on reads that end in one.
+    for (int t = 0; t < n; t++) {
+      if (keep[t] || appKeys[t] == null) continue;
+      int[] ks = appKeys[t];
+      for (int j = 0; j < ks.length; j++) {
+        for (int j2 = j + 1; j2 < ks.length; j2++) {
+          if (ks[j2] != ks[j]) continue;
+          KeyState st = keys.get(ks[j]);
+          if (st.packed == null) st.addIntermediate(appVals[t][j]);
+          break;
+        }
+      }
+    }
+    // Dropped writers' appends no read showed yet.
+    for (int t = 0; t < n; t++) {
+      if (keep[t] || appKeys[t] == null || node[t] < 0) continue;
+      int[] ks = appKeys[t];
+      for (int j = 0; j < ks.length; j++) {
+        KeyState st = keys.get(ks[j]);
+        if (st.packed != null || st.unread == null) continue;
+        for (int i = 0, m = st.unread.size(); i < m; i++) {
+          if (st.unread.get(i) == t) {
+            st.addDu(appVals[t][j]);
+            break;
+          }
+        }
+      }
+    }
+    // Keys: renumber; pack the closed ones no kept transaction wrote.
+    int kj = 0;
+    for (int i = 0, m = openKeys.size(); i < m; i++) {
+      int k = openKeys.get(i);
+      KeyState st = keys.get(k);
+      if (!st.remap(newId) && closed(st)) {
+        st.pack();
+        retiredKeys++;
+      } else openKeys.set(kj++, k);
+    }
+    openKeys.truncate(kj);
+    // Transactions and nodes.
+    int[] nodeMap = new int[nodes];
+    int nn = 0;
+    for (int v = 0; v < nodes; v++) nodeMap[v] = liveNode[v] ? nn++ : -1;
+    for (int t = 0; t < n; t++) {
+      int j = newId[t];
+      if (j < 0) continue;
+      status[j] = status[t];
+      observed[j] = observed[t];
+      session[j] = session[t];
+      node[j] = node[t] >= 0 ? nodeMap[node[t]] : -1;
+      firstEv[j] = firstEv[t];
+      invEv[j] = invEv[t];
+      doneEv[j] = doneEv[t];
+      invIndex[j] = invIndex[t];
+      doneIndex[j] = doneIndex[t];
+      rtPreds[j] = remapArray(rtPreds[t], newId);
+      appKeys[j] = appKeys[t];
+      appVals[j] = appVals[t];
+      touched[j] = touched[t];
+    }
+    for (int t = kept; t < n; t++) {
+      rtPreds[t] = null;
+      appKeys[t] = null;
+      appVals[t] = null;
+      touched[t] = null;
+    }
+    droppedTxns += n - kept;
+    droppedNodes += nodes - nn;
+    nTxns = kept;
+    txnOfNode.clear();
+    for (int v = 0; v < nn; v++) txnOfNode.add(-1);
+    for (int t = 0; t < kept; t++) if (node[t] >= 0) txnOfNode.set(node[t], t);
+    for (Graph g : graphs) g.rebuild(nodeMap, nn);
+    for (int s = 0, m = pendingOf.size(); s < m; s++) {
+      int p = pendingOf.get(s);
+      if (p >= 0) pendingOf.set(s, newId[p]);
+      int c = lastCommittedOf.get(s);
+      if (c >= 0) lastCommittedOf.set(s, newId[c]);
+    }
+    int fj = 0;
+    for (int i = 0, m = frontier.size(); i < m; i++) {
+      int f = newId[frontier.get(i)];
+      if (f >= 0) frontier.set(fj++, f);
+    }
+    frontier.truncate(fj);
+  }
+
+  private static int[] remapArray(int[] a, int[] newId) {
+    if (a == null) return null;
+    int j = 0;
+    int[] out = new int[a.length];
+    for (int x : a) if (newId[x] >= 0) out[j++] = newId[x];
+    return j == 0 ? null : Arrays.copyOf(out, j);
+  }
+
   // ------------------------------------------------------------------ graphs
 
   private List<Level> allLevels() { return levels; }
 
   private void edge(int a, int b, int type, int k) {
     if (a == b) return;
+    if (b == DROPPED) {
+      if (type == Edge.SO ? anySo : type != Edge.RT || anyRt) {
+        needDropped("a " + Edge.name(type) + " edge" + (k >= 0 ? " on key " + Edn.str(keyObjs.get(k)) : "")
+            + " into a transaction the window had dropped");
+      }
+      return;
+    }
+    if (a == DROPPED) return; // from a dropped transaction: no cycle can pass through it (class comment)
     int tag = type | (k >= 0 && k < (1 << 24) - 1 ? (k + 1) << 7 : 0);
     for (Graph g : graphs) g.edge(a, b, type, tag);
+  }
+
+  /** An event needed a dropped transaction: the verdicts are incomplete from here (class comment). */
+  private void needDropped(String why) {
+    degradations++;
+    if (incompleteFrom >= 0) return;
+    incompleteFrom = curEvent;
+    incompleteWhy = why + (curIndex != OpRecord.ABSENT ? " (at :index " + curIndex + ")" : " (at event " + curEvent + ")");
   }
 
   private void report(String anomaly, List<Level> ls, long[] txns, String[] steps, String explanation) {
@@ -659,7 +1045,43 @@ public final class OnlineChecker implements OpSink {
   private final class Graph {
     final Level level;
     final boolean si, so, rt, rtCommit;
-    final TopologicalOrder g = new TopologicalOrder(0);
+    TopologicalOrder g = new TopologicalOrder(0);
+    long dropped; // edges dropped with their transactions, for stats
+
+    /** Keeps the nodes of the transactions nodeMap keeps (old node -> new node or -1), in the same order. */
+    void rebuild(int[] nodeMap, int nodes) {
+      int per = si ? 2 : 1;
+      TopologicalOrder ng = new TopologicalOrder(nodes * per);
+      int[] order = g.order();
+      int[] keep = new int[nodes * per];
+      int j = 0;
+      for (int x : order) {
+        int nn = nodeMap[x / per];
+        if (nn >= 0) keep[j++] = nn * per + x % per;
+      }
+      ng.setOrder(keep);
+      for (int e = 0, m = g.edgeCount(); e < m; e++) {
+        int a = g.from(e), b = g.to(e), na = nodeMap[a / per], nb = nodeMap[b / per];
+        if (na >= 0 && nb >= 0) ng.add(na * per + a % per, nb * per + b % per, g.tag(e), 0);
+      }
+      dropped += g.edgeCount() - ng.edgeCount();
+      g = ng;
+    }
+
+    /** Marks the transaction nodes node v has an edge to (in this graph) and queues the new ones; the new queue length. */
+    int successors(int v, boolean[] mark, int[] queue, int qn) {
+      int per = si ? 2 : 1;
+      for (int x = v * per; x < v * per + per; x++) {
+        for (int i = 0, d = g.outDegree(x); i < d; i++) {
+          int u = g.to(g.outEdge(x, i)) / per;
+          if (!mark[u]) {
+            mark[u] = true;
+            queue[qn++] = u;
+          }
+        }
+      }
+      return qn;
+    }
 
     Graph(Level l) {
       level = l;
@@ -728,7 +1150,125 @@ public final class OnlineChecker implements OpSink {
 
   /** What is known of one key: the order its reads showed, who wrote each element, who waits. */
   private static final class KeyState {
-    final LongIntMap writerOf = new LongIntMap(4); // value code -> txn
+    LongIntMap writerOf = new LongIntMap(4); // value code -> txn (DROPPED_IN_MAP: dropped)
+    /** Distinct values appended (invoked); transactions in flight that name the key. */
+    int appends, inFlight;
+    /** Values a dropped writer appended to this key before another append of its own to it (G1b). */
+    long[] inter;
+    int nInter;
+    /** Once packed: the order (zigzag varint deltas), nothing else; whether its last element is in inter. */
+    byte[] packed;
+    boolean lastIntermediate;
+    /** Appends here of dropped transactions that no read showed: each follows the last element shown. */
+    long[] du;
+    int nDu;
+
+    void addDu(long v) {
+      if (du == null) du = new long[2];
+      else if (nDu == du.length) du = Arrays.copyOf(du, 2 * nDu);
+      du[nDu++] = v;
+    }
+
+    boolean removeDu(long v) {
+      for (int i = 0; i < nDu; i++) {
+        if (du[i] != v) continue;
+        du[i] = du[--nDu];
+        return true;
+      }
+      return false;
+    }
+
+    int writer(long v) {
+      int w = writerOf.get(v);
+      return w == DROPPED_IN_MAP ? DROPPED : w;
+    }
+
+    boolean intermediate(long v) {
+      for (int i = 0; i < nInter; i++) if (inter[i] == v) return true;
+      return false;
+    }
+
+    void addIntermediate(long v) {
+      if (inter == null) inter = new long[2];
+      else if (nInter == inter.length) inter = Arrays.copyOf(inter, 2 * nInter);
+      inter[nInter++] = v;
+    }
+
+    /** Renumbers the transactions it names (newId: old id -> new id or DROPPED); whether a writer is still held. */
+    boolean remap(int[] newId) {
+      boolean live = false;
+      for (int p = 0; p < len; p++) if (writers[p] >= 0) writers[p] = newId[writers[p]];
+      for (int i = 0, n = writerOf.slots(); i < n; i++) {
+        int w = writerOf.slotValue(i);
+        if (w < 0 || w == DROPPED_IN_MAP) continue;
+        int nw = newId[w];
+        writerOf.setSlotValue(i, nw == DROPPED ? DROPPED_IN_MAP : nw);
+        live |= nw >= 0;
+      }
+      remapList(waiting, newId);
+      remapList(unread, newId);
+      return live;
+    }
+
+    private static void remapList(IntList l, int[] newId) {
+      if (l == null) return;
+      int j = 0;
+      for (int i = 0, n = l.size(); i < n; i++) {
+        int t = newId[l.get(i)];
+        if (t >= 0) l.set(j++, t);
+      }
+      l.truncate(j);
+    }
+
+    /** Keeps the order only (the class comment's retired key). */
+    void pack() {
+      lastIntermediate = len > 0 && intermediate(vals[len - 1]);
+      packed = encode(vals, len);
+      writerOf = null;
+      vals = null;
+      writers = null;
+      waiting = null;
+      unread = null;
+    }
+
+    static byte[] encode(long[] vals, int len) {
+      byte[] b = new byte[len + 4];
+      int n = 0;
+      long prev = 0;
+      for (int p = 0; p < len; p++) {
+        long d = vals[p] - prev;
+        prev = vals[p];
+        long z = (d << 1) ^ (d >> 63);
+        while (true) {
+          if (n == b.length) b = Arrays.copyOf(b, 2 * n + 10);
+          if ((z & ~0x7FL) == 0) {
+            b[n++] = (byte) z;
+            break;
+          }
+          b[n++] = (byte) ((z & 0x7F) | 0x80);
+          z >>>= 7;
+        }
+      }
+      return Arrays.copyOf(b, n);
+    }
+
+    long[] unpack() {
+      long[] out = new long[len];
+      long prev = 0;
+      for (int p = 0, i = 0; p < len; p++) {
+        long z = 0;
+        int shift = 0;
+        while (true) {
+          byte x = packed[i++];
+          z |= (long) (x & 0x7F) << shift;
+          if (x >= 0) break;
+          shift += 7;
+        }
+        prev += (z >>> 1) ^ -(z & 1);
+        out[p] = prev;
+      }
+      return out;
+    }
     long[] vals = new long[4];
     int[] writers = new int[4];
     int len;
@@ -747,13 +1287,14 @@ public final class OnlineChecker implements OpSink {
     }
 
     int position(long v) {
+      if (vals == null) return -1;
       for (int p = 0; p < len; p++) if (vals[p] == v) return p;
       return -1;
     }
 
     /** The writer of the last element before position end with a known writer, or -1. */
     int lastKnownWriter(int end) {
-      for (int p = end - 1; p >= 0; p--) if (writers[p] >= 0) return writers[p];
+      for (int p = end - 1; p >= 0; p--) if (writers[p] != -1) return writers[p];
       return -1;
     }
 
@@ -762,6 +1303,7 @@ public final class OnlineChecker implements OpSink {
       for (; p < len; p++) {
         int w = writers[p];
         if (w == t) return -1;
+        if (w == DROPPED) return DROPPED;
         if (w >= 0 && node[w] >= 0) return w;
       }
       return -1;

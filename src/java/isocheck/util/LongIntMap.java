@@ -76,6 +76,18 @@ public final class LongIntMap {
     }
   }
 
+  /** The number of slots, for iterating with {@link #slotValue} and {@link #setSlotValue}. */
+  public int slots() { return vals.length; }
+
+  /** The value in slot i, or -1 when the slot is empty. */
+  public int slotValue(int i) { return vals[i]; }
+
+  /** Replaces the value in the (occupied) slot i by v (v >= 0). */
+  public void setSlotValue(int i, int v) {
+    if (v < 0 || vals[i] < 0) throw new IllegalArgumentException("empty slot or negative value");
+    vals[i] = v;
+  }
+
   /** Makes room for {@code n} entries without rehashing on the way. */
   public void ensureCapacity(int n) {
     while ((long) n * 2 > mask) grow();
