@@ -847,3 +847,34 @@
     (is (true? (get-in r [:levels :snapshot-isolation :valid?])))
     (is (false? (get-in r [:levels :serializable :valid?])))
     (is (= :witness (by :snapshot-isolation)) (pr-str (get-in r [:stats :search])))))
+
+(defn- completions-only
+  "h's transactions as completions alone, in their order (no invocation: no realtime
+  information), ok and info alike, each with its process."
+  ^History [^History h]
+  (j/->history
+    (vec (for [t (range (.nTxns h))
+               :when (not= "FAIL" (str (.status h t)))]
+           {:type (if (.isOk h t) :ok :info) :f :txn :process (.process h t)
+            :value (vec (for [m (range (.mopStart h t) (.mopEnd h t))]
+                          (if (= isocheck.history.OpRecord/WRITE (.mopKind h m))
+                            [:w (.key h (.mopKey h m)) (.value h (.mopVal h m))]
+                            [:r (.key h (.mopKey h m)) (.value h (.mopVal h m))])))}))))
+
+(deftest without-realtime-information-the-realtime-levels-are-their-counterparts
+  ;; A history of completions alone has no realtime order: strict serializability and strong SI
+  ;; are their strong-session counterparts and GSI is SI, edge for edge, and are decided as
+  ;; those (:decided-by :same-without-realtime). Their verdicts must be those of their own
+  ;; searches (the shortcut off).
+  (let [same (atom 0)]
+    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED Store/STRICT_SERIALIZABLE]
+            bug (cons nil (seq (Bug/values)))
+            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+            seed (range 2)
+            :let [h (completions-only (simulated store bug seed 200 5 10 4))
+                  [a sa] (verdicts h true)
+                  [b] (do (System/setProperty "isocheck.search.same-without-realtime" "false")
+                          (try (verdicts h true) (finally (System/clearProperty "isocheck.search.same-without-realtime"))))]]
+      (is (= a b) (str store " " bug " seed " seed))
+      (swap! same + (count (filter #(= ":same-without-realtime" (str (get (val %) "decided-by"))) sa))))
+    (is (pos? @same) "some realtime level was decided as its counterpart")))
