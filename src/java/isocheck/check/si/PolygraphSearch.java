@@ -402,12 +402,18 @@ public abstract class PolygraphSearch {
     Outcome o = outcomes.get(l);
     Level same = o == null ? sameWithoutRealtime(l) : null;
     if (same != null) {
-      // (No realtime order: l's graph is same's; decided once, as same.)
-      Outcome os = decide(same, deadline);
+      // (No realtime order: l's graph is same's; decided once, as same, unless a level that
+      // implies same already holds: serializability, before GSI as SI.)
+      Level by = null;
+      for (Map.Entry<Level, Outcome> e : outcomes.entrySet()) {
+        if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(same)) by = e.getKey();
+      }
+      Outcome os = by != null ? outcomes.get(by) : decide(same, deadline);
       LinkedHashMap<String, Object> st = statsOf(l);
       st.put("decided-by", new Kw("same-without-realtime"));
       st.put("same-as", new Kw(same.id));
-      st.put("same-as-search", os.stats);
+      if (by != null) st.put("implied-by", new Kw(by.id));
+      else st.put("same-as-search", os.stats);
       o = new Outcome(os.value, os.reason, os.anomalies, st);
       o.witness = os.witness;
       outcomes.put(l, o);
