@@ -400,37 +400,43 @@ public abstract class PolygraphSearch {
     awaitDecided();
     dropBeside(l);
     Outcome o = outcomes.get(l);
-    Level same = o == null ? sameWithoutRealtime(l) : null;
-    if (same != null) {
-      // (No realtime order: l's graph is same's; decided once, as same, unless a level that
-      // implies same already holds: serializability, before GSI as SI.)
-      Level by = null;
-      for (Map.Entry<Level, Outcome> e : outcomes.entrySet()) {
-        if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(same)) by = e.getKey();
-      }
-      Outcome os = by != null ? outcomes.get(by) : decide(same, deadline);
-      LinkedHashMap<String, Object> st = statsOf(l);
-      st.put("decided-by", new Kw("same-without-realtime"));
-      st.put("same-as", new Kw(same.id));
-      if (by != null) st.put("implied-by", new Kw(by.id));
-      else st.put("same-as-search", os.stats);
-      o = new Outcome(os.value, os.reason, os.anomalies, st);
-      o.witness = os.witness;
-      outcomes.put(l, o);
-      return o;
-    }
     if (o == null) {
       try {
         o = shortcuts ? viaSessions(l, deadline) : null;
         // (Deciding the session counterpart may have decided l: its known graph, as the weaker level's.)
         if (o == null) o = outcomes.get(l);
         if (o == null && shortcuts) o = viaWeaker(l, deadline);
+        Level same = o == null ? sameWithoutRealtime(l) : null;
+        if (same != null) o = asSame(l, same, deadline);
         if (o == null) o = search(l, deadline);
       } catch (OutOfMemoryError e) {
         o = outOfMemory(l);
       }
       outcomes.put(l, o);
     }
+    return o;
+  }
+
+  /**
+   * l decided as {@code same}, the level whose graph is l's without realtime information
+   * ({@link #sameWithoutRealtime}): once, unless a level that implies same already holds
+   * (serializability, before GSI as SI). Taken where l's own search would start, after l's
+   * witness and the weaker levels' steps ({@link #viaWeaker}), whose counterexamples (the
+   * plain level's cycle, G2-item) are the smaller.
+   */
+  private Outcome asSame(Level l, Level same, long deadline) {
+    Level by = null;
+    for (Map.Entry<Level, Outcome> e : outcomes.entrySet()) {
+      if (e.getValue().value == Verdict.Value.TRUE && e.getKey().implies(same)) by = e.getKey();
+    }
+    Outcome os = by != null ? outcomes.get(by) : decide(same, deadline);
+    LinkedHashMap<String, Object> st = statsOf(l);
+    st.put("decided-by", new Kw("same-without-realtime"));
+    st.put("same-as", new Kw(same.id));
+    if (by != null) st.put("implied-by", new Kw(by.id));
+    else st.put("same-as-search", os.stats);
+    Outcome o = new Outcome(os.value, os.reason, os.anomalies, st);
+    o.witness = os.witness;
     return o;
   }
 
