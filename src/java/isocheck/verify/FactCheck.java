@@ -171,22 +171,35 @@ final class FactCheck {
   /** The mop of t that writes value v of key x, or -1. */
   private static int writer(Facts f, int x, int v) { return v == History.NIL ? -1 : f.h.writerMop(x, v); }
 
-  private static String aborted(Facts f, List<Integer> ts) {
+  /** What one value v a read m shows says, or null: {@link #eachValueRead}'s test. */
+  private interface ValueRead {
+    String test(int m, int v);
+  }
+
+  /** The first non-null answer of r over every value each read of an :ok transaction among ts shows, in order; or null. */
+  private static String eachValueRead(Facts f, List<Integer> ts, ValueRead r) {
     History h = f.h;
     for (int t : ts) {
       if (!h.isOk(t)) continue;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
         if (!f.isRead(m)) continue;
-        int x = h.mopKey(m);
         for (int v : values(f, m)) {
-          int w = writer(f, x, v);
-          if (w < 0 || h.mopTxn(w) == t || !f.failed(h.mopTxn(w))) continue;
-          return read(f, m) + (f.append ? ", which holds " + f.value(v) + ", appended by " : ", written by ") + f.name(h.mopTxn(w))
-              + ", which failed (:fail)";
+          String s = r.test(m, v);
+          if (s != null) return s;
         }
       }
     }
     return null;
+  }
+
+  private static String aborted(Facts f, List<Integer> ts) {
+    History h = f.h;
+    return eachValueRead(f, ts, (m, v) -> {
+      int w = writer(f, h.mopKey(m), v);
+      if (w < 0 || h.mopTxn(w) == h.mopTxn(m) || !f.failed(h.mopTxn(w))) return null;
+      return read(f, m) + (f.append ? ", which holds " + f.value(v) + ", appended by " : ", written by ") + f.name(h.mopTxn(w))
+          + ", which failed (:fail)";
+    });
   }
 
   /** A list read (of any :ok transaction) showing an element of a failed transaction among ts before one of a committed one. */
@@ -265,31 +278,15 @@ final class FactCheck {
 
   private static String future(Facts f, List<Integer> ts) {
     History h = f.h;
-    for (int t : ts) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (!f.isRead(m)) continue;
-        for (int v : values(f, m)) {
-          int w = writer(f, h.mopKey(m), v);
-          if (w > m && h.mopTxn(w) == t) return read(f, m) + holds(f, v) + ", a value it writes itself only later";
-        }
-      }
-    }
-    return null;
+    return eachValueRead(f, ts, (m, v) -> {
+      int w = writer(f, h.mopKey(m), v);
+      return w > m && h.mopTxn(w) == h.mopTxn(m) ? read(f, m) + holds(f, v) + ", a value it writes itself only later" : null;
+    });
   }
 
   private static String garbage(Facts f, List<Integer> ts) {
-    History h = f.h;
-    for (int t : ts) {
-      if (!h.isOk(t)) continue;
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (!f.isRead(m)) continue;
-        for (int v : values(f, m)) {
-          if (writer(f, h.mopKey(m), v) < 0) return read(f, m) + holds(f, v) + ", a value no transaction writes to it";
-        }
-      }
-    }
-    return null;
+    return eachValueRead(f, ts, (m, v) ->
+        writer(f, f.h.mopKey(m), v) < 0 ? read(f, m) + holds(f, v) + ", a value no transaction writes to it" : null);
   }
 
   private static String duplicate(Facts f, List<Integer> ts) {

@@ -158,17 +158,8 @@ final class LazyConstraints {
     java.util.Arrays.fill(pos, Integer.MAX_VALUE);
     for (int i = 0; i < nodes.length; i++) if (nodes[i] < nodeCount) pos[nodes[i]] = i;
     isocheck.graph.EdgeList es = new isocheck.graph.EdgeList(1024);
-    long[] slots = new long[16];
     for (int k = 0; k < b.nKeys; k++) {
-      int w0 = b.wStart[k], w1 = b.wStart[k + 1];
-      if (w1 - w0 < 2 || !b.constrained(k)) continue;
-      if (slots.length < w1 - w0) slots = new long[Math.max(w1 - w0, 2 * slots.length)];
-      int m = 0;
-      for (int s = w0; s < w1; s++) {
-        int t = b.wTxn[s];
-        slots[m++] = ((long) pos[si ? BcGraph.commit(t) : t] << 32) | s;
-      }
-      java.util.Arrays.sort(slots, 0, m);
+      int m = writersInOrder(k, pos, si);
       for (int i = 0; i + 1 < m; i++) {
         int sa = (int) slots[i], sb = (int) slots[i + 1], a = b.wTxn[sa], c = b.wTxn[sb];
         es.add(g.from(a, Edge.WW), g.to(c, Edge.WW), Edge.WW);
@@ -220,18 +211,8 @@ final class LazyConstraints {
     for (int i = 0; i < nodes.length; i++) if (nodes[i] < pos.length) pos[nodes[i]] = i;
     long[] found = new long[16];
     int nf = 0;
-    long[] slots = new long[16];
     for (int k = 0; k < b.nKeys; k++) {
-      int w0 = b.wStart[k], w1 = b.wStart[k + 1];
-      if (w1 - w0 < 2 || !b.constrained(k)) continue;
-      if (slots.length < w1 - w0) slots = new long[Math.max(w1 - w0, 2 * slots.length)];
-      int m = 0;
-      for (int s = w0; s < w1; s++) {
-        int t = b.wTxn[s], at = pos[si ? BcGraph.commit(t) : t];
-        if (at < 0) throw new IllegalStateException("the order leaves out writer " + known.h.name(t));
-        slots[m++] = ((long) at << 32) | s;
-      }
-      java.util.Arrays.sort(slots, 0, m);
+      int m = writersInOrder(k, pos, si);
       for (int i = 0; i + 1 < m; i++) {
         int sa = (int) slots[i], sb = (int) slots[i + 1], a = b.wTxn[sa], c = b.wTxn[sb];
         // WW a → c: C(a) → B(c) under snapshot isolation.
@@ -274,6 +255,28 @@ final class LazyConstraints {
     }
     pairs = java.util.Arrays.copyOf(merged, o);
     return java.util.Arrays.copyOf(fresh, f);
+  }
+
+  /** {@link #writersInOrder}'s: (position &lt;&lt; 32 | writer slot) in [0, m). */
+  private long[] slots = new long[16];
+
+  /**
+   * Key k's writer slots (of wTxn) in {@link #slots}[0, m), by the position in {@code pos} of
+   * their write (the transaction, or under snapshot isolation its commit); returns m, 0 for a
+   * key with fewer than two writers or without constraints.
+   */
+  private int writersInOrder(int k, int[] pos, boolean si) {
+    int w0 = b.wStart[k], w1 = b.wStart[k + 1];
+    if (w1 - w0 < 2 || !b.constrained(k)) return 0;
+    if (slots.length < w1 - w0) slots = new long[Math.max(w1 - w0, 2 * slots.length)];
+    int m = 0;
+    for (int s = w0; s < w1; s++) {
+      int t = b.wTxn[s], at = pos[si ? BcGraph.commit(t) : t];
+      if (at < 0) throw new IllegalStateException("the order leaves out writer " + known.h.name(t));
+      slots[m++] = ((long) at << 32) | s;
+    }
+    java.util.Arrays.sort(slots, 0, m);
+    return m;
   }
 
   /**
