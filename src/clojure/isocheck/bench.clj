@@ -992,8 +992,12 @@
         t0      (System/nanoTime)
         m       (check checker test ops {})
         t1      (System/nanoTime)
-        _       (result o)]
-    {:final-s (/ (- t1 t0) 1e9), :m m}))
+        _       (result o)
+        ;; Of that, reading the Jepsen ops into a History (the rest is the check and :online).
+        t2      (System/nanoTime)
+        _       ((requiring-resolve 'isocheck.jepsen/->history) ops)
+        t3      (System/nanoTime)]
+    {:final-s (/ (- t1 t0) 1e9), :read-s (/ (- t3 t2) 1e9), :m m}))
 
 (defn online-main
   "`lein bench online [SIZES...]`: online checking (isocheck.online, issue 28), with the window
@@ -1059,13 +1063,13 @@
             (flush)))))
     (println)
     (println "From the last op to the final verdict (isocheck.core/check of the whole history, :online attached), SER+SI, median of 3:")
-    (println (format "%-24s %10s %12s %s" "history" "txns" "final (s)" "verdicts"))
+    (println (format "%-24s %10s %10s %12s %s" "history" "txns" "final (s)" "reading (s)" "verdicts"))
     (doseq [n (filter #(<= % 100000) sizes)   ; at 10^6 the offline check beside the replay outgrew the shared machine
             [label store bug] stores]
       (let [ops (op-maps (recorded (online-config store bug n)))
             runs (vec (for [_ (range 3)] (do (gc!) (final-delay ops ser+si {}))))
             m (:m (first runs))]
-        (println (format "%-24s %,10d %12.2f %s" label n (median (map :final-s runs))
+        (println (format "%-24s %,10d %10.2f %12.2f %s" label n (median (map :final-s runs)) (median (map :read-s runs))
                          (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
         (flush)))))
 
