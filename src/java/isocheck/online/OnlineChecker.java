@@ -54,7 +54,9 @@ import java.util.Map;
  * would close a cycle is refused, and the path it would close is the counterexample. Realtime
  * order is added as Elle's realtime graph does, without quadratic edges: a frontier of the
  * committed transactions that no later-invoked committed transaction follows; each transaction
- * gets edges from the frontier as it stood at its invocation.
+ * gets edges from the frontier as it stood at its invocation. A level's graph whose every edge a
+ * stronger serializable level's graph also gets is built only at that graph's first cycle (see
+ * {@code Graph}): while it is acyclic, so is every graph it covers.
  *
  * <p>Also reported online: G1a (aborted read), G1b (intermediate read) and incompatible-order,
  * each ruling out every level checked here. Left to the check at the end of the run: internal
