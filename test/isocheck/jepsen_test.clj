@@ -53,6 +53,20 @@
     (is (= true (:valid? r)))
     (is (= {:snapshot-isolation {:valid? true}} (:levels r)))))
 
+(deftest micro-ops-as-vectors-lists-or-seqs
+  ;; fill! reads vector micro-ops by index and any other sequential one as before: the same
+  ;; history with its micro-ops as lists, seqs or subvectors checks the same; a micro-op of two
+  ;; elements is malformed whatever its shape.
+  (let [shaped (fn [mk] (mapv (fn [op] (update op :value #(mapv (fn [mop] (apply mk mop)) %))) long-fork))
+        check  (fn [ops] (select-keys (checker/check (isocheck/si) {} ops {}) [:valid? :anomaly-types :not]))
+        expect (check long-fork)]
+    (is (= false (:valid? expect)))
+    (doseq [[label mk] [["list" list] ["seq" (fn [& xs] (seq (vec xs)))] ["subvec" (fn [& xs] (subvec (vec (cons :pad xs)) 1))]]]
+      (is (= expect (check (shaped mk))) label))
+    (doseq [mop [[:append :x] (list :append :x) {:append :x}]]
+      (let [r (checker/check (isocheck/si) {} (h (ok 0 [mop])) {})]
+        (is (= :unknown (:valid? r)) (pr-str mop))))))
+
 (deftest record-collection-history
   (let [coll (history-coll long-fork)]
     (is (not (vector? coll)))

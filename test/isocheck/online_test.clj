@@ -204,8 +204,20 @@
               true .build)
         b   (HistoryBuilder. History$Workload/APPEND)
         oc  (OnlineChecker. levels "txn" 4 nil)
-        _   (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op oc r)) (end [_])))
-        r   (Checker/check (.build b) (.levels (CheckOptions.) levels))]
+        ;; Each level alone (its own graph, built from the first edge) and SER+SI (the SI graph
+        ;; covered by the serializable one): each level's first violation at the same event as
+        ;; with all seven (where one graph covers the six others until it has a cycle).
+        alone (into {} (map (fn [^Level l] [l (OnlineChecker. [l] "txn" 4 nil)])) levels)
+        pair  (OnlineChecker. [(Level/parse "serializable") (Level/parse "snapshot-isolation")] "txn" 4 nil)
+        ocs (list* oc pair (vals alone))
+        _   (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (doseq [^OnlineChecker c ocs] (.op c r))) (end [_])))
+        r   (Checker/check (.build b) (.levels (CheckOptions.) levels))
+        first-event (fn [^OnlineChecker c ^Level l] (when-let [^isocheck.online.Violation v (get (.firstViolations c) l)] (.event v)))]
+    (doseq [^Level l levels]
+      (is (= (first-event oc l) (first-event (alone l) l))
+          (str (.id l) ": first violation at a different event with all seven levels than alone")))
+    (doseq [^Level l (.levels pair)]
+      (is (= (first-event oc l) (first-event pair l)) (str (.id l) ": first violation with SER+SI differs")))
     [(into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) levels)
      (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))]))
 

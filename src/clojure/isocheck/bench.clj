@@ -901,11 +901,15 @@
     (Simulator/run cfg (reify OpSink (op [_ r] (.writeTo r s)) (end [_])))
     s))
 
+(def ^:private online-mwpk
+  "The window of `lein bench online`: the simulator's rotation (online-config's maxWritesPerKey)."
+  32)
+
 (defn- ingest-java
-  "Replays s into a fresh OnlineChecker for levels: [checker seconds]."
+  "Replays s into a fresh OnlineChecker for levels, with the window: [checker seconds]."
   [^OpStream s levels]
   (.rewind s)
-  (let [oc (OnlineChecker. levels "txn" 16 nil)
+  (let [oc (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
         r  (OpRecord.)
         t0 (System/nanoTime)]
     (while (.hasMore s)
@@ -946,7 +950,8 @@
   at full speed, or at `rate` transactions per second; returns {:s end to end (first event to
   verdict) :producer-s (time in ingest!) :lat [latencies ms] :violations n}."
   [ops level-names rate]
-  (let [o   ((requiring-resolve 'isocheck.online/online) {:levels level-names, :log? false, :max-anomalies 1000000})
+  (let [o   ((requiring-resolve 'isocheck.online/online) {:levels level-names, :log? false, :max-anomalies 1000000
+                                                          :max-writes-per-key online-mwpk})
         ingest! (requiring-resolve 'isocheck.online/ingest!)
         result (requiring-resolve 'isocheck.online/result)
         gap (when rate (/ 1e9 (* 2.0 (double rate))))   ; two events per transaction
@@ -966,59 +971,114 @@
         m   (result o)
         s   (/ (- (System/nanoTime) t0) 1e9)]
     {:s s, :producer-s (/ producer 1e9), :lat (keep :latency-ms (:violations m))
-     :violations (reduce + 0 (vals (:anomaly-counts m)))}))
+     :violations (reduce + 0 (vals (:anomaly-counts m))), :complete? (:complete? m)
+     :window (get-in m [:stats :window])}))
+
+(defn- final-delay
+  "Replays ops through online/ingest! at full speed as the watch of a test, waits until the
+  online checker has caught up (a run paced by a real database leaves no backlog), then runs
+  the final checker (isocheck.core/check, which attaches :online): {:backlog-s (last op handed
+  over to the online checker caught up, at full speed) :final-s (caught up to the final result
+  map) :read-s (of a final check, the time reading the ops into a History) :m}."
+  [ops level-names opts]
+  (let [online  (requiring-resolve 'isocheck.online/online)
+        ingest! (requiring-resolve 'isocheck.online/ingest!)
+        result  (requiring-resolve 'isocheck.online/result)
+        register! @(requiring-resolve 'isocheck.online/register!)
+        check   (requiring-resolve 'isocheck.core/check)
+        checker ((requiring-resolve 'isocheck.core/checker) (merge {:levels (mapv keyword level-names)} opts))
+        test    {:name "bench" :start-time (System/nanoTime)}
+        o       (online {:levels level-names, :log? false, :max-writes-per-key online-mwpk})
+        ^OnlineChecker oc (:checker o)
+        n       (count ops)
+        _       (register! test o)
+        _       (doseq [op ops] (ingest! o op))
+        tl      (System/nanoTime)
+        _       (while (< (.events oc) n) (java.util.concurrent.locks.LockSupport/parkNanos 50000))
+        t0      (System/nanoTime)
+        m       (check checker test ops {})
+        t1      (System/nanoTime)
+        _       (result o)
+        t2      (System/nanoTime)
+        _       ((requiring-resolve 'isocheck.jepsen/->history) ops)
+        t3      (System/nanoTime)]
+    {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :read-s (/ (- t3 t2) 1e9), :m m}))
 
 (defn online-main
-  "`lein bench online [SIZES...]`: online checking (isocheck.online, issue 28). At each size
-  (default 10^5, 10^6 transactions), Jepsen-shaped list-append histories (10 sessions, 4
-  micro-ops, half reads, 1,000 keys zipf rotating after 32 appends, 5% :fail, 1% :info) of the
-  strict-serializable store (valid) and of the SI store with 1% long forks (violations), recorded
-  in memory and replayed at full speed: (1) into the Java OnlineChecker directly (ingest rate;
-  heap the checker retains at the end, after a full GC); (2) through online/ingest!, the hook the
-  watch generator's update calls, onto the checker's thread: end-to-end rate (first event to
-  verdict), the producer's cost per event (what Jepsen's interpreter pays), and the latency from
-  a violation's certain completion being handed over to its report (median, p99) -- at full
-  speed the queue backs up, so this is the worst case; (3) the same at a steady 20,000
-  transactions per second (the first 10^5), the latency a run sees. Levels: serializable +
-  snapshot-isolation, and all seven online levels. Medians of 3 runs for (1)."
+  "`lein bench online [SIZES...]`: online checking (isocheck.online, issue 28), with the window
+  (:max-writes-per-key 32, the simulator's rotation). At each size (default 10^5, 10^6
+  transactions), Jepsen-shaped list-append histories (10 sessions, 4 micro-ops, half reads,
+  1,000 keys zipf rotating after 32 appends, 5% :fail, 1% :info) of the strict-serializable
+  store (valid) and of the SI store with 1% long forks (violations), recorded in memory and
+  replayed at full speed: (1) into the Java OnlineChecker directly (ingest rate; transactions
+  held at the end and at most; heap the checker retains at the end, after a full GC); (2)
+  through online/ingest!, the hook the watch generator's update calls, onto the checker's
+  thread: end-to-end rate (first event to verdict), the producer's cost per event (what
+  Jepsen's interpreter pays), and the latency from a violation's certain completion being
+  handed over to its report (median, p99) -- at full speed the queue backs up, so this is the
+  worst case; (3) the same at a steady 20,000 transactions per second (the first 10^5), the
+  latency a run sees. Levels: serializable + snapshot-isolation, and all seven online levels
+  up to 10^5 (above, SER+SI only: memory). Medians of 3 runs for (1) and (2). Then (4) the
+  delay from the last op to the final checker's result (isocheck.core/check with :online
+  attached) once the online checker has caught up (and, apart, its backlog after the
+  full-speed replay), SER+SI, median of 3, at sizes up to 10^5."
   [sizes]
   (let [rt (Runtime/getRuntime)
         ser+si ["serializable" "snapshot-isolation"]
         seven  ["strict-serializable" "strong-session-serializable" "serializable" "strong-snapshot-isolation"
-                "strong-session-snapshot-isolation" "gsi" "snapshot-isolation"]]
-    (println (format "isocheck online bench: %d cores, max heap %s; load average %s"
+                "strong-session-snapshot-isolation" "gsi" "snapshot-isolation"]
+        stores [["SSER store" Store/STRICT_SERIALIZABLE nil]
+                ["SI store, 1% long forks" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+    (println (format "isocheck online bench: %d cores, max heap %s; load average %s; window :max-writes-per-key %d"
                      (.availableProcessors rt) (mb (.maxMemory rt))
                      (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
-                                                           (catch java.io.IOException _ "? ? ?")) #" ")))))
+                                                           (catch java.io.IOException _ "? ? ?")) #" ")))
+                     online-mwpk))
     ;; Warm up the JIT on a small history of each kind, all paths, before measuring.
-    (doseq [[store bug] [[Store/STRICT_SERIALIZABLE nil] [Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+    (doseq [[_ store bug] stores]
       (let [s (recorded (online-config store bug 20000))]
         (dotimes [_ 3] (ingest-java s (mapv #(Level/parse %) seven)))
+        (dotimes [_ 2] (ingest-hook (op-maps s) ser+si nil))
         (ingest-hook (op-maps s) seven nil)))
-    (println (format "%-36s %-10s %10s %12s %10s %11s %12s %9s %14s %14s"
-                     "history" "levels" "txns" "java txn/s" "ckr heap" "hook txn/s" "producer/ev" "found" "lat full (ms)" "lat 20k/s (ms)"))
+    (println (format "%-24s %-7s %10s %10s %9s %9s %8s %10s %8s %7s %5s %14s %14s"
+                     "history" "levels" "txns" "java txn/s" "held end" "held max" "ckr heap" "hook txn/s" "prod/ev" "found" "compl" "lat full (ms)" "lat 20k/s (ms)"))
     (doseq [n sizes
-            [label store bug] [["SSER store" Store/STRICT_SERIALIZABLE nil]
-                               ["SI store, 1% long forks" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+            [label store bug] stores]
       (let [s (recorded (online-config store bug n))
             ops (op-maps s)
             paced (vec (take (* 2 (min n 100000)) ops))]
-        (doseq [[lname names] [["SER+SI" ser+si] ["all 7" seven]]]
+        (doseq [[lname names] (cond-> [["SER+SI" ser+si]] (<= n 100000) (conj ["all 7" seven]))]
           (let [levels (mapv #(Level/parse %) names)
-                _ (gc!)
-                base (used)
-                [oc s1] (ingest-java s levels)
-                _ (gc!)
-                heap (- (used) base)
-                _ (when (neg? (.events ^OnlineChecker oc)) (println)) ; keeps oc alive until measured
+                ;; The heap the checker retains: used after a full GC with it held, less without.
+                box (volatile! (ingest-java s levels))
+                [^OnlineChecker oc s1] @box
+                held (.liveTxns oc)
+                most (.peakLiveTxns oc)
+                complete (.complete oc)
+                with (do (gc!) (used))
+                heap (do (vreset! box nil) (gc!) (- with (used)))
                 java-s (median (cons s1 (for [_ (range 2)] (second (ingest-java s levels)))))
-                hook (do (gc!) (ingest-hook ops names nil))
+                hooks (vec (for [_ (range 3)] (do (gc!) (ingest-hook ops names nil))))
+                hook (nth (sort-by :s hooks) 1)
                 slow (do (gc!) (ingest-hook paced names 20000))
                 lat (fn [{:keys [lat]}] (if (seq lat) (format "%.1f / %.1f" (percentile lat 0.5) (percentile lat 0.99)) "-"))]
-            (println (format "%-36s %-10s %,10d %,12.0f %10s %,11.0f %9.0f ns %,9d %14s %14s"
-                             label lname n (/ n java-s) (mb heap) (/ n (:s hook))
-                             (/ (* 1e9 (:producer-s hook)) (* 2.0 n)) (long (:violations hook)) (lat hook) (lat slow)))
-            (flush)))))))
+            (println (format "%-24s %-7s %,10d %,10.0f %,9d %,9d %8s %,10.0f %5.0f ns %,7d %5s %14s %14s"
+                             label lname n (/ n java-s) held most (mb heap) (/ n (:s hook))
+                             (/ (* 1e9 (:producer-s hook)) (* 2.0 n)) (long (:violations hook))
+                             (if (and complete (:complete? hook)) "yes" "no") (lat hook) (lat slow)))
+            (flush)))))
+    (println)
+    (println "From the last op to the final verdict (isocheck.core/check of the whole history, :online attached), SER+SI, median of 3:")
+    (println "backlog: the online checker catching up after a full-speed replay; final: from then to the final result; reading: of that, the ops into a History")
+    (println (format "%-24s %10s %12s %10s %12s %s" "history" "txns" "backlog (s)" "final (s)" "reading (s)" "verdicts"))
+    (doseq [n (filter #(<= % 100000) sizes)   ; at 10^6 the offline check beside the replay outgrew the shared machine
+            [label store bug] stores]
+      (let [ops (op-maps (recorded (online-config store bug n)))
+            runs (vec (for [_ (range 3)] (do (gc!) (final-delay ops ser+si {}))))
+            m (:m (first runs))]
+        (println (format "%-24s %,10d %12.2f %10.2f %12.2f %s" label n (median (map :backlog-s runs)) (median (map :final-s runs)) (median (map :read-s runs))
+                         (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
+        (flush)))))
 
 (def ^:private benches
   "lein bench NAME [SIZES...]: each named benchmark and its default sizes."
@@ -1033,7 +1093,7 @@
    "crash"  [crash-main [5000 100000 1000000]]
    "weak"   [weak-main [5000 100000 1000000]]
    "certificates" [certificates-main [100000 1000000]]
-   "online" [online-main [100000]]})
+   "online" [online-main [100000 1000000]]})
 
 (defn -main [& args]
   (when-let [[f default] (benches (first args))]

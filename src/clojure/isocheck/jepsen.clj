@@ -69,10 +69,19 @@
 
           (and (sequential? value) (not (map-entry? value)))
           (do (set! (.valueShape r) OpRecord/VALUE_TXN)
-              (doseq [mop value]
-                (if (and (sequential? mop) (= 3 (count mop)))
-                  (let [[f k v] mop] (.addMop r f k v))
-                  (.addMalformed r mop))))
+              ;; reduce, not doseq: no seq over the value; a vector micro-op (the usual) is read
+              ;; by index, without RT's dispatch.
+              (reduce (fn [_ mop]
+                        (if (and (instance? clojure.lang.IPersistentVector mop)
+                                 (== 3 (.count ^clojure.lang.IPersistentVector mop)))
+                          (let [^clojure.lang.IPersistentVector mop mop]
+                            (.addMop r (.nth mop 0) (.nth mop 1) (.nth mop 2)))
+                          (if (and (sequential? mop) (= 3 (count mop)))
+                            (let [[f k v] mop] (.addMop r f k v))
+                            (.addMalformed r mop)))
+                        nil)
+                      nil
+                      value))
 
           :else
           (do (set! (.valueShape r) OpRecord/VALUE_OTHER)

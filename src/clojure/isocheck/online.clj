@@ -131,21 +131,34 @@
          queue    (LinkedBlockingQueue. 1048576)
          error    (atom nil)
          done     (promise)
+         ;; The checker's thread takes the events in batches (one lock per batch, not per
+         ;; event) and converts each with isocheck.jepsen/fill! into one reusable record.
          t        (Thread.
                     ^Runnable
                     (fn []
-                      (let [r (OpRecord.)]
+                      (let [r     (OpRecord.)
+                            batch (java.util.ArrayList. 4096)]
                         (loop [i 0]
-                          (let [^Event e (.take queue)]
-                            (if (identical? e stop)
+                          (.add batch (.take queue))
+                          (.drainTo queue batch 4095)
+                          (let [n   (.size batch)
+                                i'  (loop [j 0, i i]
+                                      (if (< j n)
+                                        (let [^Event e (.get batch j)]
+                                          (if (identical? e stop)
+                                            -1
+                                            (do (when-not @error
+                                                  (try (aset current 0 (.nanos e))
+                                                       (.op checker (j/fill! r i (.op e)))
+                                                       (catch Throwable t
+                                                         (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
+                                                         (when log (log (str "isocheck online: stopped checking: " @error))))))
+                                                (recur (inc j) (inc i)))))
+                                        i))]
+                            (.clear batch)
+                            (if (neg? (long i'))
                               (deliver done true)
-                              (do (when-not @error
-                                    (try (aset current 0 (.nanos e))
-                                         (.op checker (j/fill! r i (.op e)))
-                                         (catch Throwable t
-                                           (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
-                                           (when log (log (str "isocheck online: stopped checking: " @error))))))
-                                  (recur (inc i))))))))
+                              (recur (long i')))))))
                     "isocheck online checker")]
      (.setDaemon t true)
      (.start t)

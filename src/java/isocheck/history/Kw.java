@@ -16,7 +16,20 @@ public record Kw(String name) {
   public static String nameOf(Object o) {
     if (o instanceof Kw k) return k.name;
     if (o == null) return null;
+    if (o instanceof String s) return s.startsWith(":") ? s.substring(1) : s;
+    // Another keyword-like object (a Clojure keyword, interned): its name from a small cache by
+    // identity, since readers ask for the names of the same few (:ok, :txn, :r, :append) on every op.
+    int h = System.identityHashCode(o) & (CACHE.length - 1);
+    Named c = CACHE[h];
+    if (c != null && c.o == o) return c.name;
     String s = o.toString();
-    return s.startsWith(":") ? s.substring(1) : s;
+    String n = s.startsWith(":") ? s.substring(1) : s;
+    // Keywords only (immutable, interned); racy but safe: a Named is immutable, a stale slot only misses.
+    if (o.getClass().getName().equals("clojure.lang.Keyword")) CACHE[h] = new Named(o, n);
+    return n;
   }
+
+  private record Named(Object o, String name) {}
+
+  private static final Named[] CACHE = new Named[64];
 }
