@@ -135,7 +135,7 @@ public final class HistoryBuilder implements OpSink {
       }
       return;
     }
-    if (r.origin == null && r.hasProcess && r.process != null && !clientProcess(r.process)) {
+    if (!r.hasOrigin() && r.hasProcess && r.process != null && !clientProcess(r.process)) {
       // Jepsen's clients are integers; its other threads are named by keywords (:nemesis). A
       // transaction Jepsen handed to the nemesis (a generator not wrapped in gen/clients) comes
       // back as an :info op of process :nemesis; it ran nowhere and is no session. Elle skips

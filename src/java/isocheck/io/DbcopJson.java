@@ -128,6 +128,18 @@ public final class DbcopJson {
       }
     }
 
+    private static final byte[][] TXN_MEMBERS = names("events", "committed");
+    private static final byte[][] COMPACT_TAGS = names("r", "w");
+    private static final byte[][] TAGS = names("Read", "Write");
+    private static final String[] TAG = {"Read", "Write"};
+    private static final String[] TAG_COLON = {"':' after \"Read\"", "':' after \"Write\""};
+    private static final String[] TAG_OPEN = {"'{' opening the Read's {\"variable\": ..., \"version\": ...}",
+        "'{' opening the Write's {\"variable\": ..., \"version\": ...}"};
+    private static final String[] TAG_IN = {"the Read", "the Write"};
+    private static final String[] COMPACT_CLOSE = {"']' closing the event [\"r\", variable, version]",
+        "']' closing the event [\"w\", variable, version]"};
+    private static final byte[][] EVENT_MEMBERS = names("variable", "version");
+
     private void transaction() throws IOException {
       expect('{', "'{' opening a transaction {\"events\": [...], \"committed\": true}");
       int t = b.txn((long) session + 1, OpType.OK, line);
@@ -137,16 +149,19 @@ public final class DbcopJson {
       int committed = -2;
       if (!empty('}')) {
         do {
-          String k = string();
-          expect(':', "':' after \"" + k + "\"");
-          if (k.equals("events")) {
+          int m = oneOf(TXN_MEMBERS);
+          if (m == 0) {
+            expect(':', "':' after \"events\"");
             if (events) throw error("a second \"events\" member");
             events(t);
             events = true;
-          } else if (k.equals("committed")) {
+          } else if (m == 1) {
+            expect(':', "':' after \"committed\"");
             committed = literal();
             if (committed < 0) throw error("expected true or false for \"committed\", found " + found());
           } else {
+            String k = string();
+            expect(':', "':' after \"" + k + "\"");
             skipValue();
           }
         } while (more('}', "the transaction"));
@@ -166,72 +181,94 @@ public final class DbcopJson {
       event = -1;
     }
 
+    /** The event's variable and version, as {@link #unsigned} leaves them: a long, else an object (null: none). */
+    private long keyL, verL;
+    private Object keyO, verO;
+    private boolean hasKey, hasVersion;
+
     private void event(int t) throws IOException {
       int c = ws();
       long l = line;
       boolean write;
-      Object key;
-      Object version;
+      hasKey = false;
+      hasVersion = false;
       if (c == '[') {
         pos++;
-        String tag = string();
-        if (!tag.equals("r") && !tag.equals("w")) throw error("expected \"r\" or \"w\" first in a compact event, found \"" + tag + "\"");
-        write = tag.equals("w");
+        int tag = oneOf(COMPACT_TAGS);
+        if (tag < 0) throw error("expected \"r\" or \"w\" first in a compact event, found \"" + string() + "\"");
+        write = tag == 1;
         expect(',', "',' after the event's kind");
-        key = variable();
+        variable();
         expect(',', "',' after the variable");
-        version = version(write);
-        expect(']', "']' closing the event [\"" + tag + "\", variable, version]");
+        version(write);
+        expect(']', COMPACT_CLOSE[tag]);
       } else if (c == '{') {
         pos++;
-        String tag = string();
-        if (!tag.equals("Read") && !tag.equals("Write")) throw error("expected \"Read\" or \"Write\", found \"" + tag + "\"");
-        write = tag.equals("Write");
-        expect(':', "':' after \"" + tag + "\"");
-        expect('{', "'{' opening the " + tag + "'s {\"variable\": ..., \"version\": ...}");
-        key = null;
-        version = null;
-        boolean hasVersion = false;
+        int tag = oneOf(TAGS);
+        if (tag < 0) throw error("expected \"Read\" or \"Write\", found \"" + string() + "\"");
+        write = tag == 1;
+        expect(':', TAG_COLON[tag]);
+        expect('{', TAG_OPEN[tag]);
         if (!empty('}')) {
           do {
-            String k = string();
-            expect(':', "':' after \"" + k + "\"");
-            if (k.equals("variable")) key = variable();
-            else if (k.equals("version")) {
-              version = version(write);
-              hasVersion = true;
-            } else skipValue();
-          } while (more('}', "the " + tag));
+            int m = oneOf(EVENT_MEMBERS);
+            if (m == 0) {
+              expect(':', "':' after \"variable\"");
+              variable();
+            } else if (m == 1) {
+              expect(':', "':' after \"version\"");
+              version(write);
+            } else {
+              String k = string();
+              expect(':', "':' after \"" + k + "\"");
+              skipValue();
+            }
+          } while (more('}', TAG_IN[tag]));
         }
-        if (key == null) throw error("the " + tag + " has no \"variable\"");
+        if (!hasKey) throw error("the " + TAG[tag] + " has no \"variable\"");
         if (write && !hasVersion) throw error("the Write has no \"version\"");
         expect('}', "'}' closing the event (one of Read or Write)");
       } else {
         throw error("expected an event, {\"Read\": {...}}, {\"Write\": {...}}, [\"r\", ...] or [\"w\", ...], found " + found());
       }
-      boolean nil = version == null;
-      long kl = key instanceof Long k ? k : 0, vl = version instanceof Long v ? v : 0;
-      Object ko = key instanceof Long ? null : key, vo = version instanceof Long ? null : version;
-      int i = b.op(t, write ? OpRecord.WRITE : OpRecord.READ, kl, ko, vl, vo, nil, l);
-      if (version instanceof Long v && v == 0) {
-        if (write) zeroWritten.add(key);
+      boolean nil = !hasVersion || (verO == null && verL == NIL);
+      int i = b.op(t, write ? OpRecord.WRITE : OpRecord.READ, keyL, keyO, nil ? 0 : verL, nil ? null : verO, nil, l);
+      if (!nil && verO == null && verL == 0) {
+        if (write) zeroWritten.add(keyO != null ? keyO : (Object) keyL);
         else zeroReads.add(i);
       }
     }
 
-    private Object variable() throws IOException {
-      if (ws() == '"') return string();
-      return unsigned("variable", "a variable");
+    /** verL for a read of null (versions are unsigned, so never this). */
+    private static final long NIL = -1;
+
+    private void variable() throws IOException {
+      hasKey = true;
+      if (ws() == '"') {
+        keyO = string();
+        keyL = 0;
+        return;
+      }
+      unsigned("variable", "a variable");
+      keyO = big;
+      keyL = big == null ? lv : 0;
     }
 
     /** A version (null when a read's is; a write's cannot be). */
-    private Object version(boolean write) throws IOException {
-      if (!write && literal() == -1) return null;
-      return unsigned("version", write ? "a version" : "a version or null");
+    private void version(boolean write) throws IOException {
+      hasVersion = true;
+      if (!write && literal() == -1) {
+        verO = null;
+        verL = NIL;
+        return;
+      }
+      unsigned("version", write ? "a version" : "a version or null");
+      verO = big;
+      verL = big == null ? lv : 0;
     }
 
-    /** A u64: a long, or a BigInteger from 2^63 up. */
-    private Object unsigned(String what, String expected) throws IOException {
+    /** A u64: into {@link #lv}, or {@link #big} from 2^63 up. */
+    private void unsigned(String what, String expected) throws IOException {
       ws();
       long l = line, c = col(pos);
       number(expected);
@@ -239,7 +276,6 @@ public final class DbcopJson {
         throw errorAt(l, c, "the " + what + " " + (big != null ? big : lv) + " is negative; dbcop's " + what + "s are unsigned");
       }
       if (big != null && big.bitLength() > 64) throw errorAt(l, c, "the " + what + " " + big + " does not fit in 64 bits");
-      return big != null ? (Object) big : (Object) lv;
     }
   }
 

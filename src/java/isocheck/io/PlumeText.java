@@ -90,8 +90,8 @@ public final class PlumeText {
       byte k = buf[p];
       if (k != 'r' && k != 'w') throw bad(p, end, "r or w");
       p++;
-      p = expect(p, end, '(', "'(' after " + (char) k);
-      long[] v = new long[4];
+      p = expect(p, end, '(', k == 'r' ? "'(' after r" : "'(' after w");
+      long[] v = fields;
       for (int f = 0; f < 4; f++) {
         int s = p;
         boolean neg = f == 3 && p < end && buf[p] == '-';
@@ -110,7 +110,7 @@ public final class PlumeText {
               + "; a transaction id is 0 or more, or -1 for an aborted operation");
         }
         v[f] = neg ? -1 : x;
-        p = expect(p, end, f < 3 ? ',' : ')', f < 3 ? "',' after the " + FIELD[f] : "')' after the txn");
+        p = expect(p, end, f < 3 ? ',' : ')', AFTER[f]);
       }
       if (p != end) {
         throw errAt(line, col(p), "unexpected " + (buf[p] == ' ' || buf[p] == '\t' ? "a space" : describe(p))
@@ -120,7 +120,12 @@ public final class PlumeText {
       pos = e;
     }
 
+    /** The line's key, value, session and txn (one array for every line). */
+    private final long[] fields = new long[4];
+
     private static final String[] FIELD = {"key", "value", "session", "txn"};
+    /** What must follow each field (constants: a message is built only when one is wrong). */
+    private static final String[] AFTER = {"',' after the key", "',' after the value", "',' after the session", "')' after the txn"};
 
     private int compare(int from, String max) {
       for (int i = 0; i < max.length(); i++) {

@@ -72,6 +72,15 @@ final class TxnBuffer {
    */
   int op(int t, byte kind, long key, Object keyObj, long val, Object valObj, boolean nil, long tag) {
     int i = opKind.size();
+    // A Long is kept as a long: one key or value, one representation (renameAbortedDuplicates compares them).
+    if (keyObj instanceof Long l) {
+      key = l;
+      keyObj = null;
+    }
+    if (valObj instanceof Long l) {
+      val = l;
+      valObj = null;
+    }
     opTxn.add(t);
     opKind.add(kind);
     byte f = 0;
@@ -169,10 +178,26 @@ final class TxnBuffer {
    * unique per key. Call after {@link #seal}; returns how many were renamed.
    */
   int renameAbortedDuplicates() {
-    java.util.HashSet<java.util.List<Object>> taken = new java.util.HashSet<>();
     int n = opKind.size();
+    // Only the aborted writes' pairs can need a new name, and only a committed write of one of
+    // them (or of a name given, a string) can take it: so the committed writes are looked up
+    // among the aborted ones (a few, usually) rather than each boxed into a set of their own.
+    java.util.HashSet<java.util.List<Object>> aborted = new java.util.HashSet<>();
+    LongPairs abortedLongs = new LongPairs();
     for (int i = 0; i < n; i++) {
-      if (kind(i) == OpRecord.WRITE && status(opTxn(i)) != OpType.FAIL && dropped.get(opTxn(i)) == 0) {
+      if (abortedWrite(i)) {
+        if (keyIsLong(i) && valueIsLong(i)) abortedLongs.add(keyLong(i), valueLong(i));
+        else aborted.add(java.util.List.of(key(i), value(i)));
+      }
+    }
+    if (aborted.isEmpty() && abortedLongs.size() == 0) return 0;
+    java.util.HashSet<java.util.List<Object>> taken = new java.util.HashSet<>();
+    for (int i = 0; i < n; i++) {
+      if (kind(i) != OpRecord.WRITE || status(opTxn(i)) == OpType.FAIL || dropped.get(opTxn(i)) != 0) continue;
+      if (keyIsLong(i) && valueIsLong(i)) {
+        if (abortedLongs.contains(keyLong(i), valueLong(i))) taken.add(java.util.List.of(key(i), value(i)));
+      } else {
+        // An object value (a string) may also be a name given below: keep them all.
         taken.add(java.util.List.of(key(i), value(i)));
       }
     }
@@ -195,10 +220,52 @@ final class TxnBuffer {
     return renamed;
   }
 
+  private boolean abortedWrite(int i) {
+    return kind(i) == OpRecord.WRITE && status(opTxn(i)) == OpType.FAIL && dropped.get(opTxn(i)) == 0;
+  }
+
+  /** A set of pairs of longs (open addressing). */
+  private static final class LongPairs {
+    private long[] a = new long[32], b = new long[32];
+    private boolean[] used = new boolean[32];
+    private int size;
+
+    int size() { return size; }
+
+    private int slot(long x, long y) {
+      long h = x * 0x9E3779B97F4A7C15L + y * 0xC2B2AE3D27D4EB4FL;
+      h ^= h >>> 29;
+      int mask = a.length - 1;
+      int i = (int) h & mask;
+      while (used[i] && (a[i] != x || b[i] != y)) i = (i + 1) & mask;
+      return i;
+    }
+
+    boolean contains(long x, long y) { return used[slot(x, y)]; }
+
+    void add(long x, long y) {
+      int i = slot(x, y);
+      if (used[i]) return;
+      used[i] = true;
+      a[i] = x;
+      b[i] = y;
+      if (++size * 2 > a.length) {
+        long[] oa = a, ob = b;
+        boolean[] ou = used;
+        a = new long[oa.length * 2];
+        b = new long[oa.length * 2];
+        used = new boolean[oa.length * 2];
+        size = 0;
+        for (int k = 0; k < oa.length; k++) if (ou[k]) add(oa[k], ob[k]);
+      }
+    }
+  }
+
   /** Hands the transactions not dropped, in order, to {@code sink} as completion ops, then ends it. */
   void emit(OpSink sink, Origin origin) {
     if (start == null) seal();
     OpRecord r = new OpRecord();
+    OpRecord.Origin where = t -> origin.of((int) t);
     long ordinal = 0;
     for (int t = 0; t < session.size(); t++) {
       if (dropped.get(t) != 0) continue;
@@ -210,7 +277,8 @@ final class TxnBuffer {
       r.hasProcess = true;
       r.f = Kw.TXN;
       r.valueShape = OpRecord.VALUE_TXN;
-      r.origin = origin.of(t);
+      r.originFn = where;
+      r.originArg = t;
       for (int j = first(t); j < end(t); j++) {
         int i = at(j);
         byte k = kind(i);
