@@ -52,7 +52,7 @@ public final class OpRecord {
   /**
    * Where another tool's format put this op, computed only when a message needs it: a reader
    * sets this and {@link #originArg} instead of {@link #origin}, so that a million ops do not
-   * each build a string no message will show. {@link #origin()} resolves either.
+   * each build a string no message will show. {@link #originText()} resolves either.
    */
   public Origin originFn;
   /** The argument {@link #originFn} describes (a reader's transaction number). */
@@ -64,7 +64,7 @@ public final class OpRecord {
   }
 
   /** {@link #origin}, or what {@link #originFn} says, or null. */
-  public String origin() {
+  public String originText() {
     if (origin == null && originFn != null) origin = originFn.of(originArg);
     return origin;
   }
@@ -460,7 +460,7 @@ public final class OpRecord {
   /** "op 12 (line 13, :index 12)"-style locator for messages; "op 12 (txn 7, session 1, line 12)" with an {@link #origin}. */
   public String where() {
     StringBuilder sb = new StringBuilder("op ").append(ordinal);
-    if (origin() != null) return sb.append(" (").append(origin).append(')').toString();
+    if (originText() != null) return sb.append(" (").append(origin).append(')').toString();
     boolean paren = line >= 0 || index != ABSENT;
     if (paren) {
       sb.append(" (");

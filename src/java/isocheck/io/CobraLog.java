@@ -213,7 +213,7 @@ public final class CobraLog {
                 b.op(cur, OpRecord.WRITE, key, null, value, null, false, at);
                 break;
               }
-              plain(at, "a write with write id " + hex(wid));
+              plain(at, false, wid, 0);
               int i = b.op(cur, OpRecord.WRITE, key, null, wid, null, false, at);
               if (writeOp.get(wid) < 0) writeOp.put(wid, i);
               break;
@@ -235,7 +235,7 @@ public final class CobraLog {
                     + (wid == GC_TRUE || wid == GC_FALSE ? " (a garbage-collection read of Cobra's online mode)" : "")
                     + ", which isocheck cannot map");
               }
-              if (!init) plain(at, "a read of write id " + hex(wid) + " of transaction " + hex(writer));
+              if (!init) plain(at, true, wid, writer);
               int i = b.op(cur, OpRecord.READ, key, null, wid, null, init, at);
               if (!init) {
                 reads.add(i);
@@ -260,9 +260,16 @@ public final class CobraLog {
       if (firstPlain != null) mixed();
     }
 
-    /** A record of the plain dialect (a write id naming one write), described by what. */
-    private void plain(long at, String what) {
-      if (firstPlain == null) firstPlain = file + ", byte " + at + " (" + what + ")";
+    /**
+     * A record of the plain dialect (a write id naming one write): a write with write id wid,
+     * or a read of write id wid of transaction writer. Said in words only the
+     * first time (a message may need it), not for every record.
+     */
+    private void plain(long at, boolean read, long wid, long writer) {
+      if (firstPlain == null) {
+        String what = !read ? "a write with write id " + hex(wid) : "a read of write id " + hex(wid) + " of transaction " + hex(writer);
+        firstPlain = file + ", byte " + at + " (" + what + ")";
+      }
       if (firstUniversal != null) mixed();
     }
 

@@ -197,7 +197,7 @@ public final class DbcopBincode {
       long at = in.offset();
       long events = length("the number of events");
       // The events are kept until the transaction's own success flag says where its failed writes go.
-      ev.clear();
+      int nev = 0;
       for (event = 0; event < events; event++) {
         long eat = in.offset();
         boolean write = bool("write");
@@ -205,7 +205,13 @@ public final class DbcopBincode {
         long value = u64("value");
         boolean success = bool("success");
         if (!success && !write) continue;
-        ev.add(new long[] {write ? 1 : 0, variable, value, success ? 1 : 0, eat});
+        if (5 * nev + 5 > ev.length) ev = java.util.Arrays.copyOf(ev, ev.length * 2);
+        int q = 5 * nev++;
+        ev[q] = write ? 1 : 0;
+        ev[q + 1] = variable;
+        ev[q + 2] = value;
+        ev[q + 3] = success ? 1 : 0;
+        ev[q + 4] = eat;
       }
       event = -1;
       boolean ok = bool("success");
@@ -213,26 +219,29 @@ public final class DbcopBincode {
       txnSession.add(session);
       txnIndex.add(txn);
       int failedWrites = -1;
-      for (long[] e : ev) {
+      long[] e = ev;
+      for (int k = 0; k < nev; k++) {
+        int q = 5 * k;
         int into = t;
-        if (ok && e[3] == 0) {
+        if (ok && e[q + 3] == 0) {
           // A write that did not succeed, in a transaction that did: an aborted write, in an
           // aborted transaction of its own, next in the session.
           if (failedWrites < 0) {
-            failedWrites = b.txn((long) session + 1, OpType.FAIL, e[4]);
+            failedWrites = b.txn((long) session + 1, OpType.FAIL, e[q + 4]);
             txnSession.add(session);
             txnIndex.add(txn);
           }
           into = failedWrites;
         }
-        long variable = e[1], value = e[2];
+        long variable = e[q + 1], value = e[q + 2];
         Object ko = variable < 0 ? unsigned(variable) : null, vo = value < 0 ? unsigned(value) : null;
-        b.op(into, e[0] == 1 ? OpRecord.WRITE : OpRecord.READ, variable, ko, value, vo, e[0] == 0 && value == 0, e[4]);
+        b.op(into, e[q] == 1 ? OpRecord.WRITE : OpRecord.READ, variable, ko, value, vo, e[q] == 0 && value == 0, e[q + 4]);
       }
       complete++;
     }
 
-    private final java.util.ArrayList<long[]> ev = new java.util.ArrayList<>();
+    /** The transaction's events, 5 longs each: write (1 or 0), variable, value, success (1 or 0), byte offset. */
+    private long[] ev = new long[5 * 64];
   }
 
   /**

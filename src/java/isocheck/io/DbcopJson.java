@@ -149,7 +149,7 @@ public final class DbcopJson {
       int committed = -2;
       if (!empty('}')) {
         do {
-          int m = oneOf(TXN_MEMBERS);
+          int m = member(TXN_MEMBERS);
           if (m == 0) {
             expect(':', "':' after \"events\"");
             if (events) throw error("a second \"events\" member");
@@ -160,8 +160,7 @@ public final class DbcopJson {
             committed = literal();
             if (committed < 0) throw error("expected true or false for \"committed\", found " + found());
           } else {
-            String k = string();
-            expect(':', "':' after \"" + k + "\"");
+            expect(':', "':' after \"" + otherName + "\"");
             skipValue();
           }
         } while (more('}', "the transaction"));
@@ -194,8 +193,8 @@ public final class DbcopJson {
       hasVersion = false;
       if (c == '[') {
         pos++;
-        int tag = oneOf(COMPACT_TAGS);
-        if (tag < 0) throw error("expected \"r\" or \"w\" first in a compact event, found \"" + string() + "\"");
+        int tag = member(COMPACT_TAGS);
+        if (tag < 0) throw error("expected \"r\" or \"w\" first in a compact event, found \"" + otherName + "\"");
         write = tag == 1;
         expect(',', "',' after the event's kind");
         variable();
@@ -204,14 +203,14 @@ public final class DbcopJson {
         expect(']', COMPACT_CLOSE[tag]);
       } else if (c == '{') {
         pos++;
-        int tag = oneOf(TAGS);
-        if (tag < 0) throw error("expected \"Read\" or \"Write\", found \"" + string() + "\"");
+        int tag = member(TAGS);
+        if (tag < 0) throw error("expected \"Read\" or \"Write\", found \"" + otherName + "\"");
         write = tag == 1;
         expect(':', TAG_COLON[tag]);
         expect('{', TAG_OPEN[tag]);
         if (!empty('}')) {
           do {
-            int m = oneOf(EVENT_MEMBERS);
+            int m = member(EVENT_MEMBERS);
             if (m == 0) {
               expect(':', "':' after \"variable\"");
               variable();
@@ -219,8 +218,7 @@ public final class DbcopJson {
               expect(':', "':' after \"version\"");
               version(write);
             } else {
-              String k = string();
-              expect(':', "':' after \"" + k + "\"");
+              expect(':', "':' after \"" + otherName + "\"");
               skipValue();
             }
           } while (more('}', TAG_IN[tag]));

@@ -158,6 +158,25 @@ abstract class JsonPull extends TextSource {
     return -1;
   }
 
+  /** The name {@link #member} read when it returned -1. */
+  String otherName;
+
+  /**
+   * A string (a member name, a tag) that is one of {@code names}: its index, or -1 for another
+   * string, then in {@link #otherName}. The common spelling is matched in place
+   * ({@link #oneOf}); an escaped one is decoded and compared.
+   */
+  final int member(byte[][] names) throws IOException {
+    int m = oneOf(names);
+    if (m >= 0) return m;
+    String k = string();
+    for (int i = 0; i < names.length; i++) {
+      if (k.equals(new String(names[i], java.nio.charset.StandardCharsets.US_ASCII))) return i;
+    }
+    otherName = k;
+    return -1;
+  }
+
   private String unescape(int from, int to) {
     StringBuilder sb = scratch();
     int run = from;
