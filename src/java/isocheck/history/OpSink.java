@@ -10,4 +10,11 @@ public interface OpSink {
 
   /** Called once after the last op. */
   default void end() {}
+
+  /**
+   * Before the first op, from a producer that knows them (another tool's format, read whole
+   * first): how many transactions, micro-ops and writes are coming, so that a consumer can
+   * size its arrays once. A hint: nothing depends on it but memory.
+   */
+  default void sizeHint(long txns, long mops, long writes) {}
 }

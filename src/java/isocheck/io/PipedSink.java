@@ -50,6 +50,8 @@ final class PipedSink implements OpSink {
     int n;
     /** The last batch; {@code end}: the reader reached the end (the sink's end() is due). */
     boolean last, end;
+    /** The producer's {@link OpSink#sizeHint} (txns, micro-ops, writes), for the sink before this batch's ops; or null. */
+    long[] hint;
   }
 
   private final OpSink down;
@@ -69,12 +71,21 @@ final class PipedSink implements OpSink {
     thread.start();
   }
 
+  /** Whether a batch went to the sink's thread. */
+  private boolean sent;
+
+  /** Goes to the sink with the first batch, on the sink's thread (before any op: later, it is dropped). */
+  @Override public void sizeHint(long txns, long mops, long writes) {
+    if (cur != null && !sent && cur.n == 0) cur.hint = new long[] {txns, mops, writes};
+  }
+
   @Override public void op(OpRecord r) {
     if (cur == null) throw new IllegalStateException("op after end");
     if (cur.n == BATCH || cur.ops.size() >= BATCH * 64) {
       Throwable f = failed;
       if (f != null) throw rethrow(f);
       put(cur);
+      sent = true;
       cur = take(free);
     }
     r.writeTo(cur.ops);
@@ -115,6 +126,7 @@ final class PipedSink implements OpSink {
       }
       if (failed == null) {
         try {
+          if (b.hint != null) down.sizeHint(b.hint[0], b.hint[1], b.hint[2]);
           for (int i = 0; i < b.n; i++) {
             rec.readFrom(b.ops);
             down.op(rec);
@@ -126,6 +138,7 @@ final class PipedSink implements OpSink {
       }
       if (b.last) return;
       b.n = 0;
+      b.hint = null;
       b.ops.clear();
       free.add(b);
     }

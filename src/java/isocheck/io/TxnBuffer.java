@@ -5,7 +5,6 @@ import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
 import isocheck.util.ByteList;
-import isocheck.util.IntList;
 import isocheck.util.LongList;
 import java.util.ArrayList;
 
@@ -38,10 +37,17 @@ final class TxnBuffer {
   /** A position per transaction (line, byte offset, id), for its reader's messages. */
   private final LongList txnTag = new LongList();
 
-  private final IntList opTxn = new IntList(1024);
-  private final ByteList opKind = new ByteList();
-  private final ByteList opFlags = new ByteList();
-  private final LongList opKey = new LongList(1024), opVal = new LongList(1024), opTag = new LongList(1024);
+  /**
+   * The ops, column by column, in chunks of {@link #CHUNK}: a column grows by a chunk, never by
+   * copying itself (a history of 2*10^7 micro-ops kept a third of its doubled arrays spare, and
+   * the copies' garbage besides), and {@link #emit} drops each chunk once all its ops are handed
+   * on, so that the buffer shrinks as the history builder grows.
+   */
+  private static final int SHIFT = 16, CHUNK = 1 << SHIFT, MASK = CHUNK - 1;
+  private int[][] opTxn = new int[16][];
+  private byte[][] opKind = new byte[16][], opFlags = new byte[16][];
+  private long[][] opKey = new long[16][], opVal = new long[16][], opTag = new long[16][];
+  private int nOps;
   private final ArrayList<Object> objs = new ArrayList<>();
 
   /** After {@link #seal}: the ops of transaction t are order[start[t] .. start[t + 1]). */
@@ -71,7 +77,7 @@ final class TxnBuffer {
    * {@code val}, or nil (a read of the initial value) when {@code nil}. Returns the op's number.
    */
   int op(int t, byte kind, long key, Object keyObj, long val, Object valObj, boolean nil, long tag) {
-    int i = opKind.size();
+    int i = nOps;
     // A Long is kept as a long: one key or value, one representation (renameAbortedDuplicates compares them).
     if (keyObj instanceof Long l) {
       key = l;
@@ -81,8 +87,11 @@ final class TxnBuffer {
       val = l;
       valObj = null;
     }
-    opTxn.add(t);
-    opKind.add(kind);
+    if ((i & MASK) == 0) newChunk(i >>> SHIFT);
+    int c = i >>> SHIFT, j = i & MASK;
+    nOps++;
+    opTxn[c][j] = t;
+    opKind[c][j] = kind;
     byte f = 0;
     if (keyObj != null) {
       f |= KEY_OBJ;
@@ -95,47 +104,81 @@ final class TxnBuffer {
       val = objs.size();
       objs.add(valObj);
     }
-    opFlags.add(f);
-    opKey.add(key);
-    opVal.add(val);
-    opTag.add(tag);
+    opFlags[c][j] = f;
+    opKey[c][j] = key;
+    opVal[c][j] = val;
+    opTag[c][j] = tag;
     return i;
   }
 
-  int opCount() { return opKind.size(); }
-  int opTxn(int i) { return opTxn.get(i); }
-  byte kind(int i) { return opKind.get(i); }
-  long opTag(int i) { return opTag.get(i); }
-  boolean keyIsLong(int i) { return (opFlags.get(i) & KEY_OBJ) == 0; }
-  long keyLong(int i) { return opKey.get(i); }
-  Object key(int i) { return keyIsLong(i) ? (Object) opKey.get(i) : objs.get((int) opKey.get(i)); }
-  boolean isNil(int i) { return (opFlags.get(i) & VAL_NIL) != 0; }
-  boolean valueIsLong(int i) { return (opFlags.get(i) & (VAL_OBJ | VAL_NIL)) == 0; }
-  long valueLong(int i) { return opVal.get(i); }
-  Object value(int i) { return isNil(i) ? null : valueIsLong(i) ? (Object) opVal.get(i) : objs.get((int) opVal.get(i)); }
+  private void newChunk(int c) {
+    if (c == opTxn.length) {
+      int n = c * 2;
+      opTxn = java.util.Arrays.copyOf(opTxn, n);
+      opKind = java.util.Arrays.copyOf(opKind, n);
+      opFlags = java.util.Arrays.copyOf(opFlags, n);
+      opKey = java.util.Arrays.copyOf(opKey, n);
+      opVal = java.util.Arrays.copyOf(opVal, n);
+      opTag = java.util.Arrays.copyOf(opTag, n);
+    }
+    opTxn[c] = new int[CHUNK];
+    opKind[c] = new byte[CHUNK];
+    opFlags[c] = new byte[CHUNK];
+    opKey[c] = new long[CHUNK];
+    opVal[c] = new long[CHUNK];
+    opTag[c] = new long[CHUNK];
+  }
+
+  private byte flags(int i) { return opFlags[i >>> SHIFT][i & MASK]; }
+  private void setFlags(int i, int f) { opFlags[i >>> SHIFT][i & MASK] = (byte) f; }
+
+  int opCount() { return nOps; }
+  int opTxn(int i) { return opTxn[i >>> SHIFT][i & MASK]; }
+  byte kind(int i) { return opKind[i >>> SHIFT][i & MASK]; }
+  long opTag(int i) { return opTag[i >>> SHIFT][i & MASK]; }
+  boolean keyIsLong(int i) { return (flags(i) & KEY_OBJ) == 0; }
+  long keyLong(int i) { return opKey[i >>> SHIFT][i & MASK]; }
+  Object key(int i) { return keyIsLong(i) ? (Object) keyLong(i) : objs.get((int) keyLong(i)); }
+  boolean isNil(int i) { return (flags(i) & VAL_NIL) != 0; }
+  boolean valueIsLong(int i) { return (flags(i) & (VAL_OBJ | VAL_NIL)) == 0; }
+  long valueLong(int i) { return opVal[i >>> SHIFT][i & MASK]; }
+  Object value(int i) { return isNil(i) ? null : valueIsLong(i) ? (Object) valueLong(i) : objs.get((int) valueLong(i)); }
   /** Makes op i a read of the initial value. */
-  void setNil(int i) { opFlags.set(i, (byte) (opFlags.get(i) | VAL_NIL)); }
+  void setNil(int i) { setFlags(i, flags(i) | VAL_NIL); }
   /** Replaces op i's value by the long v. */
   void setValue(int i, long v) {
-    opFlags.set(i, (byte) (opFlags.get(i) & ~(VAL_OBJ | VAL_NIL)));
-    opVal.set(i, v);
+    setFlags(i, flags(i) & ~(VAL_OBJ | VAL_NIL));
+    opVal[i >>> SHIFT][i & MASK] = v;
   }
 
   /** Groups the ops by transaction, keeping their order; then {@link #first}/{@link #end}/{@link #at} walk them. */
   void seal() {
-    int n = session.size(), m = opKind.size();
+    int n = session.size(), m = nOps;
     start = new int[n + 1];
-    for (int i = 0; i < m; i++) start[opTxn.get(i) + 1]++;
+    boolean grouped = true;
+    int last = 0;
+    for (int i = 0; i < m; i++) {
+      int t = opTxn(i);
+      start[t + 1]++;
+      if (t < last) grouped = false;
+      last = t;
+    }
     for (int t = 0; t < n; t++) start[t + 1] += start[t];
+    // Each transaction's ops together, in transaction order (every format but a Plume file
+    // whose transactions interleave): the ops are in order already.
+    if (grouped) {
+      order = null;
+      return;
+    }
     int[] next = java.util.Arrays.copyOf(start, n);
     order = new int[m];
-    for (int i = 0; i < m; i++) order[next[opTxn.get(i)]++] = i;
+    for (int i = 0; i < m; i++) order[next[opTxn(i)]++] = i;
   }
 
   /** After {@link #seal}: the ops of t are at(first(t)) .. at(end(t) - 1). */
   int first(int t) { return start[t]; }
   int end(int t) { return start[t + 1]; }
-  int at(int j) { return order[j]; }
+  int at(int j) { return order == null ? j : order[j]; }
 
   /** Whether transaction t writes and only writes, every value the long 0 (the initial transaction of formats where 0 is the initial value). */
   boolean writesOnlyZeros(int t) {
@@ -178,7 +221,7 @@ final class TxnBuffer {
    * unique per key. Call after {@link #seal}; returns how many were renamed.
    */
   int renameAbortedDuplicates() {
-    int n = opKind.size();
+    int n = nOps;
     // Only the aborted writes' pairs can need a new name, and only a committed write of one of
     // them (or of a name given, a string) can take it: so the committed writes are looked up
     // among the aborted ones (a few, usually) rather than each boxed into a set of their own.
@@ -211,8 +254,8 @@ final class TxnBuffer {
         if (taken.add(java.util.List.of(key(i), v))) continue;
         String name = v + "/aborted";
         for (int k = 2; !taken.add(java.util.List.of(key(i), name)); k++) name = v + "/aborted-" + k;
-        opFlags.set(i, (byte) ((opFlags.get(i) & ~VAL_NIL) | VAL_OBJ));
-        opVal.set(i, objs.size());
+        setFlags(i, (flags(i) & ~VAL_NIL) | VAL_OBJ);
+        opVal[i >>> SHIFT][i & MASK] = objs.size();
         objs.add(name);
         renamed++;
       }
@@ -261,14 +304,30 @@ final class TxnBuffer {
     }
   }
 
-  /** Hands the transactions not dropped, in order, to {@code sink} as completion ops, then ends it. */
+  /**
+   * Hands the transactions not dropped, in order, to {@code sink} as completion ops, then ends
+   * it. The last thing done with the buffer: it lets go of its ops as they are handed on.
+   */
   void emit(OpSink sink, Origin origin) {
     if (start == null) seal();
     OpRecord r = new OpRecord();
     OpRecord.Origin where = t -> origin.of((int) t);
     long ordinal = 0;
+    // Ops handed on (or dropped) per chunk: a chunk whose ops are all done is let go.
+    int[] done = new int[(nOps + MASK) >>> SHIFT];
+    long txns = 0, mops = 0, writes = 0;
     for (int t = 0; t < session.size(); t++) {
       if (dropped.get(t) != 0) continue;
+      txns++;
+      mops += end(t) - first(t);
+      for (int j = first(t); j < end(t); j++) if (kind(at(j)) == OpRecord.WRITE) writes++;
+    }
+    sink.sizeHint(txns, mops, writes);
+    for (int t = 0; t < session.size(); t++) {
+      if (dropped.get(t) != 0) {
+        for (int j = first(t); j < end(t); j++) release(done, at(j));
+        continue;
+      }
       r.reset(ordinal);
       r.index = ordinal;
       r.type = status.get(t);
@@ -289,9 +348,24 @@ final class TxnBuffer {
         else if (valueIsLong(i)) r.setValue(valueLong(i));
         else r.setValueObj(value(i));
       }
+      for (int j = first(t); j < end(t); j++) release(done, at(j));
       sink.op(r);
       ordinal++;
     }
     sink.end();
+  }
+
+  /** Counts op i as handed on; drops its chunk once every op in it is. The buffer is spent then. */
+  private void release(int[] done, int i) {
+    int c = i >>> SHIFT;
+    int size = Math.min(CHUNK, nOps - (c << SHIFT));
+    if (++done[c] == size) {
+      opTxn[c] = null;
+      opKind[c] = null;
+      opFlags[c] = null;
+      opKey[c] = null;
+      opVal[c] = null;
+      opTag[c] = null;
+    }
   }
 }
