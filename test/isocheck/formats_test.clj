@@ -469,6 +469,48 @@
                           "op 1 ([1][0], line 1): micro-op [:w 0 1] writes 1 to key 0"))
     (finally (System/clearProperty "isocheck.load.pipe-from"))))
 
+(defn- read-whole
+  "The History of the file at path read from a stream, which cannot be read again: the other
+  tools' readers then read it whole before handing any transaction on (no streaming)."
+  ^History [path]
+  (let [b (isocheck.history.HistoryBuilder. nil nil)]
+    (with-open [in (io/input-stream (io/file path))] (Formats/read in b))
+    (.build b)))
+
+(deftest streamed-files-read-as-when-read-whole
+  ;; From a file, the other tools' readers hand each transaction on as soon as it is complete
+  ;; (TxnBuffer.stream); a file that needs the whole-file reading after all (a transaction's
+  ;; lines apart, a read of version 0 before the write of it, an aborted write renamed, any
+  ;; error) is read again whole. Either way: the same history as reading it whole, or the same error.
+  (let [cases [["contiguous, an initial transaction of zeros, aborted runs, a read of 0"
+                "p.txt" (str "w(1,0,0,9)\nw(2,0,0,9)\nw(1,1,0,1)\nw(2,1,0,1)\nw(1,2,1,-1)\nr(2,0,1,-1)\n\n"
+                             "r(1,1,1,2)\nr(2,0,1,2)\nw(3,4,2,-1)\nw(3,5,2,-1)\nr(1,1,2,3)\nw(2,2,1,4)\n")]
+               ["a transaction's lines apart" "spread.txt" plume-text]
+               ["an aborted write renamed" "retry.txt" "w(1,5,0,-1)\nw(1,5,1,0)\nr(1,5,2,1)\n"]
+               ["dbcop JSON" "d.json" dbcop-json]
+               ["dbcop JSON, a read of version 0 before its write"
+                "z.json" "[[{\"events\": [[\"r\", 1, 0]], \"committed\": true}], [{\"events\": [[\"w\", 1, 0]], \"committed\": true}]]"]
+               ["dbcop bincode" "b.bincode" (bincode bincode-sessions)]
+               ["dbcop bincode, an aborted write renamed" "r.bincode"
+                (bincode [[[false [[true 1 5 true]]] [true [[true 1 5 true]]]] [[true [[false 1 5 true]]]]])]]]
+    (doseq [[label name content] cases
+            pipe [nil "0"]]
+      (if pipe (System/setProperty "isocheck.load.pipe-from" pipe) (System/clearProperty "isocheck.load.pipe-from"))
+      (try
+        (let [f (tmp-file name content)]
+          (is (= (model (read-whole f)) (model (read-history f))) (str label (when pipe ", builder on its own thread"))))
+        (finally (System/clearProperty "isocheck.load.pipe-from")))))
+  (testing "a read of version 0 before a write of it reads the written 0, not the initial value"
+    (is (= [[:ok 1 [[:r 1 0]]] [:ok 2 [[:w 1 0]]]]
+           (model (read-history (tmp-file "z.json" "[[{\"events\": [[\"r\", 1, 0]], \"committed\": true}], [{\"events\": [[\"w\", 1, 0]], \"committed\": true}]]"))))))
+  (testing "errors: the one reading the file whole meets first"
+    (doseq [[text expect] [["w(1,5,0,0)\nw(1,5,1,1)\nx(1,1,0,2)\n" "line 3, column 1: expected r or w"]
+                           ["w(1,1,0,0)\nw(2,0,0,0)\nw(3,1,0,1)\nw(3,1,1,2)\n" "line 2: w(2,0,0,0) writes 0"]
+                           ["w(1,1,0,0)\nw(1,1,1,1)\n" "op 1 (txn 1 of session 1, line 2): micro-op [:w 1 1] writes 1 to key 1, which op 0 wrote too"]]]
+      (let [m (error (tmp-file "e.txt" text))]
+        (is (one-line? m))
+        (is (and m (str/starts-with? m expect)) (str text " => " m))))))
+
 (deftest every-format-loads-the-same-history
   ;; Plume's shape (20 micro-ops per transaction, 25 sessions), committed transactions only (so
   ;; that Cobra's logs hold it too), through every format isocheck reads: the same sessions,

@@ -75,7 +75,16 @@ public final class DbcopJson {
       return sb.toString();
     }
 
+    /** While streaming: variables a read of version 0 was handed on for as the initial value. */
+    private HashSet<Object> zeroAsInitial;
+
     void run(OpSink sink) throws IOException {
+      StreamingSink st = StreamingSink.of(sink);
+      if (st != null) {
+        st.used = true;
+        b.stream(sink, this::origin, null);
+        zeroAsInitial = new HashSet<>();
+      }
       skipBom();
       int c = ws();
       if (c == '[') {
@@ -104,11 +113,20 @@ public final class DbcopJson {
       }
       session = -1;
       if (ws() >= 0) throw error("expected the end of the input after the history, found " + found());
+      if (b.streaming()) {
+        b.finishStream();
+        return;
+      }
       for (int k = 0; k < zeroReads.size(); k++) {
         int i = zeroReads.get(k);
         if (!zeroWritten.contains(b.key(i))) b.setNil(i);
       }
-      b.emit(sink, t -> root + "[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], line " + b.txnTag(t));
+      b.emit(sink, this::origin);
+    }
+
+    /** Where transaction t came from, for messages. */
+    private String origin(int t) {
+      return root + "[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], line " + b.txnTag(t);
     }
 
     private void sessions() throws IOException {
@@ -120,6 +138,7 @@ public final class DbcopJson {
         if (!empty(']')) {
           for (txn = 0;; txn++) {
             transaction();
+            if (b.streaming()) b.flushBefore(b.txnCount());
             if (!more(']', "session " + session)) break;
           }
         }
@@ -230,10 +249,23 @@ public final class DbcopJson {
         throw error("expected an event, {\"Read\": {...}}, {\"Write\": {...}}, [\"r\", ...] or [\"w\", ...], found " + found());
       }
       boolean nil = !hasVersion || (verO == null && verL == NIL);
+      boolean zero = !nil && verO == null && verL == 0;
+      Object zeroKey = zero ? (keyO != null ? keyO : (Object) keyL) : null;
+      if (zero && zeroAsInitial != null) {
+        // Streaming: a read of version 0 goes on as the initial value unless a write of it was
+        // seen; a write of it seen after such a read is what the whole-file reading settles.
+        if (write && zeroAsInitial.contains(zeroKey)) {
+          throw new TxnBuffer.NotStreamable("version 0 of " + zeroKey + " is written after a read of it");
+        }
+        if (!write && !zeroWritten.contains(zeroKey)) {
+          zeroAsInitial.add(zeroKey);
+          nil = true;
+        }
+      }
       int i = b.op(t, write ? OpRecord.WRITE : OpRecord.READ, keyL, keyO, nil ? 0 : verL, nil ? null : verO, nil, l);
-      if (!nil && verO == null && verL == 0) {
-        if (write) zeroWritten.add(keyO != null ? keyO : (Object) keyL);
-        else zeroReads.add(i);
+      if (zero) {
+        if (write) zeroWritten.add(zeroKey);
+        else if (zeroAsInitial == null) zeroReads.add(i);
       }
     }
 

@@ -268,22 +268,41 @@ public final class Formats {
    */
   public static History readHistory(String path, History.Workload workload, String txnF, Format named, Progress progress)
       throws IOException {
-    HistoryBuilder b = new HistoryBuilder(workload, txnF);
     long size = -1;
-    if (!path.equals("-") && Files.isRegularFile(Path.of(path))) {
-      size = Files.size(Path.of(path));
-      // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
-      if (!path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
+    boolean again = false;
+    if (!path.equals("-")) {
+      Path p = Path.of(path);
+      if (Files.isRegularFile(p)) size = Files.size(p);
+      // A file or a directory can be read again: the other tools' readers may stream into the
+      // builder (StreamingSink), and when the file needs the whole-file reading after all, or
+      // anything fails, it is read again whole, which says what reading it whole always said.
+      again = size >= 0 || Files.isDirectory(p);
     }
+    if (again) {
+      StreamingSink[] streamed = {null};
+      try {
+        return load(path, workload, txnF, named, progress, size, sink -> streamed[0] = new StreamingSink(sink));
+      } catch (HistoryException | TxnBuffer.NotStreamable e) {
+        if (streamed[0] == null || !streamed[0].used) throw e;
+      }
+    }
+    return load(path, workload, txnF, named, progress, size, sink -> sink);
+  }
+
+  private static History load(String path, History.Workload workload, String txnF, Format named, Progress progress,
+      long size, java.util.function.UnaryOperator<OpSink> wrap) throws IOException {
+    HistoryBuilder b = new HistoryBuilder(workload, txnF);
+    // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
+    if (size >= 0 && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
     if (progress != Progress.NONE) progress.stage("loading", size, Progress.BYTES);
     // elle-cli's ops without :f get the transactions' :f. From a megabyte on (or from standard
     // input) the builder runs on a second core while the reader parses ({@link PipedSink}); the
     // system property isocheck.load.pipe-from sets that size instead (tests and benchmarks).
     long pipeFrom = Long.getLong("isocheck.load.pipe-from", 1 << 20);
     if (Runtime.getRuntime().availableProcessors() > 1 && (size < 0 ? pipeFrom < Long.MAX_VALUE : size >= pipeFrom)) {
-      PipedSink.read(b, sink -> read(path, named, txnF, progress, sink));
+      PipedSink.read(b, sink -> read(path, named, txnF, progress, wrap.apply(sink)));
     } else {
-      read(path, named, txnF, progress, b);
+      read(path, named, txnF, progress, wrap.apply(b));
     }
     return b.build();
   }

@@ -68,7 +68,15 @@ public final class PlumeText {
 
     Reader(InputStream in) { super(in, MAX_TOKEN); }
 
+    /** The transaction of the last line read, or -1. */
+    private int current = -1;
+
     void run(OpSink sink) throws IOException {
+      StreamingSink st = StreamingSink.of(sink);
+      if (st != null) {
+        st.used = true;
+        b.stream(sink, this::origin, this::zeroRefusal);
+      }
       skipBom();
       while (skipWhitespace() >= 0) line();
       finish(sink);
@@ -172,8 +180,13 @@ public final class PlumeText {
         } else if (sessionOf.get(t) != session) {
           throw new HistoryException("line " + line + ": txn " + txn + " is in session " + session + " here, but in session "
               + sessionOf.get(t) + " at line " + b.txnTag(t) + "; a transaction belongs to one session");
+        } else if (t != current && b.streaming()) {
+          throw new TxnBuffer.NotStreamable("txn " + txn + " goes on at line " + line + ", after other transactions' lines");
         }
       }
+      // A line of another transaction: the one before is complete (its lines come together).
+      if (t != current && b.streaming()) b.flushBefore(t);
+      current = t;
       b.op(t, kind, key, null, value, null, kind == OpRecord.READ && value == 0, line);
     }
 
@@ -185,13 +198,27 @@ public final class PlumeText {
     }
 
     private void finish(OpSink sink) {
+      if (b.streaming()) {
+        b.finishStream();
+        return;
+      }
       b.seal();
-      b.dropInitialZeros(i -> "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf.get(b.opTxn(i)) + ","
-          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
-          + " than write 0s");
+      b.dropInitialZeros(this::zeroRefusal);
       b.renameAbortedDuplicates();
-      b.emit(sink, t -> (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
-          + " of session " + sessionOf.get(t) + ", line " + b.txnTag(t));
+      b.emit(sink, this::origin);
+    }
+
+    /** Where transaction t came from, for messages. */
+    private String origin(int t) {
+      return (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
+          + " of session " + sessionOf.get(t) + ", line " + b.txnTag(t);
+    }
+
+    /** Why op i, a write of 0 in a transaction that does more, is refused. */
+    private String zeroRefusal(int i) {
+      return "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf.get(b.opTxn(i)) + ","
+          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
+          + " than write 0s";
     }
   }
 

@@ -56,6 +56,7 @@ final class TxnBuffer {
   /** Starts a transaction of {@code session} with status {@link OpType#OK}, FAIL or INFO; returns its number. */
   int txn(Object session, int status, long tag) {
     int t = this.session.size();
+    if (stream != null) txnOpStart.add(nOps);
     this.session.add(session);
     this.status.add((byte) status);
     dropped.add((byte) 0);
@@ -324,35 +325,124 @@ final class TxnBuffer {
     }
     sink.sizeHint(txns, mops, writes);
     for (int t = 0; t < session.size(); t++) {
-      if (dropped.get(t) != 0) {
-        for (int j = first(t); j < end(t); j++) release(done, at(j));
-        continue;
-      }
-      r.reset(ordinal);
-      r.index = ordinal;
-      r.type = status.get(t);
-      r.typeRaw = r.type == OpType.OK ? Kw.OK : r.type == OpType.FAIL ? Kw.FAIL : Kw.INFO;
-      r.process = session.get(t);
-      r.hasProcess = true;
-      r.f = Kw.TXN;
-      r.valueShape = OpRecord.VALUE_TXN;
-      r.originFn = where;
-      r.originArg = t;
-      for (int j = first(t); j < end(t); j++) {
-        int i = at(j);
-        byte k = kind(i);
-        r.beginMop(k, k == OpRecord.READ ? Kw.R : Kw.W);
-        if (keyIsLong(i)) r.setKey(keyLong(i));
-        else r.setKey(key(i));
-        if (isNil(i)) r.setValueNil();
-        else if (valueIsLong(i)) r.setValue(valueLong(i));
-        else r.setValueObj(value(i));
+      if (dropped.get(t) == 0) {
+        fill(r, t, ordinal++, where, first(t), end(t), order);
+        sink.op(r);
       }
       for (int j = first(t); j < end(t); j++) release(done, at(j));
-      sink.op(r);
-      ordinal++;
     }
     sink.end();
+  }
+
+  /** Makes r transaction t's completion op, the ordinal-th handed on, its ops order[from..to) (or from..to). */
+  private void fill(OpRecord r, int t, long ordinal, OpRecord.Origin where, int from, int to, int[] order) {
+    r.reset(ordinal);
+    r.index = ordinal;
+    r.type = status.get(t);
+    r.typeRaw = r.type == OpType.OK ? Kw.OK : r.type == OpType.FAIL ? Kw.FAIL : Kw.INFO;
+    r.process = session.get(t);
+    r.hasProcess = true;
+    r.f = Kw.TXN;
+    r.valueShape = OpRecord.VALUE_TXN;
+    r.originFn = where;
+    r.originArg = t;
+    for (int j = from; j < to; j++) {
+      int i = order == null ? j : order[j];
+      byte k = kind(i);
+      r.beginMop(k, k == OpRecord.READ ? Kw.R : Kw.W);
+      if (keyIsLong(i)) r.setKey(keyLong(i));
+      else r.setKey(key(i));
+      if (isNil(i)) r.setValueNil();
+      else if (valueIsLong(i)) r.setValue(valueLong(i));
+      else r.setValueObj(value(i));
+    }
+  }
+
+  // ------------------------------------------------------------------ streaming
+
+  /**
+   * Thrown by a reader streaming its transactions ({@link #stream}) when the file turns out to
+   * need the whole-file reading after all (a transaction's operations apart, a read settled by
+   * a later write): the caller reads it again, whole.
+   */
+  static final class NotStreamable extends RuntimeException {
+    NotStreamable(String why) { super(why, null, false, false); }
+  }
+
+  /** While streaming: where the transactions go, and how they are described. */
+  private OpSink stream;
+  private OpRecord.Origin streamWhere;
+  private java.util.function.IntFunction<String> zeroRefusal;
+  private final OpRecord streamRec = new OpRecord();
+  /** While streaming: each transaction's first op (its ops are together: the reader sees to it). */
+  private final isocheck.util.IntList txnOpStart = new isocheck.util.IntList(1024);
+  /** While streaming: the first transaction not yet handed on, the ops before it let go, and the ordinal next. */
+  private int nextOut, opsOut;
+  private long ordinalOut;
+
+  /**
+   * Hands each transaction on as soon as the reader says it is complete ({@link #flushBefore}),
+   * rather than after the whole file: for a reader whose transactions' operations come
+   * together, whose file needs nothing settled by a later part of it. The reader throws
+   * {@link NotStreamable} when the file turns out otherwise. {@code zeroRefusal}, when not
+   * null, does {@link #dropInitialZeros} transaction by transaction. Aborted writes are not
+   * renamed ({@link #renameAbortedDuplicates}): a history that needs it fails to build (a value
+   * written twice), and is read whole. Call before the first transaction.
+   */
+  void stream(OpSink sink, Origin origin, java.util.function.IntFunction<String> zeroRefusal) {
+    this.stream = sink;
+    this.streamWhere = t -> origin.of((int) t);
+    this.zeroRefusal = zeroRefusal;
+  }
+
+  boolean streaming() { return stream != null; }
+
+  /** While streaming: transactions before t are complete; hands them on. */
+  void flushBefore(int t) {
+    while (nextOut < t) {
+      int u = nextOut++;
+      int from = txnOpStart.get(u), to = u + 1 < txnOpStart.size() ? txnOpStart.get(u + 1) : nOps;
+      if (!(zeroRefusal != null && dropZeros(u, from, to))) {
+        fill(streamRec, u, ordinalOut++, streamWhere, from, to, null);
+        stream.op(streamRec);
+      }
+      opsOut = to;
+      // Let go of the chunks wholly before the ops still to hand on.
+      for (int c = (opsOut >>> SHIFT) - 1; c >= 0 && opTxn[c] != null; c--) {
+        opTxn[c] = null;
+        opKind[c] = null;
+        opFlags[c] = null;
+        opKey[c] = null;
+        opVal[c] = null;
+        opTag[c] = null;
+      }
+    }
+  }
+
+  /** While streaming: every transaction is complete; hands the rest on and ends the sink. */
+  void finishStream() {
+    flushBefore(txnCount());
+    stream.end();
+  }
+
+  /** {@link #dropInitialZeros} for transaction t, ops from..to: whether it is dropped. */
+  private boolean dropZeros(int t, int from, int to) {
+    boolean onlyZeros = from < to;
+    for (int i = from; i < to && onlyZeros; i++) {
+      if (kind(i) != OpRecord.WRITE || !valueIsLong(i) || valueLong(i) != 0) onlyZeros = false;
+    }
+    if (onlyZeros) {
+      drop(t);
+      return true;
+    }
+    for (int i = from; i < to; i++) {
+      if (kind(i) == OpRecord.WRITE && valueIsLong(i) && valueLong(i) == 0) {
+        throw new isocheck.history.HistoryException(zeroRefusal.apply(i) + "; isocheck takes a transaction of nothing but"
+            + " writes of 0 for the initial state (and leaves it out), and cannot tell any other write of 0 from the"
+            + " initial value");
+      }
+    }
+    return false;
   }
 
   /** Counts op i as handed on; drops its chunk once every op in it is. The buffer is spent then. */
