@@ -478,7 +478,7 @@
     (.build b)))
 
 (deftest streamed-files-read-as-when-read-whole
-  ;; From a file, the other tools' readers hand each transaction on as soon as it is complete
+  ;; From a file (or directory), the other tools' readers hand each transaction on as soon as it is complete
   ;; (TxnBuffer.stream); a file that needs the whole-file reading after all (a transaction's
   ;; lines apart, a read of version 0 before the write of it, an aborted write renamed, any
   ;; error) is read again whole. Either way: the same history as reading it whole, or the same error.
@@ -493,12 +493,24 @@
                ["dbcop bincode" "b.bincode" (bincode bincode-sessions)]
                ["dbcop bincode, an aborted write renamed" "r.bincode"
                 (bincode [[[false [[true 1 5 true]]] [true [[true 1 5 true]]]] [[true [[false 1 5 true]]]]])]]]
-    (doseq [[label name content] cases
+    (doseq [[label name content] (concat cases
+                                          [["Cobra logs" :cobra cobra-logs]
+                                           ["Cobra logs, a read of a write id as another transaction's" :cobra
+                                            (assoc cobra-logs "2.log" (cobra-log [\S 400] [\R 101 11 7 12345] [\C 400]))]])
             pipe [nil "0"]]
       (if pipe (System/setProperty "isocheck.load.pipe-from" pipe) (System/clearProperty "isocheck.load.pipe-from"))
       (try
-        (let [f (tmp-file name content)]
-          (is (= (model (read-whole f)) (model (read-history f))) (str label (when pipe ", builder on its own thread"))))
+        (if (= :cobra name)
+          ;; A directory: read whole, one log after another, with CobraLog's own reader.
+          (let [d (cobra-dir content)
+                whole (fn [] (let [b (isocheck.history.HistoryBuilder. nil nil)]
+                               (isocheck.io.CobraLog/read (.toPath (io/file d)) b)
+                               (model (.build b))))
+                w (try (whole) (catch HistoryException e (.getMessage e)))
+                s (try (model (read-history d)) (catch HistoryException e (.getMessage e)))]
+            (is (= w s) (str label (when pipe ", builder on its own thread"))))
+          (let [f (tmp-file name content)]
+            (is (= (model (read-whole f)) (model (read-history f))) (str label (when pipe ", builder on its own thread")))))
         (finally (System/clearProperty "isocheck.load.pipe-from")))))
   (testing "a read of version 0 before a write of it reads the written 0, not the initial value"
     (is (= [[:ok 1 [[:r 1 0]]] [:ok 2 [[:w 1 0]]]]

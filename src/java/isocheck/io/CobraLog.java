@@ -105,7 +105,7 @@ public final class CobraLog {
 
   /** Reads a Cobra history: a directory of logs, or one log file (one session), into {@code sink}, then ends it. */
   public static void read(Path path, OpSink sink) throws IOException {
-    Reader r = new Reader();
+    Reader r = new Reader(sink);
     if (Files.isDirectory(path)) {
       List<Path> logs = logs(path);
       if (logs.isEmpty()) {
@@ -127,7 +127,7 @@ public final class CobraLog {
 
   /** Reads one Cobra log (one session, named {@code name}) from {@code in} (not closed) into {@code sink}, then ends it. */
   public static void read(InputStream in, String name, OpSink sink) throws IOException {
-    Reader r = new Reader();
+    Reader r = new Reader(sink);
     r.log(in, name, name.equals("-") ? (Object) 0L : process(Path.of(name)));
     r.finish(sink);
   }
@@ -148,6 +148,39 @@ public final class CobraLog {
 
     private String file;
     private ByteInput in;
+    /** While streaming: write id -> the transaction of its first write; reads of write ids not yet written (write id, writer). */
+    private LongIntMap writeTxn;
+    private final LongList laterWid = new LongList(), laterWriter = new LongList();
+
+    /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
+    Reader(OpSink sink) {
+      StreamingSink st = StreamingSink.of(sink);
+      if (st != null) {
+        st.used = true;
+        b.stream(sink, this::origin, null);
+        writeTxn = new LongIntMap(1024);
+      }
+    }
+
+    /** Where transaction t came from, for messages. */
+    private String origin(int t) {
+      return "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t);
+    }
+
+    /**
+     * While streaming: a read of write id wid, written by transaction writer, checked against
+     * the write when it has been seen, else once every log is read. A mismatch is read again
+     * whole, which names both places.
+     */
+    private void streamedRead(long wid, long writer) {
+      int wt = writeTxn.get(wid);
+      if (wt < 0) {
+        laterWid.add(wid);
+        laterWriter.add(writer);
+      } else if (cobraId.get(wt) != writer) {
+        throw new TxnBuffer.NotStreamable("write id " + hex(wid) + " read as another transaction's");
+      }
+    }
 
     private HistoryException bad(long at, String msg) {
       return new HistoryException(file + ", byte " + at + ": " + msg);
@@ -201,6 +234,7 @@ public final class CobraLog {
               }
               b.setStatus(cur, OpType.OK);
               cur = -1;
+              if (b.streaming()) b.flushBefore(b.txnCount());
               break;
             }
             case 'W': {
@@ -215,7 +249,11 @@ public final class CobraLog {
               }
               plain(at, false, wid, 0);
               int i = b.op(cur, OpRecord.WRITE, key, null, wid, null, false, at);
-              if (writeOp.get(wid) < 0) writeOp.put(wid, i);
+              if (writeTxn != null) {
+                if (writeTxn.get(wid) < 0) writeTxn.put(wid, cur);
+              } else if (writeOp.get(wid) < 0) {
+                writeOp.put(wid, i);
+              }
               break;
             }
             case 'R': {
@@ -238,8 +276,12 @@ public final class CobraLog {
               if (!init) plain(at, true, wid, writer);
               int i = b.op(cur, OpRecord.READ, key, null, wid, null, init, at);
               if (!init) {
-                reads.add(i);
-                readWriter.add(writer);
+                if (writeTxn != null) {
+                  streamedRead(wid, writer);
+                } else {
+                  reads.add(i);
+                  readWriter.add(writer);
+                }
               }
               break;
             }
@@ -252,6 +294,8 @@ public final class CobraLog {
       } catch (GzipInput.Damaged e) {
         throw bad(in.offset(), (e.truncated ? "truncated gzip data (the file is incomplete)" : "corrupt gzip data (" + e.getMessage() + ")"));
       }
+      // The log's last transaction, if it never committed, is complete too (indeterminate).
+      if (b.streaming()) b.flushBefore(b.txnCount());
     }
 
     /** A record of VeriStrong's universal-id dialect at byte at of the current file. */
@@ -280,6 +324,16 @@ public final class CobraLog {
     }
 
     void finish(OpSink sink) {
+      if (b.streaming()) {
+        for (int k = 0; k < laterWid.size(); k++) {
+          int wt = writeTxn.get(laterWid.get(k));
+          if (wt >= 0 && cobraId.get(wt) != laterWriter.get(k)) {
+            throw new TxnBuffer.NotStreamable("write id " + hex(laterWid.get(k)) + " read as another transaction's");
+          }
+        }
+        b.finishStream();
+        return;
+      }
       for (int k = 0; k < reads.size(); k++) {
         int i = reads.get(k);
         int w = writeOp.get(b.valueLong(i));
@@ -293,7 +347,7 @@ public final class CobraLog {
               + hex(cobraId.get(wt)) + " wrote it (" + files.get(txnFile.get(wt)) + ", byte " + b.opTag(w) + ")");
         }
       }
-      b.emit(sink, t -> "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t));
+      b.emit(sink, this::origin);
     }
   }
 
