@@ -98,11 +98,11 @@ public final class HistoryBuilder implements OpSink {
 
   @Override
   public void sizeHint(long txns, long mops, long writes) {
-    if (opsSeen == 0) {
-      hintTxns = txns;
-      hintMops = mops;
-      hintWrites = writes;
-    }
+    hintTxns = txns;
+    hintMops = mops;
+    hintWrites = writes;
+    // Ops already in: grow to the hint now (once, while the arrays are still small).
+    if (opsSeen > 0) presize();
   }
 
   private void presize() {

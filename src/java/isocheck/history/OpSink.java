@@ -12,9 +12,10 @@ public interface OpSink {
   default void end() {}
 
   /**
-   * Before the first op, from a producer that knows them (another tool's format, read whole
-   * first): how many transactions, micro-ops and writes are coming, so that a consumer can
-   * size its arrays once. A hint: nothing depends on it but memory.
+   * From a producer that knows them, or can estimate them (another tool's format, read whole
+   * first, or a few megabytes into it): how many transactions, micro-ops and writes the whole
+   * history has, so that a consumer can size its arrays once. Before the first op or later. A
+   * hint: nothing depends on it but memory.
    */
   default void sizeHint(long txns, long mops, long writes) {}
 }

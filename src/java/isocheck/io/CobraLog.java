@@ -95,6 +95,20 @@ public final class CobraLog {
     return a.toString().compareTo(b.toString());
   }
 
+  /** The bytes of a directory's logs (its history), or -1 (not a directory, or a gzipped log). */
+  static long logBytes(Path dir) {
+    try {
+      long n = 0;
+      for (Path p : logs(dir)) {
+        if (Formats.gzippedFile(p)) return -1;
+        n += Files.size(p);
+      }
+      return n;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   /** The session a log file is: its name without .log, as a number when it is one. */
   static Object process(Path p) {
     String name = p.getFileName().toString();
@@ -151,6 +165,8 @@ public final class CobraLog {
     /** While streaming: write id -> the transaction of its first write; reads of write ids not yet written (write id, writer). */
     private LongIntMap writeTxn;
     private final LongList laterWid = new LongList(), laterWriter = new LongList();
+    /** The bytes of the logs read before this one. */
+    private long logsBefore;
 
     /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
     Reader(OpSink sink) {
@@ -234,7 +250,7 @@ public final class CobraLog {
               }
               b.setStatus(cur, OpType.OK);
               cur = -1;
-              if (b.streaming()) b.flushBefore(b.txnCount());
+              if (b.streaming()) b.flushBefore(b.txnCount(), logsBefore + in.offset());
               break;
             }
             case 'W': {
@@ -295,7 +311,8 @@ public final class CobraLog {
         throw bad(in.offset(), (e.truncated ? "truncated gzip data (the file is incomplete)" : "corrupt gzip data (" + e.getMessage() + ")"));
       }
       // The log's last transaction, if it never committed, is complete too (indeterminate).
-      if (b.streaming()) b.flushBefore(b.txnCount());
+      logsBefore += in.offset();
+      if (b.streaming()) b.flushBefore(b.txnCount(), logsBefore);
     }
 
     /** A record of VeriStrong's universal-id dialect at byte at of the current file. */

@@ -183,7 +183,7 @@ public final class DbcopBincode {
           long txns = length("the number of transactions");
           for (txn = 0; txn < txns; txn++) {
             transaction();
-            if (b.streaming()) b.flushBefore(b.txnCount());
+            if (b.streaming()) b.flushBefore(b.txnCount(), in.offset());
           }
           txn = -1;
         }

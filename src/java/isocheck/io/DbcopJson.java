@@ -138,7 +138,7 @@ public final class DbcopJson {
         if (!empty(']')) {
           for (txn = 0;; txn++) {
             transaction();
-            if (b.streaming()) b.flushBefore(b.txnCount());
+            if (b.streaming()) b.flushBefore(b.txnCount(), base + pos);
             if (!more(']', "session " + session)) break;
           }
         }

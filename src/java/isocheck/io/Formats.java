@@ -281,7 +281,8 @@ public final class Formats {
     if (again) {
       StreamingSink[] streamed = {null};
       try {
-        return load(path, workload, txnF, named, progress, size, sink -> streamed[0] = new StreamingSink(sink));
+        long bytes = size >= 0 ? (gzippedFile(Path.of(path)) ? -1 : size) : CobraLog.logBytes(Path.of(path));
+        return load(path, workload, txnF, named, progress, size, sink -> streamed[0] = new StreamingSink(sink, bytes));
       } catch (HistoryException | TxnBuffer.NotStreamable e) {
         if (streamed[0] == null || !streamed[0].used) throw e;
       }
@@ -305,6 +306,15 @@ public final class Formats {
       read(path, named, txnF, progress, wrap.apply(b));
     }
     return b.build();
+  }
+
+  /** Whether the file starts with gzip's magic bytes. */
+  static boolean gzippedFile(Path p) {
+    try (InputStream in = Files.newInputStream(p)) {
+      return in.read() == 0x1f && in.read() == 0x8b;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** An input stream that tells progress how many bytes have been read from it. */

@@ -71,12 +71,9 @@ final class PipedSink implements OpSink {
     thread.start();
   }
 
-  /** Whether a batch went to the sink's thread. */
-  private boolean sent;
-
-  /** Goes to the sink with the first batch, on the sink's thread (before any op: later, it is dropped). */
+  /** Goes to the sink with the batch being filled, on the sink's thread, before that batch's ops. */
   @Override public void sizeHint(long txns, long mops, long writes) {
-    if (cur != null && !sent && cur.n == 0) cur.hint = new long[] {txns, mops, writes};
+    if (cur != null) cur.hint = new long[] {txns, mops, writes};
   }
 
   @Override public void op(OpRecord r) {
@@ -85,7 +82,6 @@ final class PipedSink implements OpSink {
       Throwable f = failed;
       if (f != null) throw rethrow(f);
       put(cur);
-      sent = true;
       cur = take(free);
     }
     r.writeTo(cur.ops);

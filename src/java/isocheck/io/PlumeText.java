@@ -185,7 +185,7 @@ public final class PlumeText {
         }
       }
       // A line of another transaction: the one before is complete (its lines come together).
-      if (t != current && b.streaming()) b.flushBefore(t);
+      if (t != current && b.streaming()) b.flushBefore(t, base + pos);
       current = t;
       b.op(t, kind, key, null, value, null, kind == OpRecord.READ && value == 0, line);
     }

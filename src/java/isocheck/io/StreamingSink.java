@@ -14,10 +14,15 @@ import isocheck.history.OpSink;
  */
 final class StreamingSink implements OpSink {
   final OpSink down;
+  /** The input's size in bytes as read (a file's, not gzip-compressed; a directory's logs'), or -1. */
+  final long size;
   /** Whether a reader streamed into this sink. */
   boolean used;
 
-  StreamingSink(OpSink down) { this.down = down; }
+  StreamingSink(OpSink down, long size) {
+    this.down = down;
+    this.size = size;
+  }
 
   /** The streaming sink sink is, or null. */
   static StreamingSink of(OpSink sink) { return sink instanceof StreamingSink s ? s : null; }

@@ -379,6 +379,9 @@ final class TxnBuffer {
   /** While streaming: the first transaction not yet handed on, the ops before it let go, and the ordinal next. */
   private int nextOut, opsOut;
   private long ordinalOut;
+  /** While streaming: micro-ops and writes handed on; the input's size in bytes (-1: unknown), and whether the sink was told what to expect. */
+  private long mopsOut, writesOut, streamSize = -1;
+  private boolean estimated;
 
   /**
    * Hands each transaction on as soon as the reader says it is complete ({@link #flushBefore}),
@@ -390,6 +393,8 @@ final class TxnBuffer {
    * written twice), and is read whole. Call before the first transaction.
    */
   void stream(OpSink sink, Origin origin, java.util.function.IntFunction<String> zeroRefusal) {
+    StreamingSink st = StreamingSink.of(sink);
+    if (st != null) streamSize = st.size;
     this.stream = sink;
     this.streamWhere = t -> origin.of((int) t);
     this.zeroRefusal = zeroRefusal;
@@ -397,13 +402,36 @@ final class TxnBuffer {
 
   boolean streaming() { return stream != null; }
 
+  /**
+   * While streaming: transactions before t are complete; hands them on. {@code bytes}: how
+   * much of the input is read (-1: not said). A few megabytes in, the sink is told how many
+   * transactions, micro-ops and writes to expect, from those so far and the input's size (the
+   * other tools' formats spend about the same bytes on every operation), so that the history
+   * builder sizes its arrays about once rather than doubling them up to twice what they hold.
+   */
+  void flushBefore(int t, long bytes) {
+    flushBefore(t);
+    if (!estimated && bytes >= ESTIMATE_AFTER && streamSize >= 4 * ESTIMATE_AFTER && ordinalOut > 0) {
+      estimated = true;
+      double f = (double) streamSize / bytes * 1.05;
+      stream.sizeHint((long) (ordinalOut * f) + 16, (long) (mopsOut * f) + 64, (long) (writesOut * f) + 64);
+    }
+  }
+
+  private static final long ESTIMATE_AFTER = 4 << 20;
+
   /** While streaming: transactions before t are complete; hands them on. */
   void flushBefore(int t) {
     while (nextOut < t) {
       int u = nextOut++;
       int from = txnOpStart.get(u), to = u + 1 < txnOpStart.size() ? txnOpStart.get(u + 1) : nOps;
       if (!(zeroRefusal != null && dropZeros(u, from, to))) {
+        // Before the first op: start small, rather than at a guess from the file's size made
+        // for Jepsen's EDN; a few megabytes in, the estimate (above) sizes the arrays.
+        if (ordinalOut == 0 && streamSize >= 4 * ESTIMATE_AFTER) stream.sizeHint(1 << 10, 1 << 14, 1 << 13);
         fill(streamRec, u, ordinalOut++, streamWhere, from, to, null);
+        mopsOut += to - from;
+        for (int i = from; i < to; i++) if (kind(i) == OpRecord.WRITE) writesOut++;
         stream.op(streamRec);
       }
       opsOut = to;
