@@ -94,13 +94,14 @@ public final class HistoryBuilder implements OpSink {
   }
 
   /** The sizes {@link #expect} or {@link #sizeHint} gave, for the first op: -1 when none. */
-  private long expectOps = -1, expectElems, hintTxns = -1, hintMops, hintWrites;
+  private long expectOps = -1, expectElems, hintTxns = -1, hintMops, hintWrites, hintElems;
 
   @Override
-  public void sizeHint(long txns, long mops, long writes) {
+  public void sizeHint(long txns, long mops, long writes, long elems) {
     hintTxns = txns;
     hintMops = mops;
     hintWrites = writes;
+    hintElems = elems;
     // Ops already in: grow to the hint now (once, while the arrays are still small).
     if (opsSeen > 0) presize();
   }
@@ -112,6 +113,7 @@ public final class HistoryBuilder implements OpSink {
       txns = (int) Math.min(Integer.MAX_VALUE / 4, hintTxns);
       mops = (int) Math.min(Integer.MAX_VALUE / 4, hintMops);
       writes = hintWrites;
+      elems = hintElems;
     } else if (expectOps >= 0) {
       txns = (int) Math.min(Integer.MAX_VALUE / 4, expectOps / 2 + 16);
       mops = (int) Math.min(Integer.MAX_VALUE / 4, 4L * txns);

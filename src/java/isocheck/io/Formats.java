@@ -278,20 +278,21 @@ public final class Formats {
       // anything fails, it is read again whole, which says what reading it whole always said.
       again = size >= 0 || Files.isDirectory(p);
     }
+    // The bytes the readers will read (not a gzipped file's: its size is not its text's).
+    long bytes = !again ? -1 : size >= 0 ? (gzippedFile(Path.of(path)) ? -1 : size) : CobraLog.logBytes(Path.of(path));
     if (again) {
       StreamingSink[] streamed = {null};
       try {
-        long bytes = size >= 0 ? (gzippedFile(Path.of(path)) ? -1 : size) : CobraLog.logBytes(Path.of(path));
-        return load(path, workload, txnF, named, progress, size, sink -> streamed[0] = new StreamingSink(sink, bytes));
+        return load(path, workload, txnF, named, progress, size, bytes, sink -> streamed[0] = new StreamingSink(sink, bytes));
       } catch (HistoryException | TxnBuffer.NotStreamable e) {
         if (streamed[0] == null || !streamed[0].used) throw e;
       }
     }
-    return load(path, workload, txnF, named, progress, size, sink -> sink);
+    return load(path, workload, txnF, named, progress, size, bytes, sink -> sink);
   }
 
   private static History load(String path, History.Workload workload, String txnF, Format named, Progress progress,
-      long size, java.util.function.UnaryOperator<OpSink> wrap) throws IOException {
+      long size, long bytes, java.util.function.UnaryOperator<OpSink> wrap) throws IOException {
     HistoryBuilder b = new HistoryBuilder(workload, txnF);
     // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
     if (size >= 0 && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
@@ -300,10 +301,26 @@ public final class Formats {
     // input) the builder runs on a second core while the reader parses ({@link PipedSink}); the
     // system property isocheck.load.pipe-from sets that size instead (tests and benchmarks).
     long pipeFrom = Long.getLong("isocheck.load.pipe-from", 1 << 20);
+    // A large file: the builder is told what to expect from its first megabytes (EstimatingSink),
+    // which counts them through the progress of the stream read.
+    EstimatingSink[] est = {null};
+    Progress counted = progress;
+    if (size >= 0 && bytes >= 4 * EstimatingSink.AFTER) {
+      counted = new Progress() {
+        @Override public void stage(String name, long total, String unit) { progress.stage(name, total, unit); }
+        @Override public void done(long units) {
+          if (est[0] != null) est[0].bytes = units;
+          progress.done(units);
+        }
+      };
+    }
+    Progress reading = counted;
+    java.util.function.UnaryOperator<OpSink> sinks = reading == progress ? wrap
+        : sink -> wrap.apply(est[0] = new EstimatingSink(sink, bytes));
     if (Runtime.getRuntime().availableProcessors() > 1 && (size < 0 ? pipeFrom < Long.MAX_VALUE : size >= pipeFrom)) {
-      PipedSink.read(b, sink -> read(path, named, txnF, progress, wrap.apply(sink)));
+      PipedSink.read(b, sink -> read(path, named, txnF, reading, sinks.apply(sink)));
     } else {
-      read(path, named, txnF, progress, wrap.apply(b));
+      read(path, named, txnF, reading, sinks.apply(b));
     }
     return b.build();
   }

@@ -50,7 +50,7 @@ final class PipedSink implements OpSink {
     int n;
     /** The last batch; {@code end}: the reader reached the end (the sink's end() is due). */
     boolean last, end;
-    /** The producer's {@link OpSink#sizeHint} (txns, micro-ops, writes), for the sink before this batch's ops; or null. */
+    /** The producer's {@link OpSink#sizeHint} (txns, micro-ops, writes, elements), for the sink before this batch's ops; or null. */
     long[] hint;
   }
 
@@ -72,8 +72,8 @@ final class PipedSink implements OpSink {
   }
 
   /** Goes to the sink with the batch being filled, on the sink's thread, before that batch's ops. */
-  @Override public void sizeHint(long txns, long mops, long writes) {
-    if (cur != null) cur.hint = new long[] {txns, mops, writes};
+  @Override public void sizeHint(long txns, long mops, long writes, long elems) {
+    if (cur != null) cur.hint = new long[] {txns, mops, writes, elems};
   }
 
   @Override public void op(OpRecord r) {
@@ -122,7 +122,7 @@ final class PipedSink implements OpSink {
       }
       if (failed == null) {
         try {
-          if (b.hint != null) down.sizeHint(b.hint[0], b.hint[1], b.hint[2]);
+          if (b.hint != null) down.sizeHint(b.hint[0], b.hint[1], b.hint[2], b.hint[3]);
           for (int i = 0; i < b.n; i++) {
             rec.readFrom(b.ops);
             down.op(rec);

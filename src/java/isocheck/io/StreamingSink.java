@@ -31,5 +31,5 @@ final class StreamingSink implements OpSink {
 
   @Override public void end() { down.end(); }
 
-  @Override public void sizeHint(long txns, long mops, long writes) { down.sizeHint(txns, mops, writes); }
+  @Override public void sizeHint(long txns, long mops, long writes, long elems) { down.sizeHint(txns, mops, writes, elems); }
 }

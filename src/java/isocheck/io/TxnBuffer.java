@@ -323,7 +323,7 @@ final class TxnBuffer {
       mops += end(t) - first(t);
       for (int j = first(t); j < end(t); j++) if (kind(at(j)) == OpRecord.WRITE) writes++;
     }
-    sink.sizeHint(txns, mops, writes);
+    sink.sizeHint(txns, mops, writes, 0);
     for (int t = 0; t < session.size(); t++) {
       if (dropped.get(t) == 0) {
         fill(r, t, ordinal++, where, first(t), end(t), order);
@@ -414,7 +414,7 @@ final class TxnBuffer {
     if (!estimated && bytes >= ESTIMATE_AFTER && streamSize >= 4 * ESTIMATE_AFTER && ordinalOut > 0) {
       estimated = true;
       double f = (double) streamSize / bytes * 1.05;
-      stream.sizeHint((long) (ordinalOut * f) + 16, (long) (mopsOut * f) + 64, (long) (writesOut * f) + 64);
+      stream.sizeHint((long) (ordinalOut * f) + 16, (long) (mopsOut * f) + 64, (long) (writesOut * f) + 64, 0);
     }
   }
 
@@ -428,7 +428,7 @@ final class TxnBuffer {
       if (!(zeroRefusal != null && dropZeros(u, from, to))) {
         // Before the first op: start small, rather than at a guess from the file's size made
         // for Jepsen's EDN; a few megabytes in, the estimate (above) sizes the arrays.
-        if (ordinalOut == 0 && streamSize >= 4 * ESTIMATE_AFTER) stream.sizeHint(1 << 10, 1 << 14, 1 << 13);
+        if (ordinalOut == 0 && streamSize >= 4 * ESTIMATE_AFTER) stream.sizeHint(1 << 10, 1 << 14, 1 << 13, 0);
         fill(streamRec, u, ordinalOut++, streamWhere, from, to, null);
         mopsOut += to - from;
         for (int i = from; i < to; i++) if (kind(i) == OpRecord.WRITE) writesOut++;
