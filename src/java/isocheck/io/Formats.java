@@ -265,6 +265,11 @@ public final class Formats {
    * logs), in format {@code named} (null: as its content shows); {@code workload} null detects
    * it; {@code txnF} is the :f of transaction ops (null: txn). {@code progress} is told how far
    * the reading has got: stage {@code loading}, in bytes of the file as stored.
+   *
+   * <p>From a file or a directory, the other tools' readers stream their transactions into the
+   * builder as they complete ({@link StreamingSink}); a file that turns out to need the
+   * whole-file reading, or that fails, is read again whole (progress then starts over), so the
+   * result, or the error, is the one reading it whole gives.
    */
   public static History readHistory(String path, History.Workload workload, String txnF, Format named, Progress progress)
       throws IOException {

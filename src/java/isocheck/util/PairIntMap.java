@@ -40,9 +40,6 @@ public final class PairIntMap {
 
   public int size() { return size; }
 
-  /** The number of slots. */
-  public int capacity() { return mask + 1; }
-
   public int get(int a, int b) {
     long k = ((long) a << 32) | (b & 0xffffffffL);
     int i = slot(a, b, mask);
