@@ -888,7 +888,8 @@
   transaction, 25 sessions, twice as many keys as transactions) with its committed
   transactions only (Cobra's logs hold no others), written as Plume/PolySI text and converted
   into Jepsen EDN (gzipped too), Jepsen/elle-cli JSON, dbcop JSON and bincode, and Cobra's
-  logs: the same transactions in every file. Then the simulator's own Jepsen EDN of it (with
+  logs: the same transactions in every file (Cobra's with its write ids as values, so its EDN
+  twin, converted back, is the row to compare it with). Then the simulator's own Jepsen EDN of it (with
   invocations and times, and the aborted transactions), as a Jepsen test writes it. Median
   load time and peak RSS of 3 runs (of 1 from 10^6 on); the micro-ops per second are AWDIT's
   measure (its parse of this shape: 0.3 s at 10^5, 7-8 s at 10^6, from a peer run). Not run
@@ -915,7 +916,10 @@
                                                 ["Jepsen/elle-cli JSON" "json" ".json"] ["dbcop JSON" "dbcop" ".dbcop.json"]
                                                 ["dbcop bincode" "dbcop-bincode" ".bincode"] ["Cobra logs" "cobra" ".cobra"]]]
                             (let [f (p (str "h-" n ext))] (convert! "--to" to text f) [label f]))
-                          [["Jepsen EDN, invocations, aborts" jepsen]])
+                          ;; Cobra's values are its write ids (64-bit): its own EDN twin is the fair measure.
+                          [(let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f)
+                             ["Jepsen EDN of the Cobra logs" f])
+                           ["Jepsen EDN, invocations, aborts" jepsen]])
             runs (if (>= n 1000000) 1 3)]
         (println (format "\n%,d transactions, 20 micro-ops each, Plume's shape" n))
         (println (format "%-34s %9s %9s %12s %10s %5s" "format" "file" "load" "Mmicro-op/s" "peak RSS" "runs"))
