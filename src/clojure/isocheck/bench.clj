@@ -911,15 +911,14 @@
             _ (with-open [r (io/reader all) w (io/writer text)]
                 (doseq [^String l (line-seq r) :when (not (str/ends-with? l ",-1)"))] (.write w l) (.write w "\n")))
             _ (Files/delete (java.nio.file.Path/of all (make-array String 0)))
-            files (concat [["Plume/PolySI text" text]]
-                          (for [[label to ext] [["Jepsen EDN" "edn" ".edn"] ["Jepsen EDN, gzip" "edn" ".edn.gz"]
-                                                ["Jepsen/elle-cli JSON" "json" ".json"] ["dbcop JSON" "dbcop" ".dbcop.json"]
-                                                ["dbcop bincode" "dbcop-bincode" ".bincode"] ["Cobra logs" "cobra" ".cobra"]]]
-                            (let [f (p (str "h-" n ext))] (convert! "--to" to text f) [label f]))
-                          ;; Cobra's values are its write ids (64-bit): its own EDN twin is the fair measure.
-                          [(let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f)
-                             ["Jepsen EDN of the Cobra logs" f])
-                           ["Jepsen EDN, invocations, aborts" jepsen]])
+            converted (vec (for [[label to ext] [["Jepsen EDN" "edn" ".edn"] ["Jepsen EDN, gzip" "edn" ".edn.gz"]
+                                                 ["Jepsen/elle-cli JSON" "json" ".json"] ["dbcop JSON" "dbcop" ".dbcop.json"]
+                                                 ["dbcop bincode" "dbcop-bincode" ".bincode"] ["Cobra logs" "cobra" ".cobra"]]]
+                             (let [f (p (str "h-" n ext))] (convert! "--to" to text f) [label f])))
+            ;; Cobra's values are its write ids (64-bit): its own EDN twin is the fair measure.
+            twin (let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f) f)
+            files (concat [["Plume/PolySI text" text]] converted
+                          [["Jepsen EDN of the Cobra logs" twin] ["Jepsen EDN, invocations, aborts" jepsen]])
             runs (if (>= n 1000000) 1 3)]
         (println (format "\n%,d transactions, 20 micro-ops each, Plume's shape" n))
         (println (format "%-34s %9s %9s %12s %10s %5s" "format" "file" "load" "Mmicro-op/s" "peak RSS" "runs"))

@@ -119,6 +119,13 @@ final class PipedSink implements OpSink {
       } catch (InterruptedException e) {
         failed = e;
         return;
+      } catch (Throwable e) {
+        // Out of memory while waiting for a batch (the reader's thread took the last of the
+        // heap): the failure is the load's, reported on the reader's thread; keep taking, so
+        // that the reader, which stops at its next hand-over, is never left blocked.
+        if (failed == null) failed = e;
+        Thread.onSpinWait();
+        continue;
       }
       if (failed == null) {
         try {
