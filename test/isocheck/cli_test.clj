@@ -739,6 +739,17 @@
         (is (= (:status (second (first rs))) (:status r)) (str f " " env)))
       (is (apply = (for [[_ r] rs] (verdicts (:out r)))) f))))
 
+(deftest a-heap-without-compressed-pointers-runs-without-class-data
+  ;; From 32 GB of heap on the JVM drops compressed object pointers, and refuses class data made
+  ;; with them (a warning on standard error): the launcher leaves it out then.
+  (let [d (tmp-dir)]
+    (spit (io/file d "ok.edn") valid-edn)
+    (doseq [heap ["40g" "31g"]]
+      (let [{:keys [status out err]} (sh d {"ISOCHECK_HEAP" heap} launcher "check" "--format" "json" "ok.edn")]
+        (is (= 0 status) (str heap " " err))
+        (is (= "" err) heap)
+        (is (str/starts-with? out "{\"valid?\":true,") heap)))))
+
 (deftest a-jdk-that-cannot-make-class-data-runs-without-it
   ;; A JDK whose release file says 25 but whose java cannot record an AOT cache (here JDK 17
   ;; behind it): the launcher notes that none could be made (the key, no cache), and checks
