@@ -644,42 +644,143 @@
         (is (= 3 (:status r)))
         (is (str/includes? (:err r) "ISOCHECK_HEAP"))))))
 
+(defn- jdk-homes
+  "The JDKs under /usr/lib/jvm by major version, from their release files (as bin/isocheck reads them)."
+  []
+  (into (sorted-map)
+        (for [^java.io.File d (or (.listFiles (io/file "/usr/lib/jvm")) [])
+              :let [r (io/file d "release")]
+              :when (and (.isFile r) (.canExecute (io/file d "bin" "java"))
+                         (not (Files/isSymbolicLink (.toPath d))))
+              :let [[_ v] (re-find #"(?m)^JAVA_VERSION=\"?([0-9.]+)" (slurp r))
+                    [a b] (when v (str/split v #"\."))]
+              :when a]
+          [(Long/parseLong (if (= a "1") b a)) (str d)])))
+
+(defn- class-data
+  "The class-data file bin/isocheck uses with the JDK at home (nil: the one it picks) in the
+  install under root: the AOT cache from JDK 25 on, else the CDS archive."
+  ^java.io.File [root home]
+  (let [home (or home (some (fn [[m d]] (when (>= m 25) d)) (rseq (jdk-homes))))
+        major (some (fn [[m d]] (when (= d home) m)) (jdk-homes))]
+    (io/file root "target" "uberjar" (if (and major (>= major 25)) "isocheck.aot" "isocheck.jsa"))))
+
 (deftest a-copied-install-keeps-standard-output-clean
-  ;; The class-data-sharing archive names the jar it was made from: in a checkout copied
-  ;; elsewhere the JVM refuses it with a warning, which went to standard output, in front of
-  ;; the --format json result. The launcher makes the archive again for the new path, and sends
-  ;; the JVM's own warnings to standard error.
+  ;; The class data (JDK 25's AOT cache, JDK 17's CDS archive) names the jar it was made from:
+  ;; in a checkout copied elsewhere the JVM refuses it, with a warning that once went to
+  ;; standard output, in front of the --format json result. The launcher keys the file by the
+  ;; jar and the JDK and makes it again for the copy, and sends the JVM's own warnings to
+  ;; standard error. With each JDK installed: the one the launcher picks, and JDK 17.
   (let [d (tmp-dir)
         _ (spit (io/file d "ok.edn") valid-edn)
-        _ (sh d {} launcher "check" "ok.edn") ; (the uberjar and its archive exist after this)
-        copy (io/file (tmp-dir) "isocheck")
-        uj (io/file copy "target" "uberjar")
-        cp! (fn [^java.io.File from ^java.io.File to]
-              (io/make-parents to)
-              (Files/copy (.toPath from) (.toPath to)
-                          ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption
-                                                                     [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES])))
-        own (io/file uj "isocheck.jsa.jar")
-        run (fn [] (sh d {} (str copy "/bin/isocheck") "check" "--format" "json" "ok.edn"))]
-    (cp! (io/file root "bin" "isocheck") (io/file copy "bin" "isocheck"))
-    (.setExecutable (io/file copy "bin" "isocheck") true)
-    (doseq [^java.io.File f (.listFiles (io/file root "target" "uberjar"))
-            :when (re-find #"standalone\.jar$|\.jsa$|\.jsa\.jar$" (.getName f))]
-      (cp! f (io/file uj (.getName f))))
-    (testing "the archive is made again for the copy's path"
-      (let [{:keys [status out err]} (run)]
-        (is (= 0 status) err)
-        (is (str/starts-with? out "{\"valid?\":true,") out)
-        (is (str/includes? (slurp own) (str uj)) (slurp own))))
-    (testing "an archive the JVM refuses: its warning on standard error, the result alone on standard output"
-      (cp! (io/file root "target" "uberjar" "isocheck.jsa") (io/file uj "isocheck.jsa.other"))
-      (Files/move (.toPath (io/file uj "isocheck.jsa.other")) (.toPath (io/file uj "isocheck.jsa"))
-                  ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption
-                                                             [java.nio.file.StandardCopyOption/REPLACE_EXISTING]))
-      (let [{:keys [status out err]} (run)]
-        (is (= 0 status) err)
-        (is (str/starts-with? out "{\"valid?\":true,") out)
-        (is (str/includes? err "shared archive") err)))))
+        jdks (jdk-homes)
+        envs (distinct (cond-> [{}] (some #(< % 25) (keys jdks)) (conj {"JAVA_HOME" (some (fn [[m h]] (when (< m 25) h)) jdks)})))]
+    (doseq [env envs]
+      (sh d env launcher "check" "ok.edn") ; (the uberjar and its class data exist after this)
+      (let [copy (io/file (tmp-dir) "isocheck")
+            uj (io/file copy "target" "uberjar")
+            cp! (fn [^java.io.File from ^java.io.File to]
+                  (io/make-parents to)
+                  (Files/copy (.toPath from) (.toPath to)
+                              ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption
+                                                                         [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES
+                                                                          java.nio.file.StandardCopyOption/REPLACE_EXISTING])))
+            data (class-data copy (get env "JAVA_HOME"))
+            key-file (io/file (str data ".key"))
+            run (fn [] (sh d env (str copy "/bin/isocheck") "check" "--format" "json" "ok.edn"))]
+        (cp! (io/file root "bin" "isocheck") (io/file copy "bin" "isocheck"))
+        (.setExecutable (io/file copy "bin" "isocheck") true)
+        (doseq [^java.io.File f (.listFiles (io/file root "target" "uberjar"))
+                :when (re-find #"standalone\.jar$|\.jsa$|\.aot$|\.key$" (.getName f))]
+          (cp! f (io/file uj (.getName f))))
+        (testing (str env ": the class data is made again for the copy's path")
+          (let [{:keys [status out err]} (run)]
+            (is (= 0 status) err)
+            (is (= "" err))
+            (is (str/starts-with? out "{\"valid?\":true,") out)
+            (is (.isFile data) (str data))
+            (is (str/includes? (slurp key-file) (str uj)) (slurp key-file))))
+        (testing (str env ": and again when the jar's time is another (rebuilt)")
+          (let [jar (first (filter #(str/ends-with? (.getName ^java.io.File %) "standalone.jar") (.listFiles uj)))]
+            (.setLastModified ^java.io.File jar (+ (.lastModified key-file) 2000))
+            (let [{:keys [status out]} (run)]
+              (is (= 0 status))
+              (is (str/starts-with? out "{\"valid?\":true,"))
+              (is (= (.lastModified key-file) (.lastModified ^java.io.File jar)) "the key has the jar's time"))))
+        (testing (str env ": class data the JVM refuses: its complaint on standard error, the result alone on standard output")
+          ;; JDK 25 complains of a file that is not an AOT cache; JDK 17 of an archive made
+          ;; for another jar's path (the original checkout's), and says nothing of garbage.
+          (if (str/ends-with? (str data) ".aot")
+            (spit data "not class data")
+            (cp! (class-data root (get env "JAVA_HOME")) data))
+          (let [{:keys [status out err]} (run)]
+            (is (= 0 status) err)
+            (is (str/starts-with? out "{\"valid?\":true,") out)
+            (is (re-find #"(?i)shared archive|AOT cache|CDS" err) err)))))))
+
+(deftest the-jdk-and-its-class-data-never-change-a-verdict
+  ;; bin/isocheck prefers JDK 25 (its AOT cache) when installed; JDK 17, with its CDS archive or
+  ;; without it, must give the same verdicts on the same histories: the class data saves the
+  ;; JVM's start-up work, nothing else.
+  (let [d (tmp-dir)
+        _ (doseq [[f text] [["ok.edn" valid-edn] ["ws.edn" write-skew-edn] ["wr.edn" register-edn] ["ww.edn" two-writers-edn]]]
+            (spit (io/file d f) text))
+        jdks (jdk-homes)
+        j17 (some (fn [[m h]] (when (< m 25) h)) jdks)
+        j25 (some (fn [[m h]] (when (>= m 25) h)) (rseq jdks))
+        envs (cond-> [{}]
+               j17 (conj {"JAVA_HOME" j17} {"JAVA_HOME" j17 "JAVA_OPTS" "-Xshare:off"})
+               j25 (conj {"JAVA_HOME" j25 "JAVA_OPTS" "-XX:AOTMode=off"}))
+        verdicts (fn [out] (let [r (edn/read-string {:default (fn [_ v] v)} out)]
+                             [(:valid? r) (:anomaly-types r) (into (sorted-map) (for [[l v] (:levels r)] [l (:valid? v)]))]))]
+    (is (< 1 (count envs)) "more than one JDK or mode to compare")
+    (doseq [f ["ok.edn" "ws.edn" "wr.edn" "ww.edn"]
+            :let [rs (for [env envs] [env (sh d env launcher "check" "--format" "edn" f)])]]
+      (doseq [[env r] rs]
+        (is (= "" (:err r)) (str f " " env))
+        (is (= (:status (second (first rs))) (:status r)) (str f " " env)))
+      (is (apply = (for [[_ r] rs] (verdicts (:out r)))) f))))
+
+(deftest a-heap-without-compressed-pointers-runs-without-class-data
+  ;; From 32 GB of heap on the JVM drops compressed object pointers, and refuses class data made
+  ;; with them (a warning on standard error): the launcher leaves it out then.
+  (let [d (tmp-dir)]
+    (spit (io/file d "ok.edn") valid-edn)
+    (doseq [heap ["40g" "31g"]]
+      (let [{:keys [status out err]} (sh d {"ISOCHECK_HEAP" heap} launcher "check" "--format" "json" "ok.edn")]
+        (is (= 0 status) (str heap " " err))
+        (is (= "" err) heap)
+        (is (str/starts-with? out "{\"valid?\":true,") heap)))))
+
+(deftest a-jdk-that-cannot-make-class-data-runs-without-it
+  ;; A JDK whose release file says 25 but whose java cannot record an AOT cache (here JDK 17
+  ;; behind it): the launcher notes that none could be made (the key, no cache), and checks
+  ;; without one, silently, from then on until the jar changes.
+  (when-let [j17 (some (fn [[m h]] (when (< m 25) h)) (jdk-homes))]
+    (let [d (tmp-dir)
+          _ (spit (io/file d "ok.edn") valid-edn)
+          fake (io/file (tmp-dir) "jdk-25")
+          copy (io/file (tmp-dir) "isocheck")
+          uj (io/file copy "target" "uberjar")
+          _ (sh d {} launcher "check" "ok.edn") ; (the uberjar exists after this)
+          jar (first (filter #(str/ends-with? (.getName ^java.io.File %) "standalone.jar") (.listFiles (io/file root "target" "uberjar"))))]
+      (io/make-parents (io/file fake "bin" "java"))
+      (spit (io/file fake "release") "JAVA_VERSION=\"25.0.1\"\n")
+      (spit (io/file fake "bin" "java") (str "#!/bin/sh\nexec " j17 "/bin/java \"$@\"\n"))
+      (.setExecutable (io/file fake "bin" "java") true)
+      (io/make-parents (io/file uj "x"))
+      (Files/copy (.toPath (io/file root "bin" "isocheck")) (.toPath (doto (io/file copy "bin" "isocheck") io/make-parents))
+                  ^"[Ljava.nio.file.CopyOption;" (make-array java.nio.file.CopyOption 0))
+      (.setExecutable (io/file copy "bin" "isocheck") true)
+      (Files/copy (.toPath ^java.io.File jar) (.toPath (io/file uj (.getName ^java.io.File jar)))
+                  ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES]))
+      (dotimes [i 2]
+        (let [{:keys [status out err]} (sh d {"JAVA_HOME" (str fake)} (str copy "/bin/isocheck") "check" "--format" "json" "ok.edn")]
+          (is (= 0 status) err)
+          (is (= "" err) (str "run " i))
+          (is (str/starts-with? out "{\"valid?\":true,") out)))
+      (is (.isFile (io/file uj "isocheck.aot.key")))
+      (is (not (.exists (io/file uj "isocheck.aot")))))))
 
 (defn- plume-file
   "An rw-register history of Plume's shape (20 micro-ops per transaction), written as EDN."

@@ -397,6 +397,154 @@
 
 ;; ---------------------------------------------------------------- detection by content
 
+
+;; ---------------------------------------------------------------- the readers' fast paths
+
+(deftest dbcop-json-numbers-and-names-read-as-written
+  ;; Numbers are checked and parsed from the bytes, member names and tags matched in place:
+  ;; the grammar and the spellings accepted are JSON's, as when each went through a String.
+  (let [ev (fn [v] (str "[[{\"events\": [[\"w\", 0, " v "]], \"committed\": true}]]"))]
+    (doseq [[v want] [["0" 0] ["-0" 0] ["42" 42] ["9223372036854775807" Long/MAX_VALUE]
+                      ["18446744073709551615" (biginteger 18446744073709551615N)]]]
+      (is (= [[:ok 1 [[:w 0 want]]]] (model (read-history (tmp-file "n.json" (ev v))))) v))
+    (doseq [[v expect] [["007" "expected a version (an integer), found 007"]
+                        ["1e3" "expected a version (an integer), found 1e3"]
+                        ["-" "expected a version (an integer), found -"]
+                        ["--1" "expected a version (an integer), found --1"]
+                        ["18446744073709551616" "the version 18446744073709551616 does not fit in 64 bits"]
+                        ["-5" "the version -5 is negative; dbcop's versions are unsigned"]]]
+      (let [m (error (tmp-file "n.json" (ev v)))]
+        (is (one-line? m) v)
+        (is (and m (str/includes? m expect)) (str v " => " m)))))
+  (testing "escaped member names and tags are the names they spell"
+    (let [plain   (str "[[{\"events\": [{\"Write\": {\"variable\": 0, \"version\": 1}}, [\"r\", 0, 1]], \"committed\": true}]]")
+          escaped (str "[[{\"ev\\u0065nts\": [{\"Writ\\u0065\": {\"v\\u0061riable\": 0, \"version\": 1}}, [\"\\u0072\", 0, 1]],"
+                       " \"committed\": true}]]")]
+      (is (= (model (read-history (tmp-file "p.json" plain))) (model (read-history (tmp-file "e.json" escaped)))))
+      (is (= [[:ok 1 [[:w 0 1] [:r 0 1]]]] (model (read-history (tmp-file "e.json" escaped)))))))
+  (testing "CRLF line ends and other whitespace"
+    (is (= (model (read-history (tmp-file "d.json" dbcop-json)))
+           (model (read-history (tmp-file "crlf.json" (str/replace dbcop-json "\n" "\r\n\t"))))))))
+
+(deftest plume-text-line-ends-blank-lines-and-gzip
+  (let [want (model (read-history (tmp-file "p.txt" plume-text)))
+        gz   (fn [^String s] (let [o (ByteArrayOutputStream.)]
+                               (with-open [g (GZIPOutputStream. o)] (.write g (.getBytes s StandardCharsets/UTF_8)))
+                               (.toByteArray o)))]
+    (doseq [[label text] [["CRLF" (str/replace plume-text "\n" "\r\n")]
+                          ["trailing blank lines" (str plume-text "\n\n\r\n  \n")]
+                          ["a byte order mark" (str "\uFEFF" plume-text)]]]
+      (is (= want (model (read-history (tmp-file "v.txt" text)))) label)
+      (is (= want (model (read-history (tmp-file "v.txt.gz" (gz text))))) (str label ", gzip")))))
+
+(deftest aborted-duplicates-are-renamed-wherever-the-committed-write-is
+  ;; TxnBuffer looks the committed writes up among the aborted ones rather than boxing them
+  ;; all: an aborted write gets a name of its own when a committed write of the same key and
+  ;; value comes before it or after it, or an aborted one before it; otherwise it keeps its value.
+  (let [h (read-history (tmp-file "r.txt" (str "w(1,5,0,-1)\n"     ; aborted, committed 5 later: 5/aborted
+                                               "w(1,5,1,0)\n"
+                                               "w(1,5,2,-1)\n"      ; aborted after it: 5/aborted-2
+                                               "w(2,3,0,-1)\nr(1,5,0,1)\n"
+                                               "w(2,3,1,-1)\n"      ; aborted twice, never committed: 3, then 3/aborted
+                                               "w(3,4,2,-1)\n")))]  ; aborted, alone: keeps 4
+    (is (= [[:fail 0 [[:w 1 "5/aborted"]]] [:ok 1 [[:w 1 5]]] [:fail 2 [[:w 1 "5/aborted-2"]]]
+            [:fail 0 [[:w 2 3]]] [:ok 0 [[:r 1 5]]] [:fail 1 [[:w 2 "3/aborted"]]] [:fail 2 [[:w 3 4]]]]
+           (model h))))
+  (testing "variables from 2^63 up (dbcop bincode): the same, keys compared as objects"
+    (let [big (.shiftLeft BigInteger/ONE 63)
+          h   (read-history (tmp-file "s.bincode" (bincode [[[false [[true big 5 true]]] [true [[true big 5 true] [true 7 5 true]]]]
+                                                            [[false [[true big 5 true]]] [false [[true 7 5 true]]]]])))]
+      (is (= [[:fail 1 [[:w big "5/aborted"]]] [:ok 1 [[:w big 5] [:w 7 5]]]
+              [:fail 2 [[:w big "5/aborted-2"]]] [:fail 2 [[:w 7 "5/aborted"]]]]
+             (model h))))))
+
+(deftest messages-name-the-place-when-the-builder-runs-on-its-own-thread
+  ;; The other tools' readers describe where an op came from only when a message needs it
+  ;; (OpRecord.originFn): through the stream to the builder's thread as well.
+  (System/setProperty "isocheck.load.pipe-from" "0")
+  (try
+    (is (str/starts-with? (error (tmp-file "dup.txt" "w(1,5,0,0)\nw(1,5,1,1)\n"))
+                          "op 1 (txn 1 of session 1, line 2): micro-op [:w 1 5] writes 5 to key 1"))
+    (is (str/starts-with? (error (tmp-file "dup.json" "[[{\"events\": [[\"w\", 0, 1]], \"committed\": true}], [{\"events\": [[\"w\", 0, 1]], \"committed\": true}]]"))
+                          "op 1 ([1][0], line 1): micro-op [:w 0 1] writes 1 to key 0"))
+    (finally (System/clearProperty "isocheck.load.pipe-from"))))
+
+(defn- read-whole
+  "The History of the file at path read from a stream, which cannot be read again: the other
+  tools' readers then read it whole before handing any transaction on (no streaming)."
+  ^History [path]
+  (let [b (isocheck.history.HistoryBuilder. nil nil)]
+    (with-open [in (io/input-stream (io/file path))] (Formats/read in b))
+    (.build b)))
+
+(deftest streamed-files-read-as-when-read-whole
+  ;; From a file (or directory), the other tools' readers hand each transaction on as soon as it is complete
+  ;; (TxnBuffer.stream); a file that needs the whole-file reading after all (a transaction's
+  ;; lines apart, a read of version 0 before the write of it, an aborted write renamed, any
+  ;; error) is read again whole. Either way: the same history as reading it whole, or the same error.
+  (let [cases [["contiguous, an initial transaction of zeros, aborted runs, a read of 0"
+                "p.txt" (str "w(1,0,0,9)\nw(2,0,0,9)\nw(1,1,0,1)\nw(2,1,0,1)\nw(1,2,1,-1)\nr(2,0,1,-1)\n\n"
+                             "r(1,1,1,2)\nr(2,0,1,2)\nw(3,4,2,-1)\nw(3,5,2,-1)\nr(1,1,2,3)\nw(2,2,1,4)\n")]
+               ["a transaction's lines apart" "spread.txt" plume-text]
+               ["an aborted write renamed" "retry.txt" "w(1,5,0,-1)\nw(1,5,1,0)\nr(1,5,2,1)\n"]
+               ["dbcop JSON" "d.json" dbcop-json]
+               ["dbcop JSON, a read of version 0 before its write"
+                "z.json" "[[{\"events\": [[\"r\", 1, 0]], \"committed\": true}], [{\"events\": [[\"w\", 1, 0]], \"committed\": true}]]"]
+               ["dbcop bincode" "b.bincode" (bincode bincode-sessions)]
+               ["dbcop bincode, an aborted write renamed" "r.bincode"
+                (bincode [[[false [[true 1 5 true]]] [true [[true 1 5 true]]]] [[true [[false 1 5 true]]]]])]]]
+    (doseq [[label name content] (concat cases
+                                          [["Cobra logs" :cobra cobra-logs]
+                                           ["Cobra logs, a read of a write id as another transaction's" :cobra
+                                            (assoc cobra-logs "2.log" (cobra-log [\S 400] [\R 101 11 7 12345] [\C 400]))]])
+            pipe [nil "0"]]
+      (if pipe (System/setProperty "isocheck.load.pipe-from" pipe) (System/clearProperty "isocheck.load.pipe-from"))
+      (try
+        (if (= :cobra name)
+          ;; A directory: read whole, one log after another, with CobraLog's own reader.
+          (let [d (cobra-dir content)
+                whole (fn [] (let [b (isocheck.history.HistoryBuilder. nil nil)]
+                               (isocheck.io.CobraLog/read (.toPath (io/file d)) b)
+                               (model (.build b))))
+                w (try (whole) (catch HistoryException e (.getMessage e)))
+                s (try (model (read-history d)) (catch HistoryException e (.getMessage e)))]
+            (is (= w s) (str label (when pipe ", builder on its own thread"))))
+          (let [f (tmp-file name content)]
+            (is (= (model (read-whole f)) (model (read-history f))) (str label (when pipe ", builder on its own thread")))))
+        (finally (System/clearProperty "isocheck.load.pipe-from")))))
+  (testing "a read of version 0 before a write of it reads the written 0, not the initial value"
+    (is (= [[:ok 1 [[:r 1 0]]] [:ok 2 [[:w 1 0]]]]
+           (model (read-history (tmp-file "z.json" "[[{\"events\": [[\"r\", 1, 0]], \"committed\": true}], [{\"events\": [[\"w\", 1, 0]], \"committed\": true}]]"))))))
+  (testing "errors: the one reading the file whole meets first"
+    (doseq [[text expect] [["w(1,5,0,0)\nw(1,5,1,1)\nx(1,1,0,2)\n" "line 3, column 1: expected r or w"]
+                           ["w(1,1,0,0)\nw(2,0,0,0)\nw(3,1,0,1)\nw(3,1,1,2)\n" "line 2: w(2,0,0,0) writes 0"]
+                           ["w(1,1,0,0)\nw(1,1,1,1)\n" "op 1 (txn 1 of session 1, line 2): micro-op [:w 1 1] writes 1 to key 1, which op 0 wrote too"]]]
+      (let [m (error (tmp-file "e.txt" text))]
+        (is (one-line? m))
+        (is (and m (str/starts-with? m expect)) (str text " => " m))))))
+
+(deftest every-format-loads-the-same-history
+  ;; Plume's shape (20 micro-ops per transaction, 25 sessions), committed transactions only (so
+  ;; that Cobra's logs hold it too), through every format isocheck reads: the same sessions,
+  ;; transactions and micro-ops (Cobra's values are its write ids), the same verdicts.
+  (let [w    (workload/wr {:key-count 200 :key-dist :uniform :max-txn-length 20 :min-txn-length 20 :seed 3})
+        sim  (workload/simulate w {:txns 600 :concurrency 25 :store :read-committed :seed 3 :info-rate 0 :fail-rate 0})
+        in   (tmp-file "sim.edn" (str/join "\n" (map pr-str (without-aborts (:history sim)))))
+        text (convert in :plume)
+        orig (read-history text)
+        want (verdicts orig untimed-levels)]
+    (is (< 200 (.nTxns orig)))
+    (doseq [[to f] [[:edn (convert text :edn)] [:json (convert text :json)] [:dbcop (convert text :dbcop)]
+                    [:dbcop-bincode (convert text :dbcop-bincode)]
+                    [:edn-gzip (let [o (str (io/file (tmp-dir) "h.edn.gz"))] (run "convert" "--to" "edn" text o) o)]
+                    [:plume-crlf (tmp-file "crlf.txt" (str/replace (slurp text) "\n" "\r\n"))]]]
+      (let [h (read-history f)]
+        (is (= (normal orig) (normal h)) (name to))
+        (is (= want (verdicts h untimed-levels)) (name to))))
+    (let [h (read-history (convert text :cobra))]
+      (is (= (relabel orig) (relabel h)) "cobra")
+      (is (= want (verdicts h untimed-levels)) "cobra"))))
+
 (deftest formats-are-told-apart-by-their-content
   (let [plume    (model (read-history (tmp-file "h.txt" plume-text)))
         dbcop    (model (read-history (tmp-file "h.json" dbcop-json)))

@@ -876,6 +876,169 @@
                          (med true :data) (med true :verify)))
         (flush)))))
 
+(defn- run-env
+  "Runs cmd (a vector of strings) once with extra environment variables (a map), under
+  /usr/bin/time when installed (for the peak RSS); {:wall s, :exit n, :out str, :rss bytes or nil}."
+  [cmd env]
+  (let [time? (.canExecute (java.io.File. "/usr/bin/time"))
+        cmd (cond->> cmd time? (into ["/usr/bin/time" "-f" "isocheck-bench-rss %M"]))
+        pb (ProcessBuilder. ^java.util.List cmd)
+        _ (doseq [[k v] env] (.put (.environment pb) k v))
+        t0 (System/nanoTime)
+        p (.start pb)
+        out (future (slurp (.getInputStream p)))
+        err (future (slurp (.getErrorStream p)))
+        exit (.waitFor p)
+        wall (/ (- (System/nanoTime) t0) 1e9)]
+    {:wall wall, :exit exit, :out @out, :err @err
+     :rss (some #(when-let [[_ kb] (re-find #"^isocheck-bench-rss (\d+)" %)] (* 1024 (Long/parseLong kb)))
+                (str/split-lines @err))}))
+
+(defn- loadavg []
+  (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                        (catch java.io.IOException _ "? ? ?"))
+                                   #" "))))
+
+(defn- jdk-homes
+  "The JDKs under /usr/lib/jvm by major version (from their release files): {17 path, 25 path}."
+  []
+  (into (sorted-map)
+        (for [^java.io.File d (or (.listFiles (java.io.File. "/usr/lib/jvm")) [])
+              :let [r (java.io.File. d "release")]
+              :when (and (.isFile r) (not (java.nio.file.Files/isSymbolicLink (.toPath d)))
+                         (.canExecute (java.io.File. d "bin/java")))
+              :let [[_ v] (re-find #"(?m)^JAVA_VERSION=\"?([0-9.]+)" (slurp r))
+                    major (when v (let [[a b] (str/split v #"\.")] (Long/parseLong (if (= a "1") b a))))]
+              :when major]
+          [major (str d)])))
+
+(defn- verdicts-of
+  "The :valid? and per-level verdicts of a --format edn result printed by check."
+  [out]
+  (let [r (try (edn/read-string {:default (fn [_ v] v)} out) (catch Exception _ nil))]
+    [(:valid? r) (into (sorted-map) (for [[l v] (:levels r)] [l (:valid? v)]))]))
+
+(defn startup-main
+  "`lein bench startup [RUNS]` (default 10): the whole command on small histories, where the
+  JVM's start is most of the time: a one-transaction file; 1,000 transactions checked at SER
+  and SI (VeriStrong's size: Jepsen list-append, Jepsen rw-register and Plume-shaped
+  rw-register); Plume's default history (5,000 transactions of 20 micro-ops, 25 sessions,
+  10,000 keys; rw-register and list-append) at the weak levels, as AWDIT checks it. Each as
+  bin/isocheck runs it (the JDK and class data the launcher picks: JDK 25's AOT cache when
+  installed), with JDK 17 and its class-data archive (JAVA_HOME), and with JDK 25 without its
+  AOT cache (-XX:AOTMode=off): median wall time and peak RSS of RUNS runs, alternating, and
+  whether every configuration gave the same verdicts (it must). Not run by CI."
+  [[runs]]
+  (let [runs (long (or runs 10))
+        launcher (str (System/getProperty "user.dir") "/bin/isocheck")
+        dir (Files/createTempDirectory "isocheck-bench-startup" (make-array java.nio.file.attribute.FileAttribute 0))
+        one (str (.resolve dir "one.edn"))
+        _ (spit one "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n")
+        jdks (jdk-homes)
+        j17 (some (fn [[m d]] (when (< m 25) d)) (rseq jdks))
+        j25 (some (fn [[m d]] (when (>= m 25) d)) (rseq jdks))
+        configs (cond-> [["bin/isocheck" {}]]
+                  j17 (conj [(str "JDK " (some (fn [[m d]] (when (= d j17) m)) jdks) ", CDS archive") {"JAVA_HOME" j17}])
+                  j25 (conj ["JDK 25, no AOT cache" {"JAVA_HOME" j25 "JAVA_OPTS" "-XX:AOTMode=off"}]))
+        ser-si ["--levels" "serializable,snapshot-isolation"]
+        weak ["--levels" "tcc,ra,rc,ci"]
+        inputs [["one transaction" one []]
+                ["1,000 list-append (Jepsen), SER+SI" (write-history dir "append-1000.edn" (config Store/SNAPSHOT_ISOLATION 1000)) ser-si]
+                ["1,000 rw-register (Jepsen), SER+SI" (write-history dir "jsi-1000.edn" (jepsen-rw Store/SNAPSHOT_ISOLATION 1000)) ser-si]
+                ["1,000 rw-register (Plume), SER+SI" (write-history dir "wr-1000.edn" (weak-config History$Workload/REGISTER 1000 25 2000)) ser-si]
+                ["5,000 rw-register (Plume), weak" (write-history dir "wr-5000.edn" (weak-config History$Workload/REGISTER 5000 25 10000)) weak]
+                ["5,000 list-append (Plume), weak" (write-history dir "append-5000.edn" (weak-config History$Workload/APPEND 5000 25 10000)) weak]]]
+    ;; The first run of each configuration makes its class data (once).
+    (doseq [[_ env] configs] (run-env [launcher "check" one] env))
+    (println (format "isocheck bench startup: bin/isocheck check FILE --format edn; %d cores, load average %s; median of %d runs each, alternating"
+                     (.availableProcessors (Runtime/getRuntime))
+                     (loadavg) runs))
+    (println (format "JDKs: %s" (str/join ", " (for [[m d] jdks] (str m " " d)))))
+    (println (format "%-36s %s  %s" "input" (str/join "  " (for [[l] configs] (format "%24s" l))) "verdicts"))
+    (doseq [[label file args] inputs]
+      (let [cmd (-> [launcher "check" "--format" "edn"] (into args) (conj file))
+            rs (reduce (fn [acc _] (reduce (fn [acc [l env]] (update acc l (fnil conj []) (run-env cmd env))) acc configs))
+                       {} (range runs))
+            same? (apply = (for [[l] configs r (rs l)] (verdicts-of (:out r))))]
+        (println (format "%-36s %s  %s" label
+                         (str/join "  " (for [[l] configs :let [r (rs l)]]
+                                          (format "%24s" (format "%.3f s %5s" (median (map :wall r))
+                                                                 (if-let [m (seq (keep :rss r))] (format "%.0fM" (/ (median m) 1e6)) "-")))))
+                         (if same? (str "same " (first (verdicts-of (:out (first (rs (ffirst configs))))))) "DIFFER")))
+        (flush)))
+    (doseq [f (.listFiles (.toFile dir))] (.delete ^java.io.File f))
+    (Files/deleteIfExists dir)))
+
+(defn- convert!
+  "Runs isocheck convert in this JVM; throws unless it succeeds."
+  [& args]
+  (let [err (java.io.ByteArrayOutputStream.)
+        status (isocheck.cli.Main/run (into-array String (cons "convert" args))
+                                      (java.io.PrintStream. (java.io.OutputStream/nullOutputStream))
+                                      (java.io.PrintStream. err true "UTF-8"))]
+    (when-not (zero? status) (throw (ex-info (str "convert " (str/join " " args) ": " err) {})))))
+
+(defn- dir-size ^long [^java.io.File f]
+  (if (.isDirectory f) (reduce + 0 (map dir-size (.listFiles f))) (.length f)))
+
+(defn load-main
+  "`lein bench load [SIZES...]` (default 10^5 and 10^6 transactions): loading one history in
+  every format isocheck reads, as check loads it (reader and history builder), under the JVM
+  flags bin/isocheck picks for the file (ISOCHECK_MAIN_CLASS=isocheck.io.LoadBench: the
+  load, and nothing after it). The history is Plume's shape (rw-register, 20 micro-ops per
+  transaction, 25 sessions, twice as many keys as transactions) with its committed
+  transactions only (Cobra's logs hold no others), written as Plume/PolySI text and converted
+  into Jepsen EDN (gzipped too), Jepsen/elle-cli JSON, dbcop JSON and bincode, and Cobra's
+  logs: the same transactions in every file (Cobra's with its write ids as values, so its EDN
+  twin, converted back, is the row to compare it with). Then the simulator's own Jepsen EDN of it (with
+  invocations and times, and the aborted transactions), as a Jepsen test writes it. Median
+  load time and peak RSS of 3 runs (of 1 from 10^6 on); the micro-ops per second are AWDIT's
+  measure (its parse of this shape: 0.3 s at 10^5, 7-8 s at 10^6, from a peer run). Not run
+  by CI."
+  [sizes]
+  (let [launcher (str (System/getProperty "user.dir") "/bin/isocheck")
+        dir (Files/createTempDirectory "isocheck-bench-load" (make-array java.nio.file.attribute.FileAttribute 0))
+        p (fn [n] (str (.resolve dir ^String n)))]
+    ;; Builds the jar and its class data if needed.
+    (spit (p "one.edn") "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n")
+    (run-env [launcher "check" (p "one.edn")] {})
+    (println (format "isocheck bench load: ISOCHECK_MAIN_CLASS=isocheck.io.LoadBench bin/isocheck check FILE; %d cores, load average %s"
+                     (.availableProcessors (Runtime/getRuntime)) (loadavg)))
+    (doseq [n sizes]
+      (let [jepsen (write-history dir (str "jepsen-" n ".edn") (weak-config History$Workload/REGISTER n 25 (* 2 n)))
+            all (p (str "all-" n ".txt"))
+            _ (convert! "--lossy" "--to" "plume" jepsen all)
+            text (p (str "plume-" n ".txt"))
+            _ (with-open [r (io/reader all) w (io/writer text)]
+                (doseq [^String l (line-seq r) :when (not (str/ends-with? l ",-1)"))] (.write w l) (.write w "\n")))
+            _ (Files/delete (java.nio.file.Path/of all (make-array String 0)))
+            converted (vec (for [[label to ext] [["Jepsen EDN" "edn" ".edn"] ["Jepsen EDN, gzip" "edn" ".edn.gz"]
+                                                 ["Jepsen/elle-cli JSON" "json" ".json"] ["dbcop JSON" "dbcop" ".dbcop.json"]
+                                                 ["dbcop bincode" "dbcop-bincode" ".bincode"] ["Cobra logs" "cobra" ".cobra"]]]
+                             (let [f (p (str "h-" n ext))] (convert! "--to" to text f) [label f])))
+            ;; Cobra's values are its write ids (64-bit): its own EDN twin is the fair measure.
+            twin (let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f) f)
+            files (concat [["Plume/PolySI text" text]] converted
+                          [["Jepsen EDN of the Cobra logs" twin] ["Jepsen EDN, invocations, aborts" jepsen]])
+            runs (if (>= n 1000000) 1 3)]
+        (println (format "\n%,d transactions, 20 micro-ops each, Plume's shape" n))
+        (println (format "%-34s %9s %9s %12s %10s %5s" "format" "file" "load" "Mmicro-op/s" "peak RSS" "runs"))
+        (doseq [[label f] files]
+          (let [rs (vec (for [_ (range runs)] (run-env [launcher "check" f] {"ISOCHECK_MAIN_CLASS" "isocheck.io.LoadBench"})))
+                res (mapv #(try (edn/read-string (:out %)) (catch Exception _ nil)) rs)]
+            (when-not (every? :ms res) (throw (ex-info (str label ": " (:err (first rs))) {})))
+            (let [ms (median (map :ms res))]
+              (println (format "%-34s %9s %7.2f s %12.1f %10s %5d" label (size-str (dir-size (java.io.File. ^String f)))
+                               (/ ms 1e3) (/ (:mops (first res)) (* ms 1e3))
+                               (if-let [m (seq (keep :rss rs))] (mb (median m)) "-") runs)))
+            (flush)))
+        (doseq [[_ ^String f] files]
+          (let [ff (java.io.File. f)]
+            (when (.isDirectory ff) (doseq [x (.listFiles ff)] (.delete ^java.io.File x)))
+            (.delete ff)))))
+    (doseq [f (.listFiles (.toFile dir))] (.delete ^java.io.File f))
+    (Files/deleteIfExists dir)))
+
 (defn- crash-main [sizes]
   (let [rt (Runtime/getRuntime)]
     (println (format "isocheck weak bench, crash shape: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt)))))
@@ -1089,6 +1252,8 @@
    "order"  [order-main [10000 100000]]
    "lazy"   [lazy-main [12000]]
    "cli"    [cli-main [10000 100000 1000000]]
+   "startup" [startup-main [10]]
+   "load"   [load-main [100000 1000000]]
    "violated" [violated-main [10000 100000 1000000]]
    "crash"  [crash-main [5000 100000 1000000]]
    "weak"   [weak-main [5000 100000 1000000]]

@@ -82,11 +82,46 @@ public final class HistoryBuilder implements OpSink {
   /**
    * Presizes the builder for a history of about this many ops and list elements (e.g. from a
    * file's size), so that loading a large file does not keep doubling and copying its arrays.
-   * Underestimates are harmless; overestimates cost memory.
+   * Underestimates are harmless; overestimates cost memory. Applied at the first op, unless a
+   * producer's exact {@link #sizeHint} comes first.
    */
   public HistoryBuilder expect(long ops, long listElements) {
-    int txns = (int) Math.min(Integer.MAX_VALUE / 4, ops / 2 + 16);
-    int mops = (int) Math.min(Integer.MAX_VALUE / 4, 4L * txns);
+    if (opsSeen == 0) {
+      expectOps = ops;
+      expectElems = listElements;
+    }
+    return this;
+  }
+
+  /** The sizes {@link #expect} or {@link #sizeHint} gave, for the first op: -1 when none. */
+  private long expectOps = -1, expectElems, hintTxns = -1, hintMops, hintWrites, hintElems;
+
+  @Override
+  public void sizeHint(long txns, long mops, long writes, long elems) {
+    hintTxns = txns;
+    hintMops = mops;
+    hintWrites = writes;
+    hintElems = elems;
+    // Ops already in: grow to the hint now (once, while the arrays are still small).
+    if (opsSeen > 0) presize();
+  }
+
+  private void presize() {
+    int txns, mops;
+    long elems = 0, writes;
+    if (hintTxns >= 0) {
+      txns = (int) Math.min(Integer.MAX_VALUE / 4, hintTxns);
+      mops = (int) Math.min(Integer.MAX_VALUE / 4, hintMops);
+      writes = hintWrites;
+      elems = hintElems;
+    } else if (expectOps >= 0) {
+      txns = (int) Math.min(Integer.MAX_VALUE / 4, expectOps / 2 + 16);
+      mops = (int) Math.min(Integer.MAX_VALUE / 4, 4L * txns);
+      elems = expectElems;
+      writes = mops / 2;
+    } else {
+      return;
+    }
     session.ensureCapacity(txns);
     invokeOrd.ensureCapacity(txns);
     completeOrd.ensureCapacity(txns);
@@ -99,9 +134,9 @@ public final class HistoryBuilder implements OpSink {
     mopVal.ensureCapacity(mops);
     mopLen.ensureCapacity(mops);
     mopTxn.ensureCapacity(mops);
-    listPool.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 2, listElements));
-    writerIndex.ensureCapacity(mops / 2);
-    return this;
+    mopKind.ensureCapacity(mops);
+    listPool.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 2, elems));
+    writerIndex.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 4, writes));
   }
 
   /** @param workload the workload to insist on, or null to detect it from the micro-ops. */
@@ -126,6 +161,7 @@ public final class HistoryBuilder implements OpSink {
   @Override
   public void op(OpRecord r) {
     if (built != null) throw new IllegalStateException("history already built");
+    if (opsSeen == 0) presize();
     opsSeen++;
     checkIndex(r);
     if (!txnF.equals(Kw.nameOf(r.f))) {
@@ -135,7 +171,7 @@ public final class HistoryBuilder implements OpSink {
       }
       return;
     }
-    if (r.origin == null && r.hasProcess && r.process != null && !clientProcess(r.process)) {
+    if (!r.hasOrigin() && r.hasProcess && r.process != null && !clientProcess(r.process)) {
       // Jepsen's clients are integers; its other threads are named by keywords (:nemesis). A
       // transaction Jepsen handed to the nemesis (a generator not wrapped in gen/clients) comes
       // back as an :info op of process :nemesis; it ran nowhere and is no session. Elle skips

@@ -49,6 +49,28 @@ public final class OpRecord {
    * When set, {@link #where} names the op by it instead of its line and :index.
    */
   public String origin;
+  /**
+   * Where another tool's format put this op, computed only when a message needs it: a reader
+   * sets this and {@link #originArg} instead of {@link #origin}, so that a million ops do not
+   * each build a string no message will show. {@link #originText()} resolves either.
+   */
+  public Origin originFn;
+  /** The argument {@link #originFn} describes (a reader's transaction number). */
+  public long originArg;
+
+  /** Describes where op {@code arg} of a reader's came from, for messages. */
+  public interface Origin {
+    String of(long arg);
+  }
+
+  /** {@link #origin}, or what {@link #originFn} says, or null. */
+  public String originText() {
+    if (origin == null && originFn != null) origin = originFn.of(originArg);
+    return origin;
+  }
+
+  /** Whether the op has an {@link #origin} (set or to compute). */
+  public boolean hasOrigin() { return origin != null || originFn != null; }
 
   private int n;
   private byte[] kind = new byte[8];
@@ -80,6 +102,7 @@ public final class OpRecord {
     valueShape = VALUE_ABSENT;
     valueRaw = null;
     origin = null;
+    originFn = null;
     if (n > 0) {
       Arrays.fill(fRaw, 0, n, null);
       Arrays.fill(keyO, 0, n, null);
@@ -241,6 +264,8 @@ public final class OpRecord {
     valueShape = o.valueShape;
     valueRaw = o.valueRaw;
     origin = o.origin;
+    originFn = o.originFn;
+    originArg = o.originArg;
     int m = o.n;
     while (kind.length < m) grow();
     System.arraycopy(o.kind, 0, kind, 0, m);
@@ -270,7 +295,7 @@ public final class OpRecord {
    * in their own cores' caches (swapping whole records made each side touch the other's).
    */
   public void writeTo(OpStream out) {
-    out.ensure(7 + 3 * n + nElems, 5 + 3 * n + (anyElemObj ? nElems : 0) + 2 * nExtra);
+    out.ensure(8 + 3 * n + nElems, 5 + 3 * n + (anyElemObj ? nElems : 0) + 2 * nExtra);
     long[] l = out.longs;
     Object[] o = out.objs;
     int p = out.nLongs, q = out.nObjs;
@@ -281,11 +306,12 @@ public final class OpRecord {
     l[p++] = ((long) type << 32) | ((long) valueShape << 2) | (hasProcess ? 1 : 0) | (anyElemObj ? 2 : 0);
     l[p++] = ((long) n << 32) | nElems;
     l[p++] = nExtra;
+    l[p++] = originArg;
     o[q++] = typeRaw;
     o[q++] = process;
     o[q++] = f;
     o[q++] = valueRaw;
-    o[q++] = origin;
+    o[q++] = origin != null ? origin : originFn;
     for (int i = 0; i < n; i++) {
       l[p++] = (kind[i] & 0xffL) | (vtag[i] & 0xffL) << 8 | (vtag[i] == V_LIST ? (long) listLen[i] << 32 : 0);
       l[p++] = keyL[i];
@@ -322,11 +348,14 @@ public final class OpRecord {
     boolean objElems = (flags & 2) != 0;
     long sizes = l[p++];
     int m = (int) (sizes >>> 32), e = (int) sizes, x = (int) l[p++];
+    originArg = l[p++];
     typeRaw = o[q++];
     process = o[q++];
     f = o[q++];
     valueRaw = o[q++];
-    origin = (String) o[q++];
+    Object from = o[q++];
+    if (from instanceof String str) origin = str;
+    else originFn = (Origin) from;
     while (kind.length < m) grow();
     while (elemL.length < e) growElems();
     int start = 0;
@@ -431,7 +460,7 @@ public final class OpRecord {
   /** "op 12 (line 13, :index 12)"-style locator for messages; "op 12 (txn 7, session 1, line 12)" with an {@link #origin}. */
   public String where() {
     StringBuilder sb = new StringBuilder("op ").append(ordinal);
-    if (origin != null) return sb.append(" (").append(origin).append(')').toString();
+    if (originText() != null) return sb.append(" (").append(origin).append(')').toString();
     boolean paren = line >= 0 || index != ABSENT;
     if (paren) {
       sb.append(" (");

@@ -95,6 +95,20 @@ public final class CobraLog {
     return a.toString().compareTo(b.toString());
   }
 
+  /** The bytes of a directory's logs (its history), or -1 (not a directory, or a gzipped log). */
+  static long logBytes(Path dir) {
+    try {
+      long n = 0;
+      for (Path p : logs(dir)) {
+        if (Formats.gzippedFile(p)) return -1;
+        n += Files.size(p);
+      }
+      return n;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   /** The session a log file is: its name without .log, as a number when it is one. */
   static Object process(Path p) {
     String name = p.getFileName().toString();
@@ -105,7 +119,7 @@ public final class CobraLog {
 
   /** Reads a Cobra history: a directory of logs, or one log file (one session), into {@code sink}, then ends it. */
   public static void read(Path path, OpSink sink) throws IOException {
-    Reader r = new Reader();
+    Reader r = new Reader(sink);
     if (Files.isDirectory(path)) {
       List<Path> logs = logs(path);
       if (logs.isEmpty()) {
@@ -127,7 +141,7 @@ public final class CobraLog {
 
   /** Reads one Cobra log (one session, named {@code name}) from {@code in} (not closed) into {@code sink}, then ends it. */
   public static void read(InputStream in, String name, OpSink sink) throws IOException {
-    Reader r = new Reader();
+    Reader r = new Reader(sink);
     r.log(in, name, name.equals("-") ? (Object) 0L : process(Path.of(name)));
     r.finish(sink);
   }
@@ -148,6 +162,41 @@ public final class CobraLog {
 
     private String file;
     private ByteInput in;
+    /** While streaming: write id -> the transaction of its first write; reads of write ids not yet written (write id, writer). */
+    private LongIntMap writeTxn;
+    private final LongList laterWid = new LongList(), laterWriter = new LongList();
+    /** The bytes of the logs read before this one. */
+    private long logsBefore;
+
+    /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
+    Reader(OpSink sink) {
+      StreamingSink st = StreamingSink.of(sink);
+      if (st != null) {
+        st.used = true;
+        b.stream(sink, this::origin, null);
+        writeTxn = new LongIntMap(1024);
+      }
+    }
+
+    /** Where transaction t came from, for messages. */
+    private String origin(int t) {
+      return "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t);
+    }
+
+    /**
+     * While streaming: a read of write id wid, written by transaction writer, checked against
+     * the write when it has been seen, else once every log is read. A mismatch is read again
+     * whole, which names both places.
+     */
+    private void streamedRead(long wid, long writer) {
+      int wt = writeTxn.get(wid);
+      if (wt < 0) {
+        laterWid.add(wid);
+        laterWriter.add(writer);
+      } else if (cobraId.get(wt) != writer) {
+        throw new TxnBuffer.NotStreamable("write id " + hex(wid) + " read as another transaction's");
+      }
+    }
 
     private HistoryException bad(long at, String msg) {
       return new HistoryException(file + ", byte " + at + ": " + msg);
@@ -201,6 +250,7 @@ public final class CobraLog {
               }
               b.setStatus(cur, OpType.OK);
               cur = -1;
+              if (b.streaming()) b.flushBefore(b.txnCount(), logsBefore + in.offset());
               break;
             }
             case 'W': {
@@ -213,9 +263,13 @@ public final class CobraLog {
                 b.op(cur, OpRecord.WRITE, key, null, value, null, false, at);
                 break;
               }
-              plain(at, "a write with write id " + hex(wid));
+              plain(at, false, wid, 0);
               int i = b.op(cur, OpRecord.WRITE, key, null, wid, null, false, at);
-              if (writeOp.get(wid) < 0) writeOp.put(wid, i);
+              if (writeTxn != null) {
+                if (writeTxn.get(wid) < 0) writeTxn.put(wid, cur);
+              } else if (writeOp.get(wid) < 0) {
+                writeOp.put(wid, i);
+              }
               break;
             }
             case 'R': {
@@ -235,11 +289,15 @@ public final class CobraLog {
                     + (wid == GC_TRUE || wid == GC_FALSE ? " (a garbage-collection read of Cobra's online mode)" : "")
                     + ", which isocheck cannot map");
               }
-              if (!init) plain(at, "a read of write id " + hex(wid) + " of transaction " + hex(writer));
+              if (!init) plain(at, true, wid, writer);
               int i = b.op(cur, OpRecord.READ, key, null, wid, null, init, at);
               if (!init) {
-                reads.add(i);
-                readWriter.add(writer);
+                if (writeTxn != null) {
+                  streamedRead(wid, writer);
+                } else {
+                  reads.add(i);
+                  readWriter.add(writer);
+                }
               }
               break;
             }
@@ -252,6 +310,9 @@ public final class CobraLog {
       } catch (GzipInput.Damaged e) {
         throw bad(in.offset(), (e.truncated ? "truncated gzip data (the file is incomplete)" : "corrupt gzip data (" + e.getMessage() + ")"));
       }
+      // The log's last transaction, if it never committed, is complete too (indeterminate).
+      logsBefore += in.offset();
+      if (b.streaming()) b.flushBefore(b.txnCount(), logsBefore);
     }
 
     /** A record of VeriStrong's universal-id dialect at byte at of the current file. */
@@ -260,9 +321,16 @@ public final class CobraLog {
       if (firstPlain != null) mixed();
     }
 
-    /** A record of the plain dialect (a write id naming one write), described by what. */
-    private void plain(long at, String what) {
-      if (firstPlain == null) firstPlain = file + ", byte " + at + " (" + what + ")";
+    /**
+     * A record of the plain dialect (a write id naming one write): a write with write id wid,
+     * or a read of write id wid of transaction writer. Said in words only the
+     * first time (a message may need it), not for every record.
+     */
+    private void plain(long at, boolean read, long wid, long writer) {
+      if (firstPlain == null) {
+        String what = !read ? "a write with write id " + hex(wid) : "a read of write id " + hex(wid) + " of transaction " + hex(writer);
+        firstPlain = file + ", byte " + at + " (" + what + ")";
+      }
       if (firstUniversal != null) mixed();
     }
 
@@ -273,6 +341,16 @@ public final class CobraLog {
     }
 
     void finish(OpSink sink) {
+      if (b.streaming()) {
+        for (int k = 0; k < laterWid.size(); k++) {
+          int wt = writeTxn.get(laterWid.get(k));
+          if (wt >= 0 && cobraId.get(wt) != laterWriter.get(k)) {
+            throw new TxnBuffer.NotStreamable("write id " + hex(laterWid.get(k)) + " read as another transaction's");
+          }
+        }
+        b.finishStream();
+        return;
+      }
       for (int k = 0; k < reads.size(); k++) {
         int i = reads.get(k);
         int w = writeOp.get(b.valueLong(i));
@@ -286,7 +364,7 @@ public final class CobraLog {
               + hex(cobraId.get(wt)) + " wrote it (" + files.get(txnFile.get(wt)) + ", byte " + b.opTag(w) + ")");
         }
       }
-      b.emit(sink, t -> "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t));
+      b.emit(sink, this::origin);
     }
   }
 

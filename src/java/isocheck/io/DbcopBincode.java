@@ -170,13 +170,21 @@ public final class DbcopBincode {
     }
 
     void run(OpSink sink) throws IOException {
+      StreamingSink st = StreamingSink.of(sink);
+      if (st != null) {
+        st.used = true;
+        b.stream(sink, this::origin, this::zeroRefusal);
+      }
       try {
         for (String f : new String[] {"id", "n_node", "n_variable", "n_transaction", "n_event"}) u64(f);
         for (String f : new String[] {"info", "start", "end"}) string(f);
         long sessions = length("the number of sessions");
         for (session = 0; session < sessions; session++) {
           long txns = length("the number of transactions");
-          for (txn = 0; txn < txns; txn++) transaction();
+          for (txn = 0; txn < txns; txn++) {
+            transaction();
+            if (b.streaming()) b.flushBefore(b.txnCount(), in.offset());
+          }
           txn = -1;
         }
         session = -1;
@@ -186,18 +194,32 @@ public final class DbcopBincode {
             + ": the input breaks off at byte " + in.offset() + (session < 0 ? " (in the header)" : ", inside " + place("").trim())
             + ", after " + complete + " complete transaction" + (complete == 1 ? "" : "s"));
       }
+      if (b.streaming()) {
+        b.finishStream();
+        return;
+      }
       b.seal();
-      b.dropInitialZeros(i -> "byte " + b.opTag(i) + ": data[" + txnSession.get(b.opTxn(i)) + "][" + txnIndex.get(b.opTxn(i))
-          + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format");
+      b.dropInitialZeros(this::zeroRefusal);
       b.renameAbortedDuplicates();
-      b.emit(sink, t -> "data[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], byte " + b.txnTag(t));
+      b.emit(sink, this::origin);
+    }
+
+    /** Where transaction t came from, for messages. */
+    private String origin(int t) {
+      return "data[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], byte " + b.txnTag(t);
+    }
+
+    /** Why op i, a write of 0 in a transaction that does more, is refused. */
+    private String zeroRefusal(int i) {
+      return "byte " + b.opTag(i) + ": data[" + txnSession.get(b.opTxn(i)) + "][" + txnIndex.get(b.opTxn(i))
+          + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format";
     }
 
     private void transaction() throws IOException {
       long at = in.offset();
       long events = length("the number of events");
       // The events are kept until the transaction's own success flag says where its failed writes go.
-      ev.clear();
+      int nev = 0;
       for (event = 0; event < events; event++) {
         long eat = in.offset();
         boolean write = bool("write");
@@ -205,34 +227,49 @@ public final class DbcopBincode {
         long value = u64("value");
         boolean success = bool("success");
         if (!success && !write) continue;
-        ev.add(new long[] {write ? 1 : 0, variable, value, success ? 1 : 0, eat});
+        if (5 * nev + 5 > ev.length) ev = java.util.Arrays.copyOf(ev, ev.length * 2);
+        int q = 5 * nev++;
+        ev[q] = write ? 1 : 0;
+        ev[q + 1] = variable;
+        ev[q + 2] = value;
+        ev[q + 3] = success ? 1 : 0;
+        ev[q + 4] = eat;
       }
       event = -1;
       boolean ok = bool("success");
       int t = b.txn((long) session + 1, ok ? OpType.OK : OpType.FAIL, at);
       txnSession.add(session);
       txnIndex.add(txn);
+      // The transaction's ops, then (an aborted transaction of their own, next in the session) its
+      // writes that did not succeed, if it did: each transaction's ops together.
+      long[] e = ev;
       int failedWrites = -1;
-      for (long[] e : ev) {
-        int into = t;
-        if (ok && e[3] == 0) {
-          // A write that did not succeed, in a transaction that did: an aborted write, in an
-          // aborted transaction of its own, next in the session.
-          if (failedWrites < 0) {
-            failedWrites = b.txn((long) session + 1, OpType.FAIL, e[4]);
-            txnSession.add(session);
-            txnIndex.add(txn);
+      for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < nev; k++) {
+          int q = 5 * k;
+          boolean aborted = ok && e[q + 3] == 0;
+          if (aborted != (pass == 1)) continue;
+          int into = t;
+          if (aborted) {
+            // A write that did not succeed, in a transaction that did: an aborted write, in an
+            // aborted transaction of its own, next in the session.
+            if (failedWrites < 0) {
+              failedWrites = b.txn((long) session + 1, OpType.FAIL, e[q + 4]);
+              txnSession.add(session);
+              txnIndex.add(txn);
+            }
+            into = failedWrites;
           }
-          into = failedWrites;
+          long variable = e[q + 1], value = e[q + 2];
+          Object ko = variable < 0 ? unsigned(variable) : null, vo = value < 0 ? unsigned(value) : null;
+          b.op(into, e[q] == 1 ? OpRecord.WRITE : OpRecord.READ, variable, ko, value, vo, e[q] == 0 && value == 0, e[q + 4]);
         }
-        long variable = e[1], value = e[2];
-        Object ko = variable < 0 ? unsigned(variable) : null, vo = value < 0 ? unsigned(value) : null;
-        b.op(into, e[0] == 1 ? OpRecord.WRITE : OpRecord.READ, variable, ko, value, vo, e[0] == 0 && value == 0, e[4]);
       }
       complete++;
     }
 
-    private final java.util.ArrayList<long[]> ev = new java.util.ArrayList<>();
+    /** The transaction's events, 5 longs each: write (1 or 0), variable, value, success (1 or 0), byte offset. */
+    private long[] ev = new long[5 * 64];
   }
 
   /**

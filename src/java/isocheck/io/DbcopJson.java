@@ -75,7 +75,16 @@ public final class DbcopJson {
       return sb.toString();
     }
 
+    /** While streaming: variables a read of version 0 was handed on for as the initial value. */
+    private HashSet<Object> zeroAsInitial;
+
     void run(OpSink sink) throws IOException {
+      StreamingSink st = StreamingSink.of(sink);
+      if (st != null) {
+        st.used = true;
+        b.stream(sink, this::origin, null);
+        zeroAsInitial = new HashSet<>();
+      }
       skipBom();
       int c = ws();
       if (c == '[') {
@@ -104,11 +113,20 @@ public final class DbcopJson {
       }
       session = -1;
       if (ws() >= 0) throw error("expected the end of the input after the history, found " + found());
+      if (b.streaming()) {
+        b.finishStream();
+        return;
+      }
       for (int k = 0; k < zeroReads.size(); k++) {
         int i = zeroReads.get(k);
         if (!zeroWritten.contains(b.key(i))) b.setNil(i);
       }
-      b.emit(sink, t -> root + "[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], line " + b.txnTag(t));
+      b.emit(sink, this::origin);
+    }
+
+    /** Where transaction t came from, for messages. */
+    private String origin(int t) {
+      return root + "[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], line " + b.txnTag(t);
     }
 
     private void sessions() throws IOException {
@@ -120,6 +138,7 @@ public final class DbcopJson {
         if (!empty(']')) {
           for (txn = 0;; txn++) {
             transaction();
+            if (b.streaming()) b.flushBefore(b.txnCount(), base + pos);
             if (!more(']', "session " + session)) break;
           }
         }
@@ -127,6 +146,18 @@ public final class DbcopJson {
         if (!more(']', "the array of sessions")) break;
       }
     }
+
+    private static final byte[][] TXN_MEMBERS = names("events", "committed");
+    private static final byte[][] COMPACT_TAGS = names("r", "w");
+    private static final byte[][] TAGS = names("Read", "Write");
+    private static final String[] TAG = {"Read", "Write"};
+    private static final String[] TAG_COLON = {"':' after \"Read\"", "':' after \"Write\""};
+    private static final String[] TAG_OPEN = {"'{' opening the Read's {\"variable\": ..., \"version\": ...}",
+        "'{' opening the Write's {\"variable\": ..., \"version\": ...}"};
+    private static final String[] TAG_IN = {"the Read", "the Write"};
+    private static final String[] COMPACT_CLOSE = {"']' closing the event [\"r\", variable, version]",
+        "']' closing the event [\"w\", variable, version]"};
+    private static final byte[][] EVENT_MEMBERS = names("variable", "version");
 
     private void transaction() throws IOException {
       expect('{', "'{' opening a transaction {\"events\": [...], \"committed\": true}");
@@ -137,16 +168,18 @@ public final class DbcopJson {
       int committed = -2;
       if (!empty('}')) {
         do {
-          String k = string();
-          expect(':', "':' after \"" + k + "\"");
-          if (k.equals("events")) {
+          int m = member(TXN_MEMBERS);
+          if (m == 0) {
+            expect(':', "':' after \"events\"");
             if (events) throw error("a second \"events\" member");
             events(t);
             events = true;
-          } else if (k.equals("committed")) {
+          } else if (m == 1) {
+            expect(':', "':' after \"committed\"");
             committed = literal();
             if (committed < 0) throw error("expected true or false for \"committed\", found " + found());
           } else {
+            expect(':', "':' after \"" + otherName + "\"");
             skipValue();
           }
         } while (more('}', "the transaction"));
@@ -166,72 +199,106 @@ public final class DbcopJson {
       event = -1;
     }
 
+    /** The event's variable and version, as {@link #unsigned} leaves them: a long, else an object (null: none). */
+    private long keyL, verL;
+    private Object keyO, verO;
+    private boolean hasKey, hasVersion;
+
     private void event(int t) throws IOException {
       int c = ws();
       long l = line;
       boolean write;
-      Object key;
-      Object version;
+      hasKey = false;
+      hasVersion = false;
       if (c == '[') {
         pos++;
-        String tag = string();
-        if (!tag.equals("r") && !tag.equals("w")) throw error("expected \"r\" or \"w\" first in a compact event, found \"" + tag + "\"");
-        write = tag.equals("w");
+        int tag = member(COMPACT_TAGS);
+        if (tag < 0) throw error("expected \"r\" or \"w\" first in a compact event, found \"" + otherName + "\"");
+        write = tag == 1;
         expect(',', "',' after the event's kind");
-        key = variable();
+        variable();
         expect(',', "',' after the variable");
-        version = version(write);
-        expect(']', "']' closing the event [\"" + tag + "\", variable, version]");
+        version(write);
+        expect(']', COMPACT_CLOSE[tag]);
       } else if (c == '{') {
         pos++;
-        String tag = string();
-        if (!tag.equals("Read") && !tag.equals("Write")) throw error("expected \"Read\" or \"Write\", found \"" + tag + "\"");
-        write = tag.equals("Write");
-        expect(':', "':' after \"" + tag + "\"");
-        expect('{', "'{' opening the " + tag + "'s {\"variable\": ..., \"version\": ...}");
-        key = null;
-        version = null;
-        boolean hasVersion = false;
+        int tag = member(TAGS);
+        if (tag < 0) throw error("expected \"Read\" or \"Write\", found \"" + otherName + "\"");
+        write = tag == 1;
+        expect(':', TAG_COLON[tag]);
+        expect('{', TAG_OPEN[tag]);
         if (!empty('}')) {
           do {
-            String k = string();
-            expect(':', "':' after \"" + k + "\"");
-            if (k.equals("variable")) key = variable();
-            else if (k.equals("version")) {
-              version = version(write);
-              hasVersion = true;
-            } else skipValue();
-          } while (more('}', "the " + tag));
+            int m = member(EVENT_MEMBERS);
+            if (m == 0) {
+              expect(':', "':' after \"variable\"");
+              variable();
+            } else if (m == 1) {
+              expect(':', "':' after \"version\"");
+              version(write);
+            } else {
+              expect(':', "':' after \"" + otherName + "\"");
+              skipValue();
+            }
+          } while (more('}', TAG_IN[tag]));
         }
-        if (key == null) throw error("the " + tag + " has no \"variable\"");
+        if (!hasKey) throw error("the " + TAG[tag] + " has no \"variable\"");
         if (write && !hasVersion) throw error("the Write has no \"version\"");
         expect('}', "'}' closing the event (one of Read or Write)");
       } else {
         throw error("expected an event, {\"Read\": {...}}, {\"Write\": {...}}, [\"r\", ...] or [\"w\", ...], found " + found());
       }
-      boolean nil = version == null;
-      long kl = key instanceof Long k ? k : 0, vl = version instanceof Long v ? v : 0;
-      Object ko = key instanceof Long ? null : key, vo = version instanceof Long ? null : version;
-      int i = b.op(t, write ? OpRecord.WRITE : OpRecord.READ, kl, ko, vl, vo, nil, l);
-      if (version instanceof Long v && v == 0) {
-        if (write) zeroWritten.add(key);
-        else zeroReads.add(i);
+      boolean nil = !hasVersion || (verO == null && verL == NIL);
+      boolean zero = !nil && verO == null && verL == 0;
+      Object zeroKey = zero ? (keyO != null ? keyO : (Object) keyL) : null;
+      if (zero && zeroAsInitial != null) {
+        // Streaming: a read of version 0 goes on as the initial value unless a write of it was
+        // seen; a write of it seen after such a read is what the whole-file reading settles.
+        if (write && zeroAsInitial.contains(zeroKey)) {
+          throw new TxnBuffer.NotStreamable("version 0 of " + zeroKey + " is written after a read of it");
+        }
+        if (!write && !zeroWritten.contains(zeroKey)) {
+          zeroAsInitial.add(zeroKey);
+          nil = true;
+        }
+      }
+      int i = b.op(t, write ? OpRecord.WRITE : OpRecord.READ, keyL, keyO, nil ? 0 : verL, nil ? null : verO, nil, l);
+      if (zero) {
+        if (write) zeroWritten.add(zeroKey);
+        else if (zeroAsInitial == null) zeroReads.add(i);
       }
     }
 
-    private Object variable() throws IOException {
-      if (ws() == '"') return string();
-      return unsigned("variable", "a variable");
+    /** verL for a read of null (versions are unsigned, so never this). */
+    private static final long NIL = -1;
+
+    private void variable() throws IOException {
+      hasKey = true;
+      if (ws() == '"') {
+        keyO = string();
+        keyL = 0;
+        return;
+      }
+      unsigned("variable", "a variable");
+      keyO = big;
+      keyL = big == null ? lv : 0;
     }
 
     /** A version (null when a read's is; a write's cannot be). */
-    private Object version(boolean write) throws IOException {
-      if (!write && literal() == -1) return null;
-      return unsigned("version", write ? "a version" : "a version or null");
+    private void version(boolean write) throws IOException {
+      hasVersion = true;
+      if (!write && literal() == -1) {
+        verO = null;
+        verL = NIL;
+        return;
+      }
+      unsigned("version", write ? "a version" : "a version or null");
+      verO = big;
+      verL = big == null ? lv : 0;
     }
 
-    /** A u64: a long, or a BigInteger from 2^63 up. */
-    private Object unsigned(String what, String expected) throws IOException {
+    /** A u64: into {@link #lv}, or {@link #big} from 2^63 up. */
+    private void unsigned(String what, String expected) throws IOException {
       ws();
       long l = line, c = col(pos);
       number(expected);
@@ -239,7 +306,6 @@ public final class DbcopJson {
         throw errorAt(l, c, "the " + what + " " + (big != null ? big : lv) + " is negative; dbcop's " + what + "s are unsigned");
       }
       if (big != null && big.bitLength() > 64) throw errorAt(l, c, "the " + what + " " + big + " does not fit in 64 bits");
-      return big != null ? (Object) big : (Object) lv;
     }
   }
 

@@ -265,27 +265,78 @@ public final class Formats {
    * logs), in format {@code named} (null: as its content shows); {@code workload} null detects
    * it; {@code txnF} is the :f of transaction ops (null: txn). {@code progress} is told how far
    * the reading has got: stage {@code loading}, in bytes of the file as stored.
+   *
+   * <p>From a file or a directory, the other tools' readers stream their transactions into the
+   * builder as they complete ({@link StreamingSink}); a file that turns out to need the
+   * whole-file reading, or that fails, is read again whole (progress then starts over), so the
+   * result, or the error, is the one reading it whole gives.
    */
   public static History readHistory(String path, History.Workload workload, String txnF, Format named, Progress progress)
       throws IOException {
-    HistoryBuilder b = new HistoryBuilder(workload, txnF);
     long size = -1;
-    if (!path.equals("-") && Files.isRegularFile(Path.of(path))) {
-      size = Files.size(Path.of(path));
-      // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
-      if (!path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
+    boolean again = false;
+    if (!path.equals("-")) {
+      Path p = Path.of(path);
+      if (Files.isRegularFile(p)) size = Files.size(p);
+      // A file or a directory can be read again: the other tools' readers may stream into the
+      // builder (StreamingSink), and when the file needs the whole-file reading after all, or
+      // anything fails, it is read again whole, which says what reading it whole always said.
+      again = size >= 0 || Files.isDirectory(p);
     }
+    // The bytes the readers will read (not a gzipped file's: its size is not its text's).
+    long bytes = !again ? -1 : size >= 0 ? (gzippedFile(Path.of(path)) ? -1 : size) : CobraLog.logBytes(Path.of(path));
+    if (again) {
+      StreamingSink[] streamed = {null};
+      try {
+        return load(path, workload, txnF, named, progress, size, bytes, sink -> streamed[0] = new StreamingSink(sink, bytes));
+      } catch (HistoryException | TxnBuffer.NotStreamable e) {
+        if (streamed[0] == null || !streamed[0].used) throw e;
+      }
+    }
+    return load(path, workload, txnF, named, progress, size, bytes, sink -> sink);
+  }
+
+  private static History load(String path, History.Workload workload, String txnF, Format named, Progress progress,
+      long size, long bytes, java.util.function.UnaryOperator<OpSink> wrap) throws IOException {
+    HistoryBuilder b = new HistoryBuilder(workload, txnF);
+    // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
+    if (size >= 0 && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
     if (progress != Progress.NONE) progress.stage("loading", size, Progress.BYTES);
     // elle-cli's ops without :f get the transactions' :f. From a megabyte on (or from standard
     // input) the builder runs on a second core while the reader parses ({@link PipedSink}); the
     // system property isocheck.load.pipe-from sets that size instead (tests and benchmarks).
     long pipeFrom = Long.getLong("isocheck.load.pipe-from", 1 << 20);
+    // A large file: the builder is told what to expect from its first megabytes (EstimatingSink),
+    // which counts them through the progress of the stream read.
+    EstimatingSink[] est = {null};
+    Progress counted = progress;
+    if (size >= 0 && bytes >= 4 * EstimatingSink.AFTER) {
+      counted = new Progress() {
+        @Override public void stage(String name, long total, String unit) { progress.stage(name, total, unit); }
+        @Override public void done(long units) {
+          if (est[0] != null) est[0].bytes = units;
+          progress.done(units);
+        }
+      };
+    }
+    Progress reading = counted;
+    java.util.function.UnaryOperator<OpSink> sinks = reading == progress ? wrap
+        : sink -> wrap.apply(est[0] = new EstimatingSink(sink, bytes));
     if (Runtime.getRuntime().availableProcessors() > 1 && (size < 0 ? pipeFrom < Long.MAX_VALUE : size >= pipeFrom)) {
-      PipedSink.read(b, sink -> read(path, named, txnF, progress, sink));
+      PipedSink.read(b, sink -> read(path, named, txnF, reading, sinks.apply(sink)));
     } else {
-      read(path, named, txnF, progress, b);
+      read(path, named, txnF, reading, sinks.apply(b));
     }
     return b.build();
+  }
+
+  /** Whether the file starts with gzip's magic bytes. */
+  static boolean gzippedFile(Path p) {
+    try (InputStream in = Files.newInputStream(p)) {
+      return in.read() == 0x1f && in.read() == 0x8b;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** An input stream that tells progress how many bytes have been read from it. */

@@ -130,6 +130,53 @@ abstract class JsonPull extends TextSource {
     return out;
   }
 
+  /** The names {@link #oneOf} looks for, as bytes. */
+  static byte[][] names(String... names) {
+    byte[][] b = new byte[names.length][];
+    for (int i = 0; i < names.length; i++) b[i] = names[i].getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    return b;
+  }
+
+  /**
+   * When the next value (after whitespace) is a string literal spelling one of {@code names}
+   * exactly (no escapes), consumes it and returns its index; else returns -1 and consumes
+   * nothing ({@link #string} then reads it). Member names and tags, without a String each.
+   */
+  final int oneOf(byte[][] names) throws IOException {
+    if (ws() != '"') return -1;
+    for (int n = 0; n < names.length; n++) {
+      byte[] w = names[n];
+      if (need(pos + 1 + w.length) < 0) continue;
+      int p = pos + 1;
+      int k = 0;
+      while (k < w.length && buf[p + k] == w[k]) k++;
+      if (k == w.length && buf[p + k] == '"') {
+        pos = p + k + 1;
+        return n;
+      }
+    }
+    return -1;
+  }
+
+  /** The name {@link #member} read when it returned -1. */
+  String otherName;
+
+  /**
+   * A string (a member name, a tag) that is one of {@code names}: its index, or -1 for another
+   * string, then in {@link #otherName}. The common spelling is matched in place
+   * ({@link #oneOf}); an escaped one is decoded and compared.
+   */
+  final int member(byte[][] names) throws IOException {
+    int m = oneOf(names);
+    if (m >= 0) return m;
+    String k = string();
+    for (int i = 0; i < names.length; i++) {
+      if (k.equals(new String(names[i], java.nio.charset.StandardCharsets.US_ASCII))) return i;
+    }
+    otherName = k;
+    return -1;
+  }
+
   private String unescape(int from, int to) {
     StringBuilder sb = scratch();
     int run = from;
@@ -195,28 +242,35 @@ abstract class JsonPull extends TextSource {
     return s;
   }
 
-  /** An integer literal: into {@link #lv}, or {@link #big} beyond a long. Fractions and exponents are refused. */
+  /**
+   * An integer literal: into {@link #lv}, or {@link #big} beyond a long. Fractions and exponents
+   * are refused. Checked and parsed from the bytes (no String, no regex): a history holds millions.
+   */
   final void number(String what) throws IOException {
     if (!atNumber()) throw error("expected " + what + ", found " + found());
     int s = scanNumber(), i = numberEnd;
-    String lit = new String(buf, s, i - s, java.nio.charset.StandardCharsets.ISO_8859_1);
-    if (!lit.matches("-?(0|[1-9][0-9]*)")) {
-      throw error("expected " + what + " (an integer), found " + lit);
+    int d = buf[s] == '-' ? s + 1 : s;
+    boolean ok = d < i && (buf[d] != '0' || d + 1 == i);
+    for (int k = d; ok && k < i; k++) ok = buf[k] >= '0' && buf[k] <= '9';
+    if (!ok) {
+      throw error("expected " + what + " (an integer), found " + new String(buf, s, i - s, java.nio.charset.StandardCharsets.ISO_8859_1));
     }
     pos = i;
     big = null;
-    if (lit.length() <= 18) lv = Long.parseLong(lit);
+    if (i - s <= 18) lv = smallLong(s, i);
     else {
-      BigInteger b = new BigInteger(lit);
+      BigInteger b = new BigInteger(new String(buf, s, i - s, java.nio.charset.StandardCharsets.ISO_8859_1));
       if (b.bitLength() < 64) lv = b.longValue();
       else big = b;
     }
   }
 
   /** true, false or null (at the literal, after whitespace): 1, 0 or -1; anything else is null (-2). */
+  private static final String[] LITERALS = {"true", "false", "null"};
+
   final int literal() throws IOException {
     int c = ws();
-    String[] words = {"true", "false", "null"};
+    String[] words = LITERALS;
     for (int w = 0; w < 3; w++) {
       if (c != words[w].charAt(0)) continue;
       String word = words[w];

@@ -50,6 +50,8 @@ final class PipedSink implements OpSink {
     int n;
     /** The last batch; {@code end}: the reader reached the end (the sink's end() is due). */
     boolean last, end;
+    /** The producer's {@link OpSink#sizeHint} (txns, micro-ops, writes, elements), for the sink before this batch's ops; or null. */
+    long[] hint;
   }
 
   private final OpSink down;
@@ -67,6 +69,11 @@ final class PipedSink implements OpSink {
     thread = new Thread(this::consume, "isocheck-load");
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /** Goes to the sink with the batch being filled, on the sink's thread, before that batch's ops. */
+  @Override public void sizeHint(long txns, long mops, long writes, long elems) {
+    if (cur != null) cur.hint = new long[] {txns, mops, writes, elems};
   }
 
   @Override public void op(OpRecord r) {
@@ -112,9 +119,17 @@ final class PipedSink implements OpSink {
       } catch (InterruptedException e) {
         failed = e;
         return;
+      } catch (Throwable e) {
+        // Out of memory while waiting for a batch (the reader's thread took the last of the
+        // heap): the failure is the load's, reported on the reader's thread; keep taking, so
+        // that the reader, which stops at its next hand-over, is never left blocked.
+        if (failed == null) failed = e;
+        Thread.onSpinWait();
+        continue;
       }
       if (failed == null) {
         try {
+          if (b.hint != null) down.sizeHint(b.hint[0], b.hint[1], b.hint[2], b.hint[3]);
           for (int i = 0; i < b.n; i++) {
             rec.readFrom(b.ops);
             down.op(rec);
@@ -126,6 +141,7 @@ final class PipedSink implements OpSink {
       }
       if (b.last) return;
       b.n = 0;
+      b.hint = null;
       b.ops.clear();
       free.add(b);
     }

@@ -68,7 +68,15 @@ public final class PlumeText {
 
     Reader(InputStream in) { super(in, MAX_TOKEN); }
 
+    /** The transaction of the last line read, or -1. */
+    private int current = -1;
+
     void run(OpSink sink) throws IOException {
+      StreamingSink st = StreamingSink.of(sink);
+      if (st != null) {
+        st.used = true;
+        b.stream(sink, this::origin, this::zeroRefusal);
+      }
       skipBom();
       while (skipWhitespace() >= 0) line();
       finish(sink);
@@ -90,8 +98,8 @@ public final class PlumeText {
       byte k = buf[p];
       if (k != 'r' && k != 'w') throw bad(p, end, "r or w");
       p++;
-      p = expect(p, end, '(', "'(' after " + (char) k);
-      long[] v = new long[4];
+      p = expect(p, end, '(', k == 'r' ? "'(' after r" : "'(' after w");
+      long[] v = fields;
       for (int f = 0; f < 4; f++) {
         int s = p;
         boolean neg = f == 3 && p < end && buf[p] == '-';
@@ -110,7 +118,7 @@ public final class PlumeText {
               + "; a transaction id is 0 or more, or -1 for an aborted operation");
         }
         v[f] = neg ? -1 : x;
-        p = expect(p, end, f < 3 ? ',' : ')', f < 3 ? "',' after the " + FIELD[f] : "')' after the txn");
+        p = expect(p, end, f < 3 ? ',' : ')', AFTER[f]);
       }
       if (p != end) {
         throw errAt(line, col(p), "unexpected " + (buf[p] == ' ' || buf[p] == '\t' ? "a space" : describe(p))
@@ -120,7 +128,12 @@ public final class PlumeText {
       pos = e;
     }
 
+    /** The line's key, value, session and txn (one array for every line). */
+    private final long[] fields = new long[4];
+
     private static final String[] FIELD = {"key", "value", "session", "txn"};
+    /** What must follow each field (constants: a message is built only when one is wrong). */
+    private static final String[] AFTER = {"',' after the key", "',' after the value", "',' after the session", "')' after the txn"};
 
     private int compare(int from, String max) {
       for (int i = 0; i < max.length(); i++) {
@@ -167,8 +180,13 @@ public final class PlumeText {
         } else if (sessionOf.get(t) != session) {
           throw new HistoryException("line " + line + ": txn " + txn + " is in session " + session + " here, but in session "
               + sessionOf.get(t) + " at line " + b.txnTag(t) + "; a transaction belongs to one session");
+        } else if (t != current && b.streaming()) {
+          throw new TxnBuffer.NotStreamable("txn " + txn + " goes on at line " + line + ", after other transactions' lines");
         }
       }
+      // A line of another transaction: the one before is complete (its lines come together).
+      if (t != current && b.streaming()) b.flushBefore(t, base + pos);
+      current = t;
       b.op(t, kind, key, null, value, null, kind == OpRecord.READ && value == 0, line);
     }
 
@@ -180,13 +198,27 @@ public final class PlumeText {
     }
 
     private void finish(OpSink sink) {
+      if (b.streaming()) {
+        b.finishStream();
+        return;
+      }
       b.seal();
-      b.dropInitialZeros(i -> "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf.get(b.opTxn(i)) + ","
-          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
-          + " than write 0s");
+      b.dropInitialZeros(this::zeroRefusal);
       b.renameAbortedDuplicates();
-      b.emit(sink, t -> (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
-          + " of session " + sessionOf.get(t) + ", line " + b.txnTag(t));
+      b.emit(sink, this::origin);
+    }
+
+    /** Where transaction t came from, for messages. */
+    private String origin(int t) {
+      return (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
+          + " of session " + sessionOf.get(t) + ", line " + b.txnTag(t);
+    }
+
+    /** Why op i, a write of 0 in a transaction that does more, is refused. */
+    private String zeroRefusal(int i) {
+      return "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf.get(b.opTxn(i)) + ","
+          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
+          + " than write 0s";
     }
   }
 

@@ -5,7 +5,6 @@ import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
 import isocheck.util.ByteList;
-import isocheck.util.IntList;
 import isocheck.util.LongList;
 import java.util.ArrayList;
 
@@ -38,10 +37,17 @@ final class TxnBuffer {
   /** A position per transaction (line, byte offset, id), for its reader's messages. */
   private final LongList txnTag = new LongList();
 
-  private final IntList opTxn = new IntList(1024);
-  private final ByteList opKind = new ByteList();
-  private final ByteList opFlags = new ByteList();
-  private final LongList opKey = new LongList(1024), opVal = new LongList(1024), opTag = new LongList(1024);
+  /**
+   * The ops, column by column, in chunks of {@link #CHUNK}: a column grows by a chunk, never by
+   * copying itself (a history of 2*10^7 micro-ops kept a third of its doubled arrays spare, and
+   * the copies' garbage besides), and {@link #emit} drops each chunk once all its ops are handed
+   * on, so that the buffer shrinks as the history builder grows.
+   */
+  private static final int SHIFT = 16, CHUNK = 1 << SHIFT, MASK = CHUNK - 1;
+  private int[][] opTxn = new int[16][];
+  private byte[][] opKind = new byte[16][], opFlags = new byte[16][];
+  private long[][] opKey = new long[16][], opVal = new long[16][], opTag = new long[16][];
+  private int nOps;
   private final ArrayList<Object> objs = new ArrayList<>();
 
   /** After {@link #seal}: the ops of transaction t are order[start[t] .. start[t + 1]). */
@@ -50,6 +56,7 @@ final class TxnBuffer {
   /** Starts a transaction of {@code session} with status {@link OpType#OK}, FAIL or INFO; returns its number. */
   int txn(Object session, int status, long tag) {
     int t = this.session.size();
+    if (stream != null) txnOpStart.add(nOps);
     this.session.add(session);
     this.status.add((byte) status);
     dropped.add((byte) 0);
@@ -71,9 +78,21 @@ final class TxnBuffer {
    * {@code val}, or nil (a read of the initial value) when {@code nil}. Returns the op's number.
    */
   int op(int t, byte kind, long key, Object keyObj, long val, Object valObj, boolean nil, long tag) {
-    int i = opKind.size();
-    opTxn.add(t);
-    opKind.add(kind);
+    int i = nOps;
+    // A Long is kept as a long: one key or value, one representation (renameAbortedDuplicates compares them).
+    if (keyObj instanceof Long l) {
+      key = l;
+      keyObj = null;
+    }
+    if (valObj instanceof Long l) {
+      val = l;
+      valObj = null;
+    }
+    if ((i & MASK) == 0) newChunk(i >>> SHIFT);
+    int c = i >>> SHIFT, j = i & MASK;
+    nOps++;
+    opTxn[c][j] = t;
+    opKind[c][j] = kind;
     byte f = 0;
     if (keyObj != null) {
       f |= KEY_OBJ;
@@ -86,47 +105,81 @@ final class TxnBuffer {
       val = objs.size();
       objs.add(valObj);
     }
-    opFlags.add(f);
-    opKey.add(key);
-    opVal.add(val);
-    opTag.add(tag);
+    opFlags[c][j] = f;
+    opKey[c][j] = key;
+    opVal[c][j] = val;
+    opTag[c][j] = tag;
     return i;
   }
 
-  int opCount() { return opKind.size(); }
-  int opTxn(int i) { return opTxn.get(i); }
-  byte kind(int i) { return opKind.get(i); }
-  long opTag(int i) { return opTag.get(i); }
-  boolean keyIsLong(int i) { return (opFlags.get(i) & KEY_OBJ) == 0; }
-  long keyLong(int i) { return opKey.get(i); }
-  Object key(int i) { return keyIsLong(i) ? (Object) opKey.get(i) : objs.get((int) opKey.get(i)); }
-  boolean isNil(int i) { return (opFlags.get(i) & VAL_NIL) != 0; }
-  boolean valueIsLong(int i) { return (opFlags.get(i) & (VAL_OBJ | VAL_NIL)) == 0; }
-  long valueLong(int i) { return opVal.get(i); }
-  Object value(int i) { return isNil(i) ? null : valueIsLong(i) ? (Object) opVal.get(i) : objs.get((int) opVal.get(i)); }
+  private void newChunk(int c) {
+    if (c == opTxn.length) {
+      int n = c * 2;
+      opTxn = java.util.Arrays.copyOf(opTxn, n);
+      opKind = java.util.Arrays.copyOf(opKind, n);
+      opFlags = java.util.Arrays.copyOf(opFlags, n);
+      opKey = java.util.Arrays.copyOf(opKey, n);
+      opVal = java.util.Arrays.copyOf(opVal, n);
+      opTag = java.util.Arrays.copyOf(opTag, n);
+    }
+    opTxn[c] = new int[CHUNK];
+    opKind[c] = new byte[CHUNK];
+    opFlags[c] = new byte[CHUNK];
+    opKey[c] = new long[CHUNK];
+    opVal[c] = new long[CHUNK];
+    opTag[c] = new long[CHUNK];
+  }
+
+  private byte flags(int i) { return opFlags[i >>> SHIFT][i & MASK]; }
+  private void setFlags(int i, int f) { opFlags[i >>> SHIFT][i & MASK] = (byte) f; }
+
+  int opCount() { return nOps; }
+  int opTxn(int i) { return opTxn[i >>> SHIFT][i & MASK]; }
+  byte kind(int i) { return opKind[i >>> SHIFT][i & MASK]; }
+  long opTag(int i) { return opTag[i >>> SHIFT][i & MASK]; }
+  boolean keyIsLong(int i) { return (flags(i) & KEY_OBJ) == 0; }
+  long keyLong(int i) { return opKey[i >>> SHIFT][i & MASK]; }
+  Object key(int i) { return keyIsLong(i) ? (Object) keyLong(i) : objs.get((int) keyLong(i)); }
+  boolean isNil(int i) { return (flags(i) & VAL_NIL) != 0; }
+  boolean valueIsLong(int i) { return (flags(i) & (VAL_OBJ | VAL_NIL)) == 0; }
+  long valueLong(int i) { return opVal[i >>> SHIFT][i & MASK]; }
+  Object value(int i) { return isNil(i) ? null : valueIsLong(i) ? (Object) valueLong(i) : objs.get((int) valueLong(i)); }
   /** Makes op i a read of the initial value. */
-  void setNil(int i) { opFlags.set(i, (byte) (opFlags.get(i) | VAL_NIL)); }
+  void setNil(int i) { setFlags(i, flags(i) | VAL_NIL); }
   /** Replaces op i's value by the long v. */
   void setValue(int i, long v) {
-    opFlags.set(i, (byte) (opFlags.get(i) & ~(VAL_OBJ | VAL_NIL)));
-    opVal.set(i, v);
+    setFlags(i, flags(i) & ~(VAL_OBJ | VAL_NIL));
+    opVal[i >>> SHIFT][i & MASK] = v;
   }
 
   /** Groups the ops by transaction, keeping their order; then {@link #first}/{@link #end}/{@link #at} walk them. */
   void seal() {
-    int n = session.size(), m = opKind.size();
+    int n = session.size(), m = nOps;
     start = new int[n + 1];
-    for (int i = 0; i < m; i++) start[opTxn.get(i) + 1]++;
+    boolean grouped = true;
+    int last = 0;
+    for (int i = 0; i < m; i++) {
+      int t = opTxn(i);
+      start[t + 1]++;
+      if (t < last) grouped = false;
+      last = t;
+    }
     for (int t = 0; t < n; t++) start[t + 1] += start[t];
+    // Each transaction's ops together, in transaction order (every format but a Plume file
+    // whose transactions interleave): the ops are in order already.
+    if (grouped) {
+      order = null;
+      return;
+    }
     int[] next = java.util.Arrays.copyOf(start, n);
     order = new int[m];
-    for (int i = 0; i < m; i++) order[next[opTxn.get(i)]++] = i;
+    for (int i = 0; i < m; i++) order[next[opTxn(i)]++] = i;
   }
 
   /** After {@link #seal}: the ops of t are at(first(t)) .. at(end(t) - 1). */
   int first(int t) { return start[t]; }
   int end(int t) { return start[t + 1]; }
-  int at(int j) { return order[j]; }
+  int at(int j) { return order == null ? j : order[j]; }
 
   /** Whether transaction t writes and only writes, every value the long 0 (the initial transaction of formats where 0 is the initial value). */
   boolean writesOnlyZeros(int t) {
@@ -169,10 +222,26 @@ final class TxnBuffer {
    * unique per key. Call after {@link #seal}; returns how many were renamed.
    */
   int renameAbortedDuplicates() {
-    java.util.HashSet<java.util.List<Object>> taken = new java.util.HashSet<>();
-    int n = opKind.size();
+    int n = nOps;
+    // Only the aborted writes' pairs can need a new name, and only a committed write of one of
+    // them (or of a name given, a string) can take it: so the committed writes are looked up
+    // among the aborted ones (a few, usually) rather than each boxed into a set of their own.
+    java.util.HashSet<java.util.List<Object>> aborted = new java.util.HashSet<>();
+    LongPairs abortedLongs = new LongPairs();
     for (int i = 0; i < n; i++) {
-      if (kind(i) == OpRecord.WRITE && status(opTxn(i)) != OpType.FAIL && dropped.get(opTxn(i)) == 0) {
+      if (abortedWrite(i)) {
+        if (keyIsLong(i) && valueIsLong(i)) abortedLongs.add(keyLong(i), valueLong(i));
+        else aborted.add(java.util.List.of(key(i), value(i)));
+      }
+    }
+    if (aborted.isEmpty() && abortedLongs.size() == 0) return 0;
+    java.util.HashSet<java.util.List<Object>> taken = new java.util.HashSet<>();
+    for (int i = 0; i < n; i++) {
+      if (kind(i) != OpRecord.WRITE || status(opTxn(i)) == OpType.FAIL || dropped.get(opTxn(i)) != 0) continue;
+      if (keyIsLong(i) && valueIsLong(i)) {
+        if (abortedLongs.contains(keyLong(i), valueLong(i))) taken.add(java.util.List.of(key(i), value(i)));
+      } else {
+        // An object value (a string) may also be a name given below: keep them all.
         taken.add(java.util.List.of(key(i), value(i)));
       }
     }
@@ -186,8 +255,8 @@ final class TxnBuffer {
         if (taken.add(java.util.List.of(key(i), v))) continue;
         String name = v + "/aborted";
         for (int k = 2; !taken.add(java.util.List.of(key(i), name)); k++) name = v + "/aborted-" + k;
-        opFlags.set(i, (byte) ((opFlags.get(i) & ~VAL_NIL) | VAL_OBJ));
-        opVal.set(i, objs.size());
+        setFlags(i, (flags(i) & ~VAL_NIL) | VAL_OBJ);
+        opVal[i >>> SHIFT][i & MASK] = objs.size();
         objs.add(name);
         renamed++;
       }
@@ -195,35 +264,226 @@ final class TxnBuffer {
     return renamed;
   }
 
-  /** Hands the transactions not dropped, in order, to {@code sink} as completion ops, then ends it. */
+  private boolean abortedWrite(int i) {
+    return kind(i) == OpRecord.WRITE && status(opTxn(i)) == OpType.FAIL && dropped.get(opTxn(i)) == 0;
+  }
+
+  /** A set of pairs of longs (open addressing). */
+  private static final class LongPairs {
+    private long[] a = new long[32], b = new long[32];
+    private boolean[] used = new boolean[32];
+    private int size;
+
+    int size() { return size; }
+
+    private int slot(long x, long y) {
+      long h = x * 0x9E3779B97F4A7C15L + y * 0xC2B2AE3D27D4EB4FL;
+      h ^= h >>> 29;
+      int mask = a.length - 1;
+      int i = (int) h & mask;
+      while (used[i] && (a[i] != x || b[i] != y)) i = (i + 1) & mask;
+      return i;
+    }
+
+    boolean contains(long x, long y) { return used[slot(x, y)]; }
+
+    void add(long x, long y) {
+      int i = slot(x, y);
+      if (used[i]) return;
+      used[i] = true;
+      a[i] = x;
+      b[i] = y;
+      if (++size * 2 > a.length) {
+        long[] oa = a, ob = b;
+        boolean[] ou = used;
+        a = new long[oa.length * 2];
+        b = new long[oa.length * 2];
+        used = new boolean[oa.length * 2];
+        size = 0;
+        for (int k = 0; k < oa.length; k++) if (ou[k]) add(oa[k], ob[k]);
+      }
+    }
+  }
+
+  /**
+   * Hands the transactions not dropped, in order, to {@code sink} as completion ops, then ends
+   * it. The last thing done with the buffer: it lets go of its ops as they are handed on.
+   */
   void emit(OpSink sink, Origin origin) {
     if (start == null) seal();
     OpRecord r = new OpRecord();
+    OpRecord.Origin where = t -> origin.of((int) t);
     long ordinal = 0;
+    // Ops handed on (or dropped) per chunk: a chunk whose ops are all done is let go.
+    int[] done = new int[(nOps + MASK) >>> SHIFT];
+    long txns = 0, mops = 0, writes = 0;
     for (int t = 0; t < session.size(); t++) {
       if (dropped.get(t) != 0) continue;
-      r.reset(ordinal);
-      r.index = ordinal;
-      r.type = status.get(t);
-      r.typeRaw = r.type == OpType.OK ? Kw.OK : r.type == OpType.FAIL ? Kw.FAIL : Kw.INFO;
-      r.process = session.get(t);
-      r.hasProcess = true;
-      r.f = Kw.TXN;
-      r.valueShape = OpRecord.VALUE_TXN;
-      r.origin = origin.of(t);
-      for (int j = first(t); j < end(t); j++) {
-        int i = at(j);
-        byte k = kind(i);
-        r.beginMop(k, k == OpRecord.READ ? Kw.R : Kw.W);
-        if (keyIsLong(i)) r.setKey(keyLong(i));
-        else r.setKey(key(i));
-        if (isNil(i)) r.setValueNil();
-        else if (valueIsLong(i)) r.setValue(valueLong(i));
-        else r.setValueObj(value(i));
+      txns++;
+      mops += end(t) - first(t);
+      for (int j = first(t); j < end(t); j++) if (kind(at(j)) == OpRecord.WRITE) writes++;
+    }
+    sink.sizeHint(txns, mops, writes, 0);
+    for (int t = 0; t < session.size(); t++) {
+      if (dropped.get(t) == 0) {
+        fill(r, t, ordinal++, where, first(t), end(t), order);
+        sink.op(r);
       }
-      sink.op(r);
-      ordinal++;
+      for (int j = first(t); j < end(t); j++) release(done, at(j));
     }
     sink.end();
+  }
+
+  /** Makes r transaction t's completion op, the ordinal-th handed on, its ops order[from..to) (or from..to). */
+  private void fill(OpRecord r, int t, long ordinal, OpRecord.Origin where, int from, int to, int[] order) {
+    r.reset(ordinal);
+    r.index = ordinal;
+    r.type = status.get(t);
+    r.typeRaw = r.type == OpType.OK ? Kw.OK : r.type == OpType.FAIL ? Kw.FAIL : Kw.INFO;
+    r.process = session.get(t);
+    r.hasProcess = true;
+    r.f = Kw.TXN;
+    r.valueShape = OpRecord.VALUE_TXN;
+    r.originFn = where;
+    r.originArg = t;
+    for (int j = from; j < to; j++) {
+      int i = order == null ? j : order[j];
+      byte k = kind(i);
+      r.beginMop(k, k == OpRecord.READ ? Kw.R : Kw.W);
+      if (keyIsLong(i)) r.setKey(keyLong(i));
+      else r.setKey(key(i));
+      if (isNil(i)) r.setValueNil();
+      else if (valueIsLong(i)) r.setValue(valueLong(i));
+      else r.setValueObj(value(i));
+    }
+  }
+
+  // ------------------------------------------------------------------ streaming
+
+  /**
+   * Thrown by a reader streaming its transactions ({@link #stream}) when the file turns out to
+   * need the whole-file reading after all (a transaction's operations apart, a read settled by
+   * a later write): the caller reads it again, whole.
+   */
+  static final class NotStreamable extends RuntimeException {
+    NotStreamable(String why) { super(why, null, false, false); }
+  }
+
+  /** While streaming: where the transactions go, and how they are described. */
+  private OpSink stream;
+  private OpRecord.Origin streamWhere;
+  private java.util.function.IntFunction<String> zeroRefusal;
+  private final OpRecord streamRec = new OpRecord();
+  /** While streaming: each transaction's first op (its ops are together: the reader sees to it). */
+  private final isocheck.util.IntList txnOpStart = new isocheck.util.IntList(1024);
+  /** While streaming: the first transaction not yet handed on, the ops before it let go, and the ordinal next. */
+  private int nextOut, opsOut;
+  private long ordinalOut;
+  /** While streaming: micro-ops and writes handed on; the input's size in bytes (-1: unknown), and whether the sink was told what to expect. */
+  private long mopsOut, writesOut, streamSize = -1;
+  private boolean estimated;
+
+  /**
+   * Hands each transaction on as soon as the reader says it is complete ({@link #flushBefore}),
+   * rather than after the whole file: for a reader whose transactions' operations come
+   * together, whose file needs nothing settled by a later part of it. The reader throws
+   * {@link NotStreamable} when the file turns out otherwise. {@code zeroRefusal}, when not
+   * null, does {@link #dropInitialZeros} transaction by transaction. Aborted writes are not
+   * renamed ({@link #renameAbortedDuplicates}): a history that needs it fails to build (a value
+   * written twice), and is read whole. Call before the first transaction.
+   */
+  void stream(OpSink sink, Origin origin, java.util.function.IntFunction<String> zeroRefusal) {
+    StreamingSink st = StreamingSink.of(sink);
+    if (st != null) streamSize = st.size;
+    this.stream = sink;
+    this.streamWhere = t -> origin.of((int) t);
+    this.zeroRefusal = zeroRefusal;
+  }
+
+  boolean streaming() { return stream != null; }
+
+  /**
+   * While streaming: transactions before t are complete; hands them on. {@code bytes}: how
+   * much of the input is read (-1: not said). A few megabytes in, the sink is told how many
+   * transactions, micro-ops and writes to expect, from those so far and the input's size (the
+   * other tools' formats spend about the same bytes on every operation), so that the history
+   * builder sizes its arrays about once rather than doubling them up to twice what they hold.
+   */
+  void flushBefore(int t, long bytes) {
+    flushBefore(t);
+    if (!estimated && bytes >= ESTIMATE_AFTER && streamSize >= 4 * ESTIMATE_AFTER && ordinalOut > 0) {
+      estimated = true;
+      double f = (double) streamSize / bytes * 1.05;
+      stream.sizeHint((long) (ordinalOut * f) + 16, (long) (mopsOut * f) + 64, (long) (writesOut * f) + 64, 0);
+    }
+  }
+
+  private static final long ESTIMATE_AFTER = 4 << 20;
+
+  /** While streaming: transactions before t are complete; hands them on. */
+  void flushBefore(int t) {
+    while (nextOut < t) {
+      int u = nextOut++;
+      int from = txnOpStart.get(u), to = u + 1 < txnOpStart.size() ? txnOpStart.get(u + 1) : nOps;
+      if (!(zeroRefusal != null && dropZeros(u, from, to))) {
+        // Before the first op: start small, rather than at a guess from the file's size made
+        // for Jepsen's EDN; a few megabytes in, the estimate (above) sizes the arrays.
+        if (ordinalOut == 0 && streamSize >= 4 * ESTIMATE_AFTER) stream.sizeHint(1 << 10, 1 << 14, 1 << 13, 0);
+        fill(streamRec, u, ordinalOut++, streamWhere, from, to, null);
+        mopsOut += to - from;
+        for (int i = from; i < to; i++) if (kind(i) == OpRecord.WRITE) writesOut++;
+        stream.op(streamRec);
+      }
+      opsOut = to;
+      // Let go of the chunks wholly before the ops still to hand on.
+      for (int c = (opsOut >>> SHIFT) - 1; c >= 0 && opTxn[c] != null; c--) {
+        opTxn[c] = null;
+        opKind[c] = null;
+        opFlags[c] = null;
+        opKey[c] = null;
+        opVal[c] = null;
+        opTag[c] = null;
+      }
+    }
+  }
+
+  /** While streaming: every transaction is complete; hands the rest on and ends the sink. */
+  void finishStream() {
+    flushBefore(txnCount());
+    stream.end();
+  }
+
+  /** {@link #dropInitialZeros} for transaction t, ops from..to: whether it is dropped. */
+  private boolean dropZeros(int t, int from, int to) {
+    boolean onlyZeros = from < to;
+    for (int i = from; i < to && onlyZeros; i++) {
+      if (kind(i) != OpRecord.WRITE || !valueIsLong(i) || valueLong(i) != 0) onlyZeros = false;
+    }
+    if (onlyZeros) {
+      drop(t);
+      return true;
+    }
+    for (int i = from; i < to; i++) {
+      if (kind(i) == OpRecord.WRITE && valueIsLong(i) && valueLong(i) == 0) {
+        throw new isocheck.history.HistoryException(zeroRefusal.apply(i) + "; isocheck takes a transaction of nothing but"
+            + " writes of 0 for the initial state (and leaves it out), and cannot tell any other write of 0 from the"
+            + " initial value");
+      }
+    }
+    return false;
+  }
+
+  /** Counts op i as handed on; drops its chunk once every op in it is. The buffer is spent then. */
+  private void release(int[] done, int i) {
+    int c = i >>> SHIFT;
+    int size = Math.min(CHUNK, nOps - (c << SHIFT));
+    if (++done[c] == size) {
+      opTxn[c] = null;
+      opKind[c] = null;
+      opFlags[c] = null;
+      opKey[c] = null;
+      opVal[c] = null;
+      opTag[c] = null;
+    }
   }
 }
