@@ -436,14 +436,7 @@ final class TxnBuffer {
       }
       opsOut = to;
       // Let go of the chunks wholly before the ops still to hand on.
-      for (int c = (opsOut >>> SHIFT) - 1; c >= 0 && opTxn[c] != null; c--) {
-        opTxn[c] = null;
-        opKind[c] = null;
-        opFlags[c] = null;
-        opKey[c] = null;
-        opVal[c] = null;
-        opTag[c] = null;
-      }
+      for (int c = (opsOut >>> SHIFT) - 1; c >= 0 && opTxn[c] != null; c--) dropChunk(c);
     }
   }
 
@@ -477,13 +470,16 @@ final class TxnBuffer {
   private void release(int[] done, int i) {
     int c = i >>> SHIFT;
     int size = Math.min(CHUNK, nOps - (c << SHIFT));
-    if (++done[c] == size) {
-      opTxn[c] = null;
-      opKind[c] = null;
-      opFlags[c] = null;
-      opKey[c] = null;
-      opVal[c] = null;
-      opTag[c] = null;
-    }
+    if (++done[c] == size) dropChunk(c);
+  }
+
+  /** Lets go of chunk c's arrays. */
+  private void dropChunk(int c) {
+    opTxn[c] = null;
+    opKind[c] = null;
+    opFlags[c] = null;
+    opKey[c] = null;
+    opVal[c] = null;
+    opTag[c] = null;
   }
 }
