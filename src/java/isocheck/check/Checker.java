@@ -117,10 +117,47 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> verdicts = new LinkedHashMap<>();
     for (Level l : o.levels) verdicts.put(l, got.get(l));
     consolidate(verdicts, anomalies, h.workload);
+    if (o.certificates) refutations(h, verdicts, anomalies, ms);
     Result r = new Result(h, verdicts, anomalies, stats);
     Object cx = stats.remove(CX_SEARCH);
     r.counterexampleSearch = o.skipCounterexamples() ? "skipped" : cx != null ? (String) cx : "smallest";
     return r;
+  }
+
+  /** The most time the refutations' proofs take, in all. */
+  static final long REFUTATION_MS = 3_000;
+
+  /**
+   * Proofs for the violated serializable, SI and repeatable-read levels of an rw-register history
+   * whose anomalies are all cycles ({@link isocheck.check.si.ConstraintProof}): every version
+   * order closes a cycle the level forbids, for {@code isocheck.verify} to check where a
+   * counterexample rests on orders the search chose. Levels with the same orders share one.
+   */
+  static void refutations(History h, LinkedHashMap<Level, Verdict> verdicts, AnomalySet anomalies, java.util.Map<String, Object> ms) {
+    if (h.workload != History.Workload.REGISTER) return;
+    long t0 = System.nanoTime(), deadline = t0 + REFUTATION_MS * 1_000_000L;
+    java.util.HashMap<String, java.util.Map<String, Object>> byOrders = new java.util.HashMap<>();
+    boolean tried = false;
+    for (java.util.Map.Entry<Level, Verdict> e : verdicts.entrySet()) {
+      Level l = e.getKey();
+      Verdict v = e.getValue();
+      if (v == null || v.value != Verdict.Value.FALSE || !(l.kind == Level.Kind.SER || l.kind == Level.Kind.SI || l == Level.REPEATABLE_READ)) continue;
+      boolean cycles = !v.anomalyTypes.isEmpty();
+      java.util.TreeSet<Integer> hint = new java.util.TreeSet<>();
+      for (String t : v.anomalyTypes) {
+        List<isocheck.report.Anomaly> inst = anomalies.get(t);
+        if (inst.isEmpty() || inst.get(0).cycle == null) cycles = false;
+        else for (int x : inst.get(0).txns) hint.add(x);
+      }
+      if (!cycles) continue;
+      String orders = (l.kind == Level.Kind.SI ? "si-" : "ser-") + l.family;
+      if (!byOrders.containsKey(orders)) {
+        tried = true;
+        byOrders.put(orders, isocheck.check.si.ConstraintProof.of(h, l, hint.stream().mapToInt(Integer::intValue).toArray(), deadline));
+      }
+      v.refutation = byOrders.get(orders);
+    }
+    if (tried) ms.put("refutations", (System.nanoTime() - t0) / 1_000_000L);
   }
 
   /** Where a check's typed counterexample searches leave their kind until the result takes it. */

@@ -39,7 +39,11 @@ public final class Result {
     // Every verdict names its anomaly types in the one severity order (AnomalyOrder).
     for (Map.Entry<Level, Verdict> e : levels.entrySet()) {
       Verdict v = e.getValue();
-      if (v.anomalyTypes.size() > 1) e.setValue(new Verdict(v.value, v.reason, AnomalyOrder.sorted(v.anomalyTypes)));
+      if (v.anomalyTypes.size() <= 1) continue;
+      Verdict sorted = new Verdict(v.value, v.reason, AnomalyOrder.sorted(v.anomalyTypes));
+      sorted.witness = v.witness;
+      sorted.refutation = v.refutation;
+      e.setValue(sorted);
     }
     this.levels = levels;
     this.anomalies = anomalies;
@@ -206,6 +210,11 @@ public final class Result {
     m.put("levels", lv);
     LinkedHashMap<Object, Object> certs = certificates();
     if (!certs.isEmpty()) m.put("certificates", certs);
+    LinkedHashMap<Object, Object> refs = new LinkedHashMap<>();
+    for (Map.Entry<Level, Verdict> e : levels.entrySet()) {
+      if (e.getValue().value == Verdict.Value.FALSE && e.getValue().refutation != null) refs.put(new Kw(e.getKey().id), e.getValue().refutation);
+    }
+    if (!refs.isEmpty()) m.put("refutations", refs);
     if (valid == Verdict.Value.UNKNOWN) m.put("unknown-reason", commonReason() != null ? commonReason() : String.join("; ", reasons));
     m.put("counterexamples", cx);
     m.put("counterexample-search", new Kw(counterexampleSearch));

@@ -16,6 +16,12 @@ public final class Verdict {
    * (serializable and snapshot-isolation levels), or null when none was kept.
    */
   public Witness witness;
+  /**
+   * When the level is violated and its counterexamples rest on write orders the search chose: a
+   * proof that every version order closes a cycle the level forbids (the result's
+   * {@code :refutations}, isocheck.check.si.ConstraintProof), or null.
+   */
+  public java.util.Map<String, Object> refutation;
 
   public Verdict(Value value, String reason, List<String> anomalyTypes) {
     this.value = value;

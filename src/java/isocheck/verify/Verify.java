@@ -135,6 +135,9 @@ public final class Verify {
         line = "no certificate";
       } else if (Boolean.FALSE.equals(valid)) {
         line = refute(f, level, (Map<?, ?>) e.getValue(), result.get("anomalies"), evidence);
+        Object refs = result.get("refutations");
+        Object proof = refs instanceof Map ? ((Map<?, ?>) refs).get(level) : null;
+        if (line.startsWith("refutation not certified") && proof != null) line = proof(f, level, proof, evidence, line);
         if (line.startsWith("NOT")) o.status = REJECTED;
       } else {
         line = "unknown: nothing to certify";
@@ -241,6 +244,26 @@ public final class Verify {
       return "refutation not certified (" + (first != null ? first : "no counterexample among its anomalies" + (types instanceof List ? ": " + types : "")) + ")";
     }
     return "refutation not certified (" + first + ")";
+  }
+
+  /**
+   * A violated level's :refutations proof ({@link ProofCheck}): every version order closes a
+   * cycle the level forbids. The line, or the one before with why the proof does not check.
+   */
+  private static String proof(Facts f, String level, Object proof, CycleCheck.Evidence[] evidence, String before) {
+    boolean[] r = level.equals("repeatable-read") ? new boolean[] {true, false, false, false} : RULES.get(level);
+    if (r == null || f.append) return before;
+    if (evidence[0] == null) evidence[0] = new CycleCheck.Evidence(f);
+    try {
+      ProofCheck pc = new ProofCheck(f, evidence[0], r[0], r[1], r[2], r[3]);
+      pc.check(proof, 0);
+      if (pc.splits == 0) return "refuted (the history's facts close a cycle, whatever the version order; checked on the history)";
+      return String.format("refuted (every version order closes a cycle: %s%d %s on two writers' order, %d %s in all; checked on the history)",
+          pc.derivations == 0 ? "" : pc.derivations + " write " + (pc.derivations == 1 ? "order" : "orders") + " derived, each because its reverse closes one, then ",
+          pc.splits, pc.splits == 1 ? "case" : "cases", pc.leaves, pc.leaves == 1 ? "cycle" : "cycles");
+    } catch (CycleCheck.Unproven u) {
+      return before.substring(0, before.length() - 1) + "; its proof does not check: " + u.getMessage() + ")";
+    }
   }
 
   /** Adya's levels forbid cycles of some steps only: read uncommitted, of write-write ones (G0); read committed, with reads too (G1c). */

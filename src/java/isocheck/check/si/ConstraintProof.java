@@ -1,0 +1,586 @@
+package isocheck.check.si;
+
+import isocheck.check.Level;
+import isocheck.history.History;
+import isocheck.history.Kw;
+import isocheck.history.OpRecord;
+import isocheck.history.OpType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A refutation that needs no trust in the search (issue 27): for a violated serializable,
+ * snapshot-isolation or repeatable-read level of an rw-register history whose counterexamples
+ * rest on write orders the search chose, a proof that every version order closes a cycle the
+ * level forbids. It is built on the history alone, by its own small search, and checked by
+ * {@code isocheck.verify}, which shares no code with it.
+ *
+ * <p>The constraints are Cobra's (Tan et al., OSDI'20, §3: a polygraph's constraint per pair of
+ * writers of a key): for two committed writers a, b of key x, either a's version comes first
+ * (a →ww b, and every reader of a's version →rw b) or b's does. The facts are the edges the
+ * history shows: reads (wr), read-modify-writes (ww: t read w's version of x, then wrote x),
+ * anti-dependencies from a read of the initial value or of a version a read-modify-write
+ * overwrote, and the process and realtime orders the level includes. A derivation fixes one
+ * order of a constraint because the other closes a cycle with the facts and the orders derived
+ * before it (PolySI's pruning, Huang et al., VLDB'23, §4.2, recorded step by step); a split is a
+ * constraint both of whose orders lead, each after its own derivations, to a cycle (a case split
+ * of the solver's search, made explicit). Snapshot isolation's cycles are those of Viper's
+ * begin/commit graph (Zhang et al., EuroSys'23, Def. 2): no anti-dependency right after a step
+ * that enters its transaction at its commit (an anti-dependency, or GSI's realtime order).
+ *
+ * <p>The proof, in the result map's {@code :refutations} (doc/reports.md): a node is
+ * {@code {:derive [order ...], :split order, :then node, :else node}}, an order
+ * {@code {:key k, :before i, :after j}} (T{@code i}'s write of k before T{@code j}'s). Each
+ * derived order's reverse closes a cycle; under the split order the {@code :then} node holds
+ * (absent: that order closes a cycle at once), under its reverse the {@code :else} node.
+ * Only the derivations some cycle uses are kept. When the facts alone close a cycle (one the
+ * counterexample need not be), the proof is {@code {:derive [], :cycle-through i}}: a cycle
+ * through T{@code i}.
+ */
+public final class ConstraintProof {
+  private final History h;
+  private final int n, keys;
+  private final boolean serial, session, realtime, rtToCommit;
+  private final long deadline;
+  private static final boolean DEBUG = Boolean.getBoolean("isocheck.proof.debug");
+
+  /** Edge kinds: a data or order dependency (enters at begin), an anti-dependency, GSI's realtime (enters at commit). */
+  private static final int D = 0, RW = 1, RTC = 2;
+
+  private final boolean[] committed;
+  /** Per key, its committed writers. */
+  private final int[][] writers;
+  /** Per (key, writer): the :ok transactions that read the writer's last write of the key before writing it themselves. */
+  private final java.util.HashMap<Long, int[]> readersOf = new java.util.HashMap<>();
+  /** Base graph (CSR): nodes 0..n-1 transactions, n+x the initial version of key x. */
+  private int[] off, dst, kind;
+  /** Realtime: committed transactions by invocation, and their invocations. */
+  private int[] byInvoke;
+  private long[] invokes;
+
+  private ConstraintProof(History h, boolean serial, boolean session, boolean realtime, boolean rtToCommit, long deadline) {
+    this.h = h;
+    this.n = h.nTxns;
+    this.keys = h.keyCount();
+    this.serial = serial;
+    this.session = session;
+    this.realtime = realtime;
+    this.rtToCommit = rtToCommit;
+    this.deadline = deadline;
+    committed = new boolean[n];
+    writers = new int[keys][];
+    build();
+  }
+
+  /** The largest history a proof is tried on, and the most constraints. */
+  static final int MAX_TXNS = 20_000, MAX_CONSTRAINTS = 20_000;
+
+  /**
+   * The proof that level l is violated (the refutation's data, for {@code :refutations}), or
+   * null: not an rw-register history, a level without such proofs, the facts alone closing a
+   * cycle (the counterexample then needs none), or none found before the deadline. hint: the
+   * counterexamples' transactions, whose constraints are split first.
+   */
+  public static Map<String, Object> of(History h, Level l, int[] hint, long deadline) {
+    if (h.workload != History.Workload.REGISTER || h.nTxns > MAX_TXNS) return null;
+    boolean serial = l.kind == Level.Kind.SER || l == Level.REPEATABLE_READ;
+    if (!serial && l.kind != Level.Kind.SI) return null;
+    boolean session = l.family == Level.Family.PROCESS || l.family == Level.Family.REALTIME;
+    boolean realtime = l.family == Level.Family.REALTIME || l.family == Level.Family.COMMIT_REALTIME;
+    ConstraintProof p = new ConstraintProof(h, serial, session, realtime, l.family == Level.Family.COMMIT_REALTIME, deadline);
+    return p.prove(hint);
+  }
+
+  // ------------------------------------------------------------------ the facts
+
+  private int lastWrite(int t, int x) {
+    for (int m = h.mopEnd(t) - 1; m >= h.mopStart(t); m--) if (h.mopKind(m) == OpRecord.WRITE && h.mopKey(m) == x) return m;
+    return -1;
+  }
+
+  /** Whether read m is external: its transaction wrote its key in no mop before it. */
+  private boolean external(int m) {
+    int t = h.mopTxn(m), x = h.mopKey(m);
+    for (int p = h.mopStart(t); p < m; p++) if (h.mopKind(p) == OpRecord.WRITE && h.mopKey(p) == x) return false;
+    return true;
+  }
+
+  private int writerTxn(int x, int v) {
+    if (v == History.NIL) return -1;
+    int w = h.writerMop(x, v);
+    return w < 0 ? -1 : h.mopTxn(w);
+  }
+
+  private static long pk(int x, int t) { return ((long) x << 32) | (t & 0xffffffffL); }
+
+  private void build() {
+    // Committed: :ok, or not :fail with a write an :ok transaction read.
+    for (int t = 0; t < n; t++) committed[t] = h.isOk(t);
+    for (int t = 0; t < n; t++) {
+      if (!h.isOk(t)) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int w = writerTxn(h.mopKey(m), h.mopVal(m));
+        if (w >= 0 && w != t && h.status(w) != OpType.FAIL) committed[w] = true;
+      }
+    }
+    List<List<Integer>> ws = new ArrayList<>();
+    for (int x = 0; x < keys; x++) ws.add(new ArrayList<>());
+    for (int t = 0; t < n; t++) {
+      if (!committed[t]) continue;
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) == OpRecord.WRITE && lastWrite(t, h.mopKey(m)) == m) ws.get(h.mopKey(m)).add(t);
+      }
+    }
+    for (int x = 0; x < keys; x++) writers[x] = ws.get(x).stream().mapToInt(Integer::intValue).toArray();
+    // Readers of each version (its writer's last write), and read-modify-writes.
+    java.util.HashMap<Long, List<Integer>> rd = new java.util.HashMap<>(), rmw = new java.util.HashMap<>();
+    List<long[]> el = new ArrayList<>();
+    for (int r = 0; r < n; r++) {
+      if (!h.isOk(r)) continue;
+      for (int m = h.mopStart(r); m < h.mopEnd(r); m++) {
+        if (h.mopKind(m) != OpRecord.READ) continue;
+        int x = h.mopKey(m), v = h.mopVal(m), w = writerTxn(x, v);
+        if (w >= 0 && w != r && committed[w]) el.add(new long[] {w, r, D}); // wr
+        if (!external(m)) continue;
+        boolean writesAfter = lastWrite(r, x) > m;
+        if (v == History.NIL) {
+          rd.computeIfAbsent(pk(x, -1), k -> new ArrayList<>()).add(r);
+          if (writesAfter) rmw.computeIfAbsent(pk(x, -1), k -> new ArrayList<>()).add(r);
+        } else if (w >= 0 && w != r && committed[w] && h.writerMop(x, v) == lastWrite(w, x)) {
+          rd.computeIfAbsent(pk(x, w), k -> new ArrayList<>()).add(r);
+          if (writesAfter) {
+            rmw.computeIfAbsent(pk(x, w), k -> new ArrayList<>()).add(r);
+            el.add(new long[] {w, r, D}); // ww: r read w's version, then wrote the key
+          }
+        }
+      }
+    }
+    for (Map.Entry<Long, List<Integer>> e : rd.entrySet()) {
+      long key = e.getKey();
+      int x = (int) (key >>> 32), w = (int) key;
+      List<Integer> succ = rmw.getOrDefault(key, List.of());
+      readersOf.put(key, e.getValue().stream().mapToInt(Integer::intValue).toArray());
+      for (int r : e.getValue()) {
+        if (w == -1) {
+          // A read of the initial value precedes every write of the key: through the key's node to
+          // those that did not read the initial value, directly to those that did (none reaches itself).
+          el.add(new long[] {r, n + x, RW});
+          for (int s : succ) if (s != r) el.add(new long[] {r, s, RW});
+        } else {
+          for (int s : succ) if (s != r) el.add(new long[] {r, s, RW});
+        }
+      }
+    }
+    for (int x = 0; x < keys; x++) {
+      List<Integer> succ = rmw.getOrDefault(pk(x, -1), List.of());
+      for (int w : writers[x]) if (!succ.contains(w)) el.add(new long[] {n + x, w, D});
+    }
+    if (session) {
+      Integer[] ts = new Integer[n];
+      for (int t = 0; t < n; t++) ts[t] = t;
+      Arrays.sort(ts, java.util.Comparator.comparingInt((Integer t) -> h.session(t)).thenComparingLong(this::when).thenComparingInt(t -> t));
+      int prev = -1;
+      for (int t : ts) {
+        if (!committed[t]) continue;
+        if (prev >= 0 && h.session(prev) == h.session(t)) el.add(new long[] {prev, t, D});
+        prev = t;
+      }
+    }
+    int nodes = n + keys;
+    off = new int[nodes + 1];
+    for (long[] e : el) off[(int) e[0] + 1]++;
+    for (int i = 0; i < nodes; i++) off[i + 1] += off[i];
+    dst = new int[el.size()];
+    kind = new int[el.size()];
+    int[] pos = Arrays.copyOf(off, nodes);
+    for (long[] e : el) {
+      int i = pos[(int) e[0]]++;
+      dst[i] = (int) e[1];
+      kind[i] = (int) e[2];
+    }
+    if (realtime) {
+      int c = 0;
+      for (int t = 0; t < n; t++) if (committed[t] && h.invokeOrdinal(t) >= 0) c++;
+      Integer[] bi = new Integer[c];
+      c = 0;
+      for (int t = 0; t < n; t++) if (committed[t] && h.invokeOrdinal(t) >= 0) bi[c++] = t;
+      Arrays.sort(bi, java.util.Comparator.comparingLong(h::invokeOrdinal));
+      byInvoke = new int[c];
+      invokes = new long[c];
+      for (int i = 0; i < c; i++) {
+        byInvoke[i] = bi[i];
+        invokes[i] = h.invokeOrdinal(bi[i]);
+      }
+    }
+  }
+
+  private long when(int t) { return h.invokeOrdinal(t) >= 0 ? h.invokeOrdinal(t) : h.completeOrdinal(t); }
+
+  private boolean writes(int t, int x) { return lastWrite(t, x) >= 0; }
+
+  // ------------------------------------------------------------------ orders and cycles
+
+  /** An order: key x, a's write before b's; a derivation (uses: the orders its cycle took) or a split's choice. */
+  private static final class Order {
+    final int x, a, b, id;
+    int[] uses = new int[0];
+    Order(int x, int a, int b, int id) { this.x = x; this.a = a; this.b = b; this.id = id; }
+  }
+
+  private final List<Order> orders = new ArrayList<>();
+  /** Per node, the edges of the orders assumed: {dst, kind, order id}, stacked. */
+  private final ArrayList<ArrayList<int[]>> extra = new ArrayList<>();
+  /** The tails of the edges pushed, in order, to pop them. */
+  private final ArrayList<Integer> pushed = new ArrayList<>();
+
+  private int[] readers(int x, int a) {
+    int[] r = readersOf.get(pk(x, a));
+    return r == null ? new int[0] : r;
+  }
+
+  private void addEdge(int u, int v, int k, int id) {
+    while (extra.size() <= u) extra.add(null);
+    if (extra.get(u) == null) extra.set(u, new ArrayList<>());
+    extra.get(u).add(new int[] {v, k, id});
+    pushed.add(u);
+  }
+
+  /** Assumes order o: a →ww b, and each reader of a's version →rw b. */
+  private void assume(Order o) {
+    addEdge(o.a, o.b, D, o.id);
+    for (int r : readers(o.x, o.a)) if (r != o.b) addEdge(r, o.b, RW, o.id);
+  }
+
+  private void popTo(int size) {
+    while (pushed.size() > size) {
+      int u = pushed.remove(pushed.size() - 1);
+      ArrayList<int[]> l = extra.get(u);
+      l.remove(l.size() - 1);
+    }
+  }
+
+  /**
+   * Whether assuming "a's write of x before b's" closes a cycle with the facts and the orders
+   * assumed: the order's edges all enter b, so b reaches one of their tails. The ids of the
+   * orders the cycle takes (with -2 for this one), or null.
+   */
+  private int[] closes(int x, int a, int b) {
+    int[] r = readers(x, a);
+    if (serial) {
+      return search(b, false, a, r);
+    }
+    // Begin/commit: a →ww b enters b at its begin, so begin(b) must reach a (either end); a
+    // reader's →rw b enters b at its commit, so commit(b) must reach the reader's begin.
+    int[] u = search(b, false, a, new int[0]);
+    return u != null ? u : search(b, true, -1, r);
+  }
+
+  private int[] parent;
+  private int[] parentId;
+  private int[] queue;
+
+  /**
+   * BFS over (node, entered-at-commit) states from (src, atCommit). Targets: node a in either
+   * state, or any of rs (not src) at its begin (serializable: one state). The order ids on the
+   * path, or null.
+   */
+  private int[] search(int src, boolean atCommit, int a, int[] rs) {
+    if (System.nanoTime() > deadline) throw new OutOfTime();
+    int nodes = n + keys, states = 2 * nodes;
+    if (parent == null) {
+      parent = new int[states];
+      parentId = new int[states];
+      queue = new int[states];
+    }
+    Arrays.fill(parent, -2);
+    boolean[] target = new boolean[nodes];
+    if (a >= 0) target[a] = true;
+    boolean[] rTarget = new boolean[nodes];
+    for (int r : rs) if (r != src) rTarget[r] = true;
+    int s0 = 2 * src + (atCommit ? 1 : 0);
+    parent[s0] = -1;
+    int qh = 0, qt = 0;
+    queue[qt++] = s0;
+    int rtNext = byInvoke == null ? 0 : byInvoke.length; // positions at or after it are enqueued
+    while (qh < qt) {
+      int s = queue[qh++];
+      int u = s >> 1;
+      boolean commit = (s & 1) == 1;
+      if (s != s0 && (target[u] || rTarget[u] && (serial || !commit))) return path(s);
+      for (int i = off[u]; i < off[u + 1]; i++) {
+        if (kind[i] == RW && commit && !serial) continue;
+        int v = dst[i], sv = 2 * v + (serial ? 0 : u >= n ? (commit ? 1 : 0) : kind[i] == D ? 0 : 1); // the initial version's node keeps the state
+        if (parent[sv] != -2) continue;
+        parent[sv] = s;
+        parentId[sv] = -1;
+        queue[qt++] = sv;
+      }
+      if (u < extra.size() && extra.get(u) != null) {
+        for (int[] e : extra.get(u)) {
+          if (e[1] == RW && commit && !serial) continue;
+          int sv = 2 * e[0] + (serial ? 0 : e[1] == D ? 0 : 1);
+          if (parent[sv] != -2) continue;
+          parent[sv] = s;
+          parentId[sv] = e[2];
+          queue[qt++] = sv;
+        }
+      }
+      if (realtime && u < n && h.isOk(u) && h.completeOrdinal(u) >= 0) {
+        long c = h.completeOrdinal(u);
+        int lo = 0, hi = byInvoke.length;
+        while (lo < hi) {
+          int mid = (lo + hi) >>> 1;
+          if (invokes[mid] > c) hi = mid;
+          else lo = mid + 1;
+        }
+        int bit = serial || !rtToCommit ? 0 : 1;
+        for (int i = lo; i < rtNext; i++) {
+          int sv = 2 * byInvoke[i] + bit;
+          if (parent[sv] != -2) continue;
+          parent[sv] = s;
+          parentId[sv] = -1;
+          queue[qt++] = sv;
+        }
+        rtNext = Math.min(rtNext, lo);
+      }
+    }
+    return null;
+  }
+
+  private int[] path(int s) {
+    java.util.TreeSet<Integer> ids = new java.util.TreeSet<>();
+    for (int x = s; parent[x] >= 0; x = parent[x]) if (parentId[x] >= 0) ids.add(parentId[x]);
+    return ids.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private static final class OutOfTime extends RuntimeException {
+    OutOfTime() { super(null, null, false, false); }
+  }
+
+  // ------------------------------------------------------------------ the search for a proof
+
+  /** A constraint: two committed writers of key x, a &lt; b. */
+  private int[][] constraints;
+  private boolean[] decided;
+
+  /** A node of the proof: its derivations, its split (the constraint), and its branches (null: closes at once). */
+  private static final class Node {
+    final List<Order> derived = new ArrayList<>();
+    Order split;
+    int[] usesThen, usesElse;
+    Node then, other;
+  }
+
+  private Map<String, Object> prove(int[] hint) {
+    try {
+      int through = cyclicFacts();
+      if (through >= 0) {
+        // The facts alone close a cycle (one the counterexample may not be): it is the proof.
+        LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+        m.put("derive", List.of());
+        m.put("cycle-through", h.displayIndex(through));
+        return m;
+      }
+      List<int[]> cs = new ArrayList<>();
+      for (int x = 0; x < keys; x++) {
+        int[] w = writers[x];
+        for (int i = 0; i < w.length; i++) {
+          for (int j = i + 1; j < w.length; j++) cs.add(new int[] {x, w[i], w[j]});
+        }
+        if (cs.size() > MAX_CONSTRAINTS) return null;
+      }
+      constraints = cs.toArray(new int[0][]);
+      decided = new boolean[constraints.length];
+      boolean[] near = new boolean[n];
+      if (hint != null) for (int t : hint) if (t >= 0 && t < n) near[t] = true;
+      Node root = null;
+      for (int depth = 0; depth <= 2 && root == null; depth++) root = solve(depth, near);
+      if (DEBUG) System.err.println("proof: " + constraints.length + " constraints, " + orders.size() + " orders tried, found " + (root != null));
+      if (root == null) return null;
+      java.util.HashSet<Integer> needed = new java.util.HashSet<>();
+      need(root, needed);
+      return data(root, needed);
+    } catch (OutOfTime e) {
+      return null;
+    }
+  }
+
+  /** A transaction on a cycle of the facts alone, or -1. */
+  private int cyclicFacts() {
+    // Each fact's edge u → v closes a cycle when v reaches u; one search per transaction is
+    // too much, so look for a cycle once by colouring (iterative DFS over states).
+    int nodes = n + keys, states = 2 * nodes;
+    byte[] colour = new byte[states];
+    int[] stack = new int[states], it = new int[states];
+    for (int s0 = 0; s0 < states; s0++) {
+      if (colour[s0] != 0 || (serial && (s0 & 1) == 1)) continue;
+      int sp = 0;
+      stack[sp] = s0;
+      it[sp] = 0;
+      colour[s0] = 1;
+      while (sp >= 0) {
+        if (System.nanoTime() > deadline) throw new OutOfTime();
+        int s = stack[sp], u = s >> 1;
+        boolean commit = (s & 1) == 1;
+        int[] next = successors(u, commit);
+        if (it[sp] < next.length) {
+          int sv = next[it[sp]++];
+          if (colour[sv] == 1) {
+            for (int i = sp; i >= 0; i--) {
+              if (stack[i] >> 1 < n) return stack[i] >> 1;
+              if (stack[i] == sv) break;
+            }
+          }
+          if (colour[sv] == 0) {
+            colour[sv] = 1;
+            stack[++sp] = sv;
+            it[sp] = 0;
+          }
+        } else {
+          colour[s] = 2;
+          sp--;
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** The base successors of a state (realtime listed in full: used only by the facts' cycle test). */
+  private int[] successors(int u, boolean commit) {
+    ArrayList<Integer> out = new ArrayList<>();
+    for (int i = off[u]; i < off[u + 1]; i++) {
+      if (kind[i] == RW && commit && !serial) continue;
+      int bit = serial ? 0 : u >= n ? (commit ? 1 : 0) : kind[i] == D ? 0 : 1;
+      out.add(2 * dst[i] + bit);
+    }
+    if (realtime && u < n && h.isOk(u) && h.completeOrdinal(u) >= 0) {
+      long c = h.completeOrdinal(u);
+      int bit = serial || !rtToCommit ? 0 : 1;
+      for (int i = 0; i < byInvoke.length; i++) if (invokes[i] > c) out.add(2 * byInvoke[i] + bit);
+    }
+    return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  private Order order(int x, int a, int b) {
+    Order o = new Order(x, a, b, orders.size());
+    orders.add(o);
+    return o;
+  }
+
+  /**
+   * Derives what the facts force, then, when no constraint closes a cycle both ways, splits on
+   * a constraint (those of the hint's transactions first) and searches each branch, depth levels
+   * deep. The proof's node, or null. Either way the assumptions it made are undone.
+   */
+  private Node solve(int depth, boolean[] near) {
+    int mark = pushed.size();
+    List<Integer> decidedHere = new ArrayList<>();
+    Node node = new Node();
+    try {
+      if (propagate(node, decidedHere)) return node;
+      if (depth == 0) return null;
+      List<Integer> cand = new ArrayList<>();
+      for (int pass = 0; pass < 3 && cand.size() < 48; pass++) {
+        for (int c = 0; c < constraints.length && cand.size() < 48; c++) {
+          if (decided[c]) continue;
+          int[] k = constraints[c];
+          int close = (near[k[1]] ? 1 : 0) + (near[k[2]] ? 1 : 0);
+          if (close == 2 - pass) cand.add(c);
+        }
+      }
+      for (int c : cand) {
+        int[] k = constraints[c];
+        decided[c] = true;
+        Order yes = order(k[0], k[1], k[2]);
+        int m2 = pushed.size();
+        assume(yes);
+        Node then = solve(depth - 1, near);
+        popTo(m2);
+        if (then != null) {
+          Order no = order(k[0], k[2], k[1]);
+          assume(no);
+          Node other = solve(depth - 1, near);
+          popTo(m2);
+          if (other != null) {
+            node.split = yes;
+            node.then = then;
+            node.other = other;
+            decided[c] = false;
+            return node;
+          }
+        }
+        decided[c] = false;
+      }
+      return null;
+    } finally {
+      for (int c : decidedHere) decided[c] = false;
+      popTo(mark);
+    }
+  }
+
+  /**
+   * Unit propagation: each open constraint one of whose orders closes a cycle gets the other
+   * (a derivation, assumed at once); true when one closes a cycle both ways (node.split).
+   */
+  private boolean propagate(Node node, List<Integer> decidedHere) {
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (int c = 0; c < constraints.length; c++) {
+        if (decided[c]) continue;
+        int[] k = constraints[c];
+        int[] ab = closes(k[0], k[1], k[2]), ba = closes(k[0], k[2], k[1]);
+        if (ab != null && ba != null) {
+          node.split = order(k[0], k[1], k[2]);
+          node.usesThen = ab;
+          node.usesElse = ba;
+          return true;
+        }
+        if (ab == null && ba == null) continue;
+        Order o = ab != null ? order(k[0], k[2], k[1]) : order(k[0], k[1], k[2]);
+        o.uses = ab != null ? ab : ba;
+        decided[c] = true;
+        decidedHere.add(c);
+        node.derived.add(o);
+        assume(o);
+        changed = true;
+      }
+    }
+    return false;
+  }
+
+  /** The derivations the proof's cycles use, transitively. */
+  private void need(Node node, java.util.Set<Integer> needed) {
+    if (node.then != null) need(node.then, needed);
+    if (node.other != null) need(node.other, needed);
+    if (node.usesThen != null) for (int i : node.usesThen) needed.add(i);
+    if (node.usesElse != null) for (int i : node.usesElse) needed.add(i);
+    for (int i = node.derived.size() - 1; i >= 0; i--) {
+      Order o = node.derived.get(i);
+      if (needed.contains(o.id)) for (int u : o.uses) needed.add(u);
+    }
+  }
+
+  private Map<String, Object> data(Node node, java.util.Set<Integer> needed) {
+    LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+    List<Object> ds = new ArrayList<>();
+    for (Order o : node.derived) if (needed.contains(o.id)) ds.add(orderData(o));
+    m.put("derive", ds);
+    m.put("split", orderData(node.split));
+    if (node.then != null) m.put("then", data(node.then, needed));
+    if (node.other != null) m.put("else", data(node.other, needed));
+    return m;
+  }
+
+  private Map<String, Object> orderData(Order o) {
+    LinkedHashMap<String, Object> m = new LinkedHashMap<>();
+    m.put("key", h.key(o.x));
+    m.put("before", h.displayIndex(o.a));
+    m.put("after", h.displayIndex(o.b));
+    return m;
+  }
+}
