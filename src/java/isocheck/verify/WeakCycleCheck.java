@@ -11,7 +11,9 @@ import java.util.List;
  * after Biswas and Enea, OOPSLA'19): among the transactions a counterexample names, the commit
  * order the level needs is cyclic. Every commit order of a level extends session order and
  * reads-from (so (session order ∪ observed)⁺), starts with the initial state, keeps the order of
- * a list's appends that its longest read shows, and, for each read of key x in t3 from t1 and
+ * a list's appends that its longest read shows and puts a writer of the key whose append a read
+ * does not show after every writer it shows (a list read is its key's first appends in the
+ * commit order), and, for each read of key x in t3 from t1 and
  * each other committed writer t2 of x that t3 "sees" by the level's premise (RC: t3 observed t2
  * in an earlier read of another key; RA: t2 precedes t3 in its process or t3 observed it; TCC:
  * t2 precedes t3 causally, over the whole history), puts t2 before t1 (Plume's forced CM
@@ -111,6 +113,23 @@ final class WeakCycleCheck {
         if (f.append && why[i + 1][j + 1] == null) {
           String o = ev.longestOrder(a, b);
           if (o != null) set(why, i + 1, j + 1, o);
+        }
+      }
+    }
+    // List-append: a read's list is the appends of its key's first writers in the commit order,
+    // so a writer of the key whose append it does not show comes after every one it shows.
+    for (int j = 0; f.append && j < k; j++) {
+      int t3 = ts.get(j);
+      for (Read r : reads.get(j)) {
+        for (int i = 0; i < k; i++) {
+          int b = ts.get(i);
+          if (b == t3 || observes(r, b) || !writes(f, b, r.key)) continue;
+          for (int s : r.observed) {
+            Integer from = node.get(s);
+            if (from == null) continue;
+            set(why, from, i + 1, f.name(t3) + "'s read of key " + f.key(r.key) + " shows " + f.name(s) + "'s append and not "
+                + f.name(b) + "'s, which comes later (a list holds its key's first appends in the commit order)");
+          }
         }
       }
     }
