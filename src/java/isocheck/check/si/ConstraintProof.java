@@ -247,6 +247,56 @@ public final class ConstraintProof {
     if (extra.get(u) == null) extra.set(u, new ArrayList<>());
     extra.get(u).add(new int[] {v, k, id});
     pushed.add(u);
+    if (closure == null) return;
+    // Keep the closure: every state that reaches (or is) a source state of the edge now reaches
+    // its target state and all the target reaches.
+    for (int c = 0; c < 2; c++) {
+      if (serial && c == 1 || !serial && k == RW && c == 1) continue;
+      int su = 2 * u + c, sv = 2 * v + (serial ? 0 : k == D ? 0 : 1);
+      long[] rv = closure[sv].clone();
+      rv[sv >>> 6] |= 1L << (sv & 63);
+      for (int t = 0; t < closure.length; t++) {
+        if (t != su && !bit(closure[t], su)) continue;
+        long[] rt = closure[t];
+        for (int w = 0; w < rt.length; w++) rt[w] |= rv[w];
+      }
+    }
+  }
+
+  /**
+   * Per state, the states it reaches (a bitset), kept as orders are assumed; null when the
+   * history is too large for it (then each test is a search).
+   */
+  private long[][] closure;
+
+  /** The largest graph (transactions and keys) whose closure is kept. */
+  static final int MAX_CLOSURE = 3_000;
+
+  private void buildClosure() {
+    int states = 2 * (n + keys);
+    closure = new long[states][];
+    for (int s0 = 0; s0 < states; s0++) {
+      long[] r = new long[(states + 63) >>> 6];
+      closure[s0] = r;
+      if (serial && (s0 & 1) == 1) continue;
+      search(s0 >> 1, (s0 & 1) == 1, -1, new int[0]);
+      for (int s = 0; s < states; s++) if (parent[s] != -2 && s != s0) r[s >>> 6] |= 1L << (s & 63);
+    }
+  }
+
+  /** The assumptions made so far, to go back to: edges pushed and the closure. */
+  private Object[] mark() {
+    long[][] c = null;
+    if (closure != null) {
+      c = new long[closure.length][];
+      for (int i = 0; i < c.length; i++) c[i] = closure[i].clone();
+    }
+    return new Object[] {pushed.size(), c};
+  }
+
+  private void reset(Object[] m) {
+    popTo((Integer) m[0]);
+    if (m[1] != null) closure = (long[][]) m[1];
   }
 
   /** Assumes order o: a →ww b, and each reader of a's version →rw b. */
@@ -280,6 +330,8 @@ public final class ConstraintProof {
   }
 
   private int[] parent;
+  private long searches;
+  private int depthUsed;
   private int[] parentId;
   private int[] queue;
 
@@ -290,6 +342,7 @@ public final class ConstraintProof {
    */
   private int[] search(int src, boolean atCommit, int a, int[] rs) {
     if (System.nanoTime() > deadline) throw new OutOfTime();
+    searches++;
     int nodes = n + keys, states = 2 * nodes;
     if (parent == null) {
       parent = new int[states];
@@ -394,12 +447,19 @@ public final class ConstraintProof {
         if (cs.size() > MAX_CONSTRAINTS) return null;
       }
       constraints = cs.toArray(new int[0][]);
+      long tc = System.nanoTime();
+      if (n + keys <= MAX_CLOSURE) buildClosure();
+      if (DEBUG) System.err.println("closure ms " + (System.nanoTime() - tc) / 1_000_000 + " serial " + serial + " realtime " + realtime + " session " + session + " edges " + dst.length);
+      tc = System.nanoTime();
       decided = new boolean[constraints.length];
       boolean[] near = new boolean[n];
       if (hint != null) for (int t : hint) if (t >= 0 && t < n) near[t] = true;
       Node root = null;
-      for (int depth = 0; depth <= 2 && root == null; depth++) root = solve(depth, near);
-      if (DEBUG) System.err.println("proof: " + constraints.length + " constraints, " + orders.size() + " orders tried, found " + (root != null));
+      for (int depth = 0; depth <= 2 && root == null; depth++) {
+        depthUsed = depth;
+        root = solve(depth, near);
+      }
+      if (DEBUG) System.err.println("proof ms " + (System.nanoTime() - tc) / 1_000_000 + " depth " + depthUsed + ": " + constraints.length + " constraints, " + orders.size() + " orders tried, " + searches + " searches, found " + (root != null));
       if (root == null) return null;
       java.util.HashSet<Integer> needed = new java.util.HashSet<>();
       need(root, needed);
@@ -411,12 +471,14 @@ public final class ConstraintProof {
 
   /** A transaction on a cycle of the facts alone, or -1. */
   private int cyclicFacts() {
-    // Each fact's edge u → v closes a cycle when v reaches u; one search per transaction is
-    // too much, so look for a cycle once by colouring (iterative DFS over states).
-    int nodes = n + keys, states = 2 * nodes;
+    // One search for a cycle, by colouring (iterative DFS over states). Realtime order goes
+    // through a chain of nodes, one per invocation in order (node n + keys + i: it reaches the
+    // i-th invoked transaction and the next node), so it costs as many edges as transactions.
+    int rts = realtime ? byInvoke.length : 0, nodes = n + keys + rts, states = 2 * nodes;
     byte[] colour = new byte[states];
     int[] stack = new int[states], it = new int[states];
-    for (int s0 = 0; s0 < states; s0++) {
+    int[][] frame = new int[states][];
+    for (int s0 = 0; s0 < 2 * n; s0++) {
       if (colour[s0] != 0 || (serial && (s0 & 1) == 1)) continue;
       int sp = 0;
       stack[sp] = s0;
@@ -426,7 +488,8 @@ public final class ConstraintProof {
         if (System.nanoTime() > deadline) throw new OutOfTime();
         int s = stack[sp], u = s >> 1;
         boolean commit = (s & 1) == 1;
-        int[] next = successors(u, commit);
+        if (it[sp] == 0) frame[sp] = successors(u, commit);
+        int[] next = frame[sp];
         if (it[sp] < next.length) {
           int sv = next[it[sp]++];
           if (colour[sv] == 1) {
@@ -449,8 +512,13 @@ public final class ConstraintProof {
     return -1;
   }
 
-  /** The base successors of a state (realtime listed in full: used only by the facts' cycle test). */
+  /** The base successors of a state, realtime through the chain of invocations ({@link #cyclicFacts}). */
   private int[] successors(int u, boolean commit) {
+    int rtBit = serial || !rtToCommit ? 0 : 1;
+    if (u >= n + keys) { // the chain's node of the i-th invocation
+      int i = u - n - keys;
+      return i + 1 < byInvoke.length ? new int[] {2 * byInvoke[i] + rtBit, 2 * (u + 1) + rtBit} : new int[] {2 * byInvoke[i] + rtBit};
+    }
     ArrayList<Integer> out = new ArrayList<>();
     for (int i = off[u]; i < off[u + 1]; i++) {
       if (kind[i] == RW && commit && !serial) continue;
@@ -459,8 +527,13 @@ public final class ConstraintProof {
     }
     if (realtime && u < n && h.isOk(u) && h.completeOrdinal(u) >= 0) {
       long c = h.completeOrdinal(u);
-      int bit = serial || !rtToCommit ? 0 : 1;
-      for (int i = 0; i < byInvoke.length; i++) if (invokes[i] > c) out.add(2 * byInvoke[i] + bit);
+      int lo = 0, hi = byInvoke.length;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (invokes[mid] > c) hi = mid;
+        else lo = mid + 1;
+      }
+      if (lo < byInvoke.length) out.add(2 * (n + keys + lo) + rtBit);
     }
     return out.stream().mapToInt(Integer::intValue).toArray();
   }
@@ -477,7 +550,7 @@ public final class ConstraintProof {
    * deep. The proof's node, or null. Either way the assumptions it made are undone.
    */
   private Node solve(int depth, boolean[] near) {
-    int mark = pushed.size();
+    Object[] mark = mark();
     List<Integer> decidedHere = new ArrayList<>();
     Node node = new Node();
     try {
@@ -496,15 +569,16 @@ public final class ConstraintProof {
         int[] k = constraints[c];
         decided[c] = true;
         Order yes = order(k[0], k[1], k[2]);
-        int m2 = pushed.size();
+        Object[] m2 = mark();
         assume(yes);
         Node then = solve(depth - 1, near);
-        popTo(m2);
+        reset(m2);
         if (then != null) {
           Order no = order(k[0], k[2], k[1]);
+          m2 = mark();
           assume(no);
           Node other = solve(depth - 1, near);
-          popTo(m2);
+          reset(m2);
           if (other != null) {
             node.split = yes;
             node.then = then;
@@ -518,7 +592,7 @@ public final class ConstraintProof {
       return null;
     } finally {
       for (int c : decidedHere) decided[c] = false;
-      popTo(mark);
+      reset(mark);
     }
   }
 
@@ -530,10 +604,14 @@ public final class ConstraintProof {
     boolean changed = true;
     while (changed) {
       changed = false;
+      // The closure says which orders close a cycle; those found are searched again, for the
+      // cycle's orders.
       for (int c = 0; c < constraints.length; c++) {
         if (decided[c]) continue;
         int[] k = constraints[c];
-        int[] ab = closes(k[0], k[1], k[2]), ba = closes(k[0], k[2], k[1]);
+        boolean ab0 = closesFast(k[0], k[1], k[2]), ba0 = closesFast(k[0], k[2], k[1]);
+        if (!ab0 && !ba0) continue;
+        int[] ab = ab0 ? closes(k[0], k[1], k[2]) : null, ba = ba0 ? closes(k[0], k[2], k[1]) : null;
         if (ab != null && ba != null) {
           node.split = order(k[0], k[1], k[2]);
           node.usesThen = ab;
@@ -550,6 +628,23 @@ public final class ConstraintProof {
         changed = true;
       }
     }
+    return false;
+  }
+
+  private static boolean bit(long[] r, int s) { return (r[s >>> 6] & (1L << (s & 63))) != 0; }
+
+  /** Whether {@link #closes} would find a cycle: from the closure when it is kept. */
+  private boolean closesFast(int x, int a, int b) {
+    if (closure == null) return closes(x, a, b) != null;
+    int[] rs = readers(x, a);
+    long[] r0 = closure[2 * b];
+    if (bit(r0, 2 * a) || bit(r0, 2 * a + 1)) return true;
+    if (serial) {
+      for (int r : rs) if (r != b && bit(r0, 2 * r)) return true;
+      return false;
+    }
+    long[] r1 = closure[2 * b + 1];
+    for (int r : rs) if (r != b && bit(r1, 2 * r)) return true;
     return false;
   }
 
