@@ -2,7 +2,6 @@ package isocheck.check.si;
 
 import isocheck.check.Level;
 import isocheck.history.History;
-import isocheck.history.Kw;
 import isocheck.history.OpRecord;
 import isocheck.history.OpType;
 import java.util.ArrayList;
@@ -44,7 +43,17 @@ public final class ConstraintProof {
   private final History h;
   private final int n, keys;
   private final boolean serial, session, realtime, rtToCommit;
-  private final long deadline;
+  /** Work done (states and edges visited, closure words updated), against {@link #MAX_WORK}. */
+  private long work;
+
+  /**
+   * The most work a proof may take: a count, not a time, so that a history's result is the same
+   * on every run and machine (about 0.5 s on a 2-core laptop).
+   */
+  public static final long MAX_WORK = 300_000_000L;
+
+  /** The work this proof may do (what is left of the check's {@link #MAX_WORK}). */
+  private long maxWork = MAX_WORK;
   private static final boolean DEBUG = Boolean.getBoolean("isocheck.proof.debug");
 
   /** Edge kinds: a data or order dependency (enters at begin), an anti-dependency, GSI's realtime (enters at commit). */
@@ -61,7 +70,7 @@ public final class ConstraintProof {
   private int[] byInvoke;
   private long[] invokes;
 
-  private ConstraintProof(History h, boolean serial, boolean session, boolean realtime, boolean rtToCommit, long deadline) {
+  private ConstraintProof(History h, boolean serial, boolean session, boolean realtime, boolean rtToCommit) {
     this.h = h;
     this.n = h.nTxns;
     this.keys = h.keyCount();
@@ -69,7 +78,6 @@ public final class ConstraintProof {
     this.session = session;
     this.realtime = realtime;
     this.rtToCommit = rtToCommit;
-    this.deadline = deadline;
     committed = new boolean[n];
     writers = new int[keys][];
     build();
@@ -81,17 +89,28 @@ public final class ConstraintProof {
   /**
    * The proof that level l is violated (the refutation's data, for {@code :refutations}), or
    * null: not an rw-register history, a level without such proofs, the facts alone closing a
-   * cycle (the counterexample then needs none), or none found before the deadline. hint: the
+   * cycle (the counterexample then needs none), or none found within {@link #MAX_WORK}. hint: the
    * counterexamples' transactions, whose constraints are split first.
    */
-  public static Map<String, Object> of(History h, Level l, int[] hint, long deadline) {
+  public static Map<String, Object> of(History h, Level l, int[] hint) {
+    return of(h, l, hint, new long[] {MAX_WORK});
+  }
+
+  /** As above, within the work left in budget[0], which the work done is taken from. */
+  public static Map<String, Object> of(History h, Level l, int[] hint, long[] budget) {
     if (h.workload != History.Workload.REGISTER || h.nTxns > MAX_TXNS) return null;
     boolean serial = l.kind == Level.Kind.SER || l == Level.REPEATABLE_READ;
     if (!serial && l.kind != Level.Kind.SI) return null;
     boolean session = l.family == Level.Family.PROCESS || l.family == Level.Family.REALTIME;
     boolean realtime = l.family == Level.Family.REALTIME || l.family == Level.Family.COMMIT_REALTIME;
-    ConstraintProof p = new ConstraintProof(h, serial, session, realtime, l.family == Level.Family.COMMIT_REALTIME, deadline);
-    return p.prove(hint);
+    if (budget[0] <= 0) return null;
+    ConstraintProof p = new ConstraintProof(h, serial, session, realtime, l.family == Level.Family.COMMIT_REALTIME);
+    p.maxWork = budget[0];
+    try {
+      return p.prove(hint);
+    } finally {
+      budget[0] -= p.work;
+    }
   }
 
   // ------------------------------------------------------------------ the facts
@@ -220,7 +239,6 @@ public final class ConstraintProof {
 
   private long when(int t) { return h.invokeOrdinal(t) >= 0 ? h.invokeOrdinal(t) : h.completeOrdinal(t); }
 
-  private boolean writes(int t, int x) { return lastWrite(t, x) >= 0; }
 
   // ------------------------------------------------------------------ orders and cycles
 
@@ -254,6 +272,7 @@ public final class ConstraintProof {
       if (serial && c == 1 || !serial && k == RW && c == 1) continue;
       int su = 2 * u + c, sv = 2 * v + (serial ? 0 : k == D ? 0 : 1);
       long[] rv = closure[sv].clone();
+      work += (long) closure.length * (1 + rv.length / 8);
       rv[sv >>> 6] |= 1L << (sv & 63);
       for (int t = 0; t < closure.length; t++) {
         if (t != su && !bit(closure[t], su)) continue;
@@ -341,7 +360,7 @@ public final class ConstraintProof {
    * path, or null.
    */
   private int[] search(int src, boolean atCommit, int a, int[] rs) {
-    if (System.nanoTime() > deadline) throw new OutOfTime();
+    if (work > maxWork) throw new OutOfTime();
     searches++;
     int nodes = n + keys, states = 2 * nodes;
     if (parent == null) {
@@ -362,6 +381,7 @@ public final class ConstraintProof {
     while (qh < qt) {
       int s = queue[qh++];
       int u = s >> 1;
+      work += 1 + off[u + 1] - off[u];
       boolean commit = (s & 1) == 1;
       if (s != s0 && (target[u] || rTarget[u] && (serial || !commit))) return path(s);
       for (int i = off[u]; i < off[u + 1]; i++) {
@@ -485,7 +505,7 @@ public final class ConstraintProof {
       it[sp] = 0;
       colour[s0] = 1;
       while (sp >= 0) {
-        if (System.nanoTime() > deadline) throw new OutOfTime();
+        if (++work > maxWork) throw new OutOfTime();
         int s = stack[sp], u = s >> 1;
         boolean commit = (s & 1) == 1;
         if (it[sp] == 0) frame[sp] = successors(u, commit);
