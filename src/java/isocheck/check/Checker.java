@@ -128,14 +128,15 @@ public final class Checker {
    * Proofs for the violated serializable, SI and repeatable-read levels of an rw-register history
    * whose anomalies are all cycles ({@link isocheck.check.si.ConstraintProof}): every version
    * order closes a cycle the level forbids, for {@code isocheck.verify} to check where a
-   * counterexample rests on orders the search chose. Levels with the same orders share one.
+   * counterexample rests on orders the search chose. A proof with fewer orders (or snapshot
+   * isolation's, whose cycles are cycles) serves a level with more.
    */
   static void refutations(History h, LinkedHashMap<Level, Verdict> verdicts, AnomalySet anomalies, java.util.Map<String, Object> ms) {
     if (h.workload != History.Workload.REGISTER) return;
     long t0 = System.nanoTime();
     long[] budget = {isocheck.check.si.ConstraintProof.MAX_WORK}; // shared by the levels' proofs
-    java.util.HashMap<String, java.util.Map<String, Object>> byOrders = new java.util.HashMap<>();
-    boolean tried = false;
+    // The levels to prove, with their counterexamples' transactions (a hint for the search).
+    LinkedHashMap<Level, int[]> wanted = new LinkedHashMap<>();
     for (java.util.Map.Entry<Level, Verdict> e : verdicts.entrySet()) {
       Level l = e.getKey();
       Verdict v = e.getValue();
@@ -147,15 +148,27 @@ public final class Checker {
         if (inst.isEmpty() || inst.get(0).cycle == null) cycles = false;
         else for (int x : inst.get(0).txns) hint.add(x);
       }
-      if (!cycles) continue;
-      String orders = (l.kind == Level.Kind.SI ? "si-" : "ser-") + l.family;
-      if (!byOrders.containsKey(orders)) {
-        tried = true;
-        byOrders.put(orders, isocheck.check.si.ConstraintProof.of(h, l, hint.stream().mapToInt(Integer::intValue).toArray(), budget));
-      }
-      v.refutation = byOrders.get(orders);
+      if (cycles) wanted.put(l, hint.stream().mapToInt(Integer::intValue).toArray());
     }
-    if (tried) ms.put("refutations", (System.nanoTime() - t0) / 1_000_000L);
+    if (wanted.isEmpty()) return;
+    // A proof with fewer orders, or snapshot isolation's (its cycles are cycles), proves a level
+    // with more: so each violated level's orders are tried weakest first, and each is built once.
+    List<Level> tries = new ArrayList<>(wanted.keySet());
+    java.util.function.ToIntFunction<Level> orders = l -> l.family == Level.Family.PLAIN ? 0 : l.family == Level.Family.REALTIME ? 2 : 1;
+    tries.sort(java.util.Comparator.comparingInt(orders).thenComparingInt(l -> l.kind == Level.Kind.SI ? 0 : 1));
+    java.util.HashMap<Level, java.util.Map<String, Object>> built = new java.util.HashMap<>();
+    for (java.util.Map.Entry<Level, int[]> e : wanted.entrySet()) {
+      Level l = e.getKey();
+      for (Level m : tries) {
+        if (!l.family.carries(m.family) || m.kind != Level.Kind.SI && l.kind == Level.Kind.SI) continue;
+        if (!built.containsKey(m)) built.put(m, isocheck.check.si.ConstraintProof.of(h, m, wanted.get(m), budget));
+        if (built.get(m) != null) {
+          verdicts.get(l).refutation = built.get(m);
+          break;
+        }
+      }
+    }
+    ms.put("refutations", (System.nanoTime() - t0) / 1_000_000L);
   }
 
   /** Where a check's typed counterexample searches leave their kind until the result takes it. */

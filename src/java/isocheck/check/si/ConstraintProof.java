@@ -479,7 +479,7 @@ public final class ConstraintProof {
         depthUsed = depth;
         root = solve(depth, near);
       }
-      if (DEBUG) System.err.println("proof ms " + (System.nanoTime() - tc) / 1_000_000 + " depth " + depthUsed + ": " + constraints.length + " constraints, " + orders.size() + " orders tried, " + searches + " searches, found " + (root != null));
+      if (DEBUG) System.err.println("proof ms " + (System.nanoTime() - tc) / 1_000_000 + " depth " + depthUsed + ": " + constraints.length + " constraints, " + orders.size() + " orders tried, " + searches + " searches, work " + work + ", found " + (root != null));
       if (root == null) return null;
       java.util.HashSet<Integer> needed = new java.util.HashSet<>();
       need(root, needed);
