@@ -83,7 +83,7 @@ public final class ConstraintProof {
     build();
   }
 
-  /** The largest history a proof is tried on, and the most constraints. */
+  /** The largest history a proof is tried on, and the most constraints (beyond: those near the counterexample). */
   static final int MAX_TXNS = 20_000, MAX_CONSTRAINTS = 20_000;
 
   /**
@@ -458,11 +458,21 @@ public final class ConstraintProof {
         m.put("cycle-through", h.displayIndex(through));
         return m;
       }
+      long pairs = 0;
+      for (int x = 0; x < keys; x++) pairs += (long) writers[x].length * (writers[x].length - 1) / 2;
+      // Too many pairs of writers: only those near the counterexample (its transactions and their
+      // neighbours in the facts' graph) are tried; the proof may then need more and be not found.
+      boolean[] region = null;
+      if (pairs > MAX_CONSTRAINTS) {
+        if (hint == null || hint.length == 0) return null;
+        region = near(hint);
+      }
       List<int[]> cs = new ArrayList<>();
       for (int x = 0; x < keys; x++) {
         int[] w = writers[x];
         for (int i = 0; i < w.length; i++) {
-          for (int j = i + 1; j < w.length; j++) cs.add(new int[] {x, w[i], w[j]});
+          if (region != null && !region[w[i]]) continue;
+          for (int j = i + 1; j < w.length; j++) if (region == null || region[w[j]]) cs.add(new int[] {x, w[i], w[j]});
         }
         if (cs.size() > MAX_CONSTRAINTS) return null;
       }
@@ -487,6 +497,21 @@ public final class ConstraintProof {
     } catch (OutOfTime e) {
       return null;
     }
+  }
+
+  /** The transactions of ts and their neighbours in the facts' graph (either way). */
+  private boolean[] near(int[] ts) {
+    boolean[] in = new boolean[n];
+    for (int t : ts) if (t >= 0 && t < n) in[t] = true;
+    boolean[] out = in.clone();
+    for (int u = 0; u < n + keys; u++) {
+      for (int i = off[u]; i < off[u + 1]; i++) {
+        int v = dst[i];
+        if (u < n && in[u] && v < n) out[v] = true;
+        if (v < n && in[v] && u < n) out[u] = true;
+      }
+    }
+    return out;
   }
 
   /** A transaction on a cycle of the facts alone, or -1. */
