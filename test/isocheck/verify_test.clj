@@ -462,6 +462,10 @@
                        ["serializable" "snapshot-isolation"])
         proof {:derive [{:key :x, :before 1, :after 0}], :split {:key :y, :before 1, :after 3}}]
     (is (= {:serializable proof :snapshot-isolation proof} (:refutations r)))
+    (testing "read back from result.json too"
+      (let [json (isocheck.report.Json/write (.toData (Checker/check h (.levels (CheckOptions.) (levels ["serializable"])))))]
+        (is (str/includes? json "\"refutations\""))
+        (is (str/includes? (line-of (Verify/verify h json) "serializable") "refuted (every version order closes a cycle: 1 write order derived"))))
     (doseq [l ["serializable" "snapshot-isolation"]]
       (is (str/includes? (line-of (verify-map h r) l)
                          (str "refuted (every version order closes a cycle: 1 write order derived, each because its reverse closes one,"
