@@ -493,6 +493,14 @@
       (is (nil? (isocheck.check.si.ConstraintProof/of h Level/SERIALIZABLE nil)))
       (is (str/includes? (line-of (verify-map h forged) "serializable")
                          "its proof does not check: the order T0's write of key :x before T1's closes no cycle"))))
+  (testing "an order of a writer that may not have committed (:info, its write never read) is no fact of the version order"
+    (let [h (j/->history [{:index 0 :type :ok :process 0 :f :txn :value [[:w :x 1]]}
+                          {:index 1 :type :info :process 1 :f :txn :value [[:w :x 2]]}
+                          {:index 2 :type :ok :process 2 :f :txn :value [[:r :x 1]]}])
+          forged {:levels {:serializable {:valid? false :anomaly-types [:G2-item]}}
+                  :refutations {:serializable {:derive [] :split {:key :x :before 0 :after 1}}}}]
+      (is (str/includes? (line-of (verify-map h forged) "serializable")
+                         "its proof does not check: T1 may not have committed, so its write of key :x has no place in the version order"))))
   (testing "the facts alone close a cycle the counterexample is not: the proof names a transaction on it"
     (let [h (literal [0 [[:r :x nil] [:w :y 1]]] [1 [[:r :y nil] [:w :x 1]]])]
       (is (= {:derive [] :cycle-through 1} (j/->clj (isocheck.check.si.ConstraintProof/of h Level/SERIALIZABLE nil))))
