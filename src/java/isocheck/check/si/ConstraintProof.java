@@ -87,10 +87,13 @@ public final class ConstraintProof {
   static final int MAX_TXNS = 20_000, MAX_CONSTRAINTS = 20_000;
 
   /**
-   * The proof that level l is violated (the refutation's data, for {@code :refutations}), or
-   * null: not an rw-register history, a level without such proofs, the facts alone closing a
-   * cycle (the counterexample then needs none), or none found within {@link #MAX_WORK}. hint: the
-   * counterexamples' transactions, whose constraints are split first.
+   * The proof that level l is violated (the refutation's data, for {@code :refutations}; when
+   * the facts alone close a cycle, {@code {:derive [], :cycle-through i}}), or null: not an
+   * rw-register history, more than {@link #MAX_TXNS} transactions, a level without such proofs,
+   * or none found within {@link #MAX_WORK} (beyond {@link #MAX_CONSTRAINTS} pairs of writers,
+   * among those near the counterexample only). hint: the counterexamples' transactions, whose
+   * constraints are split first (and, beyond that many pairs, the only ones tried with their
+   * neighbours).
    */
   public static Map<String, Object> of(History h, Level l, int[] hint) {
     return of(h, l, hint, new long[] {MAX_WORK});
