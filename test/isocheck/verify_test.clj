@@ -2,7 +2,10 @@
   "Certificates (issue 27 item 4): every true verdict of a serializable or
   snapshot-isolation level carries a witness that `verify` (isocheck.verify,
   sharing no code with the search) accepts; a tampered one is rejected, naming
-  the transaction; the CLI's verify command and its exit statuses."
+  the transaction; the CLI's verify command and its exit statuses. Violated
+  levels: refutations by facts, cycles and, on rw-register, the result's
+  :refutations proofs (tampered ones rejected, none made for a level that
+  holds)."
   (:require [clojure.test :refer [deftest is testing]]
             [clojure.java.io :as io]
             [clojure.string :as str]
