@@ -855,6 +855,16 @@ public abstract class PolygraphSearch {
       }
     }
     st.put("pruning-rounds", (long) pr.rounds);
+    if (!pr.roundStats.isEmpty()) {
+      // Per round: ms (its graph, components and clocks, then the sides' tests) and constraints decided.
+      List<Long> ms = new ArrayList<>(), dec = new ArrayList<>();
+      for (long[] rs : pr.roundStats) {
+        ms.add(rs[0] + rs[1]);
+        dec.add(rs[3]);
+      }
+      st.put("pruning-round-ms", ms);
+      st.put("pruning-round-decided", dec);
+    }
     if (pr.tooWide) st.put("pruning-stopped", new isocheck.history.Kw("too-wide"));
     st.put("pruned", (long) pr.decided);
     long t1 = System.nanoTime();
@@ -1390,7 +1400,7 @@ public abstract class PolygraphSearch {
   }
 
   private static int knownLabel(Pruning pr, int a, int b) {
-    int m = pr.last.maskOf(a, b);
+    int m = pr.full().maskOf(a, b);
     return m != 0 ? Edge.label(m) : Edge.WW;
   }
 
@@ -1739,9 +1749,9 @@ public abstract class PolygraphSearch {
     Steps steps = new Steps(h, px);
     if (pr.badConstraint < 0) {
       // The known graph, with the orders pruning forced, has a cycle.
-      for (int c = 0; c < pr.lastScc.count; c++) {
-        if (!pr.lastScc.cyclic[c]) continue;
-        Cycle cy = CycleFinder.anyCycleIn(pr.last, pr.lastScc, c, ~0);
+      for (int c = 0; c < pr.fullScc().count; c++) {
+        if (!pr.fullScc().cyclic[c]) continue;
+        Cycle cy = CycleFinder.anyCycleIn(pr.full(), pr.fullScc(), c, ~0);
         Cycle tc = txnCycle(g, cy);
         boolean serOnly = !g.si && !knownOnly && !provesSi(g.p, -1, 0, tc, null);
         return CycleReport.of(h, steps, tc, new boolean[tc.length()], null, null, name(tc, l.family, serOnly));
@@ -1852,14 +1862,14 @@ public abstract class PolygraphSearch {
   /** The cycle a side edge u → v closes with the pruned graph: u → v, then a shortest path v ⇝ u. */
   private static Cycle sideCycle(LevelGraph g, Pruning pr, int e) {
     int u = g.sideSrc[e], v = g.sideDst[e];
-    int[] path = u == v ? new int[] {v} : Pruning.path(pr.last, v, u);
+    int[] path = u == v ? new int[] {v} : Pruning.path(pr.full(), v, u);
     int k = path.length;
     int[] ns = new int[k], ls = new int[k];
     ns[0] = u;
     ls[0] = g.p.sideType[e];
     for (int i = 0; i + 1 < k; i++) {
       ns[i + 1] = path[i];
-      ls[i + 1] = Edge.label(pr.last.maskOf(path[i], path[i + 1]));
+      ls[i + 1] = Edge.label(pr.full().maskOf(path[i], path[i + 1]));
     }
     // path ends at u, which is ns[0]: the cycle is u, path[0..k-2].
     return txnCycle(g, new Cycle(ns, ls));
