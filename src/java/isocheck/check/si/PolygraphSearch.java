@@ -693,10 +693,10 @@ public abstract class PolygraphSearch {
    * Constraints generated lazily get 1/LAZY_SHARE of the time left when the whole polygraph
    * would fit, then it is built whole and searched with the rest ({@code :whole-after-lazy
    * true}). lein bench prune's proxy of VeriStrong's yuga-G2-b (27,000 transactions of the SI
-   * store, 450 keys written about 120 times each; 12.9 million side edges, 120 a micro-op):
+   * store, 450 keys written about 120 times each; 9.8 million side edges, 91 a micro-op):
    * serializability, violated, without session order, was still open lazily at 60 s (25,239
    * pairs, 26,796 conflicts in the second round's solve), where the whole polygraph's search
-   * refutes it in about 10 s. The lazy wins measured (lein bench lazy, search) take at most
+   * refutes it in 6-7 s (polygraph, pinned rounds, solver). The lazy wins measured (lein bench lazy, search) take at most
    * 8.5 s, within a quarter of the default limit.
    */
   static final int LAZY_SHARE = 4;
