@@ -118,3 +118,32 @@
     (is (= ":lazy-constraints" (str (get m "decided-by"))) (pr-str m))
     (is (< (get m "lazy-pairs") (quot (get m "side-edges") 20)) (pr-str m))
     (is (empty? (uncertified h r)))))
+
+(deftest a-level-lazy-constraints-leave-open-gets-the-whole-polygraph-when-it-fits
+  ;; Constraints generated lazily get a share of the time when the whole polygraph, refused for
+  ;; being quadratic, would fit; a level still open after it is searched on the whole polygraph
+  ;; (:whole-after-lazy true). Here every polygraph with an edge counts as quadratic
+  ;; (-Disocheck.search.lazy-from-edges=0) and the share is no time at all
+  ;; (-Disocheck.search.lazy-share=0): every such level takes the fallback, and must be decided
+  ;; as the whole polygraph decides it, and certified.
+  (let [fallbacks (atom 0)
+        problems (atom [])]
+    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/STRICT_SERIALIZABLE]
+            bug (cons nil (seq (Bug/values)))
+            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+            seed (range 2)
+            :let [h (simulated store bug seed 300 6 4 5 false (= seed 1))
+                  what (str store " " bug " seed " seed)
+                  [_ whole] (check h true)]]
+      (System/setProperty "isocheck.search.lazy-from-edges" "0")
+      (System/setProperty "isocheck.search.lazy-share" "0")
+      (try
+        (let [[r after stats] (check h true)]
+          (when-not (= whole after) (swap! problems conj (str what ": whole " whole ", after lazily " after)))
+          (swap! fallbacks + (count (filter #(get (val %) "whole-after-lazy") stats)))
+          (doseq [u (uncertified h r)] (swap! problems conj (str what ": not certified " u))))
+        (finally
+          (System/clearProperty "isocheck.search.lazy-from-edges")
+          (System/clearProperty "isocheck.search.lazy-share"))))
+    (is (empty? @problems) (str (count @problems) " problems, first: " (first @problems)))
+    (is (pos? @fallbacks) "some level was decided on the whole polygraph after constraints generated lazily")))

@@ -589,6 +589,91 @@
         (doseq [[_ f] files] (Files/deleteIfExists (java.nio.file.Path/of f (make-array String 0))))))
     (Files/deleteIfExists dir)))
 
+(defn- level-search
+  "A level's search statistics (through the level whose search decided it: :implied or
+  :same-without-realtime), or nil."
+  [search ^Level lv]
+  (let [m (get search (.id lv))]
+    (or (get m "implied-by-search") (get m "same-as-search") m)))
+
+(defn- prune-stages
+  "One run's stages of a level's search, ms: polygraph, each pruning round, pruning in all (with
+  the level graph and the time order before it), the pinned rounds, the solver; and how it was
+  decided."
+  [m]
+  {:polygraph (long (get m "polygraph-ms" 0))
+   :rounds (vec (get m "pruning-round-ms" []))
+   :prune (long (get m "prune-ms" 0))
+   :pinned (long (get (get m "pinned-solve") "ms" 0))
+   :solver (long (get (get m "solver") "ms" 0))
+   :lazy (long (get m "lazy-ms" 0))
+   :whole (boolean (get m "whole-after-lazy"))
+   :by (str (get m "decided-by"))
+   :constraints (long (get m "constraints" 0))
+   :open (long (get m "open" 0))})
+
+(defn- prune-row
+  "Checks levels on the history at file runs times with the system properties props set; prints
+  the check's median time and peak heap, then per level the median of each stage."
+  [label ^String file levels runs props]
+  (doseq [[k v] props] (System/setProperty k v))
+  (try
+    (let [h (Formats/readHistory file nil)
+          lvs (mapv #(Level/parse (name %)) levels)
+          o (.levels (CheckOptions.) lvs)
+          rs (vec (for [_ (range runs)] (measure #(Checker/check h o))))
+          med (fn [xs] (if (seq xs) (median xs) 0))]
+      (println (format "\n%s: check %.2f s median of %d (%s), peak %s" label (median (map second rs)) runs
+                       (str/join ", " (map #(format "%.2f" (second %)) rs)) (mb (median (map #(nth % 2) rs)))))
+      (doseq [^Level lv lvs
+              :let [^Result r0 (first (first rs))
+                    st (map #(prune-stages (level-search (get (.stats ^Result (first %)) "search") lv)) rs)
+                    s0 (first st)
+                    nr (apply max 0 (map (comp count :rounds) st))]]
+        (println (format "  %-36s %-8s %s" (.id lv) (str (.value ^isocheck.check.Verdict (get (.levels r0) lv)))
+                         (if (and (pos? (:lazy s0)) (not (:whole s0)))
+                           (format "constraints generated lazily, %d ms, by %s" (med (map :lazy st)) (:by s0))
+                           (format "%spolygraph %d ms, pruning %d ms (rounds: %s), constraints %,d -> open %,d, pinned rounds %d ms, solver %d ms, by %s"
+                                   (if (:whole s0) (format "constraints generated lazily %d ms, then whole: " (med (map :lazy st))) "")
+                                   (med (map :polygraph st)) (med (map :prune st))
+                                   (if (zero? nr) "none" (str/join " + " (for [i (range nr)] (str (med (keep #(get (:rounds %) i) st)) " ms"))))
+                                   (:constraints s0) (:open s0) (med (map :pinned st)) (med (map :solver st)) (:by s0))))))
+      (flush))
+    (finally (doseq [[k _] props] (System/clearProperty k)))))
+
+(defn prune-main
+  "Issue 27, item 2: a proxy of VeriStrong's yuga-G2-b (a Cobra log of YugabyteDB, 26,994
+  transactions, 4.38 million write-order constraints, whose pruning took 35 s in 6 rounds): at
+  each size (default 27,000 transactions), an rw-register history of the snapshot-isolation
+  store (its write skews are G2-item: serializability fails), 24 sessions of 4 micro-ops, half
+  reads, 450 keys uniform never rotated (each written about 120 times: 2.4 million writer pairs
+  and 9.8 million side edges), listed as Cobra's logs list it (session by session, completions
+  alone: no realtime information), checked at four levels (strict serializability,
+  serializability, strong-session and plain snapshot isolation), 3 runs each: with the whole
+  polygraph (lazy generation off, as before issue 27 item 1), pruning's rounds rebuilt whole
+  each round (-Disocheck.prune.incremental=false, the way before) and incremental (the
+  default); and as by default (over 12 side edges a micro-op: constraints generated lazily).
+  Per level, the medians of each stage: the polygraph, each pruning round, pruning in all,
+  the pinned rounds and the solver."
+  [sizes]
+  (let [rt (Runtime/getRuntime)
+        dir (Files/createTempDirectory "isocheck-bench-prune" (make-array java.nio.file.attribute.FileAttribute 0))
+        levels [:strict-serializable :serializable :strong-session-snapshot-isolation :snapshot-isolation]]
+    (println (format "isocheck prune bench: %d cores, max heap %s" (.availableProcessors rt) (mb (.maxMemory rt))))
+    (doseq [n sizes]
+      (let [edn (write-history dir (str "prune-" n ".edn")
+                               (search-config {:txns n :sessions 24 :ops 4 :reads 0.5 :keys 450 :dist SimConfig$KeyDist/UNIFORM
+                                               :rotate 0 :store Store/SNAPSHOT_ISOLATION}))
+            cobra (reorder-history edn :session (str edn ".sessions.edn"))
+            label (format "yuga-G2-b proxy, %,d txns (SI store, 450 keys never rotated, session-ordered)" n)]
+        (prune-row (str label ", whole polygraph, rounds rebuilt whole (before)") cobra levels 3
+                   {"isocheck.search.lazy-constraints" "false" "isocheck.prune.incremental" "false"})
+        (prune-row (str label ", whole polygraph, incremental rounds") cobra levels 3
+                   {"isocheck.search.lazy-constraints" "false"})
+        (prune-row (str label ", by default") cobra levels 3 {})
+        (doseq [f [edn cobra]] (Files/deleteIfExists (java.nio.file.Path/of ^String f (make-array String 0))))))
+    (Files/deleteIfExists dir)))
+
 (defn levels-main
   "`lein bench levels [SIZES...]` (default 10^4 10^5): what the levels added to the default set
   (GSI and Elle's repeatable read, read committed, read uncommitted) cost. On Jepsen-shaped
@@ -1251,6 +1336,7 @@
    "search" [search-main [10000 100000 1000000]]
    "order"  [order-main [10000 100000]]
    "lazy"   [lazy-main [12000]]
+   "prune"  [prune-main [27000]]
    "cli"    [cli-main [10000 100000 1000000]]
    "startup" [startup-main [10]]
    "load"   [load-main [100000 1000000]]

@@ -483,11 +483,21 @@ public final class Polygraph {
      * -Disocheck.search.lazy-constraints=false.)
      */
     private boolean lazier(long edges) {
-      if ("false".equals(System.getProperty("isocheck.search.lazy-constraints"))) return false;
+      if ("false".equals(System.getProperty("isocheck.search.lazy-constraints")) || WHOLE.get()) return false;
+      // (Tests lower the bound, -Disocheck.search.lazy-from-edges=N: past N edges, whatever the ratio.)
+      Long from = Long.getLong("isocheck.search.lazy-from-edges");
+      if (from != null) return edges > from;
       return edges > LAZY_FROM_EDGES && edges > LAZY_FROM_RATIO * (long) h.mopCount();
     }
 
     static final long LAZY_FROM_EDGES = 4_000_000L, LAZY_FROM_RATIO = 12;
+
+    /**
+     * Set by the search, in its thread, when constraints generated lazily did not decide a level
+     * within their share of the time and the whole polygraph fits: built whole then, however
+     * quadratic ({@link PolygraphSearch}).
+     */
+    static final ThreadLocal<Boolean> WHOLE = ThreadLocal.withInitial(() -> false);
 
     /** Whether {@link #prepare} ran. */
     private boolean prepared;

@@ -69,7 +69,8 @@ public final class RegisterSearch extends PolygraphSearch {
         adoptAhead();
         knownTimed = null;
         timedWasAhead = timedAhead != null;
-        timed = timedWasAhead ? awaitAhead() : Polygraph.of(h, ra, orderedKeys, true);
+        // (Whole after constraints generated lazily: the build ahead refused it as quadratic.)
+        timed = timedWasAhead && !Polygraph.Builder.WHOLE.get() ? awaitAhead() : Polygraph.of(h, ra, orderedKeys, true);
         timedAhead = null;
       }
       return timed.orders(orders).withOrders(session, realtime);
