@@ -19,6 +19,7 @@ import java.util.Arrays;
 final class TimeEstimate {
   private TimeEstimate() {}
 
+
   /** A reads-from edge's length, in session steps (a reader soon after the writer it read). */
   static final double READ = Double.parseDouble(System.getProperty("isocheck.witness.read-step", "0.1"));
 
@@ -123,9 +124,11 @@ final class TimeEstimate {
    * dbcop's and Cobra's clients count too, so a store that committed a key's writers about when
    * they were invoked has about that version order (the simulator's snapshot-isolation store,
    * 99.85% of consecutive writer pairs; its serializable store, 93%). Kahn's algorithm over
-   * the known edges and those hints, the ready node of least estimate next; when none is ready,
-   * the hints into the node of least estimate whose known edges are satisfied are dropped. Null
-   * when some written value is not an integer.
+   * the known edges and those hints, the ready node of least estimate next (ties by session and
+   * place in it, never by the file's order); when none is ready, the hints into the node of least
+   * estimate whose known edges are satisfied are dropped, or, where a hint into it comes from a
+   * node held by hints alone, that node's (the first of such a chain). Null when some written
+   * value is not an integer.
    */
   private static double[] byValues(History h, isocheck.order.RegisterAnalysis ra, boolean[] committed, int[] version,
                                    int[] start, int[] target, int nodes, double[] est) {
@@ -186,6 +189,12 @@ final class TimeEstimate {
         hf = Arrays.copyOf(hs, nodes);
       }
     }
+    // The hints reversed: per node, the nodes whose hints go into it.
+    int[] rs = new int[nodes + 1], rt = new int[ht.length];
+    for (int e = 0; e < ht.length; e++) rs[ht[e] + 1]++;
+    for (int v = 0; v < nodes; v++) rs[v + 1] += rs[v];
+    int[] rf = Arrays.copyOf(rs, nodes);
+    for (int v = 0; v < nodes; v++) for (int e = hs[v]; e < hs[v + 1]; e++) rt[rf[ht[e]]++] = v;
     int[] hardIn = new int[nodes], softIn = new int[nodes];
     for (int e = 0; e < target.length; e++) hardIn[target[e]]++;
     for (int e = 0; e < ht.length; e++) softIn[ht[e]]++;
@@ -225,6 +234,15 @@ final class TimeEstimate {
         while (held.size() > 0 && done[nodeOf[(int) held.peek()]]) held.pop();
         if (held.size() == 0) break;
         v = nodeOf[(int) held.pop()];
+        // Not the hints into it, if one comes from a node held by hints itself: that one's first
+        // (the hints form a cycle there, and the node furthest back in it goes).
+        for (int steps = 0; steps < 64; steps++) {
+          int u = -1;
+          for (int e = rs[v]; e < rs[v + 1] && u < 0; e++) if (!done[rt[e]] && hardIn[rt[e]] == 0 && rt[e] != v) u = rt[e];
+          if (u < 0) break;
+          if (!done[v] && hardIn[v] == 0) held.push(key[v]);
+          v = u;
+        }
       }
       if (done[v]) continue;
       done[v] = true;
