@@ -11,17 +11,18 @@ import java.util.Arrays;
  * the edges every serial schedule extends (PolySI, PVLDB'23, §2: the known edges of the
  * polygraph). Each session advances one step per transaction; the estimate is the middle of the
  * earliest time the edges allow (longest paths from the start, Lamport's clocks) and the latest
- * (longest paths to the end). The witness schedules ({@link SerialWitness}) go by it where the
- * history has no invocations: its completion order is then only the file's order, which for
- * dbcop, Cobra and Plume text is session by session and no guide to time (issue 29). Only the
- * witness's success depends on it, never a verdict: the schedule is checked anyway.
+ * (longest paths to the end), refined by the integers each key's writers wrote ({@link
+ * #byValues}). The lazy search ({@link LazyConstraints}) starts its solver from it where the
+ * history has no invocations ({@link RegisterSearch#nodeRanks}): transaction ids are then the
+ * file's order, which for dbcop, Cobra and Plume text is session by session and no guide to time
+ * (issue 29). Only the search's path depends on it, never a verdict.
  */
 final class TimeEstimate {
   private TimeEstimate() {}
 
 
   /** A reads-from edge's length, in session steps (a reader soon after the writer it read). */
-  static final double READ = Double.parseDouble(System.getProperty("isocheck.witness.read-step", "0.1"));
+  static final double READ = 0.1;
 
   /**
    * Per transaction, its estimated time (session steps; 0 for those not committed), or null when
@@ -112,7 +113,6 @@ final class TimeEstimate {
     }
     double[] est = new double[n];
     for (int t = 0; t < n; t++) if (committed[t]) est[t] = (early[t] + late[t]) / 2;
-    if ("false".equals(System.getProperty("isocheck.witness.value-hints"))) return est;
     double[] byValues = byValues(h, ra, committed, version, start, target, nodes, est);
     return byValues != null ? byValues : est;
   }
@@ -237,8 +237,11 @@ final class TimeEstimate {
         // Not the hints into it, if one comes from a node held by hints itself: that one's first
         // (the hints form a cycle there, and the node furthest back in it goes).
         for (int steps = 0; steps < 64; steps++) {
-          int u = -1;
-          for (int e = rs[v]; e < rs[v + 1] && u < 0; e++) if (!done[rt[e]] && hardIn[rt[e]] == 0 && rt[e] != v) u = rt[e];
+          int u = -1; // (the least by key: not the file's order)
+          for (int e = rs[v]; e < rs[v + 1]; e++) {
+            int c = rt[e];
+            if (!done[c] && hardIn[c] == 0 && c != v && (u < 0 || key[c] < key[u])) u = c;
+          }
           if (u < 0) break;
           if (!done[v] && hardIn[v] == 0) held.push(key[v]);
           v = u;
