@@ -92,6 +92,18 @@ public final class AcyclicitySolver extends CdclSolver {
     if (v < 0 || v >= th.g.nodes()) throw new IllegalArgumentException("no node " + v);
   }
 
+  /**
+   * Where the first topological order places each node among those the known edges leave
+   * ready (smaller first, ties by node id; each rank below 2^31), or null for node id alone;
+   * before the first {@link #solve}. With the topological polarity the decisions follow that
+   * order: a caller whose node ids do not follow the history's time (a file listed session by
+   * session) gives an estimate of it.
+   */
+  public void setNodeRanks(long[] rank) {
+    if (rank != null && rank.length != th.g.nodes()) throw new IllegalArgumentException("a rank per node");
+    th.rank = rank;
+  }
+
   /** Decisions take their polarity from the topological order (true) or the saved phase. */
   public void setTopologicalPolarity(boolean on) { th.topoPolarity = on; }
 

@@ -149,9 +149,15 @@ final class AcyclicityTheory implements Theory {
   }
 
   /**
-   * Takes in the known edges: their topological order (Kahn, smallest node id first among the
-   * ready ones, so that node ids that already follow the order are kept), then each edge in
-   * O(1). A cyclic known graph is a root conflict.
+   * Per node, where the first order should place it among the ready ones (smaller first, then
+   * the node id), or null: by node id ({@link AcyclicitySolver#setNodeRanks}).
+   */
+  long[] rank;
+
+  /**
+   * Takes in the known edges: their topological order (Kahn, the ready node of smallest rank,
+   * else node id, first, so that node ids that already follow the order are kept), then each
+   * edge in O(1). A cyclic known graph is a root conflict.
    */
   private boolean start(IntList conflict) {
     started = true;
@@ -168,7 +174,8 @@ final class AcyclicityTheory implements Theory {
     int[] pos = Arrays.copyOf(cnt, n);
     for (int i = 0; i < m; i++) adj[pos[knownFrom.get(i)]++] = knownTo.get(i);
     isocheck.util.LongHeap heap = new isocheck.util.LongHeap(n);
-    for (int v = 0; v < n; v++) if (indeg[v] == 0) heap.push(v);
+    long[] r = rank != null && rank.length == n ? rank : null;
+    for (int v = 0; v < n; v++) if (indeg[v] == 0) heap.push(r == null ? v : r[v] << 32 | v);
     int[] order = new int[n];
     int k = 0;
     while (heap.size() > 0) {
@@ -176,7 +183,7 @@ final class AcyclicityTheory implements Theory {
       order[k++] = v;
       for (int e = cnt[v]; e < cnt[v + 1]; e++) {
         int w = adj[e];
-        if (--indeg[w] == 0) heap.push(w);
+        if (--indeg[w] == 0) heap.push(r == null ? w : r[w] << 32 | w);
       }
     }
     if (k == n) g.setOrder(order);

@@ -735,6 +735,12 @@ public abstract class PolygraphSearch {
         + "the time limit (:time-limit, --time-limit)", subject(), l.id, where), List.of(), st);
   }
 
+  /**
+   * Per node of g, where the solver's first order should place it (AcyclicitySolver#setNodeRanks),
+   * or null for node ids: the workloads whose node ids may not follow time say.
+   */
+  long[] nodeRanks(LevelGraph g) { return null; }
+
   /** Whether a round of {@link #lazily} is being searched (no level is then searched beside it). */
   private boolean lazyRound;
 
@@ -773,6 +779,7 @@ public abstract class PolygraphSearch {
     boolean known = true;
     for (int i = 0; i < g.known.size() && known; i++) known = s.addKnownEdge(g.known.src(i), g.known.dst(i));
     if (!known) return explainLazily(l, z, p, deadline, rs, t0); // (a cycle of known edges: the search shows it)
+    s.setNodeRanks(nodeRanks(g));
     for (int c = 0; c < p.constraints(); c++) z.bind(s, g, p.first[c], p.second[c]);
     s.setLazyDecisions(!"false".equals(System.getProperty("isocheck.search.lazy")));
     long conflicts = 0;
