@@ -5,10 +5,11 @@ import isocheck.history.OpSink;
 import isocheck.history.OpType;
 
 /**
- * Tells the history builder what a large file holds, from its first megabytes: a file of
- * Jepsen's (EDN, JSON) spends about the same bytes on each op all along, so the transactions,
- * micro-ops, writes and list elements in the first {@link #AFTER} bytes, scaled to the file's
- * size, are what the builder needs room for ({@link OpSink#sizeHint}). Before the first op it
+ * Tells the history builder what a file of a few megabytes or more holds, from its first
+ * megabytes: a file of Jepsen's (EDN, JSON) spends about the same bytes on each op all along,
+ * so the transactions, micro-ops, writes and list elements in its first quarter (from 4 MB to
+ * {@link #AFTER} bytes), scaled to the file's size, are what the builder needs room for
+ * ({@link OpSink#sizeHint}). Before the first op it
  * asks for little, rather than the builder's guess from the size alone (a Jepsen list-append op
  * takes about 160 bytes; one of 20 micro-ops takes 350, and its arrays doubled up to twice
  * what they held). A producer that hints itself (the other tools' streaming readers) turns it
@@ -17,9 +18,17 @@ import isocheck.history.OpType;
 final class EstimatingSink implements OpSink {
   /** How much of the file is read before the estimate. */
   static final long AFTER = 16 << 20;
+  /** The smallest file told: below, the builder's arrays are small whatever it holds. */
+  static final long FROM = 8 << 20;
+  /**
+   * About how far the stream read is ahead of the op (the text readers' buffer of 1 MB): the
+   * ops seen span the bytes read less this much (counting it in, 10^5 transactions of Plume's
+   * shape in 33 MB of EDN were estimated at 94,744, and the builder's arrays grew at the end).
+   */
+  private static final long AHEAD = 1 << 20;
 
   private final OpSink down;
-  private final long size;
+  private final long size, after;
   /** Bytes of the file read so far (the reader's stream, a window ahead of the op). */
   long bytes;
   private boolean off, started;
@@ -28,6 +37,7 @@ final class EstimatingSink implements OpSink {
   EstimatingSink(OpSink down, long size) {
     this.down = down;
     this.size = size;
+    this.after = Math.max(4 << 20, Math.min(AFTER, size / 4));
   }
 
   @Override public void op(OpRecord r) {
@@ -49,9 +59,9 @@ final class EstimatingSink implements OpSink {
         else if (r.valueTag(i) == OpRecord.V_LIST) elems += r.listLen(i);
       }
     }
-    if (bytes >= AFTER) {
+    if (bytes >= after) {
       off = true;
-      double f = (double) size / bytes * 1.05;
+      double f = (double) size / (bytes - AHEAD) * 1.05;
       down.sizeHint((long) (txns * f) + 16, (long) (mops * f) + 64, (long) (writes * f) + 64, (long) (elems * f) + 64);
     }
   }

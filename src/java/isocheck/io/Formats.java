@@ -306,11 +306,11 @@ public final class Formats {
     // input) the builder runs on a second core while the reader parses ({@link PipedSink}); the
     // system property isocheck.load.pipe-from sets that size instead (tests and benchmarks).
     long pipeFrom = Long.getLong("isocheck.load.pipe-from", 1 << 20);
-    // A large file: the builder is told what to expect from its first megabytes (EstimatingSink),
-    // which counts them through the progress of the stream read.
+    // A file of a few megabytes or more: the builder is told what to expect from its first
+    // megabytes (EstimatingSink), which counts them through the progress of the stream read.
     EstimatingSink[] est = {null};
     Progress counted = progress;
-    if (size >= 0 && bytes >= 4 * EstimatingSink.AFTER) {
+    if (size >= 0 && bytes >= EstimatingSink.FROM) {
       counted = new Progress() {
         @Override public void stage(String name, long total, String unit) { progress.stage(name, total, unit); }
         @Override public void done(long units) {
