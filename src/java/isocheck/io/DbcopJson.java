@@ -139,7 +139,7 @@ public final class DbcopJson {
           for (txn = 0;; txn++) {
             transaction();
             if (b.streaming()) b.flushBefore(b.txnCount(), base + pos);
-            if (!more(']', "session " + session)) break;
+            if (!more(']', "session ", session)) break;
           }
         }
         txn = -1;
