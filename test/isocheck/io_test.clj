@@ -861,3 +861,47 @@
         (is (some? one) label)
         (is (= one two) label)
         (is (re-find expected (str two)) (str label ": " two))))))
+
+;; ---------------------------------------------------------------- the builder's tables
+
+(deftest the-writer-index-answers-as-a-map-does
+  ;; PairIntMap keeps (a, b) -> v in one array of slots (a + 1, b, v), 0 marking an empty
+  ;; slot: pairs with a or b 0, long dense runs of one a (a key written thousands of times),
+  ;; large ids, and growth from the smallest table all answer as a map does.
+  (let [rnd (java.util.Random. 29)
+        pairs (distinct (concat (for [b (range 3000)] [0 b])
+                                (for [a (range 2000)] [a 0])
+                                (for [_ (range 20000)] [(.nextInt rnd 5000) (.nextInt rnd 70)])
+                                [[Integer/MAX_VALUE Integer/MAX_VALUE] [(dec Integer/MAX_VALUE) 0] [0 Integer/MAX_VALUE]]))
+        m (isocheck.util.PairIntMap. 1)
+        want (reduce (fn [acc [[a b] v]]
+                       (is (= (get acc [a b] v) (.putIfAbsent m (int a) (int b) (int v))))
+                       (if (contains? acc [a b]) acc (assoc acc [a b] v)))
+                     {} (map vector (concat pairs (take 500 pairs)) (range)))]
+    (is (= (count want) (.size m)))
+    (is (every? (fn [[[a b] v]] (= v (.get m (int a) (int b)))) want))
+    (is (= -1 (.get m 1 3000) (.get m 5000 0) (.get m 4999 Integer/MAX_VALUE)))))
+
+(deftest a-history-names-each-writes-writer-and-its-keys-and-values
+  ;; The builder's writer index, key and value tables against the micro-ops themselves: the
+  ;; simulator's rw-register and list-append histories (integer keys and values), and one with
+  ;; string keys and keyword values beside integers.
+  (doseq [wl [History$Workload/REGISTER History$Workload/APPEND]]
+    (let [h (.history (Simulator/history (-> (SimConfig/builder) (.seed 3) (.store Store/SNAPSHOT_ISOLATION) (.workload wl)
+                                             (.txns 3000) (.sessions 5) (.keys 400) (.opsPerTxn 1 12) (.failRate 0.05) (.infoRate 0.02) .build)))]
+      (testing (str wl)
+        (doseq [m (range (.mopCount h)) :when (not= OpRecord/READ (.mopKind h m))]
+          (is (= m (.writerMop h (.mopKey h m) (.mopVal h m)))))
+        (is (= (.keyCount h) (count (distinct (map #(.key h %) (range (.keyCount h)))))))
+        (is (every? #(instance? Long (.key h %)) (range (.keyCount h)))))))
+  (let [h (build edn-ops (str "{:type :invoke, :process 0, :f :txn, :value [[:w \"x\" :a] [:w 1 2] [:r \"x\" nil]]}\n"
+                              "{:type :ok, :process 0, :f :txn, :value [[:w \"x\" :a] [:w 1 2] [:r \"x\" :a]]}\n"
+                              "{:type :ok, :process 1, :f :txn, :value [[:w 1 :b] [:w \"x\" 3] [:r 1 2]]}\n"))]
+    (is (= ["[[:w \"x\" :a] [:w 1 2] [:r \"x\" :a]]" "[[:w 1 :b] [:w \"x\" 3] [:r 1 2]]"] (mapv #(.txnStr h %) (range 2))))
+    (is (= ["x" 1] (mapv #(.key h %) (range (.keyCount h)))))
+    (is (= [0 1 3 4] (vec (for [m (range (.mopCount h)) :when (not= OpRecord/READ (.mopKind h m))]
+                            (.writerMop h (.mopKey h m) (.mopVal h m)))))))
+  (is (= "op 1 (line 2): micro-op [:w 1 2] writes 2 to key 1, which op 0 wrote too; values must be unique per key, or reads cannot name their writer"
+         (try (build edn-ops (str "{:type :ok, :process 0, :f :txn, :value [[:w 1 2] [:w \"x\" :a]]}\n"
+                                  "{:type :ok, :process 1, :f :txn, :value [[:w \"x\" 3] [:w 1 2]]}\n"))
+              nil (catch HistoryException e (.getMessage e))))))

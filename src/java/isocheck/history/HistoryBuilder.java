@@ -39,9 +39,9 @@ public final class HistoryBuilder implements OpSink {
   private String workloadWhere;
 
   private final HashMap<Object, Integer> keyObj = new HashMap<>();
-  private final ArrayList<Object> keys = new ArrayList<>();
+  private final Table keys = new Table();
   private final HashMap<Object, Integer> valObj = new HashMap<>();
-  private final ArrayList<Object> values = new ArrayList<>();
+  private final Table values = new Table();
 
   private final HashMap<Object, Integer> sessionIds = new HashMap<>();
   private final ArrayList<Object> sessionProcs = new ArrayList<>();
@@ -510,6 +510,54 @@ public final class HistoryBuilder implements OpSink {
   }
 
   /**
+   * The interned keys (or values) by id: integers as longs, boxed only when the history is built
+   * (a table of boxed Longs cost an object per distinct key or value while loading), other
+   * objects as they are.
+   */
+  private static final class Table {
+    private long[] longs = new long[1024];
+    /** Null until an object that is not an integer comes; then such objects at their ids. */
+    private Object[] objs;
+    private int n;
+
+    int size() { return n; }
+
+    private void room() {
+      if (n == longs.length) {
+        longs = java.util.Arrays.copyOf(longs, 2 * n);
+        if (objs != null) objs = java.util.Arrays.copyOf(objs, 2 * n);
+      }
+    }
+
+    int add(long v) {
+      room();
+      longs[n] = v;
+      return n++;
+    }
+
+    int add(Object o) {
+      room();
+      if (objs == null) objs = new Object[longs.length];
+      objs[n] = o == null ? NULL : o;
+      return n++;
+    }
+
+    /** Stands for a null object (a null slot is a long's). */
+    private static final Object NULL = new Object();
+
+    Object get(int i) {
+      Object o = objs == null ? null : objs[i];
+      return o == null ? (Object) longs[i] : o == NULL ? null : o;
+    }
+
+    Object[] toArray() {
+      Object[] a = new Object[n];
+      for (int i = 0; i < n; i++) a[i] = get(i);
+      return a;
+    }
+  }
+
+  /**
    * Interns longs into a table of ids shared with other objects: small non-negative longs (Jepsen's
    * keys and per-key counters) by direct lookup, others through a hash map.
    */
@@ -518,14 +566,16 @@ public final class HistoryBuilder implements OpSink {
     private int[] small = new int[0]; // id + 1; 0 = unset
     private final LongIntMap big = new LongIntMap(1024);
 
-    int id(long v, ArrayList<Object> table) {
+    /** Reads v's entry, if it has a direct one, and returns it (meaning nothing): see {@link #addMops}. */
+    int touch(long v) { return v >= 0 && v < small.length ? small[(int) v] : 0; }
+
+    int id(long v, Table table) {
       if (v >= 0 && v < SMALL) {
         int iv = (int) v;
         if (iv >= small.length) small = java.util.Arrays.copyOf(small, Math.min(SMALL, Math.max(iv + 1, small.length * 2 + 1024)));
         int id = small[iv] - 1;
         if (id >= 0) return id;
-        id = table.size();
-        table.add(v);
+        id = table.add(v);
         small[iv] = id + 1;
         return id;
       }
@@ -547,12 +597,11 @@ public final class HistoryBuilder implements OpSink {
 
   private int internLong(long v) { return valueIds.id(v, values); }
 
-  private static int internObj(HashMap<Object, Integer> map, ArrayList<Object> table, Object o) {
+  private static int internObj(HashMap<Object, Integer> map, Table table, Object o) {
     Integer id = map.get(o);
     if (id == null) {
-      id = table.size();
+      id = table.add(o);
       map.put(o, id);
-      table.add(o);
     }
     return id;
   }
@@ -567,36 +616,61 @@ public final class HistoryBuilder implements OpSink {
   /** Adds txn t's micro-ops from r; with readsUnknown, reads are kept as nil (what a failed or indeterminate op read is unknown). */
   private void addMops(int t, OpRecord r, boolean readsUnknown) {
     int n = r.mopCount();
+    if (scratchKey.length < n) {
+      scratchKey = new int[Math.max(n, 2 * scratchKey.length)];
+      scratchVal = new int[scratchKey.length];
+    }
+    int[] keyId = scratchKey, valId = scratchVal;
+    // In passes: a large history's key table and (key, value) index are far larger than the
+    // caches, and a transaction's keys are anywhere in them, so its keys' entries in the key
+    // table, then its writes' slots in the index, are first touched in tight loops of independent
+    // loads, which the processor overlaps, rather than each waited for in turn. Keys and values
+    // are interned in the micro-ops' order (ids are assigned in order of first appearance).
+    long touched = 0;
+    if (n > 1) for (int i = 0; i < n; i++) if (r.keyIsLong(i)) touched += keyIds.touch(r.keyLong(i));
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
-      int key = internKey(r, i);
-      int m = mopKind.size();
-      mopKind.add(k);
-      mopKey.add(key);
-      mopTxn.add(t);
+      int key = keyId[i] = internKey(r, i);
       if (k == OpRecord.READ) {
         byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
         if (tag == OpRecord.V_LIST) {
           int len = r.listLen(i);
-          mopVal.add(listPool.size());
-          mopLen.add(len);
+          valId[i] = listPool.size();
           for (int j = 0; j < len; j++) listPool.add(internElem(r, i, j));
         } else if (tag == OpRecord.V_NIL) {
-          mopVal.add(-1);
-          mopLen.add(-1);
+          valId[i] = -1;
         } else {
-          mopVal.add(internValue(r, i));
-          mopLen.add(-2);
+          valId[i] = internValue(r, i);
         }
       } else {
-        int v = internValue(r, i);
-        mopVal.add(v);
+        valId[i] = internValue(r, i);
+      }
+    }
+    if (n > 1) for (int i = 0; i < n; i++) if (r.kind(i) != OpRecord.READ) touched += writerIndex.touch(keyId[i], valId[i]);
+    this.touched += touched;
+    for (int i = 0; i < n; i++) {
+      byte k = r.kind(i);
+      int key = keyId[i], v = valId[i];
+      int m = mopKind.size();
+      mopKind.add(k);
+      mopKey.add(key);
+      mopTxn.add(t);
+      mopVal.add(v);
+      if (k == OpRecord.READ) {
+        byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
+        mopLen.add(tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2);
+      } else {
         mopLen.add(-1);
         if (!registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
       }
     }
     mopStart.add(mopKind.size());
   }
+
+  /** The micro-ops' key and value ids (or list offsets) of the transaction being added. */
+  private int[] scratchKey = new int[32], scratchVal = new int[32];
+  /** What touching the tables read (nothing anyone needs: kept so that the reads are not dropped). */
+  long touched;
 
   /** Indexes the write; false if (key, value) was written before. */
   private boolean registerWrite(int m, int key, int v) {

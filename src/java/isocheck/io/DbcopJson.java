@@ -55,12 +55,34 @@ public final class DbcopJson {
     new Reader(in).run(sink);
   }
 
+  /**
+   * A set of variables: integers without boxing (a history's reads of the initial value name
+   * most of its keys: 10^5 transactions of Plume's shape, about 10^5 boxed keys in a hash set),
+   * any other object by equals.
+   */
+  private static final class KeySet {
+    private final isocheck.util.LongIntMap longs = new isocheck.util.LongIntMap(1024);
+    private HashSet<Object> objs;
+
+    /** The variable keyL, or keyO when not null. */
+    boolean contains(long keyL, Object keyO) {
+      if (keyO instanceof Long l) return longs.get(l) >= 0;
+      return keyO == null ? longs.get(keyL) >= 0 : objs != null && objs.contains(keyO);
+    }
+
+    void add(long keyL, Object keyO) {
+      if (keyO instanceof Long l) longs.put(l, 0);
+      else if (keyO == null) longs.put(keyL, 0);
+      else (objs == null ? objs = new HashSet<>() : objs).add(keyO);
+    }
+  }
+
   private static final class Reader extends JsonPull {
     private final TxnBuffer b = new TxnBuffer();
     private final IntList txnSession = new IntList(1024), txnIndex = new IntList(1024);
     /** Reads of version 0, settled once every write is known. */
     private final IntList zeroReads = new IntList();
-    private final HashSet<Object> zeroWritten = new HashSet<>();
+    private final KeySet zeroWritten = new KeySet();
     private String root = "";
     private int session = -1, txn = -1, event = -1;
 
@@ -76,14 +98,14 @@ public final class DbcopJson {
     }
 
     /** While streaming: variables a read of version 0 was handed on for as the initial value. */
-    private HashSet<Object> zeroAsInitial;
+    private KeySet zeroAsInitial;
 
     void run(OpSink sink) throws IOException {
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
         b.stream(sink, this::origin, null);
-        zeroAsInitial = new HashSet<>();
+        zeroAsInitial = new KeySet();
       }
       skipBom();
       int c = ws();
@@ -119,7 +141,7 @@ public final class DbcopJson {
       }
       for (int k = 0; k < zeroReads.size(); k++) {
         int i = zeroReads.get(k);
-        if (!zeroWritten.contains(b.key(i))) b.setNil(i);
+        if (!zeroWritten.contains(b.keyLong(i), b.keyIsLong(i) ? null : b.key(i))) b.setNil(i);
       }
       b.emit(sink, this::origin);
     }
@@ -139,7 +161,7 @@ public final class DbcopJson {
           for (txn = 0;; txn++) {
             transaction();
             if (b.streaming()) b.flushBefore(b.txnCount(), base + pos);
-            if (!more(']', "session " + session)) break;
+            if (!more(']', "session ", session)) break;
           }
         }
         txn = -1;
@@ -250,21 +272,20 @@ public final class DbcopJson {
       }
       boolean nil = !hasVersion || (verO == null && verL == NIL);
       boolean zero = !nil && verO == null && verL == 0;
-      Object zeroKey = zero ? (keyO != null ? keyO : (Object) keyL) : null;
       if (zero && zeroAsInitial != null) {
         // Streaming: a read of version 0 goes on as the initial value unless a write of it was
         // seen; a write of it seen after such a read is what the whole-file reading settles.
-        if (write && zeroAsInitial.contains(zeroKey)) {
-          throw new TxnBuffer.NotStreamable("version 0 of " + zeroKey + " is written after a read of it");
+        if (write && zeroAsInitial.contains(keyL, keyO)) {
+          throw new TxnBuffer.NotStreamable("version 0 of " + (keyO != null ? keyO : (Object) keyL) + " is written after a read of it");
         }
-        if (!write && !zeroWritten.contains(zeroKey)) {
-          zeroAsInitial.add(zeroKey);
+        if (!write && !zeroWritten.contains(keyL, keyO)) {
+          zeroAsInitial.add(keyL, keyO);
           nil = true;
         }
       }
       int i = b.op(t, write ? OpRecord.WRITE : OpRecord.READ, keyL, keyO, nil ? 0 : verL, nil ? null : verO, nil, l);
       if (zero) {
-        if (write) zeroWritten.add(zeroKey);
+        if (write) zeroWritten.add(keyL, keyO);
         else if (zeroAsInitial == null) zeroReads.add(i);
       }
     }

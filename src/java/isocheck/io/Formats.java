@@ -306,11 +306,13 @@ public final class Formats {
     // input) the builder runs on a second core while the reader parses ({@link PipedSink}); the
     // system property isocheck.load.pipe-from sets that size instead (tests and benchmarks).
     long pipeFrom = Long.getLong("isocheck.load.pipe-from", 1 << 20);
-    // A large file: the builder is told what to expect from its first megabytes (EstimatingSink),
-    // which counts them through the progress of the stream read.
+    // A file of a few megabytes or more: the builder is told what to expect from its first
+    // megabytes (EstimatingSink), which counts them through the progress of the stream read.
     EstimatingSink[] est = {null};
     Progress counted = progress;
-    if (size >= 0 && bytes >= 4 * EstimatingSink.AFTER) {
+    // A gzip-compressed file: the history's size from its trailer (or -1).
+    long text = size >= 0 && bytes < 0 && !path.equals("-") ? gzipTextSize(Path.of(path), size) : bytes;
+    if (size >= 0 && text >= EstimatingSink.FROM) {
       counted = new Progress() {
         @Override public void stage(String name, long total, String unit) { progress.stage(name, total, unit); }
         @Override public void done(long units) {
@@ -321,13 +323,31 @@ public final class Formats {
     }
     Progress reading = counted;
     java.util.function.UnaryOperator<OpSink> sinks = reading == progress ? wrap
-        : sink -> wrap.apply(est[0] = new EstimatingSink(sink, bytes));
+        : sink -> wrap.apply(est[0] = new EstimatingSink(sink, size, text));
     if (Runtime.getRuntime().availableProcessors() > 1 && (size < 0 ? pipeFrom < Long.MAX_VALUE : size >= pipeFrom)) {
       PipedSink.read(b, sink -> read(path, named, txnF, reading, sinks.apply(sink)));
     } else {
       read(path, named, txnF, reading, sinks.apply(b));
     }
     return b.build();
+  }
+
+  /**
+   * The uncompressed size of a gzip-compressed file of {@code size} bytes, from its trailer
+   * (ISIZE: the size modulo 4 GB, so taken only when it is more than the file's size and the
+   * file less than 4 GB), or -1 (not gzip-compressed, or not said).
+   */
+  static long gzipTextSize(Path p, long size) {
+    if (size < 18 || size >= (1L << 32) || !gzippedFile(p)) return -1;
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p)) {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      while (b.hasRemaining() && ch.read(b, size - 4 + b.position()) > 0) { }
+      if (b.hasRemaining()) return -1;
+      long n = b.getInt(0) & 0xffffffffL;
+      return n > size ? n : -1;
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   /** Whether the file starts with gzip's magic bytes. */

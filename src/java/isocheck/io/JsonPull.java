@@ -92,6 +92,23 @@ abstract class JsonPull extends TextSource {
     throw error("expected ',' or '" + close + "' in " + what + ", found " + found());
   }
 
+  /**
+   * {@link #more(char, String)} in {@code prefix + n} (such as "session 7"), the words built only
+   * for the message: a reader that asks after every element does not build a string each time.
+   */
+  final boolean more(char close, String prefix, long n) throws IOException {
+    int c = ws();
+    if (c == ',') {
+      pos++;
+      return true;
+    }
+    if (c == close) {
+      pos++;
+      return false;
+    }
+    throw error("expected ',' or '" + close + "' in " + prefix + n + ", found " + found());
+  }
+
   /** At '[' or '{' (consumed by the caller): true when the array or object is empty (its closing bracket consumed). */
   final boolean empty(char close) throws IOException {
     if (ws() == close) {

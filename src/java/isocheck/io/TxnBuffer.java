@@ -122,6 +122,19 @@ final class TxnBuffer {
       opVal = java.util.Arrays.copyOf(opVal, n);
       opTag = java.util.Arrays.copyOf(opTag, n);
     }
+    if (spareTxn != null) {
+      // Every column of an op is written when it is added: a spare chunk needs no clearing.
+      opTxn[c] = spareTxn;
+      opKind[c] = spareKind;
+      opFlags[c] = spareFlags;
+      opKey[c] = spareKey;
+      opVal[c] = spareVal;
+      opTag[c] = spareTag;
+      spareTxn = null;
+      spareKind = spareFlags = null;
+      spareKey = spareVal = spareTag = null;
+      return;
+    }
     opTxn[c] = new int[CHUNK];
     opKind[c] = new byte[CHUNK];
     opFlags[c] = new byte[CHUNK];
@@ -129,6 +142,16 @@ final class TxnBuffer {
     opVal[c] = new long[CHUNK];
     opTag[c] = new long[CHUNK];
   }
+
+  /**
+   * While streaming: the arrays of a chunk let go, for the next chunk to reuse. A streamed file
+   * holds a chunk or two at a time, and reusing them spares the collector a chunk's garbage
+   * (2 MB) every 65,536 ops: 10^5 Plume-shaped transactions made 60 MB of it, which the
+   * young generation grew to hold (peak RSS 251 MB, against 195 MB for the same history's EDN).
+   */
+  private int[] spareTxn;
+  private byte[] spareKind, spareFlags;
+  private long[] spareKey, spareVal, spareTag;
 
   private byte flags(int i) { return opFlags[i >>> SHIFT][i & MASK]; }
   private void setFlags(int i, int f) { opFlags[i >>> SHIFT][i & MASK] = (byte) f; }
@@ -473,8 +496,16 @@ final class TxnBuffer {
     if (++done[c] == size) dropChunk(c);
   }
 
-  /** Lets go of chunk c's arrays. */
+  /** Lets go of chunk c's arrays (while streaming, keeps one chunk's for the next chunk). */
   private void dropChunk(int c) {
+    if (stream != null && spareTxn == null && opTxn[c] != null) {
+      spareTxn = opTxn[c];
+      spareKind = opKind[c];
+      spareFlags = opFlags[c];
+      spareKey = opKey[c];
+      spareVal = opVal[c];
+      spareTag = opTag[c];
+    }
     opTxn[c] = null;
     opKind[c] = null;
     opFlags[c] = null;

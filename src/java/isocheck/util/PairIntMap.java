@@ -1,6 +1,5 @@
 package isocheck.util;
 
-import java.util.Arrays;
 
 /**
  * Open-addressing map from a pair of non-negative ints (a, b) to a non-negative int, laid out
@@ -12,15 +11,17 @@ import java.util.Arrays;
  * starting slots). {@link #get} answers -1 when absent.
  */
 public final class PairIntMap {
-  private long[] keys;
-  private int[] vals; // -1 = empty
+  /**
+   * Slot i's entry at 3i: a + 1 (0: the slot is empty), b, the value. One array, so that a
+   * look-up or an insert of a new pair touches one cache line (two arrays, pairs and values,
+   * cost two misses on a large table), and no wider than the two were (12 bytes a slot).
+   */
+  private int[] slots;
   private int size, mask;
 
   public PairIntMap(int expected) {
     int cap = Integer.highestOneBit(Math.max(8, expected * 3 / 2)) << 1;
-    keys = new long[cap];
-    vals = new int[cap];
-    Arrays.fill(vals, -1);
+    slots = new int[3 * cap];
     mask = cap - 1;
   }
 
@@ -41,29 +42,38 @@ public final class PairIntMap {
   public int size() { return size; }
 
   public int get(int a, int b) {
-    long k = ((long) a << 32) | (b & 0xffffffffL);
-    int i = slot(a, b, mask);
+    int[] s = slots;
+    int a1 = a + 1, i = slot(a, b, mask);
     while (true) {
-      int v = vals[i];
-      if (v < 0) return -1;
-      if (keys[i] == k) return v;
+      int x = s[3 * i];
+      if (x == a1 && s[3 * i + 1] == b) return s[3 * i + 2];
+      if (x == 0) return -1;
       i = (i + 1) & mask;
     }
   }
 
+  /**
+   * Reads (a, b)'s first slot and returns what it holds, which means nothing: a caller about to
+   * insert many pairs touches their slots first, in a loop of independent loads that the
+   * processor overlaps, so that the inserts find their cache lines there rather than waiting for
+   * each in turn (the table of a large history is far larger than the caches).
+   */
+  public int touch(int a, int b) { return slots[3 * slot(a, b, mask)]; }
+
   /** Returns the value for (a, b), inserting v first when absent. */
   public int putIfAbsent(int a, int b, int v) {
-    long k = ((long) a << 32) | (b & 0xffffffffL);
-    int i = slot(a, b, mask);
+    int[] s = slots;
+    int a1 = a + 1, i = slot(a, b, mask);
     while (true) {
-      int old = vals[i];
-      if (old < 0) {
-        keys[i] = k;
-        vals[i] = v;
+      int x = s[3 * i];
+      if (x == 0) {
+        s[3 * i] = a1;
+        s[3 * i + 1] = b;
+        s[3 * i + 2] = v;
         if (++size > (long) mask * 7 / 10) grow();
         return v;
       }
-      if (keys[i] == k) return old;
+      if (x == a1 && s[3 * i + 1] == b) return s[3 * i + 2];
       i = (i + 1) & mask;
     }
   }
@@ -74,15 +84,12 @@ public final class PairIntMap {
   }
 
   private void grow() {
-    long[] ok = keys;
-    int[] ov = vals;
-    keys = new long[ok.length * 2];
-    vals = new int[ov.length * 2];
-    Arrays.fill(vals, -1);
-    mask = keys.length - 1;
+    int[] old = slots;
+    slots = new int[2 * old.length];
+    mask = 2 * mask + 1;
     size = 0;
-    for (int i = 0; i < ok.length; i++) {
-      if (ov[i] >= 0) putIfAbsent((int) (ok[i] >>> 32), (int) ok[i], ov[i]);
+    for (int i = 0; i < old.length; i += 3) {
+      if (old[i] != 0) putIfAbsent(old[i] - 1, old[i + 1], old[i + 2]);
     }
   }
 }
