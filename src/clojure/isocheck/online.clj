@@ -191,6 +191,8 @@
             (do (.put ^LinkedBlockingQueue (:queue o) stop)
                 (deref (:done o))
                 (let [^OnlineChecker c (:checker o)
+                      ;; The run is over: what is still in flight never completed.
+                      _    (when-not @(:error o) (.end c))
                       lats (locking (:latencies o) (vec (:latencies o)))
                       m    (j/->clj (.toData c))
                       ms   (into {} (map (fn [[^Violation v ms]] [v ms])) lats)
