@@ -81,8 +81,13 @@ final class WeakOnline {
   private int n;
   private byte[] status = new byte[1024];
   private boolean[] committed = new boolean[1024], resolved = new boolean[1024], shown = new boolean[1024];
-  private int[] session = new int[1024], pos = new int[1024], node = new int[1024], soPred = new int[1024];
+  private int[] session = new int[1024], node = new int[1024], soPred = new int[1024];
   private int[] waiting = new int[1024];
+  /** TCC: each resolved transaction's chain of causal order and 1-based place on it (chain -1: off every chain). */
+  private int[] chain = new int[1024], idx = new int[1024];
+  /** Committed only after its session had ended (an :info one shown later): on no chain; its readers tell who knows it. */
+  private boolean[] late = new boolean[1024], readsLate = new boolean[1024];
+  private IntList[] readersOf = new IntList[1024];
   private long[] display = new long[1024];
   private int[][] appKeys = new int[1024][], appMops = new int[1024][], clock = new int[1024][];
   private long[][] appVals = new long[1024][];
@@ -93,7 +98,13 @@ final class WeakOnline {
   // Sessions
   private final LongIntMap longSessions = new LongIntMap();
   private final HashMap<Object, Integer> objSessions = new HashMap<>();
-  private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList(), sessionLen = new IntList();
+  private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
+  /** TCC: each session's chain (-1: none yet), and whether it ended (an :info completion retires its process). */
+  private final IntList sessionChain = new IntList();
+  private boolean[] dead = new boolean[16];
+  /** TCC's chains: the last place used, the place of the last member that appends (0: none). */
+  private final IntList chainLen = new IntList(), chainWriterIdx = new IntList();
+  private final IntList freeChains = new IntList();
   /** Per session, key -> its last committed writer (RA's session case). */
   private final ArrayList<LongIntMap> sessionWriters = new ArrayList<>();
 
@@ -141,6 +152,7 @@ final class WeakOnline {
     m.put("committed", (long) txnOfNode.size());
     m.put("edges", (long) g.edgeCount());
     m.put("sessions", (long) pendingOf.size());
+    if (tcc) m.put("chains", (long) chainLen.size());
     m.put("triangles-checked", triangles);
     m.put("clocks-waited", deferred);
     return m;
@@ -180,11 +192,30 @@ final class WeakOnline {
 
   private void complete(int t, int type) {
     status[t] = (byte) type;
+    if (type == OpType.INFO && tcc) retire(session[t]);
     if (type == OpType.FAIL && shown[t]) {
       out.report("AbortedRead", rcUp, new long[] {display[t]}, new String[0],
           "An :ok read showed an append of " + name(t) + ", whose op then failed: an aborted read.");
     }
     if (committed[t] && !resolved[t]) resolveAlone(t);
+  }
+
+  /**
+   * Session s ended: its chain is free for another session once its last committed transaction
+   * has its place (a transaction committed after this is on no chain: {@link #late}).
+   */
+  private void retire(int s) {
+    if (dead[s]) return;
+    dead[s] = true;
+    int p = lastCommittedOf.get(s);
+    if (p < 0 || resolved[p]) freeChain(s);
+  }
+
+  private void freeChain(int s) {
+    int c = sessionChain.get(s);
+    if (c < 0) return;
+    sessionChain.set(s, -1);
+    freeChains.add(c);
   }
 
   /** A committed transaction whose reads are unknown (or never count): its past is its session's. */
@@ -218,8 +249,9 @@ final class WeakOnline {
     int s = pendingOf.size();
     pendingOf.add(-1);
     lastCommittedOf.add(-1);
-    sessionLen.add(0);
     sessionWriters.add(new LongIntMap(8));
+    sessionChain.add(-1);
+    if (s == dead.length) dead = Arrays.copyOf(dead, 2 * s);
     return s;
   }
 
@@ -270,10 +302,11 @@ final class WeakOnline {
     status[t] = PENDING;
     committed[t] = resolved[t] = shown[t] = false;
     session[t] = s;
-    pos[t] = 0;
     node[t] = -1;
     soPred[t] = -1;
     waiting[t] = 0;
+    chain[t] = -1;
+    late[t] = readsLate[t] = false;
     int m = r.mopCount(), na = 0;
     for (int i = 0; i < m; i++) if (r.kind(i) == OpRecord.APPEND) na++;
     if (na == 0) return t;
@@ -302,7 +335,6 @@ final class WeakOnline {
     resolved = Arrays.copyOf(resolved, c);
     shown = Arrays.copyOf(shown, c);
     session = Arrays.copyOf(session, c);
-    pos = Arrays.copyOf(pos, c);
     node = Arrays.copyOf(node, c);
     soPred = Arrays.copyOf(soPred, c);
     waiting = Arrays.copyOf(waiting, c);
@@ -312,6 +344,11 @@ final class WeakOnline {
     appVals = Arrays.copyOf(appVals, c);
     clock = Arrays.copyOf(clock, c);
     waiters = Arrays.copyOf(waiters, c);
+    chain = Arrays.copyOf(chain, c);
+    idx = Arrays.copyOf(idx, c);
+    late = Arrays.copyOf(late, c);
+    readsLate = Arrays.copyOf(readsLate, c);
+    readersOf = Arrays.copyOf(readersOf, c);
     pendingPreds = Arrays.copyOf(pendingPreds, c);
     tccQueries = Arrays.copyOf(tccQueries, c);
   }
@@ -327,11 +364,10 @@ final class WeakOnline {
     txnOfNode.add(t);
     g.addNode();
     int s = session[t];
-    pos[t] = sessionLen.get(s) + 1;
-    sessionLen.set(s, pos[t]);
     int p = lastCommittedOf.get(s);
     soPred[t] = p;
-    lastCommittedOf.set(s, t);
+    if (dead[s]) late[t] = true; // its session's chain may have gone on with another session
+    else lastCommittedOf.set(s, t);
     if (p >= 0) edge(p, t, Edge.SO, -1);
     if (status[t] != PENDING && status[t] != OpType.OK) resolveAlone(t); // an :info one, shown after its completion
   }
@@ -528,6 +564,11 @@ final class WeakOnline {
       oWriter.add(w);
       oMop.add(i);
       oKey.add(k);
+      if (late[w]) {
+        if (readersOf[w] == null) readersOf[w] = new IntList(2);
+        readersOf[w].add(t);
+        readsLate[t] = true;
+      }
     }
   }
 
@@ -722,28 +763,74 @@ final class WeakOnline {
     }
   }
 
+  /**
+   * t's clock: the join of its preds' and its own place. Chains (as in {@link
+   * isocheck.check.weak.CausalOrder}): a session's transactions go on its chain, in order; a
+   * session's first takes over a chain some ended session left if it knows that chain's last
+   * member that appends or read a late transaction (the only members {@link #knows} is asked
+   * about; the others, after them, precede no one off their ended session), else a new one. So chains stay about as many as the sessions running
+   * at once, not as many as ever ran. A transaction committed after its session ended is on no
+   * chain: its readers say who knows it.
+   */
   private void clockOf(int t, int[] ps, int[] queries) {
-    int len = session[t] + 1;
-    for (int p : ps) if (clock[p] != null) len = Math.max(len, clock[p].length);
-    int[] c = new int[len];
+    int len = chainLen.size();
+    int[] c = new int[len + 1];
     for (int p : ps) {
       int[] cp = clock[p];
       if (cp == null) continue;
       for (int s = 0; s < cp.length; s++) if (cp[s] > c[s]) c[s] = cp[s];
     }
-    c[session[t]] = pos[t];
-    clock[t] = c;
+    if (!late[t]) {
+      int s = session[t], ch = sessionChain.get(s);
+      if (ch < 0) {
+        for (int i = freeChains.size() - 1; i >= 0 && ch < 0; i--) {
+          int f = freeChains.get(i);
+          if (c[f] >= chainWriterIdx.get(f)) {
+            ch = f;
+            freeChains.set(i, freeChains.get(freeChains.size() - 1));
+            freeChains.truncate(freeChains.size() - 1);
+          }
+        }
+        if (ch < 0) {
+          ch = chainLen.size();
+          chainLen.add(0);
+          chainWriterIdx.add(0);
+        }
+        sessionChain.set(s, ch);
+      }
+      int at = chainLen.get(ch) + 1;
+      chainLen.set(ch, at);
+      if (appKeys[t] != null || readsLate[t]) chainWriterIdx.set(ch, at); // a member knows() may ask about
+      chain[t] = ch;
+      idx[t] = at;
+      if (ch >= c.length) c = Arrays.copyOf(c, ch + 1);
+      c[ch] = at;
+    }
+    int e = c.length; // trailing zeros need no room
+    while (e > 0 && c[e - 1] == 0) e--;
+    clock[t] = e == c.length ? c : Arrays.copyOf(c, e);
     resolved[t] = true;
     pendingPreds[t] = null;
     tccQueries[t] = null;
+    if (!late[t] && dead[session[t]] && lastCommittedOf.get(session[t]) == t) freeChain(session[t]);
     if (queries != null) causalTriangles(t, queries);
   }
 
-  /** Whether committed a →CO b (a ≠ b), b's clock known. */
+  /** Whether committed a →CO b (a ≠ b), b's clock known: a's place on its chain, or a reader of a that b knows. */
   private boolean knows(int b, int a) {
-    int[] c = clock[b];
-    int s = session[a];
-    return a != b && s < c.length && c[s] >= pos[a];
+    if (a == b || !resolved[a]) return false;
+    int ch = chain[a];
+    if (ch >= 0) {
+      int[] c = clock[b];
+      return ch < c.length && c[ch] >= idx[a];
+    }
+    IntList rs = readersOf[a];
+    if (rs == null) return false;
+    for (int i = 0; i < rs.size(); i++) {
+      int r = rs.get(i);
+      if (r == b || (chain[r] >= 0 && knows(b, r))) return true;
+    }
+    return false;
   }
 
   /** TCC's triangles: t read k from the version at position at, and knows a writer of k after it. */
