@@ -417,6 +417,50 @@
         (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg)))
       (is (= off on) (str "online and offline differ: " cfg)))))
 
+;; Writers read while in flight: the simulator's completions delayed, each up to its process's
+;; next op (the weak levels' verdicts do not depend on the interleaving, only on each process's
+;; order), so that reads show appends whose transactions have not completed yet and TCC's clocks
+;; wait for them.
+
+(defn- delayed-completions
+  "ops (maps) with each completion moved later, uniformly up to its process's next op."
+  [ops seed]
+  (let [rng  (java.util.Random. seed)
+        n    (count ops)
+        next (loop [i (dec n), seen {}, out (transient (vec (repeat n n)))]
+               (if (neg? i)
+                 (persistent! out)
+                 (let [p (:process (nth ops i))]
+                   (recur (dec i) (assoc seen p i) (assoc! out i (get seen p n))))))
+        keyed (map-indexed (fn [i op]
+                             [(if (= :invoke (:type op)) (double i) (+ i (* (.nextDouble rng) (- (nth next i) i 0.5))))
+                              i op])
+                           ops)]
+    (vec (map-indexed (fn [i [_ _ op]] (assoc op :index i)) (sort-by (juxt first second) keyed)))))
+
+(deftest online-weak-verdicts-equal-offline-ones-with-writers-read-in-flight
+  (let [recorded @(requiring-resolve 'isocheck.bench/recorded)
+        op-maps  @(requiring-resolve 'isocheck.bench/op-maps)
+        results (for [i (range 40)
+                      :let [store ([Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED] (mod i 3))
+                            bug   ([nil Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ nil] (mod (quot i 3) 4))
+                            bug   (when (and bug (contains? (.stores ^Bug bug) store)) bug)
+                            cfg   (cond-> (-> (SimConfig/builder) (.seed (+ 500 i)) (.store store) (.workload History$Workload/APPEND)
+                                              (.txns (int (nth [60 300] (mod i 2)))) (.sessions (int (nth [3 6 12] (mod i 3))))
+                                              (.keys (int (nth [3 8 20] (mod (quot i 2) 3)))) (.opsPerTxn 1 4) (.infoRate 0.05))
+                                    bug (-> (.bug bug) (.bugRate 0.1))
+                                    true .build)
+                            ops   (delayed-completions (op-maps (recorded cfg)) i)
+                            o     (online/online {:levels weak, :log? false})
+                            _     (doseq [op ops] (online/ingest! o op))
+                            m     (online/result o)]]
+                  {:i i, :on (weak-verdicts m), :off (offline-weak ops)
+                   :waited (get-in m [:stats :weak :clocks-waited])})]
+    (is (< 20 (count (filter #(pos? (:waited %)) results))) "clocks waited for writers in flight in most histories")
+    (is (< 5 (count (filter #(false? (:tcc (:off %))) results))) "TCC violated offline in some")
+    (doseq [{:keys [i on off]} results]
+      (is (= off on) (str "online and offline differ, history " i)))))
+
 ;; ---------------------------------------------------------------------------
 ;; The wrapper under the twin of Jepsen's interpreter
 

@@ -271,13 +271,16 @@ public final class OnlineChecker implements OpSink {
   /** The event from which the verdicts are incomplete, or -1 (see {@link #complete}). */
   public long incompleteFrom() { return incompleteFrom; }
 
-  /** Transactions held (live), and committed ones among them (graph nodes). */
-  public int liveTxns() { return nTxns; }
+  /**
+   * Transactions held (live), and committed ones among them (graph nodes). The weak levels'
+   * transactions, all kept, count too.
+   */
+  public int liveTxns() { return nTxns + (weak != null ? weak.held() : 0); }
 
   public int liveNodes() { return txnOfNode.size(); }
 
   /** The most transactions held at once (sampled before each window collection and at the end). */
-  public long peakLiveTxns() { return Math.max(peakLive, nTxns); }
+  public long peakLiveTxns() { return Math.max(peakLive, nTxns) + (weak != null ? weak.held() : 0); }
 
   /** Collect the window once this many transactions are held (default 4096; then twice what a collection keeps). */
   public void gcThreshold(int n) {

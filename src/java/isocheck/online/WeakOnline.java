@@ -102,8 +102,8 @@ final class WeakOnline {
   /** TCC: each session's chain (-1: none yet), and whether it ended (an :info completion retires its process). */
   private final IntList sessionChain = new IntList();
   private boolean[] dead = new boolean[16];
-  /** TCC's chains: the last place used, the place of the last member that appends (0: none). */
-  private final IntList chainLen = new IntList(), chainWriterIdx = new IntList();
+  /** TCC's chains: the last place used. */
+  private final IntList chainLen = new IntList();
   private final IntList freeChains = new IntList();
   /** Per session, key -> its last committed writer (RA's session case). */
   private final ArrayList<LongIntMap> sessionWriters = new ArrayList<>();
@@ -145,6 +145,9 @@ final class WeakOnline {
       if (l == Level.TCC) tccOnly.add(l);
     }
   }
+
+  /** Transactions held: every one seen (the window does not apply here). */
+  int held() { return n; }
 
   /** Statistics for the result map. */
   Map<String, Object> stats() {
@@ -465,9 +468,13 @@ final class WeakOnline {
       elemW = new int[codes.length];
     }
     Key st = keys.get(k);
+    // Elements that agree with the key's order so far (the usual read): their writers are known
+    // there, and they hold no duplicate (a valid read showed them).
+    int known = 0, lim = Math.min(len, st.len);
     for (int j = 0; j < len; j++) {
       codes[j] = r.elemIsLong(i, j) ? r.elemLong(i, j) : objCode(r.elem(i, j));
-      elemW[j] = st.writerOf.get(codes[j]);
+      if (j == known && j < lim && codes[j] == st.vals[j]) elemW[known++] = st.writers[j];
+      else elemW[j] = st.writerOf.get(codes[j]);
     }
     // The version it shows, for TAP j: its last element not t's own.
     int vj = len - 1;
@@ -480,7 +487,7 @@ final class WeakOnline {
     }
     for (int j = 0; j < len; j++) {
       int w = elemW[j];
-      for (int j2 = 0; j2 < j && len <= 64; j2++) {
+      for (int j2 = 0; j2 < j && j >= known && len <= 64; j2++) {
         if (codes[j2] == codes[j]) {
           intra("duplicate-elements", t, w, k, r, i, "which holds " + valueStr(codes[j]) + " twice");
           { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
@@ -495,7 +502,7 @@ final class WeakOnline {
         { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
       }
     }
-    if (len > 64 && hasDuplicate(len)) {
+    if (len > 64 && known < len && hasDuplicate(len)) {
       intra("duplicate-elements", t, t, k, r, i, "which holds an element twice");
       { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
     }
@@ -765,42 +772,45 @@ final class WeakOnline {
 
   /**
    * t's clock: the join of its preds' and its own place. Chains (as in {@link
-   * isocheck.check.weak.CausalOrder}): a session's transactions go on its chain, in order; a
-   * session's first takes over a chain some ended session left if it knows that chain's last
-   * member that appends or read a late transaction (the only members {@link #knows} is asked
-   * about; the others, after them, precede no one off their ended session), else a new one. So chains stay about as many as the sessions running
-   * at once, not as many as ever ran. A transaction committed after its session ended is on no
-   * chain: its readers say who knows it.
+   * isocheck.check.weak.CausalOrder}) hold only the transactions {@link #knows} is asked about:
+   * those that append, and readers of a late transaction; the others are on none (their
+   * clocks are joins only, dropped once their session's next transaction has joined them). A
+   * session's such transactions go on its chain, in order; its first takes a chain an ended
+   * session left whose last member it knows, else a new one. So chains number about the width
+   * of causal order (the transactions no later one knows yet: on a Jepsen-shaped history, the
+   * writers of cold keys no one has read since), not the sessions that ever ran. A transaction
+   * committed after its session ended is on no chain: its readers say who knows it.
    */
   private void clockOf(int t, int[] ps, int[] queries) {
     int len = chainLen.size();
     int[] c = new int[len + 1];
-    for (int p : ps) {
+    // The latest preds first (a read's last writers, who often know the earlier ones): a pred
+    // the join knows already has its past in it (clocks are exact), so it is skipped.
+    for (int i = ps.length - 1; i >= 0; i--) {
+      int p = ps[i];
       int[] cp = clock[p];
-      if (cp == null) continue;
+      if (cp == null || chain[p] >= 0 && c[chain[p]] >= idx[p]) continue;
       for (int s = 0; s < cp.length; s++) if (cp[s] > c[s]) c[s] = cp[s];
     }
-    if (!late[t]) {
-      int s = session[t], ch = sessionChain.get(s);
-      if (ch < 0) {
-        for (int i = freeChains.size() - 1; i >= 0 && ch < 0; i--) {
-          int f = freeChains.get(i);
-          if (c[f] >= chainWriterIdx.get(f)) {
-            ch = f;
-            freeChains.set(i, freeChains.get(freeChains.size() - 1));
-            freeChains.truncate(freeChains.size() - 1);
-          }
-        }
-        if (ch < 0) {
-          ch = chainLen.size();
-          chainLen.add(0);
-          chainWriterIdx.add(0);
-        }
-        sessionChain.set(s, ch);
+    if (!late[t] && (appKeys[t] != null || readsLate[t])) {
+      int s = session[t], own = sessionChain.get(s), ch = own;
+      // A session's first: a chain some ended session left, whose last member t knows (the
+      // most recently freed first, a bounded number of them).
+      for (int i = freeChains.size() - 1, tries = own < 0 ? 64 : 0; i >= 0 && tries > 0; i--, tries--) {
+        int f = freeChains.get(i);
+        if (c[f] < chainLen.get(f)) continue;
+        ch = f;
+        freeChains.set(i, freeChains.get(freeChains.size() - 1));
+        freeChains.truncate(freeChains.size() - 1);
+        break;
       }
+      if (ch < 0) {
+        ch = chainLen.size();
+        chainLen.add(0);
+      }
+      sessionChain.set(s, ch);
       int at = chainLen.get(ch) + 1;
       chainLen.set(ch, at);
-      if (appKeys[t] != null || readsLate[t]) chainWriterIdx.set(ch, at); // a member knows() may ask about
       chain[t] = ch;
       idx[t] = at;
       if (ch >= c.length) c = Arrays.copyOf(c, ch + 1);
@@ -809,6 +819,9 @@ final class WeakOnline {
     int e = c.length; // trailing zeros need no room
     while (e > 0 && c[e - 1] == 0) e--;
     clock[t] = e == c.length ? c : Arrays.copyOf(c, e);
+    // A session predecessor on no chain (appends nothing, so no one reads it): only t joined its clock.
+    int sp = soPred[t];
+    if (sp >= 0 && chain[sp] < 0 && !late[sp] && appKeys[sp] == null) clock[sp] = null;
     resolved[t] = true;
     pendingPreds[t] = null;
     tccQueries[t] = null;
