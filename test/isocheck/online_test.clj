@@ -549,6 +549,17 @@
         (is (#{:ok :fail :info} (:type (by-index (:certain-at-index v))))
             "certain at a completion")
         (is (number? (:latency-ms v))))))
+  (testing "the weak levels beside the strong ones: the same verdicts as the final check"
+    (let [levels (into online/online-levels weak)
+          [test h] (run-watched (store-client {:info 0.05, :fail-applied 0.01, :stale 0.2, :seed 8}) 600
+                                {:log? false, :levels levels})
+          m  (jepsen.checker/check (isocheck/checker {:levels levels}) test h {})
+          on (:online m)]
+      (is (= levels (:levels-checked on)))
+      (is (true? (:agrees-with-offline? on)))
+      (is (some false? (map #(get-in on [:levels % :valid?]) weak)) "stale reads broke a weak level")
+      (doseq [l levels]
+        (is (= (get-in m [:levels l :valid?]) (get-in on [:levels l :valid?])) (str l)))))
   (testing "with :max-writes-per-key, the window drops what retired; the final check agrees"
     (let [[test h] (run-watched (store-client {:info 0.05, :stale 0.1, :seed 6}) 1500 {:log? false, :max-writes-per-key 8, :collect-at 64})
           m  (jepsen.checker/check (isocheck/checker {:levels online/online-levels}) test h {})
