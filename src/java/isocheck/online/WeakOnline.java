@@ -126,7 +126,7 @@ final class WeakOnline {
   // Scratch (per :ok transaction)
   private long[] codes = new long[64];
   private int[] elemW = new int[64];
-  private final IntList rKey = new IntList(), rMop = new IntList(), rFrom = new IntList(), rPos = new IntList(), rView = new IntList();
+  private final IntList rKey = new IntList(), rMop = new IntList(), rFrom = new IntList(), rPos = new IntList(), rView = new IntList(), rBlk = new IntList();
   private final IntList oWriter = new IntList(), oMop = new IntList(), oKey = new IntList();
   private final IntList ownKeys = new IntList();
   private long[] ownVals = new long[8];
@@ -416,6 +416,7 @@ final class WeakOnline {
     rFrom.clear();
     rPos.clear();
     rView.clear();
+    rBlk.clear();
     oWriter.clear();
     oMop.clear();
     oKey.clear();
@@ -446,7 +447,7 @@ final class WeakOnline {
       for (int i = 0; i < nq; i++) {
         if (rFrom.get(i) == Integer.MIN_VALUE) continue;
         q[c++] = rKey.get(i);
-        q[c++] = rPos.get(i);
+        q[c++] = rBlk.get(i);
       }
       preds.clear();
       if (soPred[t] >= 0) preds.add(soPred[t]);
@@ -529,8 +530,11 @@ final class WeakOnline {
           "although its own appends to that key so far (" + mine + ") must end it, in order");
       { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
     }
-    // f: each block of one writer's elements is all its appends to k, in order.
-    for (int j = 0; j < f; ) {
+    // f: each block of one writer's elements is all its appends to k, in order. The blocks of
+    // the key's order are (valid reads made them), so only the last one this read shares with
+    // it (which the read may cut short) and those beyond are checked.
+    int shared = Math.min(known, f);
+    for (int j = shared == 0 ? 0 : st.blockOf(shared - 1); j < f; ) {
       int w = elemW[j], e = j;
       int[] ks = appKeys[w];
       long[] vs = appVals[w];
@@ -563,7 +567,9 @@ final class WeakOnline {
     }
     if (f > st.len) extend(k, st, f);
     int from = f == 0 ? BOT : elemW[f - 1];
-    readFacts(k, i, from, f == 0 ? -1 : st.blockOf(f - 1), view, true);
+    int blk = f == 0 ? -1 : st.blockIndex(f - 1);
+    readFacts(k, i, from, f == 0 ? -1 : st.blockStart.get(blk), view, true);
+    rBlk.add(blk);
     if (from != BOT) edge(from, t, Edge.WR, k);
     for (int j = 0; j < f; j++) {
       int w = elemW[j];
@@ -581,6 +587,7 @@ final class WeakOnline {
 
   /** Records read i (its writer from: MIN_VALUE when the read is not valid). Returns nothing, for brevity at call sites. */
   private void readFacts(int k, int mop, int from, int at, int view, boolean valid) {
+    if (!valid) rBlk.add(-1);
     rKey.add(k);
     rMop.add(mop);
     rFrom.add(from);
@@ -846,13 +853,13 @@ final class WeakOnline {
     return false;
   }
 
-  /** TCC's triangles: t read k from the version at position at, and knows a writer of k after it. */
+  /** TCC's triangles: t read k from the version ending block blk (-1: the initial state), and knows a writer of k after it. */
   private void causalTriangles(int t, int[] q) {
     for (int i = 0; i < q.length; i += 2) {
-      int k = q[i], at = q[i + 1];
+      int k = q[i], blk = q[i + 1];
       Key st = keys.get(k);
-      int t1 = at < 0 ? BOT : st.writers[at];
-      int b = at < 0 ? 0 : st.blockIndex(at) + 1;
+      int t1 = blk < 0 ? BOT : st.writers[st.blockStart.get(blk)];
+      int b = blk + 1;
       for (; b < st.blockStart.size(); b++) {
         int t2 = st.writers[st.blockStart.get(b)];
         triangles++;
