@@ -169,7 +169,7 @@ final class WeakOnline {
     int s = sessionOf(r.process);
     if (r.type == OpType.INVOKE) {
       int old = pendingOf.get(s);
-      if (old >= 0) complete(old, OpType.INFO);
+      if (old >= 0) complete(old, OpType.INFO, false); // a malformed history (the final check says so): the process goes on
       pendingOf.set(s, newTxn(s, r));
       display[pendingOf.get(s)] = r.index != OpRecord.ABSENT ? r.index : ev;
       return;
@@ -179,7 +179,7 @@ final class WeakOnline {
     else t = newTxn(s, r);
     display[t] = r.index != OpRecord.ABSENT ? r.index : ev;
     if (r.type == OpType.OK) ok(t, r);
-    else complete(t, r.type);
+    else complete(t, r.type, true);
   }
 
   /** The end of the history: transactions still in flight are indeterminate (their reads unknown). */
@@ -188,14 +188,14 @@ final class WeakOnline {
       int t = pendingOf.get(s);
       if (t >= 0) {
         pendingOf.set(s, -1);
-        complete(t, OpType.INFO);
+        complete(t, OpType.INFO, true);
       }
     }
   }
 
-  private void complete(int t, int type) {
+  private void complete(int t, int type, boolean ends) {
     status[t] = (byte) type;
-    if (type == OpType.INFO && tcc) retire(session[t]);
+    if (type == OpType.INFO && tcc && ends) retire(session[t]);
     if (type == OpType.FAIL && shown[t]) {
       out.report("AbortedRead", rcUp, new long[] {display[t]}, new String[0],
           "An :ok read showed an append of " + name(t) + ", whose op then failed: an aborted read.");
