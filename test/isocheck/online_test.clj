@@ -186,8 +186,138 @@
     (is (= :internal (get-in (online-check [:serializable] ops) [:levels :serializable :first :anomaly])))))
 
 (deftest what-the-online-checker-does-not-decide-is-left-to-the-final-check
-  (let [o (online/online {:levels [:serializable :tcc :ra], :log? false})]
-    (is (= [:serializable] (:levels-checked (online/result o))))))
+  (let [o (online/online {:levels [:serializable :tcc :ci :read-committed :ra], :log? false})]
+    (is (= [:serializable :tcc :ra] (:levels-checked (online/result o))))))
+
+;; ---------------------------------------------------------------------------
+;; The weak levels (RC, RA, TCC)
+
+(def ^:private weak [:rc :ra :tcc])
+
+(defn- weak-verdicts [m] (into {} (map (fn [l] [l (valid m l)])) weak))
+
+(defn- offline-weak [ops] (into {} (map (fn [l] [l (offline-valid ops l)])) weak))
+
+(deftest a-fractured-read-violates-read-atomic
+  (testing "x from T1, then y from before T1: RC's MonoAtomicView forbids it too"
+    (let [ops (history [0 :invoke [[:append :x 1] [:append :y 1]]]
+                       [0 :ok     [[:append :x 1] [:append :y 1]]]
+                       [1 :invoke [[:r :x nil] [:r :y nil]]]
+                       [1 :ok     [[:r :x [1]] [:r :y []]]])
+          m (online-check weak ops)]
+      (is (= {:rc false, :ra false, :tcc false} (weak-verdicts m)))
+      (is (= :NonMonoReadCM (get-in m [:levels :rc :first :anomaly])))
+      (is (= 3 (get-in m [:levels :rc :first :certain-at-index])))
+      (is (= (weak-verdicts m) (offline-weak ops)))))
+  (testing "y from before T1, then x from T1: RC allows it, RA does not"
+    (let [ops (history [0 :invoke [[:append :x 1] [:append :y 1]]]
+                       [0 :ok     [[:append :x 1] [:append :y 1]]]
+                       [1 :invoke [[:r :y nil] [:r :x nil]]]
+                       [1 :ok     [[:r :y []] [:r :x [1]]]])
+          m (online-check weak ops)]
+      (is (= {:rc true, :ra false, :tcc false} (weak-verdicts m)))
+      (is (= :FracturedReadCM (get-in m [:levels :ra :first :anomaly])))
+      (is (= (weak-verdicts m) (offline-weak ops))))))
+
+(deftest a-session-reading-its-past-violates-read-atomic
+  (let [ops (history [0 :invoke [[:append :x 1]]]
+                     [0 :ok     [[:append :x 1]]]
+                     [0 :invoke [[:r :x nil]]]
+                     [0 :ok     [[:r :x []]]])
+        m (online-check weak ops)]
+    (is (= {:rc true, :ra false, :tcc false} (weak-verdicts m)))
+    (is (= (weak-verdicts m) (offline-weak ops)))))
+
+(def causality-violation
+  ;; T2 read T1's x and appended y; T3 read T2's y but x from before T1.
+  (history [0 :invoke [[:append :x 1]]]
+           [0 :ok     [[:append :x 1]]]
+           [1 :invoke [[:r :x nil] [:append :y 1]]]
+           [1 :ok     [[:r :x [1]] [:append :y 1]]]
+           [2 :invoke [[:r :y nil] [:r :x nil]]]
+           [2 :ok     [[:r :y [1]] [:r :x []]]]))
+
+(deftest a-causality-violation-violates-tcc-only
+  (let [m (online-check weak causality-violation)]
+    (is (= {:rc true, :ra true, :tcc false} (weak-verdicts m)))
+    (is (= :ConflictCM (get-in m [:levels :tcc :first :anomaly])))
+    (is (= 5 (get-in m [:levels :tcc :first :certain-at-index])))
+    (is (= (weak-verdicts m) (offline-weak causality-violation)))))
+
+(deftest a-writer-read-in-flight-delays-the-causal-verdict-until-it-completes
+  ;; T1 is read (its x shown) while in flight; only its completion shows it read T0's z,
+  ;; which puts T0 in T3's causal past, though T3 read z from before T0.
+  (let [ops (history [0 :invoke [[:append :z 1]]]
+                     [0 :ok     [[:append :z 1]]]
+                     [1 :invoke [[:r :z nil] [:append :x 1]]]
+                     [2 :invoke [[:r :x nil] [:append :y 1]]]
+                     [2 :ok     [[:r :x [1]] [:append :y 1]]]
+                     [3 :invoke [[:r :y nil] [:r :z nil]]]
+                     [3 :ok     [[:r :y [1]] [:r :z []]]]
+                     [1 :ok     [[:r :z [1]] [:append :x 1]]])
+        m (online-check weak ops)]
+    (is (= {:rc true, :ra true, :tcc false} (weak-verdicts m)))
+    (is (= 7 (get-in m [:levels :tcc :first :certain-at-index])) "at T1's completion, not at T3's")
+    (is (= (weak-verdicts m) (offline-weak ops)))
+    (testing "had T1 read z empty, no violation"
+      (let [ops' (assoc-in ops [7 :value 0] [:r :z []])
+            m'   (online-check weak ops')]
+        (is (= {:rc true, :ra true, :tcc true} (weak-verdicts m')))
+        (is (= (weak-verdicts m') (offline-weak ops')))))
+    (testing "T1 completing :info: its reads are unknown, no violation"
+      (let [ops' (assoc-in ops [7 :type] :info)]
+        (is (= {:rc true, :ra true, :tcc true} (weak-verdicts (online-check weak ops'))))
+        (is (= {:rc true, :ra true, :tcc true} (offline-weak ops')))))))
+
+(deftest weak-intra-transaction-patterns
+  (testing "an aborted read: certain at the failure"
+    (let [ops (history [0 :invoke [[:append :x 1]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x [1]]]]
+                       [0 :fail   [[:append :x 1]]])
+          m (online-check weak ops)]
+      (is (= {:rc false, :ra false, :tcc false} (weak-verdicts m)))
+      (is (= 3 (get-in m [:levels :rc :first :certain-at-index])))
+      (is (= (weak-verdicts m) (offline-weak ops)))))
+  (testing "a non-repeatable read violates RA and TCC, not RC"
+    (let [ops (history [0 :invoke [[:append :x 1]]]
+                       [1 :invoke [[:r :x nil] [:r :x nil]]]
+                       [0 :ok     [[:append :x 1]]]
+                       [1 :ok     [[:r :x []] [:r :x [1]]]])
+          m (online-check weak ops)]
+      (is (= {:rc true, :ra false, :tcc false} (weak-verdicts m)))
+      (is (= (weak-verdicts m) (offline-weak ops)))))
+  (testing "an intermediate read"
+    (let [ops (history [0 :invoke [[:append :x 1] [:append :x 2]]]
+                       [0 :ok     [[:append :x 1] [:append :x 2]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x [1]]]])
+          m (online-check weak ops)]
+      (is (= {:rc false, :ra false, :tcc false} (weak-verdicts m)))
+      (is (= :IntermediateRead (get-in m [:levels :rc :first :anomaly])))
+      (is (= (weak-verdicts m) (offline-weak ops)))))
+  (testing "a cycle of causal order"
+    (let [ops (history [0 :invoke [[:r :y nil] [:append :x 1]]]
+                       [1 :invoke [[:r :x nil] [:append :y 1]]]
+                       [0 :ok     [[:r :y [1]] [:append :x 1]]]
+                       [1 :ok     [[:r :x [1]] [:append :y 1]]])
+          m (online-check weak ops)]
+      (is (= {:rc false, :ra false, :tcc false} (weak-verdicts m)))
+      (is (= :CyclicCO (get-in m [:levels :rc :first :anomaly])))
+      (is (= 3 (get-in m [:levels :rc :first :certain-at-index])))
+      (is (= (weak-verdicts m) (offline-weak ops)))))
+  (testing "a long fork is allowed by all three"
+    (let [ops (history [0 :invoke [[:append :x 1]]]
+                       [1 :invoke [[:append :y 1]]]
+                       [0 :ok     [[:append :x 1]]]
+                       [1 :ok     [[:append :y 1]]]
+                       [2 :invoke [[:r :x nil] [:r :y nil]]]
+                       [3 :invoke [[:r :x nil] [:r :y nil]]]
+                       [2 :ok     [[:r :x [1]] [:r :y []]]]
+                       [3 :ok     [[:r :x []] [:r :y [1]]]])
+          m (online-check weak ops)]
+      (is (= {:rc true, :ra true, :tcc true} (weak-verdicts m)))
+      (is (= (weak-verdicts m) (offline-weak ops))))))
 
 ;; ---------------------------------------------------------------------------
 ;; Online = offline on the simulated stores
@@ -238,6 +368,98 @@
       (doseq [[l v] on :when v]
         (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg)))
       (is (= off on) (str "online and offline differ: " cfg)))))
+
+;; ---------------------------------------------------------------------------
+;; Online = offline for the weak levels, on the simulated stores
+
+(def ^:private weak-levels (mapv #(Level/parse (name %)) weak))
+
+(defn- sim-compare-weak
+  "[online offline] verdicts (level id -> violated?) of RC, RA and TCC on one simulated
+  history; each level checked alone online must find its first violation at the same event."
+  [{:keys [seed store bug txns sessions keys ops info-rate]}]
+  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/APPEND)
+                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
+                        (.infoRate (double info-rate)))
+              bug (-> (.bug bug) (.bugRate 0.1))
+              true .build)
+        b   (HistoryBuilder. History$Workload/APPEND)
+        oc  (OnlineChecker. (into levels weak-levels) "txn" 4 nil)
+        alone (into {} (map (fn [^Level l] [l (OnlineChecker. [l] "txn" 4 nil)])) weak-levels)
+        ocs (cons oc (vals alone))
+        _   (Simulator/run cfg (reify OpSink
+                                 (op [_ r] (.op b r) (doseq [^OnlineChecker c ocs] (.op c r)))
+                                 (end [_] (doseq [^OnlineChecker c ocs] (.end c)))))
+        r   (Checker/check (.build b) (.levels (CheckOptions.) weak-levels))
+        first-event (fn [^OnlineChecker c ^Level l] (when-let [^isocheck.online.Violation v (get (.firstViolations c) l)] (.event v)))]
+    (doseq [^Level l weak-levels]
+      (is (= (first-event oc l) (first-event (alone l) l))
+          (str (.id l) ": first violation at a different event with every level than alone")))
+    [(into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) weak-levels)
+     (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))]))
+
+(deftest online-weak-verdicts-equal-offline-ones-on-the-simulated-stores
+  (let [results (for [i (range 24)
+                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+                      bug (cons nil (Bug/values))
+                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                  (let [cfg {:seed (+ 8000 i), :store store, :bug bug
+                             :txns (nth [40 150 600] (mod i 3)), :sessions (nth [2 3 5 10] (mod (quot i 3) 4))
+                             :keys (nth [3 10 40] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))
+                             :info-rate (nth [0.01 0.1] (mod i 2))}
+                        [on off] (sim-compare-weak cfg)]
+                    [cfg on off]))]
+    (doseq [l ["rc" "ra" "tcc"]]
+      (is (< 10 (count (filter (fn [[_ _ off]] (off l)) results))) (str l " violated offline in many histories"))
+      (is (< 10 (count (remove (fn [[_ _ off]] (off l)) results))) (str l " valid offline in many histories")))
+    (doseq [[cfg on off] results]
+      (doseq [[l v] on :when v]
+        (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg)))
+      (is (= off on) (str "online and offline differ: " cfg)))))
+
+;; Writers read while in flight: the simulator's completions delayed, each up to its process's
+;; next op (the weak levels' verdicts do not depend on the interleaving, only on each process's
+;; order), so that reads show appends whose transactions have not completed yet and TCC's clocks
+;; wait for them.
+
+(defn- delayed-completions
+  "ops (maps) with each completion moved later, uniformly up to its process's next op."
+  [ops seed]
+  (let [rng  (java.util.Random. seed)
+        n    (count ops)
+        next (loop [i (dec n), seen {}, out (transient (vec (repeat n n)))]
+               (if (neg? i)
+                 (persistent! out)
+                 (let [p (:process (nth ops i))]
+                   (recur (dec i) (assoc seen p i) (assoc! out i (get seen p n))))))
+        keyed (map-indexed (fn [i op]
+                             [(if (= :invoke (:type op)) (double i) (+ i (* (.nextDouble rng) (- (nth next i) i 0.5))))
+                              i op])
+                           ops)]
+    (vec (map-indexed (fn [i [_ _ op]] (assoc op :index i)) (sort-by (juxt first second) keyed)))))
+
+(deftest online-weak-verdicts-equal-offline-ones-with-writers-read-in-flight
+  (let [recorded @(requiring-resolve 'isocheck.bench/recorded)
+        op-maps  @(requiring-resolve 'isocheck.bench/op-maps)
+        results (for [i (range 40)
+                      :let [store ([Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED] (mod i 3))
+                            bug   ([nil Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ nil] (mod (quot i 3) 4))
+                            bug   (when (and bug (contains? (.stores ^Bug bug) store)) bug)
+                            cfg   (cond-> (-> (SimConfig/builder) (.seed (+ 500 i)) (.store store) (.workload History$Workload/APPEND)
+                                              (.txns (int (nth [60 300] (mod i 2)))) (.sessions (int (nth [3 6 12] (mod i 3))))
+                                              (.keys (int (nth [3 8 20] (mod (quot i 2) 3)))) (.opsPerTxn 1 4) (.infoRate 0.05))
+                                    bug (-> (.bug bug) (.bugRate 0.1))
+                                    true .build)
+                            ops   (delayed-completions (op-maps (recorded cfg)) i)
+                            o     (online/online {:levels weak, :log? false})
+                            _     (doseq [op ops] (online/ingest! o op))
+                            m     (online/result o)]]
+                  {:i i, :on (weak-verdicts m), :off (offline-weak ops)
+                   :waited (get-in m [:stats :weak :clocks-waited])})]
+    (is (< 20 (count (filter #(pos? (:waited %)) results))) "clocks waited for writers in flight in most histories")
+    (is (< 5 (count (filter #(false? (:tcc (:off %))) results))) "TCC violated offline in some")
+    (doseq [{:keys [i on off]} results]
+      (is (= off on) (str "online and offline differ, history " i)))))
 
 ;; ---------------------------------------------------------------------------
 ;; The wrapper under the twin of Jepsen's interpreter
@@ -327,6 +549,17 @@
         (is (#{:ok :fail :info} (:type (by-index (:certain-at-index v))))
             "certain at a completion")
         (is (number? (:latency-ms v))))))
+  (testing "the weak levels beside the strong ones: the same verdicts as the final check"
+    (let [levels (into online/online-levels weak)
+          [test h] (run-watched (store-client {:info 0.05, :fail-applied 0.01, :stale 0.2, :seed 8}) 600
+                                {:log? false, :levels levels})
+          m  (jepsen.checker/check (isocheck/checker {:levels levels}) test h {})
+          on (:online m)]
+      (is (= levels (:levels-checked on)))
+      (is (true? (:agrees-with-offline? on)))
+      (is (some false? (map #(get-in on [:levels % :valid?]) weak)) "stale reads broke a weak level")
+      (doseq [l levels]
+        (is (= (get-in m [:levels l :valid?]) (get-in on [:levels l :valid?])) (str l)))))
   (testing "with :max-writes-per-key, the window drops what retired; the final check agrees"
     (let [[test h] (run-watched (store-client {:info 0.05, :stale 0.1, :seed 6}) 1500 {:log? false, :max-writes-per-key 8, :collect-at 64})
           m  (jepsen.checker/check (isocheck/checker {:levels online/online-levels}) test h {})

@@ -1265,8 +1265,9 @@
   Jepsen's interpreter pays), and the latency from a violation's certain completion being
   handed over to its report (median, p99) -- at full speed the queue backs up, so this is the
   worst case; (3) the same at a steady 20,000 transactions per second (the first 10^5), the
-  latency a run sees. Levels: serializable + snapshot-isolation, and all seven online levels
-  up to 10^5 (above, SER+SI only: memory). Medians of 3 runs for (1) and (2). Then (4) the
+  latency a run sees. Levels: serializable + snapshot-isolation; the weak levels (read committed,
+  read atomic, causal: rc, ra, tcc), which keep every committed transaction (the window bounds
+  the strong levels' memory only); both together; and all seven strong levels up to 10^5. Medians of 3 runs for (1) and (2). Then (4) the
   delay from the last op to the final checker's result (isocheck.core/check with :online
   attached) once the online checker has caught up (and, apart, its backlog after the
   full-speed replay), SER+SI, median of 3, at sizes up to 10^5."
@@ -1275,6 +1276,8 @@
         ser+si ["serializable" "snapshot-isolation"]
         seven  ["strict-serializable" "strong-session-serializable" "serializable" "strong-snapshot-isolation"
                 "strong-session-snapshot-isolation" "gsi" "snapshot-isolation"]
+        weak   ["rc" "ra" "tcc"]
+        both   (into ser+si weak)
         stores [["SSER store" Store/STRICT_SERIALIZABLE nil]
                 ["SI store, 1% long forks" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
     (println (format "isocheck online bench: %d cores, max heap %s; load average %s; window :max-writes-per-key %d"
@@ -1286,16 +1289,18 @@
     (doseq [[_ store bug] stores]
       (let [s (recorded (online-config store bug 20000))]
         (dotimes [_ 3] (ingest-java s (mapv #(Level/parse %) seven)))
+        (dotimes [_ 3] (ingest-java s (mapv #(Level/parse %) both)))
+        (dotimes [_ 2] (ingest-hook (op-maps s) weak nil))
         (dotimes [_ 2] (ingest-hook (op-maps s) ser+si nil))
         (ingest-hook (op-maps s) seven nil)))
-    (println (format "%-24s %-7s %10s %10s %9s %9s %8s %10s %8s %7s %5s %14s %14s"
+    (println (format "%-24s %-11s %10s %10s %9s %9s %8s %10s %8s %7s %5s %14s %14s"
                      "history" "levels" "txns" "java txn/s" "held end" "held max" "ckr heap" "hook txn/s" "prod/ev" "found" "compl" "lat full (ms)" "lat 20k/s (ms)"))
     (doseq [n sizes
             [label store bug] stores]
       (let [s (recorded (online-config store bug n))
             ops (op-maps s)
             paced (vec (take (* 2 (min n 100000)) ops))]
-        (doseq [[lname names] (cond-> [["SER+SI" ser+si]] (<= n 100000) (conj ["all 7" seven]))]
+        (doseq [[lname names] (cond-> [["SER+SI" ser+si] ["weak" weak] ["SER+SI+weak" both]] (<= n 100000) (conj ["all 7" seven]))]
           (let [levels (mapv #(Level/parse %) names)
                 ;; The heap the checker retains: used after a full GC with it held, less without.
                 box (volatile! (ingest-java s levels))
@@ -1310,7 +1315,7 @@
                 hook (nth (sort-by :s hooks) 1)
                 slow (do (gc!) (ingest-hook paced names 20000))
                 lat (fn [{:keys [lat]}] (if (seq lat) (format "%.1f / %.1f" (percentile lat 0.5) (percentile lat 0.99)) "-"))]
-            (println (format "%-24s %-7s %,10d %,10.0f %,9d %,9d %8s %,10.0f %5.0f ns %,7d %5s %14s %14s"
+            (println (format "%-24s %-11s %,10d %,10.0f %,9d %,9d %8s %,10.0f %5.0f ns %,7d %5s %14s %14s"
                              label lname n (/ n java-s) held most (mb heap) (/ n (:s hook))
                              (/ (* 1e9 (:producer-s hook)) (* 2.0 n)) (long (:violations hook))
                              (if (and complete (:complete? hook)) "yes" "no") (lat hook) (lat slow)))

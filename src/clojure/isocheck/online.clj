@@ -36,11 +36,12 @@
 
   Options of `watch`:
 
-      :levels               levels to check online (default: those it decides:
-                            the serializable and snapshot-isolation families
-                            of isocheck.core, session and realtime variants
-                            included); others are ignored here and decided by
-                            the final checker
+      :levels               levels to check online (default: the serializable
+                            and snapshot-isolation families of isocheck.core,
+                            session and realtime variants included); it also
+                            decides the weak levels :rc, :ra and :tcc when
+                            named; others are ignored here and decided by the
+                            final checker
       :abort-on-violation?  stop the test at the first certain violation: the
                             generator then answers nil (exhausted), so Jepsen
                             waits for the operations in flight and goes on to
@@ -68,7 +69,10 @@
   :strong-session-snapshot-isolation, :strong-snapshot-isolation, :gsi), by
   incremental cycle detection over the dependencies the reads prove so far
   (isocheck.online.OnlineChecker), and the pre-checks G1a, G1b, internal and
-  incompatible-order. A violation is reported only once no later operation
+  incompatible-order; and, when named, read committed, read atomic and
+  transactional causal consistency (:rc, :ra, :tcc: Plume's axioms, by the
+  reads that contradict them, causal clocks and cycles of causal and version
+  order; these keep every committed transaction, the window notwithstanding). A violation is reported only once no later operation
   could explain it away: an :info transaction counts as committed only once a
   read shows one of its appends. The final check may find more (what only a
   search over never-read appends finds); every violation found online, it
@@ -191,6 +195,8 @@
             (do (.put ^LinkedBlockingQueue (:queue o) stop)
                 (deref (:done o))
                 (let [^OnlineChecker c (:checker o)
+                      ;; The run is over: what is still in flight never completed.
+                      _    (when-not @(:error o) (.end c))
                       lats (locking (:latencies o) (vec (:latencies o)))
                       m    (j/->clj (.toData c))
                       ms   (into {} (map (fn [[^Violation v ms]] [v ms])) lats)

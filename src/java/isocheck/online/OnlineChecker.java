@@ -104,9 +104,12 @@ public final class OnlineChecker implements OpSink {
     void found(Violation v);
   }
 
-  /** Whether the online checker decides this level: the serializable and snapshot-isolation families. */
+  /**
+   * Whether the online checker decides this level: the serializable and snapshot-isolation
+   * families, and the weak levels RC, RA and TCC ({@link WeakOnline}).
+   */
   public static boolean decides(Level l) {
-    return l.kind == Level.Kind.SER || l.kind == Level.Kind.SI;
+    return l.kind == Level.Kind.SER || l.kind == Level.Kind.SI || WeakOnline.decides(l);
   }
 
   private static final byte PENDING = 4;
@@ -119,8 +122,10 @@ public final class OnlineChecker implements OpSink {
   private final Listener listener;
   private final int maxPerType;
   private final Graph[] graphs;
-  private final List<Level> levels;
+  private final List<Level> levels, strongLevels;
   private final boolean anySo, anyRt;
+  /** The weak levels' checker, or null when none is asked. */
+  private final WeakOnline weak;
 
   // The window (0: none)
   private final int maxWritesPerKey;
@@ -202,11 +207,16 @@ public final class OnlineChecker implements OpSink {
     this.listener = listener;
     this.maxPerType = maxPerType;
     ArrayList<Graph> gs = new ArrayList<>();
-    ArrayList<Level> ls = new ArrayList<>();
+    ArrayList<Level> ls = new ArrayList<>(), strong = new ArrayList<>(), weakLs = new ArrayList<>();
     boolean so = false, rt = false;
     for (Level l : levels) {
       if (!decides(l) || ls.contains(l)) continue;
       ls.add(l);
+      if (WeakOnline.decides(l)) {
+        weakLs.add(l);
+        continue;
+      }
+      strong.add(l);
       Graph g = new Graph(l);
       gs.add(g);
       so |= g.so;
@@ -230,6 +240,8 @@ public final class OnlineChecker implements OpSink {
     }
     this.graphs = gs.toArray(new Graph[0]);
     this.levels = List.copyOf(ls);
+    this.strongLevels = List.copyOf(strong);
+    this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report);
     this.anySo = so;
     this.anyRt = rt;
   }
@@ -259,13 +271,16 @@ public final class OnlineChecker implements OpSink {
   /** The event from which the verdicts are incomplete, or -1 (see {@link #complete}). */
   public long incompleteFrom() { return incompleteFrom; }
 
-  /** Transactions held (live), and committed ones among them (graph nodes). */
-  public int liveTxns() { return nTxns; }
+  /**
+   * Transactions held (live), and committed ones among them (graph nodes). The weak levels'
+   * transactions, all kept, count too.
+   */
+  public int liveTxns() { return nTxns + (weak != null ? weak.held() : 0); }
 
   public int liveNodes() { return txnOfNode.size(); }
 
   /** The most transactions held at once (sampled before each window collection and at the end). */
-  public long peakLiveTxns() { return Math.max(peakLive, nTxns); }
+  public long peakLiveTxns() { return Math.max(peakLive, nTxns) + (weak != null ? weak.held() : 0); }
 
   /** Collect the window once this many transactions are held (default 4096; then twice what a collection keeps). */
   public void gcThreshold(int n) {
@@ -289,6 +304,7 @@ public final class OnlineChecker implements OpSink {
       for (Graph g : graphs) if (g.level == l) es.put(l.id, g.g == null ? g.dropped : (long) g.g.edgeCount() + g.dropped);
     }
     m.put("edges", es);
+    if (weak != null) m.put("weak", weak.stats());
     if (maxWritesPerKey > 0) {
       Map<String, Object> w = new LinkedHashMap<>();
       w.put("max-writes-per-key", (long) maxWritesPerKey);
@@ -345,6 +361,13 @@ public final class OnlineChecker implements OpSink {
     curEvent = ev;
     curIndex = r.index;
     curTime = r.time;
+    if (weak != null) {
+      weak.op(r, ev);
+      if (graphs.length == 0) {
+        eventsSeen = events;
+        return;
+      }
+    }
     int s = sessionOf(r.process);
     if (r.type == OpType.INVOKE) {
       int old = pendingOf.get(s);
@@ -1022,7 +1045,17 @@ public final class OnlineChecker implements OpSink {
 
   // ------------------------------------------------------------------ graphs
 
-  private List<Level> allLevels() { return levels; }
+  /** The levels a pre-check anomaly rules out here: the strong ones (the weak levels have their own, WeakOnline). */
+  private List<Level> allLevels() { return strongLevels; }
+
+  /**
+   * The end of the history: the weak levels' transactions still in flight become indeterminate
+   * (their reads unknown), which lets the causal clocks waiting for them be made.
+   */
+  @Override
+  public void end() {
+    if (weak != null) weak.end();
+  }
 
   private void edge(int a, int b, int type, int k) {
     if (a == b) return;
