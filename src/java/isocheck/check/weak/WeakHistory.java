@@ -412,7 +412,9 @@ final class WeakHistory {
     });
     IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
     IntList[][] reads = new IntList[txns.count][], vis = new IntList[txns.count][], views = new IntList[txns.count][];
+    int[][] longestOf = new int[txns.count][];
     for (int c = 0; c < txns.count; c++) {
+      longestOf[c] = parts[c].longest;
       reads[c] = parts[c].reads;
       vis[c] = parts[c].vis;
       views[c] = parts[c].views;
@@ -428,7 +430,7 @@ final class WeakHistory {
     this.viewKey = viewKey.trimmed();
     this.viewFrom = viewFrom.trimmed();
     this.viewMop = viewMop.trimmed();
-    versionOrder(bad, ew, et, ka, ei, vo);
+    versionOrder(bad, ew, et, ka, ei, longestOf, vo);
   }
 
   /** lastWriter of a key no valid read shows (in {@link #versionOrder}'s last pass). */
@@ -466,7 +468,7 @@ final class WeakHistory {
         et[p] = tw;
         es[p] = ka[i + 3];
         // An :info writer a committed read observed committed (a benign race: only ever true).
-        if (!committed[tw] && h.status(tw) == OpType.INFO) committed[tw] = true;
+        if (h.status(tw) == OpType.INFO) committed[tw] = true;
         at = i + KA;
       }
     }
@@ -530,6 +532,8 @@ final class WeakHistory {
   private static final class Facts {
     final IntList[] reads, vis, views;
     final List<Tap.Instance> intra = new ArrayList<>();
+    /** Per key, its longest valid read in the range and that read's foreign length, side by side (-1: none). */
+    int[] longest;
 
     Facts(int cap) {
       reads = new IntList[] {new IntList(cap), new IntList(cap), new IntList(cap), new IntList(cap)};
@@ -547,6 +551,9 @@ final class WeakHistory {
    * bad only at the range's own mops.
    */
   private void readLists(int from, int to, int[] ew, int[] et, int[] es, boolean[] bad, Facts out) {
+    int[] longest = new int[2 * h.keyCount()];
+    for (int x = 0; x < h.keyCount(); x++) longest[2 * x] = -1;
+    out.longest = longest;
     int[] ownCount = null; // per key, for transactions too long to scan
     int[] dup = new int[64]; // open-addressing set of a long read's elements
     IntList rk = out.reads[0], rf = out.reads[1], rm = out.reads[2], rr = out.reads[3], vf = out.vis[0], vk = out.vis[1], vm = out.vis[2];
@@ -660,6 +667,10 @@ final class WeakHistory {
           continue;
         }
         foreignLen[m] = f;
+        if (longest[2 * x] < 0 || f > longest[2 * x + 1]) {
+          longest[2 * x] = m;
+          longest[2 * x + 1] = f;
+        }
         // Reads-from: the version the read was built on, i.e. the writer of the last element
         // before t's own appends (t⊥ if none). After t's own appends this is still the
         // version of x that t's view of others' writes shows.
@@ -718,28 +729,11 @@ final class WeakHistory {
    * ka ({@link #appendsByKey}). vo receives
    * {@link #voStart} and {@link #voTxn}.
    */
-  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn, int[] ka, int[] elemEntry, int[][] vo) {
+  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn, int[] ka, int[] elemEntry, int[][] longestOf, int[][] vo) {
     int nKeys = h.keyCount();
     Ranges txns = new Ranges(n), keys = new Ranges(nKeys);
-    // The longest valid read of each key, per range of readers, then the first longest overall.
-    // Each key's longest read and its length side by side (one cache miss a read, not two).
-    int[][] longestOf = new int[txns.count][];
-    txns.forEach(c -> {
-      int[] ll = new int[2 * nKeys];
-      for (int x = 0; x < nKeys; x++) ll[2 * x] = -1;
-      for (int t = txns.from(c); t < txns.to(c); t++) {
-        if (!committed[t] || !h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
-          int x = h.mopKey(m);
-          if (ll[2 * x] < 0 || foreignLen[m] > ll[2 * x + 1]) {
-            ll[2 * x] = m;
-            ll[2 * x + 1] = foreignLen[m];
-          }
-        }
-      }
-      longestOf[c] = ll;
-    });
+    // The longest valid read of each key, per range of readers (found in pass 1, each key's read
+    // and its length side by side), then the first longest overall.
     int[] longest = new int[nKeys], longestLen = new int[nKeys];
     {
       int[] ll = longestOf[0];
