@@ -407,7 +407,7 @@ final class WeakHistory {
     txns.forEach(c -> {
       int from = txns.from(c), to = txns.to(c);
       Facts out = new Facts(Math.max(16, (h.mopStart(to) - h.mopStart(from)) / 2));
-      readLists(from, to, ew, et, es, bad, out);
+      readLists(from, to, ew, et, es, ei, bad, out);
       parts[c] = out;
     });
     IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
@@ -436,6 +436,12 @@ final class WeakHistory {
   /** lastWriter of a key no valid read shows (in {@link #versionOrder}'s last pass). */
   private static final int NO_READ = -3;
 
+  /**
+   * An element whose writer failed has entry FAILED - i in ei (i its entry in ka): only reads
+   * that hold none, valid ones, look their entries up.
+   */
+  private static final int FAILED = -2;
+
   /** Reads resolved together. */
   private static final int BATCH = 256;
 
@@ -463,12 +469,14 @@ final class WeakHistory {
           et[p] = BOT;
           continue;
         }
-        int tw = ka[i + 2];
+        int tw = ka[i + 2], st = h.status(tw);
         ew[p] = ka[i + 1];
         et[p] = tw;
         es[p] = ka[i + 3];
         // An :info writer a committed read observed committed (a benign race: only ever true).
-        if (h.status(tw) == OpType.INFO) committed[tw] = true;
+        if (st == OpType.INFO) committed[tw] = true;
+        // A failed writer's element: its entry as FAILED - i, so pass 1 need not look again.
+        else if (st == OpType.FAIL) ei[p] = FAILED - i;
         at = i + KA;
       }
     }
@@ -550,10 +558,13 @@ final class WeakHistory {
    * rfStart/visStart/viewStart of each reader are relative to out's lists. Writes foreignLen and
    * bad only at the range's own mops.
    */
-  private void readLists(int from, int to, int[] ew, int[] et, int[] es, boolean[] bad, Facts out) {
+  private void readLists(int from, int to, int[] ew, int[] et, int[] es, int[] ei, boolean[] bad, Facts out) {
     int[] longest = new int[2 * h.keyCount()];
     for (int x = 0; x < h.keyCount(); x++) longest[2 * x] = -1;
     out.longest = longest;
+    // Valid reads, handed to longest() a batch at a time.
+    int[] valid = new int[BATCH], touched = new int[BATCH];
+    int nv = 0;
     int[] ownCount = null; // per key, for transactions too long to scan
     int[] dup = new int[64]; // open-addressing set of a long read's elements
     IntList rk = out.reads[0], rf = out.reads[1], rm = out.reads[2], rr = out.reads[3], vf = out.vis[0], vk = out.vis[1], vm = out.vis[2];
@@ -589,7 +600,7 @@ final class WeakHistory {
             broken = true;
             break;
           }
-          if (h.status(tw) == OpType.FAIL) {
+          if (ei[o + j] <= FAILED) {
             intra.add(Tap.Instance.intraElem(Tap.ABORTED_READ, t, m, w, tw, j));
             broken = true;
             break;
@@ -667,10 +678,8 @@ final class WeakHistory {
           continue;
         }
         foreignLen[m] = f;
-        if (longest[2 * x] < 0 || f > longest[2 * x + 1]) {
-          longest[2 * x] = m;
-          longest[2 * x + 1] = f;
-        }
+        valid[nv++] = m;
+        if (nv == BATCH) nv = longest(valid, nv, touched, longest);
         // Reads-from: the version the read was built on, i.e. the writer of the last element
         // before t's own appends (t⊥ if none). After t's own appends this is still the
         // version of x that t's view of others' writes shows.
@@ -694,6 +703,25 @@ final class WeakHistory {
       }
       if (!scan) for (int m = a; m < b; m++) ownCount[h.mopKey(m)] = 0;
     }
+    longest(valid, nv, touched, longest);
+  }
+
+  /**
+   * Records valid reads ms[0, n) (in program order) in each key's longest read so far, the first
+   * of the greatest foreign length ({2x: read, 2x + 1: length}, read -1 when none): each key's
+   * entry looked up for the whole batch first (independent look-ups, whose cache misses overlap).
+   * Returns 0, the batch's new size.
+   */
+  private int longest(int[] ms, int n, int[] touched, int[] longest) {
+    for (int i = 0; i < n; i++) touched[i] = longest[2 * h.mopKey(ms[i])];
+    for (int i = 0; i < n; i++) {
+      int m = ms[i], x = h.mopKey(m), f = foreignLen[m];
+      if (longest[2 * x] < 0 || f > longest[2 * x + 1]) {
+        longest[2 * x] = m;
+        longest[2 * x + 1] = f;
+      }
+    }
+    return 0;
   }
 
   /**
