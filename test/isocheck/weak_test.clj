@@ -543,6 +543,34 @@
     (is (< 50 (get @taken [":version-order" "TRUE"] 0)) (pr-str @taken))
     (is (< 20 (get @taken [":scc" "FALSE"] 0)) (pr-str @taken))))
 
+(deftest certificates-from-the-windows-of-backward-edges-verify
+  ;; When TCC on list-append holds by the version order and id order is not a topological order
+  ;; of CO ∪ version order, the certificate is id order with each window of backward edges in a
+  ;; topological order of its own edges (no graph of the whole history). isocheck.verify, which
+  ;; shares no code with the checker, must certify it for every level that holds, on both paths.
+  (let [hs (for [seed (range 600)
+                 :let [hh (j/->history (vec (.ops ^isocheck.oracle.HistoryGen$Gen (isocheck.oracle.WeakHistoryGen/generate seed))) nil)]
+                 :when (= History$Workload/APPEND (.workload hh))]
+             hh)
+        windowed (atom 0)]
+    (is (< 200 (count hs)))
+    (doseq [[i hh] (map-indexed vector hs)
+            id-order? [true false]]
+      (let [o (doto (CheckOptions.) (.levels (mapv #(Level/parse (name %)) weak)))
+            _ (set! (.idOrder (.weak o)) (boolean id-order?))
+            r (Checker/check hh o)
+            m (j/->clj (.toData r))
+            out (isocheck.verify.Verify/verify hh (binding [*print-length* nil, *print-level* nil] (pr-str m)))
+            tcc (get-in (into {} (.stats r)) ["weak" "tcc"])]
+        (when (and tcc (= ":version-order" (str (get tcc "decided-by"))) (pos? (long (or (get tcc "windows") 0))))
+          (swap! windowed inc))
+        (is (= 0 (.status out)) (str "history " i " " id-order? ": " (str/join "\n" (.lines out))))
+        (doseq [[l v] (:levels m)
+                :when (and (true? (:valid? v)) (get-in m [:certificates l]))]
+          (is (some #(and (.startsWith ^String % (str (name l) " ")) (str/includes? % " certified (")) (.lines out))
+              (str "history " i " " id-order? " " l ": " (str/join "\n" (.lines out)))))))
+    (is (< 20 @windowed) (str @windowed " histories certified from windows"))))
+
 (deftest splitting-across-cores-changes-nothing
   ;; The scans run one range of readers per core and join the ranges in reader order: the
   ;; verdicts, anomaly counts and reported counterexamples must not depend on the split.

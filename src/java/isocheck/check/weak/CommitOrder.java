@@ -471,9 +471,20 @@ final class CommitOrder {
     long share = Math.max(1, budget / readers.count);
     readers.forEach(c -> {
       long ex = 0;
+      // The keys' version orders looked up a batch of reads ahead (independent look-ups, whose
+      // cache misses the core overlaps; one read at a time they would come one after another).
+      final int batch = 256;
+      int[] ahead = new int[batch];
+      int pre = wh.rfStart[readers.from(c)], base = pre;
       scan:
       for (int t3 = readers.from(c), e3 = readers.to(c); t3 < e3; t3++) {
         for (int i = wh.rfStart[t3]; i < wh.rfStart[t3 + 1]; i++) {
+          if (i >= pre) {
+            base = i;
+            pre = Math.min(i + batch, wh.rfStart[e3]);
+            for (int j = base; j < pre; j++) ahead[j - base] = wh.voStart[wh.rfKey[j]] + wh.rfRank[j];
+            for (int j = base; j < pre; j++) if (ahead[j - base] > 0 && ahead[j - base] <= wh.voTxn.length) ahead[j - base] = wh.voTxn[ahead[j - base] - 1];
+          }
           int x = wh.rfKey[i], r = wh.rfRank[i], at = wh.voStart[x] + r;
           // The writer read must sit at its rank (it does when the read is a prefix of the
           // longest one); anything else goes to the general scan.

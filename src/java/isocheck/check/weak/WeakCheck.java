@@ -272,7 +272,9 @@ public final class WeakCheck {
           ws.put(l.name().toLowerCase(java.util.Locale.ROOT), byVo);
           cyclic.put(l, false);
           // CO ∪ the version order: every forced edge is implied by its version-order edges.
-          stronger = !o.certificates ? null : co.idOrdered && wwForward() ? idOrder() : topological(cm.graph(new CommitOrder.Forced()));
+          // Its graph's cycles and backward paths lie in windows: id order with each window in a
+          // topological order of its own edges (none: id order itself).
+          stronger = !o.certificates ? null : voWindows == null ? idOrder() : topological(voGraph, voWindows);
           orders.put(l, stronger);
           strongerViolated = false;
           continue;
@@ -327,6 +329,8 @@ public final class WeakCheck {
         w = cm.windows(none);
         g = cm.graph(none, w);
         if (CommitOrder.scc(g, w).hasCycle()) return null;
+        voGraph = g;
+        voWindows = w;
       }
       LinkedHashMap<String, Object> m = new LinkedHashMap<>();
       m.put("forced-edges", 0L);
@@ -339,6 +343,43 @@ public final class WeakCheck {
       }
       m.put("ms", (System.nanoTime() - t) / 1_000_000L);
       return m;
+    }
+
+    /** CO ∪ the version order inside its windows, when {@link #listCausalHolds} built them (else null). */
+    Digraph voGraph;
+    Windows voWindows;
+
+    /**
+     * A topological order of an acyclic graph whose edges outside w's windows all point forward
+     * in id order, from g, its edges inside the windows ({@link CommitOrder#graph(CommitOrder.Forced, Windows)}):
+     * id order, each window's transactions (a range of ids) in a topological order of g's edges.
+     */
+    int[] topological(Digraph g, Windows w) {
+      int[] order = new int[wh.n], indeg = new int[wh.n];
+      int filter = Edge.SO | Edge.WR | Edge.WW | Edge.CM;
+      int tail = 0;
+      for (int v = 0; v < wh.n; ) {
+        if (w.group[v] < 0) {
+          order[tail++] = v++;
+          continue;
+        }
+        int a = v, b = v, c = w.group[v];
+        while (b < wh.n && w.group[b] == c) b++;
+        for (int u = a; u < b; u++) {
+          for (int e = g.start(u); e < g.end(u); e++) if ((g.mask(e) & filter) != 0 && w.same(u, g.target(e))) indeg[g.target(e)]++;
+        }
+        int head = tail;
+        for (int u = a; u < b; u++) if (indeg[u] == 0) order[tail++] = u;
+        while (head < tail) {
+          int u = order[head++];
+          for (int e = g.start(u); e < g.end(u); e++) {
+            if ((g.mask(e) & filter) != 0 && w.same(u, g.target(e)) && --indeg[g.target(e)] == 0) order[tail++] = g.target(e);
+          }
+        }
+        if (tail != b) throw new IllegalStateException("a level that holds has a cyclic commit-order graph");
+        v = b;
+      }
+      return order;
     }
 
     /** Per weak level that holds, a commit order that shows it (transactions, all of them: the witness keeps the committed ones). */

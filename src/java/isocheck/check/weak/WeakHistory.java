@@ -146,12 +146,19 @@ final class WeakHistory {
    * sequence number and count.
    */
   private void writtenKeys(int from, int to, IntList wk, IntList wl) {
-    int[] seen = new int[h.keyCount()];
-    Arrays.fill(seen, -1);
+    int[] seen = null; // per key, for transactions too long to scan
     for (int t = from; t < to; t++) {
       wkStart[t] = wk.size();
       int a = h.mopStart(t), b = h.mopEnd(t);
       int first = wk.size();
+      if (b - a <= SCAN) {
+        writtenKeysByScan(a, b, wk, wl);
+        continue;
+      }
+      if (seen == null) {
+        seen = new int[h.keyCount()];
+        Arrays.fill(seen, -1);
+      }
       for (int m = b - 1; m >= a; m--) {
         byte kind = h.mopKind(m);
         if (kind == OpRecord.READ) continue;
@@ -180,6 +187,43 @@ final class WeakHistory {
       }
       // `seen` holds t for its keys; the next transaction's ids differ, so no reset is needed,
       // except after the list pass above, which reset them to -1.
+    }
+  }
+
+  /**
+   * Transactions of at most this many micro-ops find a key's other micro-ops by scanning
+   * themselves (in cache) rather than through a per-key array (a cache miss a micro-op over
+   * millions of keys).
+   */
+  private static final int SCAN = 48;
+
+  /** {@link #writtenKeys} for one short transaction's micro-ops [a, b), by scanning it. */
+  private void writtenKeysByScan(int a, int b, IntList wk, IntList wl) {
+    int first = wk.size();
+    for (int m = b - 1; m >= a; m--) {
+      if (h.mopKind(m) == OpRecord.READ) continue;
+      int x = h.mopKey(m);
+      boolean later = false;
+      for (int i = first, e = wk.size(); i < e; i++) if (wk.get(i) == x) { later = true; break; }
+      if (later) continue;
+      finalWrite[m] = true;
+      wk.add(x);
+      wl.add(m);
+    }
+    sortPairs(wk.raw(), wl.raw(), first, wk.size());
+    if (!list) return;
+    // Each append's place among the transaction's appends to its key: seq == 0 ? count : -seq.
+    for (int m = a; m < b; m++) {
+      if (h.mopKind(m) != OpRecord.APPEND) continue;
+      int x = h.mopKey(m), seq = 0;
+      for (int q = a; q < m; q++) if (h.mopKey(q) == x && h.mopKind(q) == OpRecord.APPEND) seq++;
+      if (seq > 0) {
+        app[m] = -seq;
+        continue;
+      }
+      int cnt = 1;
+      for (int q = m + 1; q < b; q++) if (h.mopKey(q) == x && h.mopKind(q) == OpRecord.APPEND) cnt++;
+      app[m] = cnt;
     }
   }
 
@@ -338,31 +382,24 @@ final class WeakHistory {
     int[] kaStart = new int[nKeys + 1];
     int[] ka = appendsByKey(kaStart);
     Ranges txns = new Ranges(n);
+    // In batches of reads: first every read's range of appends (independent look-ups, whose
+    // cache misses the core overlaps), then the first entry of each range, then the elements,
+    // found among entries now in cache; one read at a time, the misses would come one after another.
     txns.forEach(c -> {
+      int[] bm = new int[BATCH], bs = new int[BATCH], be = new int[BATCH], bv = new int[BATCH];
+      int nb = 0;
       for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!h.isOk(t)) continue;
         for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
           if (h.mopKind(m) != OpRecord.READ) continue;
-          int x = h.mopKey(m), base = h.mopVal(m), len = h.mopLen(m);
-          int s = kaStart[x], e = kaStart[x + 1], at = s;
-          for (int p = base; p < base + len; p++) {
-            int i = find(ka, s, e, at, x, pool[p]);
-            ei[p] = i;
-            if (i < 0) {
-              ew[p] = -1;
-              et[p] = BOT;
-              continue;
-            }
-            int tw = ka[i + 2];
-            ew[p] = ka[i + 1];
-            et[p] = tw;
-            es[p] = ka[i + 3];
-            // An :info writer a committed read observed committed (a benign race: only ever true).
-            if (!committed[tw] && h.status(tw) == OpType.INFO) committed[tw] = true;
-            at = i + KA;
+          bm[nb++] = m;
+          if (nb == BATCH) {
+            resolve(bm, bs, be, bv, nb, kaStart, ka, pool, ew, et, es, ei);
+            nb = 0;
           }
         }
       }
+      resolve(bm, bs, be, bv, nb, kaStart, ka, pool, ew, et, es, ei);
     });
     viewStart = new int[n + 1];
     // Pass 1, per range of readers (one per core), joined in reader order.
@@ -370,12 +407,14 @@ final class WeakHistory {
     txns.forEach(c -> {
       int from = txns.from(c), to = txns.to(c);
       Facts out = new Facts(Math.max(16, (h.mopStart(to) - h.mopStart(from)) / 2));
-      readLists(from, to, ew, et, es, bad, out);
+      readLists(from, to, ew, et, es, ei, bad, out);
       parts[c] = out;
     });
     IntList viewKey = new IntList(), viewFrom = new IntList(), viewMop = new IntList();
     IntList[][] reads = new IntList[txns.count][], vis = new IntList[txns.count][], views = new IntList[txns.count][];
+    int[][] longestOf = new int[txns.count][];
     for (int c = 0; c < txns.count; c++) {
+      longestOf[c] = parts[c].longest;
       reads[c] = parts[c].reads;
       vis[c] = parts[c].vis;
       views[c] = parts[c].views;
@@ -391,7 +430,56 @@ final class WeakHistory {
     this.viewKey = viewKey.trimmed();
     this.viewFrom = viewFrom.trimmed();
     this.viewMop = viewMop.trimmed();
-    versionOrder(bad, ew, et, ka, ei, vo);
+    versionOrder(bad, ew, et, ka, ei, longestOf, vo);
+  }
+
+  /** lastWriter of a key no valid read shows (in {@link #versionOrder}'s last pass). */
+  private static final int NO_READ = -3;
+
+  /**
+   * An element whose writer failed has entry FAILED - i in ei (i its entry in ka): only reads
+   * that hold none, valid ones, look their entries up.
+   */
+  private static final int FAILED = -2;
+
+  /** Reads resolved together. */
+  private static final int BATCH = 256;
+
+  /**
+   * Resolves the elements of read mops bm[0, nb) among their keys' appends (see readLists): the
+   * appends' ranges of all of them first, then their first entries, then the elements.
+   */
+  private void resolve(int[] bm, int[] bs, int[] be, int[] bv, int nb, int[] kaStart, int[] ka, int[] pool,
+                       int[] ew, int[] et, int[] es, int[] ei) {
+    for (int i = 0; i < nb; i++) {
+      int x = h.mopKey(bm[i]);
+      bs[i] = kaStart[x];
+      be[i] = kaStart[x + 1];
+    }
+    for (int i = 0; i < nb; i++) bv[i] = bs[i] < be[i] ? ka[bs[i]] : 0;
+    for (int r = 0; r < nb; r++) {
+      int m = bm[r];
+      int x = h.mopKey(m), base = h.mopVal(m), len = h.mopLen(m);
+      int s = bs[r], e = be[r], at = s;
+      for (int p = base; p < base + len; p++) {
+        int i = find(ka, s, e, at, x, pool[p]);
+        ei[p] = i;
+        if (i < 0) {
+          ew[p] = -1;
+          et[p] = BOT;
+          continue;
+        }
+        int tw = ka[i + 2], st = h.status(tw);
+        ew[p] = ka[i + 1];
+        et[p] = tw;
+        es[p] = ka[i + 3];
+        // An :info writer a committed read observed committed (a benign race: only ever true).
+        if (st == OpType.INFO) committed[tw] = true;
+        // A failed writer's element: its entry as FAILED - i, so pass 1 need not look again.
+        else if (st == OpType.FAIL) ei[p] = FAILED - i;
+        at = i + KA;
+      }
+    }
   }
 
   /** Ints per entry of {@link #appendsByKey}: value, mop, transaction, place (as in es). */
@@ -452,6 +540,8 @@ final class WeakHistory {
   private static final class Facts {
     final IntList[] reads, vis, views;
     final List<Tap.Instance> intra = new ArrayList<>();
+    /** Per key, its longest valid read in the range and that read's foreign length, side by side (-1: none). */
+    int[] longest;
 
     Facts(int cap) {
       reads = new IntList[] {new IntList(cap), new IntList(cap), new IntList(cap), new IntList(cap)};
@@ -468,11 +558,15 @@ final class WeakHistory {
    * rfStart/visStart/viewStart of each reader are relative to out's lists. Writes foreignLen and
    * bad only at the range's own mops.
    */
-  private void readLists(int from, int to, int[] ew, int[] et, int[] es, boolean[] bad, Facts out) {
-    int[] ownCount = new int[h.keyCount()];
+  private void readLists(int from, int to, int[] ew, int[] et, int[] es, int[] ei, boolean[] bad, Facts out) {
+    int[] longest = new int[2 * h.keyCount()];
+    for (int x = 0; x < h.keyCount(); x++) longest[2 * x] = -1;
+    out.longest = longest;
+    // Valid reads, handed to longest() a batch at a time.
+    int[] valid = new int[BATCH], touched = new int[BATCH];
+    int nv = 0;
+    int[] ownCount = null; // per key, for transactions too long to scan
     int[] dup = new int[64]; // open-addressing set of a long read's elements
-    int[] visStamp = new int[n];
-    int readId = 0;
     IntList rk = out.reads[0], rf = out.reads[1], rm = out.reads[2], rr = out.reads[3], vf = out.vis[0], vk = out.vis[1], vm = out.vis[2];
     IntList viewKey = out.views[0], viewFrom = out.views[1], viewMop = out.views[2];
     List<Tap.Instance> intra = out.intra;
@@ -482,13 +576,14 @@ final class WeakHistory {
       viewStart[t] = viewKey.size();
       if (!h.isOk(t)) continue;
       int a = h.mopStart(t), b = h.mopEnd(t);
+      boolean scan = b - a <= SCAN;
+      if (!scan && ownCount == null) ownCount = new int[h.keyCount()];
       for (int m = a; m < b; m++) {
         int x = h.mopKey(m);
         if (h.mopKind(m) != OpRecord.READ) {
-          ownCount[x]++;
+          if (!scan) ownCount[x]++;
           continue;
         }
-        readId++;
         int len = h.mopLen(m), o = h.mopVal(m); // the read's elements are ew/et[o .. o+len)
         if (len > 32 && dup.length < Integer.highestOneBit(len) << 2) dup = new int[Integer.highestOneBit(len) << 2];
         boolean broken = false;
@@ -505,7 +600,7 @@ final class WeakHistory {
             broken = true;
             break;
           }
-          if (h.status(tw) == OpType.FAIL) {
+          if (ei[o + j] <= FAILED) {
             intra.add(Tap.Instance.intraElem(Tap.ABORTED_READ, t, m, w, tw, j));
             broken = true;
             break;
@@ -528,7 +623,10 @@ final class WeakHistory {
           continue;
         }
         // d, e: the list must end with exactly t's appends to x so far, in program order.
-        int mine = ownCount[x];
+        int mine = 0;
+        if (scan) {
+          for (int q = a; q < m; q++) if (h.mopKey(q) == x && h.mopKind(q) != OpRecord.READ) mine++;
+        } else mine = ownCount[x];
         int f = len - mine;
         boolean ownOk = f >= 0;
         for (int j = Math.max(f, 0); j < len && ownOk; j++) {
@@ -580,6 +678,8 @@ final class WeakHistory {
           continue;
         }
         foreignLen[m] = f;
+        valid[nv++] = m;
+        if (nv == BATCH) nv = longest(valid, nv, touched, longest);
         // Reads-from: the version the read was built on, i.e. the writer of the last element
         // before t's own appends (t⊥ if none). After t's own appends this is still the
         // version of x that t's view of others' writes shows.
@@ -588,18 +688,40 @@ final class WeakHistory {
         rf.add(rfw);
         rm.add(m);
         rr.add(blocks);
-        // Visibility: the other writers of the foreign part (one entry per writer and read).
-        for (int i = 0; i < f; i++) {
+        // Visibility: the other writers of the foreign part (one entry per writer and read). Each
+        // writer's elements are one whole block (a second block would repeat its first append, a
+        // duplicate), so a writer differs from the previous element's exactly where it first shows.
+        for (int i = 0, prev = BOT; i < f; i++) {
           int tw = et[o + i];
-          if (tw == rfw || visStamp[tw] == readId) continue;
-          visStamp[tw] = readId;
+          if (tw == prev) continue;
+          prev = tw;
+          if (tw == rfw) continue;
           vf.add(tw);
           vk.add(x);
           vm.add(m);
         }
       }
-      for (int m = a; m < b; m++) ownCount[h.mopKey(m)] = 0;
+      if (!scan) for (int m = a; m < b; m++) ownCount[h.mopKey(m)] = 0;
     }
+    longest(valid, nv, touched, longest);
+  }
+
+  /**
+   * Records valid reads ms[0, n) (in program order) in each key's longest read so far, the first
+   * of the greatest foreign length ({2x: read, 2x + 1: length}, read -1 when none): each key's
+   * entry looked up for the whole batch first (independent look-ups, whose cache misses overlap).
+   * Returns 0, the batch's new size.
+   */
+  private int longest(int[] ms, int n, int[] touched, int[] longest) {
+    for (int i = 0; i < n; i++) touched[i] = longest[2 * h.mopKey(ms[i])];
+    for (int i = 0; i < n; i++) {
+      int m = ms[i], x = h.mopKey(m), f = foreignLen[m];
+      if (longest[2 * x] < 0 || f > longest[2 * x + 1]) {
+        longest[2 * x] = m;
+        longest[2 * x + 1] = f;
+      }
+    }
+    return 0;
   }
 
   /**
@@ -635,39 +757,29 @@ final class WeakHistory {
    * ka ({@link #appendsByKey}). vo receives
    * {@link #voStart} and {@link #voTxn}.
    */
-  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn, int[] ka, int[] elemEntry, int[][] vo) {
+  private void versionOrder(boolean[] bad, int[] elemWriter, int[] elemTxn, int[] ka, int[] elemEntry, int[][] longestOf, int[][] vo) {
     int nKeys = h.keyCount();
     Ranges txns = new Ranges(n), keys = new Ranges(nKeys);
-    // The longest valid read of each key, per range of readers, then the first longest overall.
-    int[][] longestOf = new int[txns.count][], lenOf = new int[txns.count][];
-    txns.forEach(c -> {
-      int[] longest = new int[nKeys], longestLen = new int[nKeys];
-      Arrays.fill(longest, -1);
-      for (int t = txns.from(c); t < txns.to(c); t++) {
-        if (!committed[t] || !h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
-          int x = h.mopKey(m);
-          if (longest[x] < 0 || foreignLen[m] > longestLen[x]) {
-            longest[x] = m;
-            longestLen[x] = foreignLen[m];
-          }
-        }
-      }
-      longestOf[c] = longest;
-      lenOf[c] = longestLen;
-    });
-    int[] longest = longestOf[0], longestLen = lenOf[0];
-    for (int c = 1; c < txns.count; c++) {
-      int[] lc = longestOf[c], nc = lenOf[c];
+    // The longest valid read of each key, per range of readers (found in pass 1, each key's read
+    // and its length side by side), then the first longest overall.
+    int[] longest = new int[nKeys], longestLen = new int[nKeys];
+    {
+      int[] ll = longestOf[0];
       for (int x = 0; x < nKeys; x++) {
-        if (lc[x] >= 0 && (longest[x] < 0 || nc[x] > longestLen[x])) {
-          longest[x] = lc[x];
-          longestLen[x] = nc[x];
+        longest[x] = ll[2 * x];
+        longestLen[x] = ll[2 * x + 1];
+      }
+    }
+    for (int c = 1; c < txns.count; c++) {
+      int[] ll = longestOf[c];
+      for (int x = 0; x < nKeys; x++) {
+        if (ll[2 * x] >= 0 && (longest[x] < 0 || ll[2 * x + 1] > longestLen[x])) {
+          longest[x] = ll[2 * x];
+          longestLen[x] = ll[2 * x + 1];
         }
       }
-      longestOf[c] = lenOf[c] = null;
     }
+    Arrays.fill(longestOf, null);
     // Every other read must be a prefix of it: element j of the read must be the append at place j
     // of the longest read. Each append's place there (-1 if absent), by its entry in ka: a key's
     // entries lie together, so a read costs one cache miss there, where comparing it with the
@@ -683,7 +795,15 @@ final class WeakHistory {
     IntList[][] order = new IntList[keys.count][];
     keys.forEach(c -> {
       IntList src = new IntList(), dst = new IntList(), key = new IntList(), seq = new IntList();
-      for (int x = keys.from(c); x < keys.to(c); x++) {
+      // In batches of keys: the longest reads' offsets, then their first elements' facts and
+      // places (independent look-ups, overlapped), then the walk over what is now in cache.
+      int[] bo = new int[BATCH], bv = new int[BATCH];
+      for (int x0 = keys.from(c), xe = keys.to(c); x0 < xe; x0 += BATCH) {
+        int nb = Math.min(BATCH, xe - x0);
+        for (int i = 0; i < nb; i++) bo[i] = longest[x0 + i] < 0 || longestLen[x0 + i] == 0 ? -1 : h.mopVal(longest[x0 + i]);
+        for (int i = 0; i < nb; i++) if (bo[i] >= 0) bv[i] = elemEntry[bo[i]] + elemWriter[bo[i]] + elemTxn[bo[i]];
+        for (int i = 0; i < nb; i++) if (bo[i] >= 0) bv[i] += place[elemEntry[bo[i]] / KA] + (shown[elemWriter[bo[i]]] ? 1 : 0);
+      for (int x = x0; x < x0 + nb; x++) {
         int l = longest[x];
         if (l < 0) continue;
         int prev = -1;
@@ -704,26 +824,33 @@ final class WeakHistory {
         }
         lastWriter[x] = prev;
       }
+      }
       order[c] = new IntList[] {src, dst, key, seq};
     });
     @SuppressWarnings("unchecked")
     List<Tap.Instance>[] incompatible = new List[txns.count];
     txns.forEach(c -> {
       List<Tap.Instance> found = new ArrayList<>();
-      for (int t = txns.from(c); t < txns.to(c); t++) {
-        if (!committed[t] || !h.isOk(t)) continue;
-        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-          if (h.mopKind(m) != OpRecord.READ || bad[m]) continue;
-          for (int j = 0, o = h.mopVal(m), e = foreignLen[m]; j < e; j++) {
-            if (place[elemEntry[o + j] / KA] != j) {
-              found.add(Tap.Instance.incompatible(t, m, longest[h.mopKey(m)], j));
-              break;
+      // In batches of reads: each one's first place looked up first (independent, overlapped).
+      int[] bm = new int[BATCH], bv = new int[BATCH];
+      int nb = 0;
+      for (int t = txns.from(c), end = txns.to(c); t <= end; t++) {
+        if (t < end) {
+          if (!committed[t] || !h.isOk(t)) continue;
+          for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+            if (h.mopKind(m) != OpRecord.READ || bad[m] || foreignLen[m] == 0) continue;
+            bm[nb++] = m;
+            if (nb == BATCH) {
+              prefixes(bm, bv, nb, place, elemEntry, longest, found);
+              nb = 0;
             }
           }
-        }
+        } else prefixes(bm, bv, nb, place, elemEntry, longest, found);
       }
       incompatible[c] = found;
     });
+    // lastWriter tells keys no valid read shows apart (one look-up a written key, not two).
+    for (int x = 0; x < nKeys; x++) if (longest[x] < 0) lastWriter[x] = NO_READ;
     for (List<Tap.Instance> found : incompatible) intra.addAll(found);
     IntList[][] shownSeq = new IntList[keys.count][];
     for (int c = 0; c < keys.count; c++) {
@@ -739,14 +866,14 @@ final class WeakHistory {
       for (int t = txns.from(c); t < txns.to(c); t++) {
         if (!committed[t]) continue;
         for (int i = wkStart[t]; i < wkStart[t + 1]; i++) {
-          int x = wkKey[i];
-          if (longest[x] < 0 || lastWriter[x] == t) continue;
+          int x = wkKey[i], last = lastWriter[x];
+          if (last == NO_READ || last == t) continue;
           // t's appends to x, when shown, are one whole block: its last one tells.
           if (!shown[wkLast[i]]) {
             ut.add(t);
             ux.add(x);
-            if (lastWriter[x] < 0) continue;
-            src.add(lastWriter[x]);
+            if (last < 0) continue;
+            src.add(last);
             dst.add(t);
             key.add(x);
           }
@@ -776,6 +903,20 @@ final class WeakHistory {
     vo[0] = voStart;
     vo[1] = voTxn;
     appendWw(txns, unread, 1);
+  }
+
+  /** Checks that list reads bm[0, nb) (with foreign parts) are prefixes of their keys' longest reads: element j at place j. */
+  private void prefixes(int[] bm, int[] bv, int nb, int[] place, int[] elemEntry, int[] longest, List<Tap.Instance> found) {
+    for (int i = 0; i < nb; i++) bv[i] = place[elemEntry[h.mopVal(bm[i])] / KA];
+    for (int i = 0; i < nb; i++) {
+      int m = bm[i];
+      for (int j = 0, o = h.mopVal(m), e = foreignLen[m]; j < e; j++) {
+        if (place[elemEntry[o + j] / KA] != j) {
+          found.add(Tap.Instance.incompatible(h.mopTxn(m), m, longest[h.mopKey(m)], j));
+          break;
+        }
+      }
+    }
   }
 
   /** Appends each range's version-order edges {src, dst, key}, in range order, flagged unread or not. */
