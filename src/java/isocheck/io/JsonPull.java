@@ -80,16 +80,17 @@ abstract class JsonPull extends TextSource {
 
   /** After a first element or member: true at a ',' (consumed), false at the closing bracket (consumed). */
   final boolean more(char close, String what) throws IOException {
+    int c = step(close);
+    if (c < 0) throw error("expected ',' or '" + close + "' in " + what + ", found " + found());
+    return c == 1;
+  }
+
+  /** 1 at a ',' and 0 at the closing bracket (either consumed), -1 at anything else (not consumed). */
+  private int step(char close) throws IOException {
     int c = ws();
-    if (c == ',') {
-      pos++;
-      return true;
-    }
-    if (c == close) {
-      pos++;
-      return false;
-    }
-    throw error("expected ',' or '" + close + "' in " + what + ", found " + found());
+    if (c != ',' && c != close) return -1;
+    pos++;
+    return c == ',' ? 1 : 0;
   }
 
   /**
@@ -97,16 +98,9 @@ abstract class JsonPull extends TextSource {
    * for the message: a reader that asks after every element does not build a string each time.
    */
   final boolean more(char close, String prefix, long n) throws IOException {
-    int c = ws();
-    if (c == ',') {
-      pos++;
-      return true;
-    }
-    if (c == close) {
-      pos++;
-      return false;
-    }
-    throw error("expected ',' or '" + close + "' in " + prefix + n + ", found " + found());
+    int c = step(close);
+    if (c < 0) throw error("expected ',' or '" + close + "' in " + prefix + n + ", found " + found());
+    return c == 1;
   }
 
   /** At '[' or '{' (consumed by the caller): true when the array or object is empty (its closing bracket consumed). */

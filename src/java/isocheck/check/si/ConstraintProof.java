@@ -406,13 +406,7 @@ public final class ConstraintProof {
         }
       }
       if (realtime && u < n && h.isOk(u) && h.completeOrdinal(u) >= 0) {
-        long c = h.completeOrdinal(u);
-        int lo = 0, hi = byInvoke.length;
-        while (lo < hi) {
-          int mid = (lo + hi) >>> 1;
-          if (invokes[mid] > c) hi = mid;
-          else lo = mid + 1;
-        }
+        int lo = firstInvokedAfter(h.completeOrdinal(u));
         int bit = serial || !rtToCommit ? 0 : 1;
         for (int i = lo; i < rtNext; i++) {
           int sv = 2 * byInvoke[i] + bit;
@@ -574,16 +568,21 @@ public final class ConstraintProof {
       out.add(2 * dst[i] + bit);
     }
     if (realtime && u < n && h.isOk(u) && h.completeOrdinal(u) >= 0) {
-      long c = h.completeOrdinal(u);
-      int lo = 0, hi = byInvoke.length;
-      while (lo < hi) {
-        int mid = (lo + hi) >>> 1;
-        if (invokes[mid] > c) hi = mid;
-        else lo = mid + 1;
-      }
+      int lo = firstInvokedAfter(h.completeOrdinal(u));
       if (lo < byInvoke.length) out.add(2 * (n + keys + lo) + rtBit);
     }
     return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** The first position in invocation order whose transaction was invoked after completion ordinal c. */
+  private int firstInvokedAfter(long c) {
+    int lo = 0, hi = byInvoke.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (invokes[mid] > c) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
   }
 
   private Order order(int x, int a, int b) {
