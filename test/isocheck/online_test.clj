@@ -821,3 +821,36 @@
     (doseq [[cfg on off] results]
       (doseq [[l v] on :when v]
         (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg))))))
+
+;; ---------------------------------------------------------------------------
+;; The final check's History, built during the run (online/prebuilt-history)
+
+(defn- strip [m] (dissoc m :online :stats :report-dir))
+
+(deftest the-final-check-uses-the-history-built-during-the-run
+  (let [[test h] (run-watched (store-client {:info 0.05, :seed 5}) 300 {:log? false})
+        checker (isocheck/checker {:levels (into online/online-levels weak)})
+        m (jepsen.checker/check checker test h {})
+        ;; The same ops checked by a final check no watch watched: read again.
+        again (jepsen.checker/check checker (assoc test :name "not watched") h {})]
+    (is (true? (get-in m [:online :history-prebuilt?])))
+    (is (nil? (:online again)))
+    (is (= (strip again) (strip m)) "the verdicts and anomalies are those of reading the ops again")
+    (is (= (strip again) (strip (jepsen.checker/check checker test h {}))) "a second final check of the same ops: the same")
+    (testing "ops that are not the very events the watch saw are read again"
+      (let [copies (mapv #(into {} %) h)]
+        (is (nil? (online/prebuilt-history test copies nil nil)))
+        (is (nil? (online/prebuilt-history test (pop h) nil nil)))
+        (is (= (strip again) (strip (jepsen.checker/check checker test copies {}))))))
+    (testing "a final check that forces the workload reads the ops again"
+      (is (nil? (online/prebuilt-history test h :append nil)))))
+  (testing "with a violation found"
+    (let [[test h] (run-watched (store-client {:info 0.05, :seed 3, :stale 0.2}) 300 {:log? false})
+          checker (isocheck/checker {:levels online/online-levels})
+          m (jepsen.checker/check checker test h {})]
+      (is (true? (get-in m [:online :history-prebuilt?])))
+      (is (= (strip (jepsen.checker/check checker (assoc test :name "not watched") h {})) (strip m)))))
+  (testing ":build-history? false: nothing built, the ops read at the end"
+    (let [[test h] (run-watched (store-client {:info 0.05, :seed 3}) 100 {:log? false, :build-history? false})]
+      (is (nil? (online/prebuilt-history test h nil nil)))
+      (is (false? (get-in (jepsen.checker/check (isocheck/checker {}) test h {}) [:online :history-prebuilt?]))))))
