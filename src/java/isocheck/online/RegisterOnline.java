@@ -42,7 +42,18 @@ import java.util.Map;
  * causal order must be acyclic). So one graph per family (plain: wr; process: so ∪ wr; realtime:
  * so ∪ rt ∪ wr; GSI's: rt ∪ wr), each with a topological order kept incrementally
  * (Pearce–Kelly, {@link TopologicalOrder}); an edge that would close a cycle is refused and the
- * path it closes reported (G1c, G1c-process, G1c-realtime). Realtime edges are added as
+ * path it closes reported (G1c, G1c-process, G1c-realtime).
+ *
+ * <p><b>Forced commit order (the weak levels).</b> Plume's axioms (OOPSLA'24, §3.1 Defs 4-6;
+ * {@link isocheck.check.weak.CommitOrder}) force, for a read of x by t from t1 and a committed
+ * writer t2 ≠ t1 of x, t2 before t1 in every commit order: read committed when t read from t2
+ * earlier in its program, read atomic when t read from t2 anywhere or t2 precedes t in its
+ * session (TCC forces these too, and more, by causal order: left to the final check). These are
+ * facts of the reads, whatever the version order, so read committed gets a graph of so ∪ wr ∪
+ * its forced edges, read atomic and TCC one of so ∪ wr ∪ read atomic's; a cycle there, or a
+ * forced edge into the initial state (a nil read), is a violation (CyclicCO, NonMonoReadCM,
+ * FracturedReadCM). Only reads whose writer is known at the reader's completion force edges (a
+ * subset: what is reported stays certain). Realtime edges are added as
  * {@link OnlineChecker} adds them: from the frontier of committed transactions as it stood at the
  * invocation.
  *
@@ -107,7 +118,15 @@ final class RegisterOnline {
 
   // Graphs, one per family; nodes are committed transactions, numbered alike in every graph.
   private final Graph[] graphs;
-  private final boolean anySo, anyRt;
+  private final boolean anySo, anyRt, anyForced, raForced;
+  /** The commit-order edges a weak graph gets (Plume's axioms): none, read committed's, read atomic's. */
+  private static final int RC_FORCED = 1, RA_FORCED = 2;
+  /** In a read's writer list: the initial state (a nil read); -1: no writer known. */
+  private static final int INITIAL = -5;
+  /** RA: per session, key -> its last :ok writer. */
+  private final ArrayList<LongIntMap> sessionWriters = new ArrayList<>();
+  private final IntList rKey = new IntList(), rFrom = new IntList();
+  private long forced;
   private final IntList txnOfNode = new IntList(1024);
   private final IntList frontier = new IntList();
   private long wr, so, rt;
@@ -124,17 +143,27 @@ final class RegisterOnline {
     nr.remove(Level.RC);
     this.allButRc = List.copyOf(nr);
     LinkedHashMap<Level.Family, List<Level>> byFamily = new LinkedHashMap<>();
-    for (Level l : levels) byFamily.computeIfAbsent(l.family, f -> new ArrayList<>()).add(l);
-    graphs = new Graph[byFamily.size()];
-    int i = 0;
+    ArrayList<Level> raTcc = new ArrayList<>();
+    boolean rc = false;
+    for (Level l : levels) {
+      if (l == Level.RC) rc = true;
+      else if (l == Level.RA || l == Level.TCC) raTcc.add(l);
+      else byFamily.computeIfAbsent(l.family, f -> new ArrayList<>()).add(l);
+    }
+    ArrayList<Graph> gs = new ArrayList<>();
     boolean s = false, r = false;
     for (Map.Entry<Level.Family, List<Level>> e : byFamily.entrySet()) {
-      graphs[i++] = new Graph(e.getKey(), e.getValue());
+      gs.add(new Graph(e.getKey(), e.getValue(), 0));
       s |= (e.getKey().bits & Edge.SO) != 0;
       r |= (e.getKey().bits & Edge.RT) != 0;
     }
-    anySo = s;
+    if (rc) gs.add(new Graph(Level.Family.PROCESS, List.of(Level.RC), RC_FORCED));
+    if (!raTcc.isEmpty()) gs.add(new Graph(Level.Family.PROCESS, raTcc, RA_FORCED));
+    graphs = gs.toArray(new Graph[0]);
+    anySo = s || rc || !raTcc.isEmpty();
     anyRt = r;
+    raForced = !raTcc.isEmpty();
+    anyForced = rc || raForced;
   }
 
   /** Whether the history is an rw-register one (so this engine has taken it). */
@@ -188,6 +217,7 @@ final class RegisterOnline {
     m.put("wr-edges", wr);
     m.put("process-edges", so);
     m.put("realtime-edges", rt);
+    m.put("forced-commit-order-edges", forced);
     m.put("ambiguous-values", ambiguous);
     m.put("reads-before-their-writer", waitingReads);
     return m;
@@ -293,6 +323,8 @@ final class RegisterOnline {
     if (node[t] < 0) commit(t);
     int m = r.mopCount();
     seenKeys.clear();
+    rKey.clear();
+    rFrom.clear();
     for (int i = 0; i < m; i++) {
       byte kind = r.kind(i);
       if (kind != OpRecord.READ && kind != OpRecord.WRITE) continue;
@@ -323,7 +355,12 @@ final class RegisterOnline {
       seenVals[seenKeys.size()] = v;
       seenWrite[seenKeys.size()] = kind == OpRecord.WRITE;
       seenKeys.add(k);
-      if (kind != OpRecord.READ || v == NIL) continue;
+      if (kind != OpRecord.READ) continue;
+      if (v == NIL) {
+        rKey.add(k);
+        rFrom.add(INITIAL);
+        continue;
+      }
       int w = writerOf.get(k).get(v);
       if (w == AMBIGUOUS) continue;
       if (w < 0) {
@@ -338,8 +375,12 @@ final class RegisterOnline {
             name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", a value it itself wrote only later.");
         continue;
       }
-      readFrom(t, w, k, v);
+      if (readFrom(t, w, k, v)) {
+        rKey.add(k);
+        rFrom.add(w);
+      }
     }
+    if (anyForced) forcedEdges(t);
     if (anyRt) {
       long inv = invEv[t];
       if (inv >= 0) {
@@ -354,13 +395,68 @@ final class RegisterOnline {
     }
   }
 
-  /** Committed reader t read v from k, written by w: G1a, G1b, or a write-read edge. */
-  private void readFrom(int t, int w, int k, long v) {
+  /**
+   * The commit-order edges the weak levels' axioms force from committed t's reads (Plume §3.1,
+   * Defs 4-5; {@link isocheck.check.weak.CommitOrder}): for a read of x from t1 and a committed
+   * writer t2 ≠ t1 of x, t2 → t1 when t read from t2 earlier in its program (read committed),
+   * or anywhere, or t2 precedes t in its session (read atomic; TCC's include them). Reads whose
+   * writer is not known yet add none (a subset of the forced edges: what is reported stays
+   * certain). A read of the initial state with such a t2 is a violation at once.
+   */
+  private void forcedEdges(int t) {
+    LongIntMap mine = null;
+    if (raForced) {
+      while (sessionWriters.size() <= session[t]) sessionWriters.add(null);
+      mine = sessionWriters.get(session[t]);
+    }
+    for (int i = 0, c = rKey.size(); i < c; i++) {
+      int x = rKey.get(i), t1 = rFrom.get(i);
+      for (int j = 0; j < c; j++) {
+        int t2 = rFrom.get(j);
+        if (j == i || t2 < 0 || t2 == t1 || !writes(t2, x)) continue;
+        force(t, t2, t1, x, j < i ? RC_FORCED : RA_FORCED);
+      }
+      if (mine != null) {
+        int t2 = mine.get(x);
+        if (t2 >= 0 && t2 != t1) force(t, t2, t1, x, RA_FORCED);
+      }
+    }
+    if (raForced && wKeys[t] != null) {
+      if (mine == null) sessionWriters.set(session[t], mine = new LongIntMap(8));
+      for (int k : wKeys[t]) mine.put(k, t);
+    }
+  }
+
+  private boolean writes(int w, int x) {
+    int[] ks = wKeys[w];
+    if (ks != null) for (int k : ks) if (k == x) return true;
+    return false;
+  }
+
+  /** t2 must commit before t1 (the reader t read x from t1) at the weak levels of rule and up. */
+  private void force(int t, int t2, int t1, int x, int rule) {
+    forced++;
+    int tag = Edge.CM | (x < (1 << 24) - 1 ? (x + 1) << 7 : 0);
+    for (Graph g : graphs) {
+      if (g.forced < rule) continue;
+      if (t1 == INITIAL) {
+        g.report(g.forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM", new long[] {display[t], display[t2]}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(x)) + " = nil (its initial state), although it "
+                + (rule == RC_FORCED ? "had already read from " : "read from, or followed in its session, ") + name(t2)
+                + ", which wrote that key");
+      } else {
+        g.edge(node[t2], node[t1], Edge.CM, tag);
+      }
+    }
+  }
+
+  /** Committed reader t read v from k, written by w: G1a, G1b, or a write-read edge; whether t read from w. */
+  private boolean readFrom(int t, int w, int k, long v) {
     if (status[w] == OpType.FAIL) {
       out.report("G1a", all, new long[] {display[t], display[w]}, new String[0],
           name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", written by " + name(w)
               + ", whose op failed: an aborted read.");
-      return;
+      return false;
     }
     if (readBy[w] < 0) readBy[w] = t;
     int[] ks = wKeys[w];
@@ -376,6 +472,7 @@ final class RegisterOnline {
     if (node[w] < 0) commit(w);
     wr++;
     edge(w, t, Edge.WR, k);
+    return true;
   }
 
   /** t is certainly committed: a node of every graph, with its session and realtime edges. */
@@ -491,10 +588,13 @@ final class RegisterOnline {
   private final class Graph {
     final List<Level> levels;
     final boolean so, rt, rtCommit;
+    /** 0 for a strong level's graph; else the commit-order edges it gets (RC_FORCED, RA_FORCED). */
+    final int forced;
     final TopologicalOrder g = new TopologicalOrder(0);
 
-    Graph(Level.Family f, List<Level> levels) {
+    Graph(Level.Family f, List<Level> levels, int forced) {
       this.levels = List.copyOf(levels);
+      this.forced = forced;
       so = (f.bits & Edge.SO) != 0;
       rt = (f.bits & Edge.RT) != 0;
       rtCommit = f == Level.Family.COMMIT_REALTIME;
@@ -514,8 +614,13 @@ final class RegisterOnline {
         ls[i + 1] = tg & 127;
         ks[i + 1] = (tg >>> 7) - 1;
       }
-      String anomaly = new Cycle(ns, ls).anomalyType();
-      if (rtCommit && anomaly.endsWith("-realtime")) anomaly += "-commit";
+      boolean cm = false;
+      for (int l : ls) cm |= l == Edge.CM;
+      String anomaly;
+      if (forced == 0) {
+        anomaly = new Cycle(ns, ls).anomalyType();
+        if (rtCommit && anomaly.endsWith("-realtime")) anomaly += "-commit";
+      } else anomaly = !cm ? "CyclicCO" : forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM";
       long[] txns = new long[c];
       String[] steps = new String[c];
       StringBuilder sb = new StringBuilder();
@@ -527,10 +632,14 @@ final class RegisterOnline {
         sb.append("-> ");
       }
       sb.append(name(ns[0]));
+      report(anomaly, txns, steps, "a cycle " + sb + " of write-read" + (so ? ", session" : "") + (rt ? ", realtime" : "")
+          + (cm ? " and the commit order the reads force" : "") + " order, whatever the version order");
+    }
+
+    void report(String anomaly, long[] txns, String[] steps, String why) {
       StringBuilder lv = new StringBuilder();
       for (Level l : levels) lv.append(lv.length() > 0 ? ", " : "").append(l.id);
-      out.report(anomaly, levels, txns, steps, "a cycle " + sb + " of write-read" + (so ? ", session" : "") + (rt ? ", realtime" : "")
-          + " order, whatever the version order (" + lv + " forbid" + (levels.size() == 1 ? "s" : "") + " it)");
+      out.report(anomaly, levels, txns, steps, why + " (" + lv + " forbid" + (levels.size() == 1 ? "s" : "") + " it)");
     }
   }
 }
