@@ -62,6 +62,11 @@
       :collect-at           with the window: look for what to drop once this
                             many transactions are held (default 4096, then
                             twice what the last look kept)
+      :build-history?       build the final check's History on the checker's
+                            thread as the events arrive, so that the final
+                            check need not read the ops again (default true;
+                            it holds what the final check would, during the
+                            run; see `prebuilt-history`)
 
   What is checked online: list-append histories, at the serializable levels
   (:serializable, :strong-session-serializable, :strict-serializable) and the
@@ -77,6 +82,15 @@
   read shows one of its appends. The final check may find more (what only a
   search over never-read appends finds); every violation found online, it
   finds too (:agrees-with-offline? says so).
+
+  rw-register histories (the workload told by the first write or non-list
+  read; isocheck.online.RegisterOnline): at the same levels, only what no
+  version order could explain -- G1a, G1b, internal, future and (at the end)
+  garbage reads, cycles of write-read with each level's session and realtime
+  order, and for :rc, :ra and :tcc the commit order their axioms force from
+  the reads. The version order is the final check's search: :complete? is
+  false (:incomplete-because says why), :workload :rw-register, and each
+  level says :online-scope :certain-facts.
 
   Without Jepsen (or in tests): `(online/online opts)` makes the checker,
   `(ingest! o op)` feeds it Jepsen op maps in history order, `(result o)`
