@@ -908,3 +908,43 @@
       (is (true? (valid m :rc)))
       (is (false? (offline-valid ops :ra)))
       (is (true? (offline-valid ops :rc))))))
+
+(defn- register-client
+  "An rw-register client over one in-memory map, each transaction applied at
+  once under a lock (strictly serializable); with probability :info it
+  completes :info, applied or not (a coin flip)."
+  [{:keys [info seed] :or {info 0.0, seed 1}}]
+  (let [rng (java.util.Random. seed), lock (Object.), state (atom {})]
+    (reify jepsen.client/Client
+      (open! [this _ _] this)
+      (setup! [_ _])
+      (teardown! [_ _])
+      (close! [_ _])
+      (invoke! [_ _ op]
+        (locking lock
+          (let [[st' vs] (reduce (fn [[st acc] [f k v]]
+                                   (if (= f :r) [st (conj acc [f k (get st k)])] [(assoc st k v) (conj acc [f k v])]))
+                                 [@state []] (:value op))]
+            (if (< (.nextDouble rng) info)
+              (do (when (.nextBoolean rng) (reset! state st')) (assoc op :type :info))
+              (do (reset! state st') (assoc op :type :ok, :value vs)))))))))
+
+(deftest the-wrapper-watches-an-rw-register-run
+  (let [w    (workload/wr {:seed 11, :key-count 5, :max-writes-per-key 8})
+        test {:name "online-wr-test", :start-time (str (java.util.UUID/randomUUID)), :concurrency 4
+              :nodes ["n1"], :client (register-client {:info 0.05, :seed 3}), :nemesis jepsen.nemesis/noop
+              :generator (online/watch (gen/phases (gen/clients (gen/limit 300 (:generator w))) (:final-generator w))
+                                       {:log? false, :levels all-online})}
+        h    (:history (interpreter/run! test))
+        test (dissoc test :generator)
+        checker (isocheck/checker {:levels all-online})
+        m    (jepsen.checker/check checker test h {})
+        on   (:online m)]
+    (is (some #(= :info (:type %)) h) ":info completions happened")
+    (is (= :rw-register (:workload on)))
+    (is (false? (:complete? on)))
+    (is (empty? (:violations on)) "a strictly serializable store: nothing online")
+    (is (every? #(true? (get-in m [:levels % :valid?])) all-online) "nor at the end")
+    (is (pos? (get-in on [:stats :register :wr-edges])) "its reads were followed")
+    (is (true? (:history-prebuilt? on)))
+    (is (= (strip (jepsen.checker/check checker (assoc test :name "not watched") h {})) (strip m)))))
