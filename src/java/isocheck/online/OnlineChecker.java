@@ -244,9 +244,9 @@ public final class OnlineChecker implements OpSink {
     this.levels = List.copyOf(ls);
     this.strongLevels = List.copyOf(strong);
     this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report);
-    this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report);
     this.anySo = so;
     this.anyRt = rt;
+    this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report);
   }
 
   /** The levels checked online. */
