@@ -1364,6 +1364,7 @@
    "search" [search-main [10000 100000 1000000]]
    "order"  [order-main [10000 100000]]
    "lazy"   [lazy-main [12000]]
+   "online-final" [online-final-main [100000 1000000]]
    "prune"  [prune-main [27000]]
    "cli"    [cli-main [10000 100000 1000000]]
    "startup" [startup-main [10]]
@@ -1372,8 +1373,7 @@
    "crash"  [crash-main [5000 100000 1000000]]
    "weak"   [weak-main [5000 100000 1000000]]
    "certificates" [certificates-main [100000 1000000]]
-   "online" [online-main [100000 1000000]]
-   "online-final" [online-final-main [100000 1000000]]})
+   "online" [online-main [100000 1000000]]})
 
 (defn -main [& args]
   (when-let [[f default] (benches (first args))]
