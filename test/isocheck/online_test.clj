@@ -683,3 +683,268 @@
       (let [oc (window-check [:serializable] 0 (final []))]
         (is (.complete oc))
         (is (= 3 (.liveTxns oc)))))))
+
+;; ---------------------------------------------------------------------------
+;; rw-register: only what no version order can explain (isocheck.online.RegisterOnline)
+
+(def ^:private all-online (into online/online-levels weak))
+
+(deftest rw-register-a-write-read-cycle-is-certain
+  (let [ops (history [0 :invoke [[:r :x nil] [:w :y 1]]]
+                     [1 :invoke [[:r :y nil] [:w :x 1]]]
+                     [0 :ok     [[:r :x 1] [:w :y 1]]]
+                     [1 :ok     [[:r :y 1] [:w :x 1]]])
+        m (online-check all-online ops)]
+    (is (= :rw-register (:workload m)))
+    (is (false? (:complete? m)) "the rest of the verdict is the final check's")
+    (doseq [l all-online]
+      (is (false? (valid m l)) (str l))
+      (is (= :certain-facts (get-in m [:levels l :online-scope])))
+      (is (false? (offline-valid ops l)) (str l " offline")))
+    (is (= :G1c (get-in m [:levels :serializable :first :anomaly])))
+    (is (= 3 (get-in m [:levels :serializable :first :certain-at-index])) "at the second reader's :ok")))
+
+(deftest rw-register-a-session-write-read-cycle-violates-the-session-levels-only
+  ;; T0 reads x = 1, written later in its session by T2: a cycle of process and wr order only.
+  (let [ops (history [0 :invoke [[:r :x nil]]]
+                     [0 :ok     [[:r :x 1]]]
+                     [0 :invoke [[:w :x 1]]]
+                     [0 :ok     [[:w :x 1]]])
+        m (online-check all-online ops)]
+    (is (true? (valid m :serializable)))
+    (is (true? (valid m :snapshot-isolation)))
+    (doseq [l [:strong-session-serializable :strong-session-snapshot-isolation :strict-serializable
+               :strong-snapshot-isolation :gsi :rc :ra :tcc]]
+      (is (false? (valid m l)) (str l))
+      (is (false? (offline-valid ops l)) (str l " offline")))
+    (is (= :G1c-process (get-in m [:levels :strong-session-serializable :first :anomaly])))
+    (is (= :CyclicCO (get-in m [:levels :ra :first :anomaly])) "the weak levels name it as Plume does")
+    (is (= :G1c-realtime-commit (get-in m [:levels :gsi :first :anomaly])) "T0 completed before T2 was invoked")
+    (is (= 2 (get-in m [:levels :ra :first :certain-at-index]))
+        "at the writer's invocation, which names it: it fails (an aborted read) or commits (a cycle)")))
+
+(deftest rw-register-write-skew-is-left-to-the-final-check
+  (let [ops (history [0 :invoke [[:r :x nil] [:r :y nil] [:w :x 1]]]
+                     [1 :invoke [[:r :x nil] [:r :y nil] [:w :y 1]]]
+                     [0 :ok     [[:r :x nil] [:r :y nil] [:w :x 1]]]
+                     [1 :ok     [[:r :x nil] [:r :y nil] [:w :y 1]]])
+        m (online-check all-online ops)]
+    (is (every? #(true? (valid m %)) all-online) "no version order is forced by facts")
+    (is (false? (:complete? m)))
+    (is (false? (offline-valid ops :serializable)) "the final check's search finds it")
+    (is (true? (offline-valid ops :snapshot-isolation)))))
+
+(deftest rw-register-pre-checks
+  (testing "G1a, certain at the writer's failure"
+    (let [ops (history [0 :invoke [[:w :x 1]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x 1]]]
+                       [0 :fail   [[:w :x 1]]])
+          m (online-check all-online ops)]
+      (is (= :G1a (get-in m [:levels :serializable :first :anomaly])))
+      (is (= 3 (get-in m [:levels :tcc :first :certain-at-index])))
+      (is (false? (offline-valid ops :rc)))))
+  (testing "G1b"
+    (let [ops (history [0 :invoke [[:w :x 1] [:w :x 2]]]
+                       [0 :ok     [[:w :x 1] [:w :x 2]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x 1]]])
+          m (online-check all-online ops)]
+      (is (= :G1b (get-in m [:levels :rc :first :anomaly])))
+      (is (false? (offline-valid ops :rc)))))
+  (testing "internal, future read"
+    (let [ops (history [0 :invoke [[:w :x 1] [:r :x nil]]]
+                       [0 :ok     [[:w :x 1] [:r :x 2]]]
+                       [1 :invoke [[:r :y nil] [:w :y 5]]]
+                       [1 :ok     [[:r :y 5] [:w :y 5]]])
+          m (online-check [:serializable] ops)]
+      (is (= {:internal 1, :future-read 1} (:anomaly-counts m)))
+      (is (false? (offline-valid ops :serializable)))))
+  (testing "a value nobody wrote: certain only at the end"
+    (let [ops (history [0 :invoke [[:r :x nil]]]
+                       [0 :ok     [[:r :x 7]]])
+          m (online-check all-online ops)]
+      (is (= :garbage-read (get-in m [:levels :serializable :first :anomaly])))
+      (is (false? (offline-valid ops :serializable))))))
+
+(deftest rw-register-an-info-writer-read-later-is-committed-not-aborted
+  (let [ops (history [0 :invoke [[:w :x 1]]]
+                     [0 :info   [[:w :x 1]]]
+                     [1 :invoke [[:r :x nil]]]
+                     [1 :ok     [[:r :x 1]]]
+                     [2 :invoke [[:r :x nil] [:w :y 1]]]
+                     [2 :ok     [[:r :x 1] [:w :y 1]]])
+        m (online-check all-online ops)]
+    (is (empty? (:violations m)) (pr-str (:violations m)))
+    (is (every? #(true? (offline-valid ops %)) [:serializable :tcc])))
+  (testing "a reader that read an :info writer's value before that writer's session went on"
+    (let [ops (history [0 :invoke [[:w :x 1]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x 1]]]
+                       [0 :info   [[:w :x 1]]]
+                       [3 :invoke [[:w :x 2]]]
+                       [3 :ok     [[:w :x 2]]])
+          m (online-check all-online ops)]
+      (is (empty? (:violations m)) (pr-str (:violations m))))))
+
+(defn- sim-compare-register
+  "[online offline anomaly-counts] verdicts (level id -> violated?) on one simulated
+  rw-register history; offline nil where the final check could not decide."
+  [{:keys [seed store bug txns sessions keys ops info-rate]}]
+  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/REGISTER)
+                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
+                        (.infoRate (double info-rate)))
+              bug (-> (.bug bug) (.bugRate 0.1))
+              true .build)
+        ls  (into levels weak-levels)
+        b   (HistoryBuilder. History$Workload/REGISTER)
+        oc  (OnlineChecker. ls "txn" 4 nil)
+        _   (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op oc r)) (end [_] (.end oc))))
+        r   (Checker/check (.build b) (.levels (CheckOptions.) ls))]
+    [(into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) ls)
+     (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (condp = (.value v) Verdict$Value/FALSE true Verdict$Value/TRUE false nil)])) (.levels r))
+     (into {} (.counts oc))]))
+
+(deftest rw-register-online-violations-are-found-offline-on-the-simulated-stores
+  (let [results (for [i (range 12)
+                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+                      bug (cons nil (Bug/values))
+                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                  (let [cfg {:seed (+ 9000 i), :store store, :bug bug
+                             :txns (nth [40 150 400] (mod i 3)), :sessions (nth [2 3 5 10] (mod (quot i 3) 4))
+                             :keys (nth [3 10 40] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))
+                             :info-rate (nth [0.01 0.1] (mod i 2))}
+                        [on off counts] (sim-compare-register cfg)]
+                    [cfg on off counts]))
+        found (frequencies (mapcat (fn [[_ _ _ c]] (keys c)) results))
+        online-found (count (filter (fn [[_ on _]] (some true? (vals on))) results))
+        offline-found (count (filter (fn [[_ _ off]] (some true? (vals off))) results))]
+    (is (< 20 online-found) "the online checker found violations in many histories")
+    (is (< online-found offline-found) "and the final check more (what needs the version order)")
+    ;; The simulated stores never close a write-read cycle: the literal tests above cover those.
+    (doseq [a ["G1a" "G1b" "FracturedReadCM"]]
+      (is (pos? (get found a 0)) (str a " found online in some history: " found)))
+    (doseq [[cfg on off] results]
+      (doseq [[l v] on :when v]
+        (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg))))))
+
+;; ---------------------------------------------------------------------------
+;; The final check's History, built during the run (online/prebuilt-history)
+
+(defn- strip [m] (dissoc m :online :stats :report-dir))
+
+(deftest the-final-check-uses-the-history-built-during-the-run
+  (let [[test h] (run-watched (store-client {:info 0.05, :seed 5}) 300 {:log? false})
+        checker (isocheck/checker {:levels (into online/online-levels weak)})
+        m (jepsen.checker/check checker test h {})
+        ;; The same ops checked by a final check no watch watched: read again.
+        again (jepsen.checker/check checker (assoc test :name "not watched") h {})]
+    (is (true? (get-in m [:online :history-prebuilt?])))
+    (is (nil? (:online again)))
+    (is (= (strip again) (strip m)) "the verdicts and anomalies are those of reading the ops again")
+    (is (= (strip again) (strip (jepsen.checker/check checker test h {}))) "a second final check of the same ops: the same")
+    (testing "ops that are not the very events the watch saw are read again"
+      (let [copies (mapv #(into {} %) h)]
+        (is (nil? (online/prebuilt-history test copies nil nil)))
+        (is (nil? (online/prebuilt-history test (pop h) nil nil)))
+        (is (= (strip again) (strip (jepsen.checker/check checker test copies {}))))))
+    (testing "a final check that forces the workload reads the ops again"
+      (is (nil? (online/prebuilt-history test h :append nil)))))
+  (testing "with a violation found"
+    (let [[test h] (run-watched (store-client {:info 0.05, :seed 3, :stale 0.2}) 300 {:log? false})
+          checker (isocheck/checker {:levels online/online-levels})
+          m (jepsen.checker/check checker test h {})]
+      (is (true? (get-in m [:online :history-prebuilt?])))
+      (is (= (strip (jepsen.checker/check checker (assoc test :name "not watched") h {})) (strip m)))))
+  (testing ":build-history? false: nothing built, the ops read at the end"
+    (let [[test h] (run-watched (store-client {:info 0.05, :seed 3}) 100 {:log? false, :build-history? false})]
+      (is (nil? (online/prebuilt-history test h nil nil)))
+      (is (false? (get-in (jepsen.checker/check (isocheck/checker {}) test h {}) [:online :history-prebuilt?]))))))
+
+(deftest rw-register-the-commit-order-the-reads-force
+  (testing "a fractured read of the initial state: read atomic, not read committed"
+    (let [ops (history [0 :invoke [[:w :x 1] [:w :y 1]]]
+                       [0 :ok     [[:w :x 1] [:w :y 1]]]
+                       [1 :invoke [[:r :y nil] [:r :x nil]]]
+                       [1 :ok     [[:r :y nil] [:r :x 1]]])
+          m (online-check all-online ops)]
+      (is (true? (valid m :rc)))
+      (is (true? (offline-valid ops :rc)))
+      (doseq [l [:ra :tcc]]
+        (is (false? (valid m l)) (str l))
+        (is (false? (offline-valid ops l)) (str l " offline")))
+      (is (= :FracturedReadCM (get-in m [:levels :ra :first :anomaly])))
+      (is (= 3 (get-in m [:levels :ra :first :certain-at-index])))))
+  (testing "the same reads the other way round: read committed too (y read from T0 first)"
+    (let [ops (history [0 :invoke [[:w :x 1] [:w :y 1]]]
+                       [0 :ok     [[:w :x 1] [:w :y 1]]]
+                       [1 :invoke [[:r :x nil] [:r :y nil]]]
+                       [1 :ok     [[:r :x 1] [:r :y nil]]])
+          m (online-check all-online ops)]
+      (is (= :NonMonoReadCM (get-in m [:levels :rc :first :anomaly])))
+      (is (false? (offline-valid ops :rc)))))
+  (testing "a forced edge closing a cycle: T2 reads x from T0 though it saw T1, which read T0's x and overwrote it"
+    (let [ops (history [0 :invoke [[:w :x 1]]]
+                       [0 :ok     [[:w :x 1]]]
+                       [1 :invoke [[:r :x nil] [:w :x 2] [:w :y 2]]]
+                       [1 :ok     [[:r :x 1] [:w :x 2] [:w :y 2]]]
+                       [2 :invoke [[:r :x nil] [:r :y nil]]]
+                       [2 :ok     [[:r :x 1] [:r :y 2]]])
+          m (online-check all-online ops)]
+      (is (true? (valid m :rc)))
+      (is (true? (offline-valid ops :rc)))
+      (is (= :FracturedReadCM (get-in m [:levels :tcc :first :anomaly])))
+      (is (= #{:wr :cm} (set (get-in m [:levels :ra :first :steps]))))
+      (is (false? (offline-valid ops :ra)))))
+  (testing "a session's own earlier write: read atomic"
+    (let [ops (history [0 :invoke [[:w :x 1]]]
+                       [0 :ok     [[:w :x 1]]]
+                       [1 :invoke [[:r :x nil] [:w :x 2]]]
+                       [1 :ok     [[:r :x 1] [:w :x 2]]]
+                       [1 :invoke [[:r :x nil]]]
+                       [1 :ok     [[:r :x 1]]])
+          m (online-check all-online ops)]
+      (is (false? (valid m :ra)))
+      (is (true? (valid m :rc)))
+      (is (false? (offline-valid ops :ra)))
+      (is (true? (offline-valid ops :rc))))))
+
+(defn- register-client
+  "An rw-register client over one in-memory map, each transaction applied at
+  once under a lock (strictly serializable); with probability :info it
+  completes :info, applied or not (a coin flip)."
+  [{:keys [info seed] :or {info 0.0, seed 1}}]
+  (let [rng (java.util.Random. seed), lock (Object.), state (atom {})]
+    (reify jepsen.client/Client
+      (open! [this _ _] this)
+      (setup! [_ _])
+      (teardown! [_ _])
+      (close! [_ _])
+      (invoke! [_ _ op]
+        (locking lock
+          (let [[st' vs] (reduce (fn [[st acc] [f k v]]
+                                   (if (= f :r) [st (conj acc [f k (get st k)])] [(assoc st k v) (conj acc [f k v])]))
+                                 [@state []] (:value op))]
+            (if (< (.nextDouble rng) info)
+              (do (when (.nextBoolean rng) (reset! state st')) (assoc op :type :info))
+              (do (reset! state st') (assoc op :type :ok, :value vs)))))))))
+
+(deftest the-wrapper-watches-an-rw-register-run
+  (let [w    (workload/wr {:seed 11, :key-count 5, :max-writes-per-key 8})
+        test {:name "online-wr-test", :start-time (str (java.util.UUID/randomUUID)), :concurrency 4
+              :nodes ["n1"], :client (register-client {:info 0.05, :seed 3}), :nemesis jepsen.nemesis/noop
+              :generator (online/watch (gen/phases (gen/clients (gen/limit 300 (:generator w))) (:final-generator w))
+                                       {:log? false, :levels all-online})}
+        h    (:history (interpreter/run! test))
+        test (dissoc test :generator)
+        checker (isocheck/checker {:levels all-online})
+        m    (jepsen.checker/check checker test h {})
+        on   (:online m)]
+    (is (some #(= :info (:type %)) h) ":info completions happened")
+    (is (= :rw-register (:workload on)))
+    (is (false? (:complete? on)))
+    (is (empty? (:violations on)) "a strictly serializable store: nothing online")
+    (is (every? #(true? (get-in m [:levels % :valid?])) all-online) "nor at the end")
+    (is (pos? (get-in on [:stats :register :wr-edges])) "its reads were followed")
+    (is (true? (:history-prebuilt? on)))
+    (is (= (strip (jepsen.checker/check checker (assoc test :name "not watched") h {})) (strip m)))))

@@ -1227,7 +1227,9 @@
   online checker has caught up (a run paced by a real database leaves no backlog), then runs
   the final checker (isocheck.core/check, which attaches :online): {:backlog-s (last op handed
   over to the online checker caught up, at full speed) :final-s (caught up to the final result
-  map) :read-s (of a final check, the time reading the ops into a History) :m}."
+  map, the History built by the watch during the run) :reread-s (the same final check reading
+  the ops again, as a test no watch watched: what it cost before) :read-s (of that, the time
+  reading the ops into a History) :m :prebuilt?}."
   [ops level-names opts]
   (let [online  (requiring-resolve 'isocheck.online/online)
         ingest! (requiring-resolve 'isocheck.online/ingest!)
@@ -1248,9 +1250,39 @@
         t1      (System/nanoTime)
         _       (result o)
         t2      (System/nanoTime)
+        m2      (check checker (assoc test :name "bench, not watched") ops {})
+        t3      (System/nanoTime)
         _       ((requiring-resolve 'isocheck.jepsen/->history) ops)
-        t3      (System/nanoTime)]
-    {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :read-s (/ (- t3 t2) 1e9), :m m}))
+        t4      (System/nanoTime)]
+    (when-not (= (:levels m2) (:levels m))
+      (throw (IllegalStateException. "the final check on the History built online differs from reading the ops")))
+    {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :reread-s (/ (- t3 t2) 1e9), :read-s (/ (- t4 t3) 1e9)
+     :m m, :prebuilt? (get-in m [:online :history-prebuilt?])}))
+
+(defn online-final-main
+  "`lein bench online-final [SIZES...]`: the delay from the last op to the final checker's
+  result (isocheck.core/check with :online attached) once the online checker has caught up,
+  SER+SI, median of 3: with the History the watch built during the run (now), and reading the
+  ops again (before); the histories of `lein bench online`."
+  [sizes]
+  (let [ser+si ["serializable" "snapshot-isolation"]
+        stores [["SSER store" Store/STRICT_SERIALIZABLE nil]
+                ["SI store, 1% long forks" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
+    (let [ops (op-maps (recorded (online-config Store/SNAPSHOT_ISOLATION Bug/LONG_FORK 20000)))]
+      (dotimes [_ 3] (final-delay ops ser+si {})))
+    (println "From the last op to the final verdict (isocheck.core/check of the whole history, :online attached), SER+SI, median of 3:")
+    (println "backlog: the online checker catching up after a full-speed replay; final: from then to the final result (History built during the run);")
+    (println "re-read: the same final check reading the ops again (before); reading: of that, the ops into a History")
+    (println (format "%-24s %10s %12s %10s %11s %12s %9s %s" "history" "txns" "backlog (s)" "final (s)" "re-read (s)" "reading (s)" "prebuilt" "verdicts"))
+    (doseq [n sizes
+            [label store bug] stores]
+      (let [ops (op-maps (recorded (online-config store bug n)))
+            runs (vec (for [_ (range 3)] (do (gc!) (final-delay ops ser+si {}))))
+            m (:m (first runs))]
+        (println (format "%-24s %,10d %12.2f %10.2f %11.2f %12.2f %9s %s" label n (median (map :backlog-s runs)) (median (map :final-s runs))
+                         (median (map :reread-s runs)) (median (map :read-s runs)) (every? :prebuilt? runs)
+                         (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
+        (flush)))))
 
 (defn online-main
   "`lein bench online [SIZES...]`: online checking (isocheck.online, issue 28), with the window
@@ -1321,17 +1353,8 @@
                              (if (and complete (:complete? hook)) "yes" "no") (lat hook) (lat slow)))
             (flush)))))
     (println)
-    (println "From the last op to the final verdict (isocheck.core/check of the whole history, :online attached), SER+SI, median of 3:")
-    (println "backlog: the online checker catching up after a full-speed replay; final: from then to the final result; reading: of that, the ops into a History")
-    (println (format "%-24s %10s %12s %10s %12s %s" "history" "txns" "backlog (s)" "final (s)" "reading (s)" "verdicts"))
-    (doseq [n (filter #(<= % 100000) sizes)   ; at 10^6 the offline check beside the replay outgrew the shared machine
-            [label store bug] stores]
-      (let [ops (op-maps (recorded (online-config store bug n)))
-            runs (vec (for [_ (range 3)] (do (gc!) (final-delay ops ser+si {}))))
-            m (:m (first runs))]
-        (println (format "%-24s %,10d %12.2f %10.2f %12.2f %s" label n (median (map :backlog-s runs)) (median (map :final-s runs)) (median (map :read-s runs))
-                         (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
-        (flush)))))
+    ;; at 10^6 the offline check beside the replay outgrew the shared machine: `lein bench online-final 1000000` alone
+    (online-final-main (filter #(<= % 100000) sizes))))
 
 (def ^:private benches
   "lein bench NAME [SIZES...]: each named benchmark and its default sizes."
@@ -1341,6 +1364,7 @@
    "search" [search-main [10000 100000 1000000]]
    "order"  [order-main [10000 100000]]
    "lazy"   [lazy-main [12000]]
+   "online-final" [online-final-main [100000 1000000]]
    "prune"  [prune-main [27000]]
    "cli"    [cli-main [10000 100000 1000000]]
    "startup" [startup-main [10]]

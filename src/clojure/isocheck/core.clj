@@ -346,6 +346,13 @@
     (attach test m)
     m))
 
+(defn- online-history
+  "The History the online checker that watched this test built during the
+  run from exactly these ops, or nil (isocheck.online/prebuilt-history)."
+  [test history opts]
+  (when-let [f (some-> (find-ns 'isocheck.online) (ns-resolve 'prebuilt-history))]
+    (f test history (:workload opts) (:f opts))))
+
 (defn check
   "Checks a history with a checker; returns the result map. The 4-arity form
   is what jepsen.checker/check calls. Bad input yields {:valid? :unknown
@@ -358,7 +365,8 @@
          meter (j/progress-meter)
          p     (or meter Progress/NONE)]
      (try
-       (let [h         (j/->history history (:workload opts) (:f opts) p)
+       (let [h         (or (online-history test history opts)
+                           (j/->history history (:workload opts) (:f opts) p))
              [r m]     (check-history opts h nil p)
              m         (with-online test m)
              dir       (or (:directory opts) (j/store-dir test check-opts))]

@@ -62,6 +62,11 @@
       :collect-at           with the window: look for what to drop once this
                             many transactions are held (default 4096, then
                             twice what the last look kept)
+      :build-history?       build the final check's History on the checker's
+                            thread as the events arrive, so that the final
+                            check need not read the ops again (default true;
+                            it holds what the final check would, during the
+                            run; see `prebuilt-history`)
 
   What is checked online: list-append histories, at the serializable levels
   (:serializable, :strong-session-serializable, :strict-serializable) and the
@@ -78,13 +83,22 @@
   search over never-read appends finds); every violation found online, it
   finds too (:agrees-with-offline? says so).
 
+  rw-register histories (the workload told by the first write or non-list
+  read; isocheck.online.RegisterOnline): at the same levels, only what no
+  version order could explain -- G1a, G1b, internal, future and (at the end)
+  garbage reads, cycles of write-read with each level's session and realtime
+  order, and for :rc, :ra and :tcc the commit order their axioms force from
+  the reads. The version order is the final check's search: :complete? is
+  false (:incomplete-because says why), :workload :rw-register, and each
+  level says :online-scope :certain-facts.
+
   Without Jepsen (or in tests): `(online/online opts)` makes the checker,
   `(ingest! o op)` feeds it Jepsen op maps in history order, `(result o)`
   waits for it and returns the :online map."
   (:require [clojure.string :as str]
             [isocheck.jepsen :as j])
   (:import (isocheck.check Level)
-           (isocheck.history OpRecord)
+           (isocheck.history HistoryBuilder HistoryException OpRecord)
            (isocheck.online OnlineChecker OnlineChecker$Listener Violation)
            (java.util.concurrent LinkedBlockingQueue TimeUnit)))
 
@@ -103,7 +117,13 @@
 
 (def ^:private stop (Event. nil 0))
 
-(defrecord Online [^OnlineChecker checker ^LinkedBlockingQueue queue thread latencies error done result opts])
+(defrecord Online [^OnlineChecker checker ^LinkedBlockingQueue queue thread latencies error done result opts
+                   builder ^java.util.ArrayList fed built])
+
+(defn- in-history?
+  "Whether Jepsen's interpreter puts this event in the history (not :sleep and :log ops)."
+  [op]
+  (let [t (get op :type)] (not (or (identical? t :sleep) (identical? t :log)))))
 
 (defn- now-ms ^double [^long nanos] (/ (- (System/nanoTime) nanos) 1e6))
 
@@ -135,6 +155,11 @@
          queue    (LinkedBlockingQueue. 1048576)
          error    (atom nil)
          done     (promise)
+         ;; The final check's History, built on this thread as the events arrive (HistoryBuilder
+         ;; fed the same records), with the events fed to it, for `prebuilt-history`.
+         builder  (volatile! (when-not (false? (:build-history? opts)) (HistoryBuilder. nil (j/txn-f (:f opts)))))
+         fed      (java.util.ArrayList.)
+         hpos     (long-array 1)
          ;; The checker's thread takes the events in batches (one lock per batch, not per
          ;; event) and converts each with isocheck.jepsen/fill! into one reusable record.
          t        (Thread.
@@ -157,6 +182,16 @@
                                                        (catch Throwable t
                                                          (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
                                                          (when log (log (str "isocheck online: stopped checking: " @error))))))
+                                                (when-let [^HistoryBuilder b @builder]
+                                                  (let [op (.op e)]
+                                                    (when (in-history? op)
+                                                      (try (when @error (j/fill! r i op))
+                                                           (set! (.ordinal r) (aget hpos 0))
+                                                           (aset hpos 0 (inc (aget hpos 0)))
+                                                           (.add fed op)
+                                                           (.op b r)
+                                                           ;; Bad input: the final check reads the history and says so.
+                                                           (catch Throwable _ (vreset! builder nil) (.clear fed))))))
                                                 (recur (inc j) (inc i)))))
                                         i))]
                             (.clear batch)
@@ -167,7 +202,7 @@
      (.setDaemon t true)
      (.start t)
      (map->Online {:checker checker, :queue queue, :thread t, :latencies lat, :error error,
-                   :done done, :result (atom nil), :opts opts}))))
+                   :done done, :result (atom nil), :opts opts, :builder builder, :fed fed, :built (atom nil)}))))
 
 (defn ingest!
   "Hands one Jepsen op (an invocation or completion, in history order) to the
@@ -250,9 +285,43 @@
                       :when (not (false? (get-in m [:levels l :valid?])))
                       :when (contains? (:levels m) l)]
                   l)]
-      (assoc m :online (cond-> (assoc on :agrees-with-offline? (empty? bad))
+      (assoc m :online (cond-> (assoc on :agrees-with-offline? (empty? bad)
+                                      :history-prebuilt? (boolean (second @(:built o))))
                          (seq bad) (assoc :disagreements (vec bad)))))
     m))
+
+;; ---------------------------------------------------------------------------
+;; The final check's history, built during the run
+
+(defn prebuilt-history
+  "The History of ops for the final check of test, built by the online
+  checker's thread as the run went (so the final check need not read the ops
+  again), or nil: when no watch with :build-history? (the default) watched
+  test, when the final check forces a workload (wl) or names another
+  transaction :f than the watch, or when ops are not exactly the events the
+  watch saw (each the identical object, in the same order, :sleep and :log
+  events aside: what Jepsen's interpreter hands the generator and puts in the
+  history). Then the History is the one isocheck.jepsen/->history would build
+  from ops. Waits for the online checker to finish (see `result`).
+  isocheck.core/check calls this."
+  [test ops wl f]
+  (when-let [^Online o (for-test test)]
+    (when (and (nil? wl) (= (j/txn-f f) (j/txn-f (:f (:opts o)))) (counted? ops))
+      (result o)
+      (locking o
+        (let [[seen h] @(:built o)]
+          (if (identical? seen ops)
+            h
+            (when-let [^HistoryBuilder b @(:builder o)]
+              (let [^java.util.ArrayList fed (:fed o)
+                    n (.size fed)]
+                (when (and (== n (count ops))
+                           (reduce (fn [^long i op] (if (identical? op (.get fed i)) (inc i) (reduced nil))) 0 ops))
+                  (let [h (try (.build b) (catch HistoryException _ nil))]
+                    (vreset! (:builder o) nil)
+                    (.clear fed)
+                    (reset! (:built o) [ops h])
+                    h))))))))))
 
 ;; ---------------------------------------------------------------------------
 ;; The generator

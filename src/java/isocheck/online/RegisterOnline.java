@@ -1,0 +1,645 @@
+package isocheck.online;
+
+import isocheck.check.Level;
+import isocheck.graph.Cycle;
+import isocheck.graph.Edge;
+import isocheck.history.Edn;
+import isocheck.history.Kw;
+import isocheck.history.OpRecord;
+import isocheck.history.OpType;
+import isocheck.solver.TopologicalOrder;
+import isocheck.util.IntList;
+import isocheck.util.LongIntMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks an rw-register history ({@code [:w k v]}, {@code [:r k v]}, nil the initial value) while
+ * it is produced, reporting only what no version order can explain: the version order of a
+ * register is never observed (a read shows one value, not the list of those before it), so the
+ * write-write and anti-dependencies that decide write skew, lost update and the like are a
+ * search's to find, at the end of the run (isocheck.order.RegisterAnalysis and the solvers).
+ *
+ * <p><b>Facts.</b> Values are unique per key (Jepsen's rw-register generator writes each value to
+ * a key once), so a read names its writer: write-read (wr) is a fact, as session order (so) and
+ * realtime order (rt: a completed before b was invoked) are. So are the pre-checks of
+ * {@link isocheck.order.RegisterAnalysis}: an aborted read (G1a: the writer failed, reported at the
+ * read or at the failure, whichever comes second), an intermediate read (G1b: the writer wrote
+ * the key again), a future read (a transaction reads what it writes only later), an internal
+ * inconsistency (a read that disagrees with the transaction's own earlier write or read of the
+ * key) and, at the end of the history, a read of a value nobody wrote (garbage-read, thin air:
+ * until the end a writer may still be invoked). Each rules out every level checked here.
+ *
+ * <p><b>Cycles.</b> Every level checked online contains its family's orders and write-read:
+ * serializability (Adya PL-3) and snapshot isolation (Cerone–Gotsman; a dependency a → b is
+ * C(a) → B(b), B(b) → C(b), so a cycle of dependencies is one of begin/commit nodes, realtime as
+ * C → C for GSI included) forbid a cycle of wr ∪ their family's so/rt; read committed, read
+ * atomic and causal consistency forbid a cycle of so ∪ wr (Plume, OOPSLA'24, TAP g, CyclicCO:
+ * causal order must be acyclic). So one graph per family (plain: wr; process: so ∪ wr; realtime:
+ * so ∪ rt ∪ wr; GSI's: rt ∪ wr), each with a topological order kept incrementally
+ * (Pearce–Kelly, {@link TopologicalOrder}); an edge that would close a cycle is refused and the
+ * path it closes reported (G1c, G1c-process, G1c-realtime).
+ *
+ * <p><b>Forced commit order (the weak levels).</b> Plume's axioms (OOPSLA'24, §3.1 Defs 4-6;
+ * {@link isocheck.check.weak.CommitOrder}) force, for a read of x by t from t1 and a committed
+ * writer t2 ≠ t1 of x, t2 before t1 in every commit order: read committed when t read from t2
+ * earlier in its program, read atomic when t read from t2 anywhere or t2 precedes t in its
+ * session (TCC forces these too, and more, by causal order: left to the final check). These are
+ * facts of the reads, whatever the version order, so read committed gets a graph of so ∪ wr ∪
+ * its forced edges, read atomic and TCC one of so ∪ wr ∪ read atomic's; a cycle there, or a
+ * forced edge into the initial state (a nil read), is a violation (CyclicCO, NonMonoReadCM,
+ * FracturedReadCM). Only reads whose writer is known at the reader's completion force edges (a
+ * subset: what is reported stays certain). Realtime edges are added as
+ * {@link OnlineChecker} adds them: from the frontier of committed transactions as it stood at the
+ * invocation.
+ *
+ * <p><b>Certainty.</b> A transaction is committed at its {@code :ok}, or once an {@code :ok} read
+ * shows one of its writes (an {@code :info} or pending one); a {@code :fail} one never, and a read
+ * of its write is G1a. The reads of an {@code :info} transaction are unknown and add nothing. Edges
+ * are only ever added, so a cycle, once closed, holds in every extension of the history. A value
+ * written to one key twice (by two transactions, or one transaction twice) names no writer: reads
+ * of it add nothing here (and the final check refuses the history: its reads cannot name their
+ * writer).
+ *
+ * <p>Left to the final check: every violation that needs the version order (ww, rw: G0, G-single,
+ * G2, lost update, fractured and causally inconsistent reads when they need it). Every committed
+ * transaction is kept (no window).
+ *
+ * <p>The workload is told by the first op that shows it: a write or a non-list read makes this
+ * engine take the history (and {@link OnlineChecker}'s list-append engines see no more of it); an
+ * append or a list read makes it step aside for good.
+ */
+final class RegisterOnline {
+  private static final byte PENDING = 4;
+  /** In a key's writer map: the value was written twice (it names no writer). */
+  private static final int AMBIGUOUS = Integer.MAX_VALUE;
+  /** The code of nil (never a value's: interned codes start above it). */
+  private static final long NIL = Long.MIN_VALUE;
+
+  private final WeakOnline.Reporter out;
+  private final List<Level> all;
+  /** Every level but RC, which lets a transaction read a key twice and see two committed values (Plume's TAP j). */
+  private final List<Level> allButRc;
+  /** 0: undecided, 1: rw-register (this engine's), -1: list-append (not this engine's). */
+  private int mode;
+
+  // Transactions
+  private int n;
+  private byte[] status = new byte[1024];
+  private int[] session = new int[1024], node = new int[1024], readBy = new int[1024];
+  private long[] firstEv = new long[1024], invEv = new long[1024], doneEv = new long[1024];
+  private long[] display = new long[1024];
+  private int[][] rtPreds = new int[1024][];
+  /** Per transaction: its writes as (key, value) pairs, and which of them it overwrote itself. */
+  private int[][] wKeys = new int[1024][];
+  private long[][] wVals = new long[1024][];
+  private boolean[][] wInter = new boolean[1024][];
+
+  // Sessions
+  private final LongIntMap longSessions = new LongIntMap();
+  private final HashMap<Object, Integer> objSessions = new HashMap<>();
+  private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
+  private long[] lastFirstEv = new long[16];
+
+  // Keys and values
+  private final LongIntMap longKeys = new LongIntMap();
+  private final HashMap<Object, Integer> objKeys = new HashMap<>();
+  private final ArrayList<Object> keyObjs = new ArrayList<>();
+  private final ArrayList<LongIntMap> writerOf = new ArrayList<>();
+  /** Per key: value -> readers (txn, in pairs with the read's event) of a value no one had written yet. */
+  private final ArrayList<HashMap<Long, IntList>> waiting = new ArrayList<>();
+  private final HashMap<Object, Long> objValues = new HashMap<>();
+  private final HashMap<Long, Object> objValueOf = new HashMap<>();
+  private long ambiguous, waitingReads;
+
+  // Graphs, one per family; nodes are committed transactions, numbered alike in every graph.
+  private final Graph[] graphs;
+  private final boolean anySo, anyRt, anyForced, raForced;
+  /** The commit-order edges a weak graph gets (Plume's axioms): none, read committed's, read atomic's. */
+  private static final int RC_FORCED = 1, RA_FORCED = 2;
+  /** In a read's writer list: the initial state (a nil read); -1: no writer known. */
+  private static final int INITIAL = -5;
+  /** RA: per session, key -> its last :ok writer. */
+  private final ArrayList<LongIntMap> sessionWriters = new ArrayList<>();
+  private final IntList rKey = new IntList(), rFrom = new IntList();
+  private long forced;
+  private final IntList txnOfNode = new IntList(1024);
+  private final IntList frontier = new IntList();
+  private long wr, so, rt;
+
+  // Scratch
+  private final IntList seenKeys = new IntList(), path = new IntList();
+  private long[] seenVals = new long[8];
+  private boolean[] seenWrite = new boolean[8];
+
+  RegisterOnline(List<Level> levels, WeakOnline.Reporter out) {
+    this.out = out;
+    this.all = List.copyOf(levels);
+    ArrayList<Level> nr = new ArrayList<>(levels);
+    nr.remove(Level.RC);
+    this.allButRc = List.copyOf(nr);
+    LinkedHashMap<Level.Family, List<Level>> byFamily = new LinkedHashMap<>();
+    ArrayList<Level> raTcc = new ArrayList<>();
+    boolean rc = false;
+    for (Level l : levels) {
+      if (l == Level.RC) rc = true;
+      else if (l == Level.RA || l == Level.TCC) raTcc.add(l);
+      else byFamily.computeIfAbsent(l.family, f -> new ArrayList<>()).add(l);
+    }
+    ArrayList<Graph> gs = new ArrayList<>();
+    boolean s = false, r = false;
+    for (Map.Entry<Level.Family, List<Level>> e : byFamily.entrySet()) {
+      gs.add(new Graph(e.getKey(), e.getValue(), 0));
+      s |= (e.getKey().bits & Edge.SO) != 0;
+      r |= (e.getKey().bits & Edge.RT) != 0;
+    }
+    if (rc) gs.add(new Graph(Level.Family.PROCESS, List.of(Level.RC), RC_FORCED));
+    if (!raTcc.isEmpty()) gs.add(new Graph(Level.Family.PROCESS, raTcc, RA_FORCED));
+    graphs = gs.toArray(new Graph[0]);
+    anySo = s || rc || !raTcc.isEmpty();
+    anyRt = r;
+    raForced = !raTcc.isEmpty();
+    anyForced = rc || raForced;
+  }
+
+  /** Whether the history is an rw-register one (so this engine has taken it). */
+  boolean active() { return mode > 0; }
+
+  /**
+   * Ingests one transaction event (already filtered by {@link OnlineChecker#op}); whether it was
+   * this engine's (an rw-register history's), so the list-append engines should not see it.
+   */
+  boolean op(OpRecord r, long ev) {
+    if (mode < 0) return false;
+    if (mode == 0) {
+      for (int i = 0, m = r.mopCount(); i < m; i++) {
+        byte k = r.kind(i);
+        byte tag = r.valueTag(i);
+        if (k == OpRecord.APPEND || k == OpRecord.READ && tag == OpRecord.V_LIST) {
+          mode = -1;
+          return false;
+        }
+        if (k == OpRecord.WRITE || k == OpRecord.READ && (tag == OpRecord.V_LONG || tag == OpRecord.V_OBJ)) mode = 1;
+      }
+    }
+    ingest(r, ev);
+    return mode > 0;
+  }
+
+  /** The end of the history: a read of a value nobody wrote is now certain garbage. */
+  void end() {
+    if (mode <= 0) return;
+    for (int k = 0; k < waiting.size(); k++) {
+      HashMap<Long, IntList> w = waiting.get(k);
+      if (w == null) continue;
+      for (Map.Entry<Long, IntList> e : w.entrySet()) {
+        IntList rs = e.getValue();
+        for (int i = 0; i < rs.size(); i++) {
+          int t = rs.get(i);
+          out.report("garbage-read", all, new long[] {display[t]}, new String[0],
+              name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(e.getKey())
+                  + ", yet no transaction of the history wrote that value to that key: a value out of thin air.");
+        }
+      }
+    }
+    waiting.clear();
+  }
+
+  Map<String, Object> stats() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("txns", (long) n);
+    m.put("committed", (long) txnOfNode.size());
+    m.put("keys", (long) keyObjs.size());
+    m.put("wr-edges", wr);
+    m.put("process-edges", so);
+    m.put("realtime-edges", rt);
+    m.put("forced-commit-order-edges", forced);
+    m.put("ambiguous-values", ambiguous);
+    m.put("reads-before-their-writer", waitingReads);
+    return m;
+  }
+
+  /** Transactions held. */
+  int held() { return mode > 0 ? n : 0; }
+
+  // ------------------------------------------------------------------ ingest
+
+  private void ingest(OpRecord r, long ev) {
+    int s = sessionOf(r.process);
+    if (r.type == OpType.INVOKE) {
+      int old = pendingOf.get(s);
+      if (old >= 0) status[old] = OpType.INFO; // a malformed history: the final check says so
+      pendingOf.set(s, newTxn(s, r, ev, true));
+      return;
+    }
+    int t = pendingOf.get(s);
+    if (t >= 0) pendingOf.set(s, -1);
+    else t = newTxn(s, r, ev, false);
+    doneEv[t] = ev;
+    display[t] = r.index != OpRecord.ABSENT ? r.index : ev;
+    byte was = status[t];
+    status[t] = (byte) r.type;
+    if (r.type == OpType.OK) ok(t, r);
+    else if (r.type == OpType.FAIL && readBy[t] >= 0 && was != OpType.FAIL) {
+      int rd = readBy[t];
+      out.report("G1a", all, new long[] {display[rd], display[t]}, new String[0],
+          name(rd) + " read a value " + name(t) + " wrote, and " + name(t) + "'s op then failed: an aborted read.");
+    }
+  }
+
+  private int newTxn(int s, OpRecord r, long ev, boolean invoked) {
+    int t = n++;
+    if (t == status.length) grow();
+    status[t] = PENDING;
+    session[t] = s;
+    node[t] = -1;
+    readBy[t] = -1;
+    firstEv[t] = ev;
+    invEv[t] = invoked ? ev : -1;
+    doneEv[t] = -1;
+    display[t] = r.index != OpRecord.ABSENT ? r.index : ev;
+    rtPreds[t] = invoked && anyRt && frontier.size() > 0 ? frontier.toArray() : null;
+    int m = r.mopCount(), nw = 0;
+    for (int i = 0; i < m; i++) if (r.kind(i) == OpRecord.WRITE) nw++;
+    if (nw == 0) {
+      wKeys[t] = null;
+      wVals[t] = null;
+      wInter[t] = null;
+      return t;
+    }
+    int[] ks = new int[nw];
+    long[] vs = new long[nw];
+    boolean[] inter = new boolean[nw];
+    for (int i = 0, j = 0; i < m; i++) {
+      if (r.kind(i) != OpRecord.WRITE) continue;
+      ks[j] = keyId(r, i);
+      vs[j++] = valueCode(r, i);
+    }
+    for (int j = 0; j < nw; j++) for (int j2 = j + 1; j2 < nw; j2++) if (ks[j2] == ks[j]) inter[j] = true;
+    wKeys[t] = ks;
+    wVals[t] = vs;
+    wInter[t] = inter;
+    for (int j = 0; j < nw; j++) {
+      LongIntMap w = writerOf.get(ks[j]);
+      int prev = w.putIfAbsent(vs[j], t);
+      if (prev != t || dupWithin(ks, vs, j)) {
+        if (prev != AMBIGUOUS) ambiguous++;
+        w.put(vs[j], AMBIGUOUS);
+        continue;
+      }
+      HashMap<Long, IntList> wait = waiting.get(ks[j]);
+      IntList rs = wait == null ? null : wait.remove(vs[j]);
+      if (rs != null) for (int i = 0; i < rs.size(); i++) readFrom(rs.get(i), t, ks[j], vs[j]);
+    }
+    return t;
+  }
+
+  private static boolean dupWithin(int[] ks, long[] vs, int j) {
+    for (int i = 0; i < j; i++) if (ks[i] == ks[j] && vs[i] == vs[j]) return true;
+    return false;
+  }
+
+  private void grow() {
+    int c = status.length * 2;
+    status = Arrays.copyOf(status, c);
+    session = Arrays.copyOf(session, c);
+    node = Arrays.copyOf(node, c);
+    readBy = Arrays.copyOf(readBy, c);
+    firstEv = Arrays.copyOf(firstEv, c);
+    invEv = Arrays.copyOf(invEv, c);
+    doneEv = Arrays.copyOf(doneEv, c);
+    display = Arrays.copyOf(display, c);
+    rtPreds = Arrays.copyOf(rtPreds, c);
+    wKeys = Arrays.copyOf(wKeys, c);
+    wVals = Arrays.copyOf(wVals, c);
+    wInter = Arrays.copyOf(wInter, c);
+  }
+
+  private void ok(int t, OpRecord r) {
+    if (node[t] < 0) commit(t);
+    int m = r.mopCount();
+    seenKeys.clear();
+    rKey.clear();
+    rFrom.clear();
+    for (int i = 0; i < m; i++) {
+      byte kind = r.kind(i);
+      if (kind != OpRecord.READ && kind != OpRecord.WRITE) continue;
+      byte tag = r.valueTag(i);
+      if (tag == OpRecord.V_LIST) continue; // not rw-register: the final check says so
+      int k = keyId(r, i);
+      long v = tag == OpRecord.V_NIL ? NIL : valueCode(r, i);
+      int at = -1;
+      for (int a = 0; a < seenKeys.size(); a++) if (seenKeys.get(a) == k) at = a;
+      if (at >= 0) {
+        long before = seenVals[at];
+        boolean wrote = seenWrite[at];
+        seenVals[at] = v;
+        seenWrite[at] = kind == OpRecord.WRITE;
+        if (kind == OpRecord.READ && before != v) {
+          // After its own write: not-my-own-write, ruling out every level; after its own read
+          // only: a non-repeatable read, which read committed allows.
+          out.report("internal", wrote ? all : allButRc, new long[] {display[t]}, new String[0],
+              name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", but its own earlier "
+                  + (wrote ? "write" : "read") + " of that key says it should be " + valueStr(before) + ".");
+        }
+        continue;
+      }
+      if (seenKeys.size() == seenVals.length) {
+        seenVals = Arrays.copyOf(seenVals, 2 * seenVals.length);
+        seenWrite = Arrays.copyOf(seenWrite, 2 * seenWrite.length);
+      }
+      seenVals[seenKeys.size()] = v;
+      seenWrite[seenKeys.size()] = kind == OpRecord.WRITE;
+      seenKeys.add(k);
+      if (kind != OpRecord.READ) continue;
+      if (v == NIL) {
+        rKey.add(k);
+        rFrom.add(INITIAL);
+        continue;
+      }
+      int w = writerOf.get(k).get(v);
+      if (w == AMBIGUOUS) continue;
+      if (w < 0) {
+        HashMap<Long, IntList> wait = waiting.get(k);
+        if (wait == null) waiting.set(k, wait = new HashMap<>());
+        wait.computeIfAbsent(v, x -> new IntList(2)).add(t);
+        waitingReads++;
+        continue;
+      }
+      if (w == t) {
+        out.report("future-read", all, new long[] {display[t]}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", a value it itself wrote only later.");
+        continue;
+      }
+      if (readFrom(t, w, k, v)) {
+        rKey.add(k);
+        rFrom.add(w);
+      }
+    }
+    if (anyForced) forcedEdges(t);
+    if (anyRt) {
+      long inv = invEv[t];
+      if (inv >= 0) {
+        int j = 0;
+        for (int i = 0, c = frontier.size(); i < c; i++) {
+          int f = frontier.get(i);
+          if (doneEv[f] >= inv) frontier.set(j++, f);
+        }
+        frontier.truncate(j);
+      }
+      frontier.add(t);
+    }
+  }
+
+  /**
+   * The commit-order edges the weak levels' axioms force from committed t's reads (Plume §3.1,
+   * Defs 4-5; {@link isocheck.check.weak.CommitOrder}): for a read of x from t1 and a committed
+   * writer t2 ≠ t1 of x, t2 → t1 when t read from t2 earlier in its program (read committed),
+   * or anywhere, or t2 precedes t in its session (read atomic; TCC's include them). Reads whose
+   * writer is not known yet add none (a subset of the forced edges: what is reported stays
+   * certain). A read of the initial state with such a t2 is a violation at once.
+   */
+  private void forcedEdges(int t) {
+    LongIntMap mine = null;
+    if (raForced) {
+      while (sessionWriters.size() <= session[t]) sessionWriters.add(null);
+      mine = sessionWriters.get(session[t]);
+    }
+    for (int i = 0, c = rKey.size(); i < c; i++) {
+      int x = rKey.get(i), t1 = rFrom.get(i);
+      for (int j = 0; j < c; j++) {
+        int t2 = rFrom.get(j);
+        if (j == i || t2 < 0 || t2 == t1 || !writes(t2, x)) continue;
+        force(t, t2, t1, x, j < i ? RC_FORCED : RA_FORCED);
+      }
+      if (mine != null) {
+        int t2 = mine.get(x);
+        if (t2 >= 0 && t2 != t1) force(t, t2, t1, x, RA_FORCED);
+      }
+    }
+    if (raForced && wKeys[t] != null) {
+      if (mine == null) sessionWriters.set(session[t], mine = new LongIntMap(8));
+      for (int k : wKeys[t]) mine.put(k, t);
+    }
+  }
+
+  private boolean writes(int w, int x) {
+    int[] ks = wKeys[w];
+    if (ks != null) for (int k : ks) if (k == x) return true;
+    return false;
+  }
+
+  /** t2 must commit before t1 (the reader t read x from t1) at the weak levels of rule and up. */
+  private void force(int t, int t2, int t1, int x, int rule) {
+    forced++;
+    int tag = Edge.CM | (x < (1 << 24) - 1 ? (x + 1) << 7 : 0);
+    for (Graph g : graphs) {
+      if (g.forced < rule) continue;
+      if (t1 == INITIAL) {
+        g.report(g.forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM", new long[] {display[t], display[t2]}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(x)) + " = nil (its initial state), although it "
+                + (rule == RC_FORCED ? "had already read from " : "read from, or followed in its session, ") + name(t2)
+                + ", which wrote that key");
+      } else {
+        g.edge(node[t2], node[t1], Edge.CM, tag);
+      }
+    }
+  }
+
+  /** Committed reader t read v from k, written by w: G1a, G1b, or a write-read edge; whether t read from w. */
+  private boolean readFrom(int t, int w, int k, long v) {
+    if (status[w] == OpType.FAIL) {
+      out.report("G1a", all, new long[] {display[t], display[w]}, new String[0],
+          name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", written by " + name(w)
+              + ", whose op failed: an aborted read.");
+      return false;
+    }
+    if (readBy[w] < 0) readBy[w] = t;
+    int[] ks = wKeys[w];
+    long[] vs = wVals[w];
+    for (int j = 0; j < ks.length; j++) {
+      if (ks[j] == k && vs[j] == v && wInter[w][j]) {
+        out.report("G1b", all, new long[] {display[t], display[w]}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", but " + name(w)
+                + " overwrote that value within the same transaction: an intermediate read.");
+        break;
+      }
+    }
+    if (node[w] < 0) commit(w);
+    wr++;
+    edge(w, t, Edge.WR, k);
+    return true;
+  }
+
+  /** t is certainly committed: a node of every graph, with its session and realtime edges. */
+  private void commit(int t) {
+    node[t] = txnOfNode.size();
+    txnOfNode.add(t);
+    for (Graph g : graphs) g.g.addNode();
+    if (anySo) {
+      int s = session[t], p = lastCommittedOf.get(s);
+      if (p == -1 || lastFirstEv[s] < firstEv[t]) {
+        if (p != -1) {
+          so++;
+          edge(p, t, Edge.SO, -1);
+        }
+        lastCommittedOf.set(s, t);
+        lastFirstEv[s] = firstEv[t];
+      } else {
+        so++;
+        edge(t, p, Edge.SO, -1); // an :info transaction shown committed after its session went on
+      }
+    }
+    int[] preds = rtPreds[t];
+    if (preds != null) {
+      rtPreds[t] = null;
+      for (int f : preds) {
+        rt++;
+        edge(f, t, Edge.RT, -1);
+      }
+    }
+  }
+
+  private void edge(int a, int b, int type, int k) {
+    if (a == b) return;
+    int tag = type | (k >= 0 && k < (1 << 24) - 1 ? (k + 1) << 7 : 0);
+    for (Graph g : graphs) g.edge(node[a], node[b], type, tag);
+  }
+
+  // ------------------------------------------------------------------ names
+
+  private int sessionOf(Object p) {
+    Integer known;
+    if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
+      long l = ((Number) p).longValue();
+      int s = longSessions.get(l);
+      if (s >= 0) return s;
+      s = newSession();
+      longSessions.put(l, s);
+      return s;
+    }
+    known = objSessions.get(p);
+    if (known != null) return known;
+    int s = newSession();
+    objSessions.put(p, s);
+    return s;
+  }
+
+  private int newSession() {
+    int s = pendingOf.size();
+    pendingOf.add(-1);
+    lastCommittedOf.add(-1);
+    if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
+    return s;
+  }
+
+  private int keyId(OpRecord r, int i) {
+    if (r.keyIsLong(i)) {
+      long k = r.keyLong(i);
+      int id = longKeys.get(k);
+      if (id >= 0) return id;
+      id = newKey(k);
+      longKeys.put(k, id);
+      return id;
+    }
+    Object k = r.key(i);
+    Integer id = objKeys.get(k);
+    if (id != null) return id;
+    int nid = newKey(k);
+    objKeys.put(k, nid);
+    return nid;
+  }
+
+  private int newKey(Object k) {
+    int id = keyObjs.size();
+    keyObjs.add(k);
+    writerOf.add(new LongIntMap(4));
+    waiting.add(null);
+    return id;
+  }
+
+  private long valueCode(OpRecord r, int i) {
+    if (r.valueTag(i) == OpRecord.V_LONG) return r.valueLong(i);
+    Object v = r.value(i);
+    Long c = objValues.get(v);
+    if (c == null) {
+      c = NIL + 1 + objValues.size();
+      objValues.put(v, c);
+      objValueOf.put(c, v);
+    }
+    return c;
+  }
+
+  private String valueStr(long code) {
+    if (code == NIL) return "nil";
+    Object o = objValueOf.get(code);
+    return o != null ? Edn.str(o) : Long.toString(code);
+  }
+
+  private String name(int t) { return "T" + display[t]; }
+
+  // ------------------------------------------------------------------ graphs
+
+  /** The graph of one family's orders and write-read, shared by the levels of that family. */
+  private final class Graph {
+    final List<Level> levels;
+    final boolean so, rt, rtCommit;
+    /** 0 for a strong level's graph; else the commit-order edges it gets (RC_FORCED, RA_FORCED). */
+    final int forced;
+    final TopologicalOrder g = new TopologicalOrder(0);
+
+    Graph(Level.Family f, List<Level> levels, int forced) {
+      this.levels = List.copyOf(levels);
+      this.forced = forced;
+      so = (f.bits & Edge.SO) != 0;
+      rt = (f.bits & Edge.RT) != 0;
+      rtCommit = f == Level.Family.COMMIT_REALTIME;
+    }
+
+    void edge(int from, int to, int type, int tag) {
+      if (type == Edge.SO && !so || type == Edge.RT && !rt) return;
+      if (g.add(from, to, tag, 0) >= 0) return;
+      path.clear();
+      if (g.path(to, from, g.edgeCount(), path) < 0) return; // cannot happen: add refused it
+      int c = path.size() + 1;
+      int[] ns = new int[c], ls = new int[c], ks = new int[c];
+      for (int i = -1; i < path.size(); i++) {
+        int src = i < 0 ? from : g.from(path.get(i));
+        int tg = i < 0 ? tag : g.tag(path.get(i));
+        ns[i + 1] = txnOfNode.get(src);
+        ls[i + 1] = tg & 127;
+        ks[i + 1] = (tg >>> 7) - 1;
+      }
+      boolean cm = false;
+      for (int l : ls) cm |= l == Edge.CM;
+      String anomaly;
+      if (forced == 0) {
+        anomaly = new Cycle(ns, ls).anomalyType();
+        if (rtCommit && anomaly.endsWith("-realtime")) anomaly += "-commit";
+      } else anomaly = !cm ? "CyclicCO" : forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM";
+      long[] txns = new long[c];
+      String[] steps = new String[c];
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < c; i++) {
+        txns[i] = display[ns[i]];
+        steps[i] = Edge.name(ls[i]);
+        sb.append(name(ns[i])).append(" -").append(steps[i]);
+        if (ks[i] >= 0) sb.append(" ").append(Edn.str(keyObjs.get(ks[i])));
+        sb.append("-> ");
+      }
+      sb.append(name(ns[0]));
+      report(anomaly, txns, steps, "a cycle " + sb + " of write-read" + (so ? ", session" : "") + (rt ? ", realtime" : "")
+          + (cm ? " and the commit order the reads force" : "") + " order, whatever the version order");
+    }
+
+    void report(String anomaly, long[] txns, String[] steps, String why) {
+      StringBuilder lv = new StringBuilder();
+      for (Level l : levels) lv.append(lv.length() > 0 ? ", " : "").append(l.id);
+      out.report(anomaly, levels, txns, steps, why + " (" + lv + " forbid" + (levels.size() == 1 ? "s" : "") + " it)");
+    }
+  }
+}
