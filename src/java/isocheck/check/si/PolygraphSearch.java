@@ -1079,6 +1079,7 @@ public abstract class PolygraphSearch {
           long left = (until - System.nanoTime()) / 1_000_000L;
           if (left <= 0) return null;
           rounds++;
+          long tr = System.nanoTime();
           AcyclicitySolver s = new AcyclicitySolver(g.nodes);
           for (int i = 0; i < g.known.size(); i++) s.addKnownEdge(g.known.src(i), g.known.dst(i));
           for (int c = 0; c < nc; c++) {
@@ -1099,8 +1100,10 @@ public abstract class PolygraphSearch {
             besideSolver = s;
             if (besideCancelled) throw new BesideCancelled();
           }
+          long ts = System.nanoTime();
           Status status = s.okay() ? s.solve() : Status.UNSAT;
           conflicts += s.stats().conflicts;
+          if (DEBUG) System.err.printf("pinned %s round %d: %,d contested, build %d ms, solve %d ms, %d conflicts: %s%n", l.id, rounds, contested, (ts - tr) / 1_000_000L, (System.nanoTime() - ts) / 1_000_000L, s.stats().conflicts, status);
           if (status == Status.SAT) {
             st.put("decided-by", new Kw("solver"));
             return holdsIn(found, st, g, s.topologicalOrder());
@@ -1168,6 +1171,7 @@ public abstract class PolygraphSearch {
           }
           contested += freed;
           exhausted = freed == 0 || contested == open;
+          if (DEBUG) System.err.printf("pinned %s round %d: freed %,d (%d cycles), %d ms in all%n", l.id, rounds, freed, cycles.size(), (System.nanoTime() - tr) / 1_000_000L);
         }
         return null;
       } finally {
@@ -1644,6 +1648,7 @@ public abstract class PolygraphSearch {
     }
     for (int v = 0; v < n; v++) if (rank[v] < 0) rank[v] = maxOrd + 1 + (-1 - rank[v]);
     if (g.si) laterBegins(g, rank);
+    else readersFirst(g, rank);
     long top = 0;
     for (int v = 0; v < n; v++) top = Math.max(top, rank[v]);
     // Nodes sorted by (rank, node): counting sort.
@@ -1712,6 +1717,13 @@ public abstract class PolygraphSearch {
       else rank[BcGraph.begin(a)] = Math.max(rank[BcGraph.begin(a)], rb + 1);
     }
   }
+
+  /**
+   * Serializability's time order (rank per node of g, transactions at their completion): the
+   * workload may move a transaction ahead of the writers it likely precedes, lowering ranks only
+   * (a rank stays at least 0). Only the search's path depends on it, never a verdict.
+   */
+  void readersFirst(LevelGraph g, long[] rank) {}
 
   /** Pushes x onto the min-heap heap[0, size); returns the new size. */
   private static int push(int[] heap, int size, int x) {
