@@ -1647,6 +1647,14 @@ public abstract class PolygraphSearch {
       if (at >= 0) maxOrd = Math.max(maxOrd, at + 1);
     }
     for (int v = 0; v < n; v++) if (rank[v] < 0) rank[v] = maxOrd + 1 + (-1 - rank[v]);
+    // Without invocations the ordinals are the file's order (dbcop, Cobra and Plume text list
+    // transactions session by session): the workload's estimate of when each ran instead
+    // (nodeRanks), for the nodes not placed as soon as they are ready. On a Plume-shaped history
+    // of 2·10^5 transactions over 200,000 keys listed session by session, serializability's
+    // order went back 342,016 times in the file's order, 252,094 constraints contested, unknown
+    // at 60 s.
+    long[] est = nodeRanks(g);
+    if (est != null) for (int v = 0; v < n; v++) if (rank[v] > 0 && g.owner(v) < g.p.nTxns) rank[v] = est[v];
     if (g.si) laterBegins(g, rank);
     else readersFirst(g, rank);
     long top = 0;
@@ -1658,6 +1666,12 @@ public abstract class PolygraphSearch {
       for (int v = 0; v < n; v++) cnt[(int) rank[v] + 1]++;
       for (int r = 0; r <= top; r++) cnt[r + 1] += cnt[r];
       for (int v = 0; v < n; v++) sorted[cnt[(int) rank[v]]++] = v;
+    } else if (top < Integer.MAX_VALUE) {
+      // (rank, node) packed in a long, sorted as primitives (the estimated ranks reach 2^30).
+      long[] keys = new long[n];
+      for (int v = 0; v < n; v++) keys[v] = rank[v] << 32 | v;
+      java.util.Arrays.sort(keys);
+      for (int v = 0; v < n; v++) sorted[v] = (int) keys[v];
     } else {
       Integer[] boxed = new Integer[n];
       for (int v = 0; v < n; v++) boxed[v] = v;
