@@ -973,3 +973,37 @@
       (is (= ":time-order" (str (get m "decided-by"))))
       (is (= 0 (get m "backward-edges")))
       (is (= 1 (get m0 "backward-edges"))))))
+
+(deftest the-time-estimate-in-the-time-order-decides-what-the-files-order-does
+  ;; Without invocations the time order ranks transactions by TimeEstimate, not by the file's
+  ;; order (PolygraphSearch#timeOrder, RegisterSearch#nodeRanks): only the search's path
+  ;; changes, so the verdicts must be those with the file's order
+  ;; (-Disocheck.search.estimate=false), on simulated stores x bugs written session by session,
+  ;; as Plume text lists them, every level.
+  (let [by-session (fn [^History h]
+                     (let [ops (vec (for [t (range (.nTxns h))
+                                          :when (not= "FAIL" (str (.status h t)))]
+                                      {:type (if (.isOk h t) :ok :info) :f :txn :process (.process h t)
+                                       :value (vec (for [m (range (.mopStart h t) (.mopEnd h t))]
+                                                     [(if (= isocheck.history.OpRecord/WRITE (.mopKind h m)) :w :r)
+                                                      (.key h (.mopKey h m)) (.value h (.mopVal h m))]))}))]
+                       (j/->history (vec (sort-by :process ops)))))
+        with (fn [h on?]
+               (if on?
+                 (System/clearProperty "isocheck.search.estimate")
+                 (System/setProperty "isocheck.search.estimate" "false"))
+               (try (verdicts h true) (finally (System/clearProperty "isocheck.search.estimate"))))
+        fewer (atom 0)]
+    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+            bug (cons nil (seq (Bug/values)))
+            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+            seed (range 2)]
+      (let [h (by-session (simulated store bug seed 300 6 12 5))
+            [a sa] (with h true)
+            [b sb] (with h false)]
+        (is (= a b) (str store " " bug " seed " seed))
+        (doseq [[l m] sa
+                :let [k (get m "backward-edges") k0 (get (get sb l) "backward-edges")]
+                :when (and k k0 (< k k0))]
+          (swap! fewer inc))))
+    (is (pos? @fewer) "some time order went back fewer times by the estimate")))
