@@ -251,8 +251,30 @@ public final class RegisterSearch extends PolygraphSearch {
   @Override
   void readersFirst(LevelGraph g, long[] rank) {
     if ("false".equals(System.getProperty("isocheck.search.readers-first"))) return;
+    if (g.nodes < h.nTxns) return;
+    // (The ranks of transactions are the same for every serializable level: the pairs once.)
+    if (likely == null) likely = likelyBefore(rank);
+    int[] pairs = likely;
+    for (int pass = 0; pass < 8; pass++) {
+      boolean changed = false;
+      for (int i = 0; i + 1 < pairs.length; i += 2) {
+        int r = pairs[i], w = pairs[i + 1];
+        long to = Math.max(0, rank[w] - 1);
+        if (rank[r] > to) {
+          rank[r] = to;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+  }
+
+  /** {@link #readersFirst}'s pairs (reader, writer), once computed. */
+  private int[] likely;
+
+  /** The likely anti-dependencies that go back in the time order (ranks per transaction): reader r, next writer w, flattened. */
+  private int[] likelyBefore(long[] rank) {
     int n = h.nTxns, nk = h.keyCount();
-    if (g.nodes < n) return;
     int[] version = ra.versions();
     // Per key, its committed writers (once each) sorted by (rank, id): CSR of packed longs.
     int[] start = new int[nk + 1], last = new int[nk];
@@ -300,22 +322,12 @@ public final class RegisterSearch extends PolygraphSearch {
         pairs.add(w);
       }
     }
-    for (int pass = 0; pass < 8; pass++) {
-      boolean changed = false;
-      for (int i = 0; i + 1 < pairs.size(); i += 2) {
-        int r = pairs.get(i), w = pairs.get(i + 1);
-        long to = Math.max(0, rank[w] - 1);
-        if (rank[r] > to) {
-          rank[r] = to;
-          changed = true;
-        }
-      }
-      if (!changed) break;
-    }
+    return pairs.toArray();
   }
 
   @Override
   void releaseBuilt() {
+    likely = null;
     lazyPlain = null;
     lazyTimed = null;
     timed = null;
