@@ -951,8 +951,12 @@ public abstract class PolygraphSearch {
       // meet the cases it would have decided: -Disocheck.search.pinned-rounds=1,
       // -Disocheck.search.full-turn=false. Rounds set so get that many alone, cheap or not.)
       Integer setRounds = Integer.getInteger("isocheck.search.pinned-rounds");
+      // (The first PINNED_ROUNDS rounds may run to the deadline: a round of the Plume-shaped
+      // history over 200,000 keys takes 3-6 s on a loaded machine, and once a third of the time
+      // left fitted only one, the full solver's turn, over 9.8 million open constraints, took the
+      // rest: unknown, where the second round finds the model.)
       Outcome o = pin.rounds(now + Math.max(1, (deadline - now) / 3), setRounds != null ? setRounds : PINNED_ROUNDS,
-          setRounds != null ? 0 : (deadline - now) / CHEAP_ROUNDS_SHARE);
+          setRounds != null ? 0 : (deadline - now) / CHEAP_ROUNDS_SHARE, deadline);
       if (o != null) return o;
       if (!pin.exhausted) {
         if (!"false".equals(System.getProperty("isocheck.search.full-turn"))) {
@@ -1072,11 +1076,15 @@ public abstract class PolygraphSearch {
      * As above, and past maxRounds while cheap: while the rounds of this turn have taken less
      * than {@code cheapNs} each on average.
      */
-    Outcome rounds(long until, int maxRounds, long cheapNs) {
+    Outcome rounds(long until, int maxRounds, long cheapNs) { return rounds(until, maxRounds, cheapNs, until); }
+
+    /** As above; the first maxRounds rounds may run until {@code firstUntil} when that is later than until. */
+    Outcome rounds(long until, int maxRounds, long cheapNs, long firstUntil) {
       long t0 = System.nanoTime();
       try {
         for (int k = 0; (k < maxRounds || (k > 0 && (System.nanoTime() - t0) / k < cheapNs)) && !exhausted; k++) {
-          long left = (until - System.nanoTime()) / 1_000_000L;
+          long upTo = k < maxRounds ? Math.max(until, firstUntil) : until;
+          long left = (upTo - System.nanoTime()) / 1_000_000L;
           if (left <= 0) return null;
           rounds++;
           long tr = System.nanoTime();
@@ -1093,7 +1101,7 @@ public abstract class PolygraphSearch {
             for (int e = g.p.sideFrom(c, 0); e < g.p.sideTo(c, 0); e++) s.addEdge(x, g.sideSrc[e], g.sideDst[e]);
             for (int e = g.p.sideFrom(c, 1); e < g.p.sideTo(c, 1); e++) s.addEdge(-x, g.sideSrc[e], g.sideDst[e]);
           }
-          left = (until - System.nanoTime()) / 1_000_000L;
+          left = (upTo - System.nanoTime()) / 1_000_000L;
           if (left <= 0) return null;
           s.setTimeBudget(left);
           if (Thread.currentThread() == besideRunner) {
