@@ -200,8 +200,13 @@
       (let [h (history 90087 Store/SNAPSHOT_ISOLATION 10000 5 0.4426959591725064 false 200 :uniform 0.05 0.01)
             [v m] (check h Level/SERIALIZABLE true)]
         (is (= "TRUE" v) (pr-str m))
-        (is (pos? (get (get m "pinned-solve") "freed-by-components" 0)) (pr-str m))
-        (is (nil? (get m "solver")) "no solver over every open constraint")))))
+        (is (nil? (get m "solver")) "no solver over every open constraint")
+        (testing "(with transactions at their completions in the time order, some sides freed by components)"
+          (System/setProperty "isocheck.search.readers-first" "false")
+          (let [[v m] (try (check h Level/SERIALIZABLE true) (finally (System/clearProperty "isocheck.search.readers-first")))]
+            (is (= "TRUE" v) (pr-str m))
+            (is (pos? (get (get m "pinned-solve") "freed-by-components" 0)) (pr-str m))
+            (is (nil? (get m "solver")) "no solver over every open constraint")))))))
 
 (deftest solver-counterexamples-name-the-forced-orders
   ;; Search the generator for a history whose violation only the solver finds (pruning leaves
@@ -624,8 +629,9 @@
                (select-keys (:serializable st) [:decided-by :witness :greedy-passes]))
             (pr-str (:serializable st)))))
     (testing "the witness off: the time order's fixed sides, one round, a handful contested"
-      (doseq [l [:serializable :snapshot-isolation]]
-        (let [[v st] (run [l] :witness? false)
+      (doseq [[l readers-first?] [[:serializable false] [:snapshot-isolation true]]]
+        (let [[v st] (do (when-not readers-first? (System/setProperty "isocheck.search.readers-first" "false"))
+                         (try (run [l] :witness? false) (finally (System/clearProperty "isocheck.search.readers-first"))))
               m (get st l)
               ps (:pinned-solve m)]
           (is (= "TRUE" (get v (name l))))
@@ -633,6 +639,13 @@
           (is (nil? (:solver m)) "no solver over every open constraint")
           (is (= 1 (:rounds ps)) (pr-str ps))
           (is (< (:contested ps) 100) (pr-str ps)))))
+    (testing "the witness off, serializability: each transaction that read a version another
+             writer overwrote before it completed goes before that writer in the time order
+             (RegisterSearch#readersFirst), whose choice then decides at once"
+      (let [[v st] (run [:serializable] :witness? false)
+            m (:serializable st)]
+        (is (= "TRUE" (get v "serializable")))
+        (is (= :time-order (:decided-by m)) (pr-str m))))
     (testing "the solver alone agrees"
       (is (= "TRUE" (get (first (run [:serializable] :shortcuts? false)) "serializable"))))))
 
@@ -910,3 +923,87 @@
         (swap! multi + (count (filter #(>= (get (val %) "pruning-rounds" 0) 2) sa)))
         (is (= a b) (str store " " bug " seed " seed))))
     (is (pos? @multi) "some level took two pruning rounds or more")))
+
+(deftest readers-first-in-the-time-order-decides-what-completion-order-does
+  ;; Serializability's time order puts a transaction before the next writer of a version it
+  ;; read when that writer completed first (RegisterSearch#readersFirst): only the search's path
+  ;; changes, so the verdicts must be those with transactions at their completion
+  ;; (-Disocheck.search.readers-first=false), on simulated stores x bugs, every level.
+  (let [with (fn [h on?]
+               (if on?
+                 (System/clearProperty "isocheck.search.readers-first")
+                 (System/setProperty "isocheck.search.readers-first" "false"))
+               (try (verdicts h true) (finally (System/clearProperty "isocheck.search.readers-first"))))
+        fewer (atom 0)]
+    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED Store/STRICT_SERIALIZABLE]
+            bug (cons nil (seq (Bug/values)))
+            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+            seed (range 3)]
+      (let [h (simulated store bug seed 300 6 12 5)
+            [a sa] (with h true)
+            [b sb] (with h false)]
+        (is (= a b) (str store " " bug " seed " seed))
+        (doseq [[l m] sa
+                :let [k (get m "backward-edges") k0 (get (get sb l) "backward-edges")]
+                :when (and k k0 (< k k0))]
+          (swap! fewer inc))))
+    (is (pos? @fewer) "some time order went back fewer times with readers first"))
+  (testing "a stale read (known answer): T2 read T0's x, overwritten by T1, which completed
+           first; T2 goes before T1 in the time order, and every chosen side goes forward"
+    (let [op (fn [i typ p value] {:index i, :type typ, :process p, :f :txn, :value value})
+          h (j/->history [(op 0 :invoke 0 [[:w :x 1]]) (op 1 :ok 0 [[:w :x 1]])
+                          (op 2 :invoke 2 [[:r :x nil] [:w :y 1]])
+                          (op 3 :invoke 1 [[:w :x 2]]) (op 4 :ok 1 [[:w :x 2]])
+                          (op 5 :ok 2 [[:r :x 1] [:w :y 1]])]
+                         :wr)
+          run (fn [on?]
+                (if on?
+                  (System/clearProperty "isocheck.search.readers-first")
+                  (System/setProperty "isocheck.search.readers-first" "false"))
+                (try
+                  (let [o (doto (CheckOptions.) (.levels [Level/SERIALIZABLE]))]
+                    (set! (.searchWitness o) false)
+                    (let [^Result r (Checker/check h o)
+                          m (get (get (.stats r) "search") "serializable")]
+                      [(str (.value ^Verdict (get (.levels r) Level/SERIALIZABLE))) (or (get m "implied-by-search") m)]))
+                  (finally (System/clearProperty "isocheck.search.readers-first"))))
+          [v m] (run true)
+          [v0 m0] (run false)]
+      (is (= "TRUE" v v0))
+      (is (= ":time-order" (str (get m "decided-by"))))
+      (is (= 0 (get m "backward-edges")))
+      (is (= 1 (get m0 "backward-edges"))))))
+
+(deftest the-time-estimate-in-the-time-order-decides-what-the-files-order-does
+  ;; Without invocations the time order ranks transactions by TimeEstimate, not by the file's
+  ;; order (PolygraphSearch#timeOrder, RegisterSearch#nodeRanks): only the search's path
+  ;; changes, so the verdicts must be those with the file's order
+  ;; (-Disocheck.search.estimate=false), on simulated stores x bugs written session by session,
+  ;; as Plume text lists them, every level.
+  (let [by-session (fn [^History h]
+                     (let [ops (vec (for [t (range (.nTxns h))
+                                          :when (not= "FAIL" (str (.status h t)))]
+                                      {:type (if (.isOk h t) :ok :info) :f :txn :process (.process h t)
+                                       :value (vec (for [m (range (.mopStart h t) (.mopEnd h t))]
+                                                     [(if (= isocheck.history.OpRecord/WRITE (.mopKind h m)) :w :r)
+                                                      (.key h (.mopKey h m)) (.value h (.mopVal h m))]))}))]
+                       (j/->history (vec (sort-by :process ops)))))
+        with (fn [h on?]
+               (if on?
+                 (System/clearProperty "isocheck.search.estimate")
+                 (System/setProperty "isocheck.search.estimate" "false"))
+               (try (verdicts h true) (finally (System/clearProperty "isocheck.search.estimate"))))
+        fewer (atom 0)]
+    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+            bug (cons nil (seq (Bug/values)))
+            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
+            seed (range 2)]
+      (let [h (by-session (simulated store bug seed 300 6 12 5))
+            [a sa] (with h true)
+            [b sb] (with h false)]
+        (is (= a b) (str store " " bug " seed " seed))
+        (doseq [[l m] sa
+                :let [k (get m "backward-edges") k0 (get (get sb l) "backward-edges")]
+                :when (and k k0 (< k k0))]
+          (swap! fewer inc))))
+    (is (pos? @fewer) "some time order went back fewer times by the estimate")))
