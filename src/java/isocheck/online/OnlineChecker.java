@@ -241,7 +241,7 @@ public final class OnlineChecker implements OpSink {
     this.graphs = gs.toArray(new Graph[0]);
     this.levels = List.copyOf(ls);
     this.strongLevels = List.copyOf(strong);
-    this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report);
+    this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report, this::needDropped, maxWritesPerKey);
     this.anySo = so;
     this.anyRt = rt;
   }
@@ -280,13 +280,14 @@ public final class OnlineChecker implements OpSink {
   public int liveNodes() { return txnOfNode.size(); }
 
   /** The most transactions held at once (sampled before each window collection and at the end). */
-  public long peakLiveTxns() { return Math.max(peakLive, nTxns) + (weak != null ? weak.held() : 0); }
+  public long peakLiveTxns() { return Math.max(peakLive, nTxns) + (weak != null ? weak.peakHeld() : 0); }
 
   /** Collect the window once this many transactions are held (default 4096; then twice what a collection keeps). */
   public void gcThreshold(int n) {
     if (n < 1) throw new IllegalArgumentException("gc threshold must be >= 1");
     gcMin = n;
     gcAt = Math.max(n, Math.min(gcAt, 2 * nTxns));
+    if (weak != null) weak.gcThreshold(n);
   }
 
   /** Violations found per anomaly type (kept or not). */
