@@ -134,6 +134,12 @@ public final class OnlineChecker implements OpSink {
   private long incompleteFrom = -1;
   private String incompleteWhy;
   private final IntList openKeys = new IntList();
+  /** Packed keys, oldest first; past retiredKeysKept of them the oldest are forgotten (ids reused). */
+  private final IntList packedOrder = new IntList(), freeKeyIds = new IntList();
+  private int retiredKeysKept = 8192;
+  private long keysSeen, forgottenKeys;
+  private final WeakOnline.LongRanges forgottenLong = new WeakOnline.LongRanges();
+  private final java.util.HashSet<Object> forgottenObj = new java.util.HashSet<>();
   private int[][] touched = new int[1024][];
 
   // Events
@@ -159,7 +165,7 @@ public final class OnlineChecker implements OpSink {
   private long[] lastFirstEv = new long[16]; // per session: firstEv of lastCommittedOf, kept when it is dropped
 
   // Keys and values
-  private final LongIntMap longKeys = new LongIntMap();
+  private LongIntMap longKeys = new LongIntMap();
   private final HashMap<Object, Integer> objKeys = new HashMap<>();
   private final ArrayList<Object> keyObjs = new ArrayList<>();
   private final ArrayList<KeyState> keys = new ArrayList<>();
@@ -299,7 +305,7 @@ public final class OnlineChecker implements OpSink {
     m.put("events", events);
     m.put("txns", txnsSeen);
     m.put("committed", (long) txnOfNode.size() + droppedNodes);
-    m.put("keys", (long) keys.size());
+    m.put("keys", keysSeen);
     Map<String, Object> es = new LinkedHashMap<>();
     for (Level l : levels) {
       for (Graph g : graphs) if (g.level == l) es.put(l.id, g.g == null ? g.dropped : (long) g.g.edgeCount() + g.dropped);
@@ -314,6 +320,7 @@ public final class OnlineChecker implements OpSink {
       w.put("peak-live-txns", peakLiveTxns());
       w.put("dropped-txns", droppedTxns);
       w.put("retired-keys", retiredKeys);
+      w.put("forgotten-keys", forgottenKeys);
       w.put("collections", gcs);
       w.put("needed-dropped", degradations);
       m.put("window", w);
@@ -431,22 +438,87 @@ public final class OnlineChecker implements OpSink {
       long k = r.keyLong(i);
       int id = longKeys.get(k);
       if (id >= 0) return id;
-      id = keys.size();
+      boolean gone = forgottenLong.contains(k);
+      id = newKey(k, gone);
       longKeys.put(k, id);
-      keyObjs.add(k);
-      keys.add(new KeyState());
-      openKeys.add(id);
       return id;
     }
     Object k = r.key(i);
     Integer id = objKeys.get(k);
     if (id != null) return id;
-    int n = keys.size();
+    int n = newKey(k, !forgottenObj.isEmpty() && forgottenObj.contains(k));
     objKeys.put(k, n);
-    keyObjs.add(k);
-    keys.add(new KeyState());
-    openKeys.add(n);
     return n;
+  }
+
+  /** A key's id (a forgotten one's reused): a key seen for the first time, or again after the window forgot it (packed, order unknown). */
+  private int newKey(Object k, boolean forgotten) {
+    KeyState st = new KeyState();
+    int id;
+    if (freeKeyIds.size() > 0) {
+      id = freeKeyIds.pop();
+      keys.set(id, st);
+      keyObjs.set(id, k);
+    } else {
+      id = keys.size();
+      keys.add(st);
+      keyObjs.add(k);
+    }
+    if (forgotten) {
+      st.pack();
+      st.forgotten = true;
+      packedOrder.add(id);
+    } else {
+      keysSeen++;
+      openKeys.add(id);
+    }
+    return id;
+  }
+
+  /** Test hook: how many packed keys the window keeps before forgetting the oldest (default 8192). */
+  void retiredKeysKept(int n) { retiredKeysKept = n; }
+
+  /**
+   * Forgets the oldest packed keys past retiredKeysKept that no held transaction names: the key
+   * is remembered as forgotten (integer keys as ranges), so a later touch needs the dropped order.
+   */
+  private void forgetRetiredKeys() {
+    if (packedOrder.size() <= retiredKeysKept) return;
+    boolean[] named = new boolean[keys.size()];
+    for (int t = 0; t < nTxns; t++) {
+      if (appKeys[t] != null) for (int k : appKeys[t]) named[k] = true;
+      if (touched[t] != null) for (int k : touched[t]) named[k] = true;
+    }
+    int excess = packedOrder.size() - retiredKeysKept, j = 0;
+    boolean longs = false;
+    for (int i = 0, m = packedOrder.size(); i < m; i++) {
+      int k = packedOrder.get(i);
+      KeyState st = keys.get(k);
+      if (excess > 0 && !named[k] && st.inFlight == 0) {
+        excess--;
+        Object o = keyObjs.get(k);
+        if (o instanceof Long && longKeys.get((Long) o) == k) {
+          forgottenLong.add((Long) o);
+          longs = true;
+        } else {
+          forgottenObj.add(o);
+          objKeys.remove(o);
+        }
+        if (!st.forgotten) forgottenKeys++;
+        keys.set(k, null);
+        keyObjs.set(k, null);
+        freeKeyIds.add(k);
+      } else packedOrder.set(j++, k);
+    }
+    packedOrder.truncate(j);
+    if (longs) {
+      LongIntMap nl = new LongIntMap(Math.max(16, keys.size() - freeKeyIds.size()));
+      for (int k = 0; k < keyObjs.size(); k++) {
+        Object o = keyObjs.get(k);
+        if (o instanceof Long && longKeys.get((Long) o) == k) nl.put((Long) o, k);
+      }
+      longKeys = nl;
+    }
   }
 
   /** A value as a long: integers as themselves, anything else interned (codes near Long.MIN_VALUE). */
@@ -733,6 +805,10 @@ public final class OnlineChecker implements OpSink {
   private void retiredRead(int t, int k, int len, int own, OpRecord r, int mop) {
     KeyState st = keys.get(k);
     if (own > 0) return; // its append to the retired key already needed the dropped ones (newTxn)
+    if (st.forgotten) {
+      needDropped("a read of key " + Edn.str(keyObjs.get(k)) + ", which the window had forgotten");
+      return;
+    }
     long[] vals = st.unpack();
     int common = Math.min(st.len, len);
     for (int p = 0; p < common; p++) {
@@ -985,9 +1061,11 @@ public final class OnlineChecker implements OpSink {
       if (!st.remap(newId) && closed(st)) {
         st.pack();
         retiredKeys++;
+        packedOrder.add(k);
       } else openKeys.set(kj++, k);
     }
     openKeys.truncate(kj);
+    forgetRetiredKeys();
     // Transactions and nodes.
     int[] nodeMap = new int[nodes];
     int nn = 0;
@@ -1262,6 +1340,8 @@ public final class OnlineChecker implements OpSink {
     int nInter;
     /** Once packed: the order (zigzag varint deltas), nothing else; whether its last element is in inter. */
     byte[] packed;
+    /** Seen again after the window forgot it: its order is unknown. */
+    boolean forgotten;
     boolean lastIntermediate;
     /** Appends here of dropped transactions that no read showed: each follows the last element shown. */
     long[] du;
