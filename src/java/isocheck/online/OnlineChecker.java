@@ -159,7 +159,13 @@ public final class OnlineChecker implements OpSink {
   private long[][] appVals = new long[1024][];
 
   // Sessions (processes)
-  private final LongIntMap longSessions = new LongIntMap();
+  private LongIntMap longSessions = new LongIntMap();
+  /** Each session's process (null once forgotten: its id is free); whether its last completion was :info. */
+  private final ArrayList<Object> procOf = new ArrayList<>();
+  private boolean[] ended = new boolean[16];
+  private final IntList freeSessions = new IntList();
+  private final WeakOnline.LongRanges forgottenProcs = new WeakOnline.LongRanges();
+  private final java.util.HashSet<Object> forgottenProcObjs = new java.util.HashSet<>();
   private final HashMap<Object, Integer> objSessions = new HashMap<>();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
   private long[] lastFirstEv = new long[16]; // per session: firstEv of lastCommittedOf, kept when it is dropped
@@ -394,6 +400,7 @@ public final class OnlineChecker implements OpSink {
     doneEv[t] = ev;
     doneIndex[t] = r.index;
     status[t] = (byte) r.type;
+    ended[s] = r.type == OpType.INFO;
     if (r.type == OpType.OK) ok(t, r);
     else if (r.type == OpType.FAIL && observed[t]) failedObserved(t);
     if (maxWritesPerKey > 0 && nTxns >= gcAt) collect();
@@ -414,23 +421,75 @@ public final class OnlineChecker implements OpSink {
       long l = ((Number) p).longValue();
       s = longSessions.get(l);
       if (s < 0) {
-        s = pendingOf.size();
+        if (anySo && forgottenProcs.contains(l)) needDropped("an op of process " + l + " after the window had forgotten its ended session");
+        s = newSession(p);
         longSessions.put(l, s);
-        pendingOf.add(-1);
-        lastCommittedOf.add(-1);
-        if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
       }
     } else {
       Integer i = objSessions.get(p);
       if (i == null) {
-        s = pendingOf.size();
+        if (anySo && forgottenProcObjs.contains(p)) needDropped("an op of process " + Edn.str(p) + " after the window had forgotten its ended session");
+        s = newSession(p);
         objSessions.put(p, s);
-        pendingOf.add(-1);
-        lastCommittedOf.add(-1);
-        if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
       } else s = i;
     }
     return s;
+  }
+
+  private int newSession(Object p) {
+    int s;
+    if (freeSessions.size() > 0) {
+      s = freeSessions.pop();
+      pendingOf.set(s, -1);
+      lastCommittedOf.set(s, -1);
+      procOf.set(s, p);
+    } else {
+      s = pendingOf.size();
+      pendingOf.add(-1);
+      lastCommittedOf.add(-1);
+      procOf.add(p);
+      if (s == lastFirstEv.length) {
+        lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
+        ended = Arrays.copyOf(ended, 2 * s);
+      }
+    }
+    lastFirstEv[s] = 0;
+    ended[s] = false;
+    return s;
+  }
+
+  /**
+   * Forgets the sessions whose process ended (an :info completion) with no transaction held
+   * that may still commit: their ids are reused, their processes remembered as forgotten (a
+   * later op of one needs the session's order, for the session levels).
+   */
+  private void forgetSessions() {
+    int ns = pendingOf.size();
+    boolean[] busy = new boolean[ns];
+    for (int t = 0; t < nTxns; t++) if (node[t] < 0 && status[t] != OpType.FAIL) busy[session[t]] = true;
+    boolean longs = false;
+    for (int s = 0; s < ns; s++) {
+      Object p = procOf.get(s);
+      if (p == null || !ended[s] || busy[s] || pendingOf.get(s) >= 0) continue;
+      if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
+        forgottenProcs.add(((Number) p).longValue());
+        longs = true;
+      } else {
+        forgottenProcObjs.add(p);
+        objSessions.remove(p);
+      }
+      procOf.set(s, null);
+      lastCommittedOf.set(s, -1);
+      freeSessions.add(s);
+    }
+    if (longs) {
+      LongIntMap nl = new LongIntMap(Math.max(16, ns - freeSessions.size()));
+      for (int s = 0; s < ns; s++) {
+        Object p = procOf.get(s);
+        if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) nl.put(((Number) p).longValue(), s);
+      }
+      longSessions = nl;
+    }
   }
 
   private int keyId(OpRecord r, int i) {
@@ -1066,6 +1125,7 @@ public final class OnlineChecker implements OpSink {
     }
     openKeys.truncate(kj);
     forgetRetiredKeys();
+    forgetSessions();
     // Transactions and nodes.
     int[] nodeMap = new int[nodes];
     int nn = 0;
