@@ -534,8 +534,11 @@ public final class OnlineChecker implements OpSink {
     return id;
   }
 
-  /** Test hook: how many packed keys the window keeps before forgetting the oldest (default 8192). */
-  void retiredKeysKept(int n) { retiredKeysKept = n; }
+  /** How many retired keys (their order only) the window keeps before forgetting the oldest (default 8192; a knob for tests). */
+  public void retiredKeysKept(int n) {
+    if (n < 0) throw new IllegalArgumentException("retired keys kept must be >= 0");
+    retiredKeysKept = n;
+  }
 
   /**
    * Forgets the oldest packed keys past retiredKeysKept that no held transaction names: the key

@@ -61,8 +61,49 @@ import java.util.function.Consumer;
  * and TCC only), duplicate elements and incompatible-order. A read showing a value no one has
  * appended (yet) adds nothing: thin-air reads are left to the final check.
  *
- * <p>Memory: every committed transaction is kept (the window of {@link OnlineChecker} does not
- * apply to these levels); a clock has one int per session known when it was made.
+ * <p><b>The window</b> (with {@code maxWritesPerKey} > 0, Jepsen's {@code :max-writes-per-key}):
+ * memory bounded by what can still change, not by the run. A key is <i>closed</i> once it has had
+ * maxWritesPerKey distinct appends invoked and no transaction naming it is in flight; <i>open</i>
+ * otherwise, or while a transaction waiting for its clock queries it (pinned). A committed
+ * transaction is <i>sealed</i> when it has completed, has its clock, and each of its appends is to
+ * a closed key, or to an open key not pinned, shown by a read, and it completed before every
+ * transaction still in flight was invoked (so no read can honestly miss it). Every so often (when
+ * twice as many transactions are held as the last collection kept) the live set L -- those not
+ * sealed, those in flight, those not committed with an append to an open key, the preds a waiting
+ * clock joins, the readers of a late transaction -- and everything CO ∪ VO reaches from L are
+ * kept, and the rest D dropped; the kept ones are renumbered, and so are the keys and TCC's chains.
+ * A closed key any of whose appenders is dropped is forgotten whole (remembered as forgotten:
+ * integer keys as ranges); an open one keeps its order, its dropped writers marked (a prefix of
+ * it, else it is forgotten too); a closed one a held transaction that may yet commit appends to
+ * is kept, stale, for that commit. TCC's chains with no held member and no session going on them
+ * are dropped from every clock. A session that ended (an :info completion) with nothing held that
+ * may still commit, and its chain freed, is forgotten (its process remembered as forgotten).
+ *
+ * <p><i>Soundness.</i> After a collection: (P1) every appender of a kept key is held, except the
+ * writers of a prefix of an open key's order (or of a stale key); (P2) D is closed under
+ * predecessors in CO ∪ VO (a predecessor of a node nothing in L reaches is not reached either);
+ * (P3) a transaction waiting for its clock, its preds, and a held late transaction's readers are
+ * held; (P4) a held transaction not committed has no forgotten key unless it was invoked after
+ * the key was forgotten (then its append was flagged); (P5) a dropped transaction's causal past is
+ * dropped (P2, CO ⊆ (CO ∪ VO)-paths), so its clock says nothing about a held one, and a chain with
+ * no held member and no session going on it never gets a member queried again. Every later event
+ * that names dropped state is detected and marks the verdicts incomplete ({@link
+ * OnlineChecker#complete}): a read or append of a forgotten or stale key, a read ending inside a
+ * key's dropped prefix (it read from a dropped writer a dropped one follows), an op of a forgotten
+ * process. Otherwise each check consults only held facts, the same as without the window: a
+ * read's writers are held or the dropped prefix's last (reads from it, P1), so RC's and RA's
+ * triangles (t2 observed after t1 on k: t2 is a later writer of k, held) and TAP j are decided as
+ * before, and a read showing the whole prefix can miss no dropped writer after the one it read
+ * from; TCC's queries ask about held writers only, and clocks lose only entries of dropped chains
+ * (P5), so {@link #knows} answers as before; RA's session writers and a session's last commit,
+ * when dropped, are before every held write of the key and add nothing (P5); a cycle of CO ∪ VO
+ * closed by a later edge between held nodes cannot pass through D, since a path into D needs an
+ * edge into D, which only an event naming dropped state adds (P2), and an edge from a dropped
+ * node is skipped. So a complete verdict is the verdict without the window, and an incomplete one
+ * reports only certain violations. Jepsen's generator never names a retired key again, so on its
+ * histories the flags fire only on reads older than every transaction in flight (a serializable
+ * store's stale reads). Without a window every transaction is kept and TCC's clocks grow with the
+ * width of causal order.
  */
 final class WeakOnline {
   /** Where violations go (the owning OnlineChecker's report). */
