@@ -1266,8 +1266,7 @@
   handed over to its report (median, p99) -- at full speed the queue backs up, so this is the
   worst case; (3) the same at a steady 20,000 transactions per second (the first 10^5), the
   latency a run sees. Levels: serializable + snapshot-isolation; the weak levels (read committed,
-  read atomic, causal: rc, ra, tcc), which keep every committed transaction (the window bounds
-  the strong levels' memory only); both together; and all seven strong levels up to 10^5. Medians of 3 runs for (1) and (2). Then (4) the
+  read atomic, causal: rc, ra, tcc), with their own window; both together; and all seven strong levels up to 10^5. Medians of 3 runs for (1) and (2). Then (4) the
   delay from the last op to the final checker's result (isocheck.core/check with :online
   attached) once the online checker has caught up (and, apart, its backlog after the
   full-speed replay), SER+SI, median of 3, at sizes up to 10^5."

@@ -73,7 +73,13 @@ import java.util.Map;
  * held as the last collection kept) the transactions not sealed, and every node some graph
  * reaches from them, are kept; the rest are dropped (with their edges), the kept ones renumbered.
  * A transaction never committed is dropped once its keys are closed; a closed key none of whose
- * writers is kept keeps only its order (packed deltas), for the final reads.
+ * writers is kept keeps only its order (packed deltas), for the final reads, until more than
+ * {@link #retiredKeysKept} (8192) keys are packed: then the oldest no held transaction names are
+ * forgotten (their ids reused; remembered as forgotten, integer keys as ranges), and a later touch
+ * of one needs the dropped order. A session whose process ended (an :info completion) with no
+ * held transaction that may still commit is forgotten likewise (a later op of its process needs
+ * its order, for the session levels). So the heap does not grow with the run. The weak levels
+ * have a window of their own ({@link WeakOnline}).
  *
  * <p><i>Soundness does not rest on the sealing rule</i>, which only chooses what to drop: (1) the
  * dropped set D is closed under predecessors when it is dropped (a predecessor of a node no
@@ -285,7 +291,7 @@ public final class OnlineChecker implements OpSink {
 
   /**
    * Transactions held (live), and committed ones among them (graph nodes). The weak levels'
-   * transactions, all kept, count too.
+   * transactions held count too.
    */
   public int liveTxns() { return nTxns + (weak != null ? weak.held() : 0); }
 
