@@ -308,7 +308,7 @@ final class WeakOnline {
     int[] ks = touched[t];
     if (ks == null) return;
     touched[t] = null;
-    for (int k : ks) keys.get(k).inFlight--;
+    for (int k : ks) if (k >= 0) keys.get(k).inFlight--;
   }
 
   /** The end of the history: transactions still in flight are indeterminate (their reads unknown). */
@@ -578,7 +578,7 @@ final class WeakOnline {
     for (int k = 0; k < nk; k++) open[k] = !closed(k);
     for (int t = 0; t < n; t++) {
       int[] q = tccQueries[t];
-      if (q != null) for (int i = 0; i < q.length; i += 2) pinned[q[i]] = open[q[i]] = true;
+      if (q != null) for (int i = 0; i < q.length; i += 2) if (q[i] >= 0) pinned[q[i]] = open[q[i]] = true;
     }
     boolean[] keep = new boolean[n];
     IntList queue = new IntList(64);
@@ -772,7 +772,7 @@ final class WeakOnline {
       int[] q = tccQueries[t];
       if (q != null) {
         q = q.clone();
-        for (int i = 0; i < q.length; i += 2) q[i] = newKey[q[i]];
+        for (int i = 0; i < q.length; i += 2) if (q[i] >= 0) q[i] = newKey[q[i]];
       }
       tccQueries[u] = q;
       touched[u] = remapKeys(touched[t], newKey);
@@ -1383,6 +1383,10 @@ final class WeakOnline {
   private void causalTriangles(int t, int[] q) {
     for (int i = 0; i < q.length; i += 2) {
       int k = q[i], blk = q[i + 1];
+      if (k < 0) {
+        needDropped.accept("a causal query on a key the window had forgotten");
+        continue;
+      }
       Key st = keys.get(k);
       int t1 = blk < 0 ? BOT : st.writers[st.blockStart.get(blk)];
       int b = blk + 1;
