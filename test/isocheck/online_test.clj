@@ -453,13 +453,25 @@
                             ops   (delayed-completions (op-maps (recorded cfg)) i)
                             o     (online/online {:levels weak, :log? false})
                             _     (doseq [op ops] (online/ingest! o op))
-                            m     (online/result o)]]
+                            m     (online/result o)
+                            ;; and with the window (the simulator retires keys after 32 appends)
+                            w     (online/online {:levels weak, :log? false, :max-writes-per-key 32, :collect-at 8})
+                            _     (doseq [op ops] (online/ingest! w op))
+                            wm    (online/result w)]]
                   {:i i, :on (weak-verdicts m), :off (offline-weak ops)
+                   :win (weak-verdicts wm), :complete? (:complete? wm)
+                   :dropped (get-in wm [:stats :weak :dropped-txns])
                    :waited (get-in m [:stats :weak :clocks-waited])})]
     (is (< 20 (count (filter #(pos? (:waited %)) results))) "clocks waited for writers in flight in most histories")
     (is (< 5 (count (filter #(false? (:tcc (:off %))) results))) "TCC violated offline in some")
-    (doseq [{:keys [i on off]} results]
-      (is (= off on) (str "online and offline differ, history " i)))))
+    (is (< 30 (count (filter #(pos? (:dropped %)) results))) "the window dropped transactions in most histories")
+    (is (< 20 (count (filter :complete? results))) "and most never needed one")
+    (doseq [{:keys [i on off win complete?]} results]
+      (is (= off on) (str "online and offline differ, history " i))
+      (doseq [[l v] win :when (false? v)]
+        (is (false? (off l)) (str "the window reported a violation of " l " offline did not, history " i)))
+      (when complete?
+        (is (= off win) (str "complete, yet the window's verdicts differ from the offline ones, history " i))))))
 
 ;; ---------------------------------------------------------------------------
 ;; The wrapper under the twin of Jepsen's interpreter
