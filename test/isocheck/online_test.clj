@@ -779,6 +779,36 @@
     (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
     oc))
 
+;; What the strong levels' window forgets: old retired keys and ended processes.
+
+(deftest what-the-window-forgets
+  (let [stat (fn [^OnlineChecker oc k] (get (into {} (get (into {} (.stats oc)) "window")) k))]
+    (testing "a retired key forgotten (none kept): even the same order again needs it, so incomplete"
+      (let [h  (history [0 :invoke [[:append :x 1]]] [0 :ok [[:append :x 1]]]
+                        [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1]]]]
+                        [2 :invoke [[:r :x nil]]] [2 :ok [[:r :x [1]]]])
+            kept (fn [n] (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) [:serializable]) "txn" 4 nil 1) (.gcThreshold 1) (.retiredKeysKept (int n)))
+                               r  (OpRecord.)]
+                           (doseq [[i op] (map-indexed vector h)] (.op oc (isocheck.jepsen/fill! r i op)))
+                           oc))]
+        (let [oc (kept 0)]
+          (is (pos? (stat oc "forgotten-keys")))
+          (is (not (.complete oc)))
+          (is (re-find #"forgotten" (str (get (into {} (.toData oc)) "incomplete-because")))))
+        (let [oc (kept 8192)]
+          (is (zero? (stat oc "forgotten-keys")))
+          (is (.complete oc) "kept packed, the same order needs nothing dropped"))))
+    (testing "an ended process forgotten: an op of it again needs its session, for the session levels"
+      (let [h   (history [0 :invoke [[:append :x 1]]] [0 :info [[:append :x 1]]]
+                         [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1]]]]
+                         [0 :invoke [[:r :y nil]]] [0 :ok [[:r :y []]]])
+            run (fn [levels] (window-check levels 2 h))]
+        (let [oc (run [:strong-session-serializable])]
+          (is (pos? (stat oc "dropped-txns")))
+          (is (not (.complete oc)))
+          (is (re-find #"process 0" (str (get (into {} (.toData oc)) "incomplete-because")))))
+        (is (.complete (run [:serializable])) "process order does not matter to serializability")))))
+
 (deftest a-final-read-of-a-retired-key
   (let [run   (history [0 :invoke [[:append :x 1]]]
                        [0 :ok     [[:append :x 1]]]
