@@ -453,13 +453,25 @@
                             ops   (delayed-completions (op-maps (recorded cfg)) i)
                             o     (online/online {:levels weak, :log? false})
                             _     (doseq [op ops] (online/ingest! o op))
-                            m     (online/result o)]]
+                            m     (online/result o)
+                            ;; and with the window (the simulator retires keys after 32 appends)
+                            w     (online/online {:levels weak, :log? false, :max-writes-per-key 32, :collect-at 8})
+                            _     (doseq [op ops] (online/ingest! w op))
+                            wm    (online/result w)]]
                   {:i i, :on (weak-verdicts m), :off (offline-weak ops)
+                   :win (weak-verdicts wm), :complete? (:complete? wm)
+                   :dropped (get-in wm [:stats :weak :dropped-txns])
                    :waited (get-in m [:stats :weak :clocks-waited])})]
     (is (< 20 (count (filter #(pos? (:waited %)) results))) "clocks waited for writers in flight in most histories")
     (is (< 5 (count (filter #(false? (:tcc (:off %))) results))) "TCC violated offline in some")
-    (doseq [{:keys [i on off]} results]
-      (is (= off on) (str "online and offline differ, history " i)))))
+    (is (< 30 (count (filter #(pos? (:dropped %)) results))) "the window dropped transactions in most histories")
+    (is (< 20 (count (filter :complete? results))) "and most never needed one")
+    (doseq [{:keys [i on off win complete?]} results]
+      (is (= off on) (str "online and offline differ, history " i))
+      (doseq [[l v] win :when (false? v)]
+        (is (false? (off l)) (str "the window reported a violation of " l " offline did not, history " i)))
+      (when complete?
+        (is (= off win) (str "complete, yet the window's verdicts differ from the offline ones, history " i))))))
 
 ;; ---------------------------------------------------------------------------
 ;; The wrapper under the twin of Jepsen's interpreter
@@ -582,21 +594,23 @@
   "Checks one simulated history (keys retiring after max-writes appends) offline, online
   without a window, and online with one collected every `every` transactions: {:off :full
   :win (level id -> violated?) :complete? :dropped n}."
-  [{:keys [seed store bug txns sessions keys ops info-rate max-writes every]}]
+  [{:keys [seed store bug txns sessions keys ops info-rate max-writes every lvs keys-kept] :or {lvs levels}}]
   (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/APPEND)
                         (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
                         (.infoRate (double info-rate)) (.maxWritesPerKey (int max-writes)))
               bug (-> (.bug bug) (.bugRate 0.1))
               true .build)
         b    (HistoryBuilder. History$Workload/APPEND)
-        full (OnlineChecker. levels "txn" 4 nil)
-        win  (doto (OnlineChecker. levels "txn" 4 nil (int max-writes)) (.gcThreshold (int every)))
-        _    (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op full r) (.op win r)) (end [_])))
-        r    (Checker/check (.build b) (.levels (CheckOptions.) levels))
-        v    (fn [^OnlineChecker oc] (into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) levels))]
+        full (OnlineChecker. lvs "txn" 4 nil)
+        win  (doto (OnlineChecker. lvs "txn" 4 nil (int max-writes)) (.gcThreshold (int every)))
+        _    (when keys-kept (.retiredKeysKept win (int keys-kept)))
+        _    (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op full r) (.op win r)) (end [_] (.end full) (.end win))))
+        r    (Checker/check (.build b) (.levels (CheckOptions.) lvs))
+        v    (fn [^OnlineChecker oc] (into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) lvs))
+        st   (fn [^OnlineChecker oc] (into {} (.stats oc)))]
     {:off (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))
      :full (v full), :win (v win), :complete? (.complete win)
-     :dropped (get-in (into {} (.stats win)) ["window" "dropped-txns"])}))
+     :dropped (+ (get-in (st win) ["window" "dropped-txns"]) (get (into {} (get (st win) "weak")) "dropped-txns" 0))}))
 
 (deftest the-window-keeps-the-verdicts
   (let [results (for [i (range 16)
@@ -646,6 +660,116 @@
                        oc)
         (is (= 20000 (.liveTxns oc)))))))
 
+;; The weak levels' window (WeakOnline's class comment: P1-P5)
+
+(deftest the-weak-window-keeps-the-verdicts
+  ;; RC, RA and TCC with the window, beside SER+SI with the oldest retired keys forgotten at
+  ;; once: whatever the window reports the full online check and the offline one report too;
+  ;; complete, it reports the same.
+  (let [lvs     (into weak-levels (map #(Level/parse %)) ["serializable" "snapshot-isolation" "strong-session-serializable"])
+        results (for [i (range 16)
+                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+                      bug (cons nil (Bug/values))
+                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                  (let [cfg {:seed (+ 9300 i), :store store, :bug bug, :txns (nth [300 1500] (mod i 2))
+                             :sessions (nth [3 5 10] (mod i 3)), :keys (nth [4 10 30] (mod (quot i 2) 3))
+                             :ops (nth [2 4] (mod (quot i 3) 2)), :info-rate (nth [0.0 0.02] (mod (quot i 4) 2))
+                             :max-writes (nth [4 8 16] (mod i 3)), :every (nth [8 32] (mod (quot i 5) 2))
+                             :lvs lvs, :keys-kept (nth [0 8192] (mod (quot i 7) 2))}]
+                    (assoc (sim-window cfg) :cfg (dissoc cfg :lvs))))
+        complete (filter :complete? results)]
+    (is (< 100 (count (filter #(pos? (:dropped %)) results))) "the window dropped transactions in most histories")
+    (is (< (* 0.5 (count results)) (count complete)) "most histories never needed a dropped transaction")
+    (is (every? :complete? (filter #(and (nil? (get-in % [:cfg :bug])) (= Store/STRICT_SERIALIZABLE (get-in % [:cfg :store]))) results))
+        "the bug-free strict-serializable store's histories never did (a serializable store may read stale versions, older than the window)")
+    (doseq [l ["rc" "ra" "tcc"]]
+      (is (< 10 (count (filter #(get-in % [:off l]) complete))) (str l " violated in many complete histories"))
+      (is (< 10 (count (remove #(get-in % [:off l]) complete))) (str l " valid in many complete histories")))
+    (doseq [{:keys [off full win complete? cfg]} results]
+      (doseq [[l v] win :when v]
+        (is (true? (off l)) (str "the window reported a violation of " l " offline did not: " cfg))
+        (is (true? (full l)) (str "the window reported a violation of " l " the full online check did not: " cfg)))
+      (when complete?
+        (is (= full win) (str "complete, yet the window's verdicts differ from the full online ones: " cfg))
+        (is (= off win) (str "complete, yet the window's verdicts differ from the offline ones: " cfg))))))
+
+(deftest the-weak-window-bounds-what-it-holds
+  ;; The Jepsen-shaped run of the-window-bounds-the-transactions-held, checked at RC, RA and
+  ;; TCC: transactions, TCC's chains and sessions held stay about the same over ten times the run.
+  (let [run (fn [n]
+              (let [cfg (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
+                            (.txns (int n)) (.sessions 10) (.keys 100) (.opsPerTxn 4 4) (.readFraction 0.5)
+                            (.maxWritesPerKey 32) (.failRate 0.05) (.infoRate 0.01) .build)
+                    oc  (doto (OnlineChecker. weak-levels "txn" 4 nil 32) (.gcThreshold 1024))]
+                (Simulator/run cfg oc)
+                (into {"complete" (.complete oc), "violations" (count (.violations oc))}
+                      (get (into {} (.stats oc)) "weak"))))
+        small (run 20000)
+        large (run 200000)]
+    (doseq [m [small large]]
+      (is (true? (m "complete")) (pr-str m))
+      (is (zero? (m "violations")) (pr-str m))
+      (is (< (m "peak-held-txns") 4000) (str "held at most the window: " (pr-str m))))
+    (is (< 190000 (large "dropped-txns")) (pr-str large))
+    (is (< (large "peak-held-txns") (* 1.5 (small "peak-held-txns"))) (str "ten times the run, about the same window: " (pr-str small large)))
+    (is (< (large "chains") 100) (str "TCC's live chains stay few: " (pr-str large)))
+    (is (< (large "sessions") 100) (str "ended sessions are forgotten (2,000 processes ran): " (pr-str large)))
+    (testing "without a window, every transaction is held"
+      (let [oc (OnlineChecker. weak-levels "txn" 4 nil)]
+        (Simulator/run (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
+                           (.txns 20000) (.sessions 10) (.keys 100) (.maxWritesPerKey 32) .build)
+                       oc)
+        (is (= 20000 (.liveTxns oc)))))))
+
+(defn- weak-window
+  "RC, RA and TCC with a window (keys retiring after max-writes appends, collected at every
+  completion) fed ops directly."
+  ^OnlineChecker [max-writes ops]
+  (let [oc (doto (OnlineChecker. weak-levels "txn" 4 nil (int max-writes)) (.gcThreshold 1))
+        r  (OpRecord.)]
+    (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
+    (.end oc)
+    oc))
+
+(deftest a-read-needing-what-the-weak-window-dropped
+  (let [dropped (fn [^OnlineChecker oc] (get (into {} (get (into {} (.stats oc)) "weak")) "dropped-txns"))
+        ;; T0 appends 1 to :x; T1 (process 1) reads it; T1's process then reads :x again.
+        run     (history [0 :invoke [[:append :x 1]]]
+                         [0 :ok     [[:append :x 1]]]
+                         [1 :invoke [[:r :x nil]]]
+                         [1 :ok     [[:r :x [1]]]])
+        again   (fn [v] (into run (history [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x v]]])))
+        ops     (fn [v] (mapv #(assoc %2 :index %1) (range) (again v)))]
+    (testing "a retired key (one write), its writer dropped: a read of it needs it, so incomplete, and no guess"
+      (let [oc (weak-window 1 (again []))]
+        (is (pos? (dropped oc)))
+        (is (not (.complete oc)))
+        (is (empty? (.violations oc)) "not reported: the window cannot tell")
+        (is (false? (offline-valid (ops []) :tcc)) "a causality violation the final check finds")
+        (is (false? (valid (online-check [:tcc] (ops [])) :tcc)) "and the online check without a window")))
+    (testing "an open key (three writes) keeps its order, its dropped writers a prefix: a read ending inside it is incomplete"
+      (let [oc (weak-window 3 (again []))]
+        (is (pos? (dropped oc)))
+        (is (not (.complete oc)))
+        (is (empty? (.violations oc)))))
+    (testing "a read showing the whole dropped prefix and more needs nothing dropped"
+      (let [more (into run (history [2 :invoke [[:append :x 2]]] [2 :ok [[:append :x 2]]]
+                                    [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1 2]]]]))
+            oc   (weak-window 3 more)]
+        (is (pos? (dropped oc)))
+        (is (.complete oc))
+        (is (empty? (.violations oc)))))
+    (testing "a read contradicting the kept order is still certain"
+      (let [h  (into run (history [2 :invoke [[:append :x 2]]] [2 :ok [[:append :x 2]]]
+                                  [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [2 1]]]]))
+            oc (weak-window 3 h)]
+        (is (pos? (dropped oc)))
+        (is (= ["incompatible-order"] (distinct (map #(.anomaly ^isocheck.online.Violation %) (.violations oc)))))))
+    (testing "without a window, nothing is dropped"
+      (let [oc (weak-window 0 (again []))]
+        (is (.complete oc))
+        (is (= ["ConflictCM"] (map #(.anomaly ^isocheck.online.Violation %) (.violations oc))))))))
+
 (defn- window-check
   "An OnlineChecker with a window (keys retiring after max-writes appends, collected at every
   completion) fed ops directly."
@@ -654,6 +778,36 @@
         r  (OpRecord.)]
     (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
     oc))
+
+;; What the strong levels' window forgets: old retired keys and ended processes.
+
+(deftest what-the-window-forgets
+  (let [stat (fn [^OnlineChecker oc k] (get (into {} (get (into {} (.stats oc)) "window")) k))]
+    (testing "a retired key forgotten (none kept): even the same order again needs it, so incomplete"
+      (let [h  (history [0 :invoke [[:append :x 1]]] [0 :ok [[:append :x 1]]]
+                        [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1]]]]
+                        [2 :invoke [[:r :x nil]]] [2 :ok [[:r :x [1]]]])
+            kept (fn [n] (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) [:serializable]) "txn" 4 nil 1) (.gcThreshold 1) (.retiredKeysKept (int n)))
+                               r  (OpRecord.)]
+                           (doseq [[i op] (map-indexed vector h)] (.op oc (isocheck.jepsen/fill! r i op)))
+                           oc))]
+        (let [oc (kept 0)]
+          (is (pos? (stat oc "forgotten-keys")))
+          (is (not (.complete oc)))
+          (is (re-find #"forgotten" (str (get (into {} (.toData oc)) "incomplete-because")))))
+        (let [oc (kept 8192)]
+          (is (zero? (stat oc "forgotten-keys")))
+          (is (.complete oc) "kept packed, the same order needs nothing dropped"))))
+    (testing "an ended process forgotten: an op of it again needs its session, for the session levels"
+      (let [h   (history [0 :invoke [[:append :x 1]]] [0 :info [[:append :x 1]]]
+                         [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1]]]]
+                         [0 :invoke [[:r :y nil]]] [0 :ok [[:r :y []]]])
+            run (fn [levels] (window-check levels 2 h))]
+        (let [oc (run [:strong-session-serializable])]
+          (is (pos? (stat oc "dropped-txns")))
+          (is (not (.complete oc)))
+          (is (re-find #"process 0" (str (get (into {} (.toData oc)) "incomplete-because")))))
+        (is (.complete (run [:serializable])) "process order does not matter to serializability")))))
 
 (deftest a-final-read-of-a-retired-key
   (let [run   (history [0 :invoke [[:append :x 1]]]

@@ -26,7 +26,7 @@
             [clojure.string :as str]
             [isocheck.workload :as workload])
   (:import (isocheck.check Checker CheckOptions Level Result)
-           (isocheck.history History History$Workload OpRecord OpSink OpStream)
+           (isocheck.history History History$Workload OpRecord OpSink OpStream OpType)
            (isocheck.online OnlineChecker)
            (isocheck.io EdnWriter Formats)
            (isocheck.cli EdnPrinter)
@@ -1299,8 +1299,7 @@
   handed over to its report (median, p99) -- at full speed the queue backs up, so this is the
   worst case; (3) the same at a steady 20,000 transactions per second (the first 10^5), the
   latency a run sees. Levels: serializable + snapshot-isolation; the weak levels (read committed,
-  read atomic, causal: rc, ra, tcc), which keep every committed transaction (the window bounds
-  the strong levels' memory only); both together; and all seven strong levels up to 10^5. Medians of 3 runs for (1) and (2). Then (4) the
+  read atomic, causal: rc, ra, tcc), with their own window; both together; and all seven strong levels up to 10^5. Medians of 3 runs for (1) and (2). Then (4) the
   delay from the last op to the final checker's result (isocheck.core/check with :online
   attached) once the online checker has caught up (and, apart, its backlog after the
   full-speed replay), SER+SI, median of 3, at sizes up to 10^5."
@@ -1357,6 +1356,57 @@
     ;; at 10^6 the offline check beside the replay outgrew the shared machine: `lein bench online-final 1000000` alone
     (online-final-main (filter #(<= % 100000) sizes))))
 
+;; lein bench online-stream
+
+(defn online-stream-main
+  "`lein bench online-stream [SIZES...]`: the window's memory over a long run (issue 28). One
+  Jepsen-shaped list-append history (online-config: 10 sessions, 4 micro-ops, half reads, 1,000
+  keys zipf rotating after 32 appends, 5% :fail, 1% :info; the strict-serializable store), as
+  long as the largest size, streamed from the simulator straight into an OnlineChecker with the
+  window (:max-writes-per-key 32) for serializable + snapshot-isolation + rc + ra + tcc: nothing
+  records the history. At each size, the heap in use after a full GC (the whole JVM: simulator
+  and checker), the transactions held (strong levels and weak levels apart), the retired keys
+  forgotten, the rate so far and whether the verdicts are complete. Flat heap: the checker's
+  memory is bounded by the window, not by the run."
+  [sizes]
+  (let [sizes  (vec (sort sizes))
+        n      (long (peek sizes))
+        levels (mapv #(Level/parse %) ["serializable" "snapshot-isolation" "rc" "ra" "tcc"])
+        oc     (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
+        done   (long-array 1)
+        next   (volatile! sizes)
+        t0     (System/nanoTime)
+        rt     (Runtime/getRuntime)]
+    (println (format "isocheck online-stream bench: %d cores, max heap %s; load average %s; SER+SI+RC+RA+TCC, window :max-writes-per-key %d"
+                     (.availableProcessors rt) (mb (.maxMemory rt))
+                     (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                           (catch java.io.IOException _ "? ? ?")) #" ")))
+                     online-mwpk))
+    (println (format "%12s %9s %10s %10s %11s %11s %10s %10s %10s %6s"
+                     "txns" "time (s)" "txn/s" "heap (GC)" "held SER+SI" "held weak" "peak held" "keys forg" "weak forg" "compl"))
+    (flush)
+    (Simulator/run (online-config Store/STRICT_SERIALIZABLE nil (+ n 1000)) ; a margin: transactions in flight at the end never complete
+                   (reify OpSink
+                     (op [_ r]
+                       (.op oc r)
+                       (when (not= OpType/INVOKE (.type ^OpRecord r))
+                         (let [c (aset done 0 (inc (aget done 0)))]
+                           (when (and (seq @next) (= c (long (first @next))))
+                             (vswap! next rest)
+                             (let [s  (/ (- (System/nanoTime) t0) 1e9)
+                                   _  (gc!)
+                                   h  (used)
+                                   st (into {} (.stats oc))
+                                   w  (into {} (get st "window"))
+                                   wk (into {} (get st "weak"))]
+                               (println (format "%,12d %9.0f %,10.0f %10s %,11d %,11d %,10d %,10d %,10d %6s"
+                                                c s (/ c s) (mb h) (long (w "live-txns")) (long (wk "held-txns"))
+                                                (.peakLiveTxns oc) (long (w "forgotten-keys")) (long (wk "forgotten-keys"))
+                                                (if (.complete oc) "yes" "no")))
+                               (flush))))))
+                     (end [_] (.end oc))))
+    (println (format "violations: %d; %s" (count (.violations oc)) (pr-str (into {} (.counts oc)))))))
+
 (def ^:private benches
   "lein bench NAME [SIZES...]: each named benchmark and its default sizes."
   {"levels" [levels-main [10000 100000]]
@@ -1374,7 +1424,8 @@
    "crash"  [crash-main [5000 100000 1000000]]
    "weak"   [weak-main [5000 100000 1000000]]
    "certificates" [certificates-main [100000 1000000]]
-   "online" [online-main [100000 1000000]]})
+   "online" [online-main [100000 1000000]]
+   "online-stream" [online-stream-main [1000000 5000000 10000000]]})
 
 (defn -main [& args]
   (when-let [[f default] (benches (first args))]

@@ -77,8 +77,11 @@
   incompatible-order; and, when named, read committed, read atomic and
   transactional causal consistency (:rc, :ra, :tcc: Plume's axioms, by the
   reads that contradict them, causal clocks and cycles of causal and version
-  order; these keep every committed transaction, the window notwithstanding). A violation is reported only once no later operation
-  could explain it away: an :info transaction counts as committed only once a
+  order, inside the same window: what no later event can need is dropped).
+  rw-register histories are checked online for what no version order can
+  explain (isocheck.online.RegisterOnline); the rest is left to the final
+  check. A violation is reported only once no later operation could explain
+  it away: an :info transaction counts as committed only once a
   read shows one of its appends. The final check may find more (what only a
   search over never-read appends finds); every violation found online, it
   finds too (:agrees-with-offline? says so).

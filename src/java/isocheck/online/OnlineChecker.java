@@ -73,7 +73,13 @@ import java.util.Map;
  * held as the last collection kept) the transactions not sealed, and every node some graph
  * reaches from them, are kept; the rest are dropped (with their edges), the kept ones renumbered.
  * A transaction never committed is dropped once its keys are closed; a closed key none of whose
- * writers is kept keeps only its order (packed deltas), for the final reads.
+ * writers is kept keeps only its order (packed deltas), for the final reads, until more than
+ * {@link #retiredKeysKept} (8192) keys are packed: then the oldest no held transaction names are
+ * forgotten (their ids reused; remembered as forgotten, integer keys as ranges), and a later touch
+ * of one needs the dropped order. A session whose process ended (an :info completion) with no
+ * held transaction that may still commit is forgotten likewise (a later op of its process needs
+ * its order, for the session levels). So the heap does not grow with the run. The weak levels
+ * have a window of their own ({@link WeakOnline}).
  *
  * <p><i>Soundness does not rest on the sealing rule</i>, which only chooses what to drop: (1) the
  * dropped set D is closed under predecessors when it is dropped (a predecessor of a node no
@@ -136,6 +142,12 @@ public final class OnlineChecker implements OpSink {
   private long incompleteFrom = -1;
   private String incompleteWhy;
   private final IntList openKeys = new IntList();
+  /** Packed keys, oldest first; past retiredKeysKept of them the oldest are forgotten (ids reused). */
+  private final IntList packedOrder = new IntList(), freeKeyIds = new IntList();
+  private int retiredKeysKept = 8192;
+  private long keysSeen, forgottenKeys;
+  private final WeakOnline.LongRanges forgottenLong = new WeakOnline.LongRanges();
+  private final java.util.HashSet<Object> forgottenObj = new java.util.HashSet<>();
   private int[][] touched = new int[1024][];
 
   // Events
@@ -155,13 +167,19 @@ public final class OnlineChecker implements OpSink {
   private long[][] appVals = new long[1024][];
 
   // Sessions (processes)
-  private final LongIntMap longSessions = new LongIntMap();
+  private LongIntMap longSessions = new LongIntMap();
+  /** Each session's process (null once forgotten: its id is free); whether its last completion was :info. */
+  private final ArrayList<Object> procOf = new ArrayList<>();
+  private boolean[] ended = new boolean[16];
+  private final IntList freeSessions = new IntList();
+  private final WeakOnline.LongRanges forgottenProcs = new WeakOnline.LongRanges();
+  private final java.util.HashSet<Object> forgottenProcObjs = new java.util.HashSet<>();
   private final HashMap<Object, Integer> objSessions = new HashMap<>();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
   private long[] lastFirstEv = new long[16]; // per session: firstEv of lastCommittedOf, kept when it is dropped
 
   // Keys and values
-  private final LongIntMap longKeys = new LongIntMap();
+  private LongIntMap longKeys = new LongIntMap();
   private final HashMap<Object, Integer> objKeys = new HashMap<>();
   private final ArrayList<Object> keyObjs = new ArrayList<>();
   private final ArrayList<KeyState> keys = new ArrayList<>();
@@ -243,7 +261,7 @@ public final class OnlineChecker implements OpSink {
     this.graphs = gs.toArray(new Graph[0]);
     this.levels = List.copyOf(ls);
     this.strongLevels = List.copyOf(strong);
-    this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report);
+    this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report, this::needDropped, maxWritesPerKey);
     this.anySo = so;
     this.anyRt = rt;
     this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report);
@@ -276,20 +294,21 @@ public final class OnlineChecker implements OpSink {
 
   /**
    * Transactions held (live), and committed ones among them (graph nodes). The weak levels'
-   * transactions, all kept, count too.
+   * transactions held count too.
    */
   public int liveTxns() { return nTxns + (weak != null ? weak.held() : 0); }
 
   public int liveNodes() { return txnOfNode.size(); }
 
   /** The most transactions held at once (sampled before each window collection and at the end). */
-  public long peakLiveTxns() { return Math.max(peakLive, nTxns) + (weak != null ? weak.held() : 0); }
+  public long peakLiveTxns() { return Math.max(peakLive, nTxns) + (weak != null ? weak.peakHeld() : 0); }
 
   /** Collect the window once this many transactions are held (default 4096; then twice what a collection keeps). */
   public void gcThreshold(int n) {
     if (n < 1) throw new IllegalArgumentException("gc threshold must be >= 1");
     gcMin = n;
     gcAt = Math.max(n, Math.min(gcAt, 2 * nTxns));
+    if (weak != null) weak.gcThreshold(n);
   }
 
   /** Violations found per anomaly type (kept or not). */
@@ -301,7 +320,7 @@ public final class OnlineChecker implements OpSink {
     m.put("events", events);
     m.put("txns", txnsSeen);
     m.put("committed", (long) txnOfNode.size() + droppedNodes);
-    m.put("keys", (long) keys.size());
+    m.put("keys", keysSeen);
     Map<String, Object> es = new LinkedHashMap<>();
     for (Level l : levels) {
       for (Graph g : graphs) if (g.level == l) es.put(l.id, g.g == null ? g.dropped : (long) g.g.edgeCount() + g.dropped);
@@ -317,6 +336,7 @@ public final class OnlineChecker implements OpSink {
       w.put("peak-live-txns", peakLiveTxns());
       w.put("dropped-txns", droppedTxns);
       w.put("retired-keys", retiredKeys);
+      w.put("forgotten-keys", forgottenKeys);
       w.put("collections", gcs);
       w.put("needed-dropped", degradations);
       m.put("window", w);
@@ -402,6 +422,7 @@ public final class OnlineChecker implements OpSink {
     doneEv[t] = ev;
     doneIndex[t] = r.index;
     status[t] = (byte) r.type;
+    ended[s] = r.type == OpType.INFO;
     if (r.type == OpType.OK) ok(t, r);
     else if (r.type == OpType.FAIL && observed[t]) failedObserved(t);
     if (maxWritesPerKey > 0 && nTxns >= gcAt) collect();
@@ -422,23 +443,75 @@ public final class OnlineChecker implements OpSink {
       long l = ((Number) p).longValue();
       s = longSessions.get(l);
       if (s < 0) {
-        s = pendingOf.size();
+        if (anySo && forgottenProcs.contains(l)) needDropped("an op of process " + l + " after the window had forgotten its ended session");
+        s = newSession(p);
         longSessions.put(l, s);
-        pendingOf.add(-1);
-        lastCommittedOf.add(-1);
-        if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
       }
     } else {
       Integer i = objSessions.get(p);
       if (i == null) {
-        s = pendingOf.size();
+        if (anySo && forgottenProcObjs.contains(p)) needDropped("an op of process " + Edn.str(p) + " after the window had forgotten its ended session");
+        s = newSession(p);
         objSessions.put(p, s);
-        pendingOf.add(-1);
-        lastCommittedOf.add(-1);
-        if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
       } else s = i;
     }
     return s;
+  }
+
+  private int newSession(Object p) {
+    int s;
+    if (freeSessions.size() > 0) {
+      s = freeSessions.pop();
+      pendingOf.set(s, -1);
+      lastCommittedOf.set(s, -1);
+      procOf.set(s, p);
+    } else {
+      s = pendingOf.size();
+      pendingOf.add(-1);
+      lastCommittedOf.add(-1);
+      procOf.add(p);
+      if (s == lastFirstEv.length) {
+        lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
+        ended = Arrays.copyOf(ended, 2 * s);
+      }
+    }
+    lastFirstEv[s] = 0;
+    ended[s] = false;
+    return s;
+  }
+
+  /**
+   * Forgets the sessions whose process ended (an :info completion) with no transaction held
+   * that may still commit: their ids are reused, their processes remembered as forgotten (a
+   * later op of one needs the session's order, for the session levels).
+   */
+  private void forgetSessions() {
+    int ns = pendingOf.size();
+    boolean[] busy = new boolean[ns];
+    for (int t = 0; t < nTxns; t++) if (node[t] < 0 && status[t] != OpType.FAIL) busy[session[t]] = true;
+    boolean longs = false;
+    for (int s = 0; s < ns; s++) {
+      Object p = procOf.get(s);
+      if (p == null || !ended[s] || busy[s] || pendingOf.get(s) >= 0) continue;
+      if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
+        forgottenProcs.add(((Number) p).longValue());
+        longs = true;
+      } else {
+        forgottenProcObjs.add(p);
+        objSessions.remove(p);
+      }
+      procOf.set(s, null);
+      lastCommittedOf.set(s, -1);
+      freeSessions.add(s);
+    }
+    if (longs) {
+      LongIntMap nl = new LongIntMap(Math.max(16, ns - freeSessions.size()));
+      for (int s = 0; s < ns; s++) {
+        Object p = procOf.get(s);
+        if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) nl.put(((Number) p).longValue(), s);
+      }
+      longSessions = nl;
+    }
   }
 
   private int keyId(OpRecord r, int i) {
@@ -446,22 +519,90 @@ public final class OnlineChecker implements OpSink {
       long k = r.keyLong(i);
       int id = longKeys.get(k);
       if (id >= 0) return id;
-      id = keys.size();
+      boolean gone = forgottenLong.contains(k);
+      id = newKey(k, gone);
       longKeys.put(k, id);
-      keyObjs.add(k);
-      keys.add(new KeyState());
-      openKeys.add(id);
       return id;
     }
     Object k = r.key(i);
     Integer id = objKeys.get(k);
     if (id != null) return id;
-    int n = keys.size();
+    int n = newKey(k, !forgottenObj.isEmpty() && forgottenObj.contains(k));
     objKeys.put(k, n);
-    keyObjs.add(k);
-    keys.add(new KeyState());
-    openKeys.add(n);
     return n;
+  }
+
+  /** A key's id (a forgotten one's reused): a key seen for the first time, or again after the window forgot it (packed, order unknown). */
+  private int newKey(Object k, boolean forgotten) {
+    KeyState st = new KeyState();
+    int id;
+    if (freeKeyIds.size() > 0) {
+      id = freeKeyIds.pop();
+      keys.set(id, st);
+      keyObjs.set(id, k);
+    } else {
+      id = keys.size();
+      keys.add(st);
+      keyObjs.add(k);
+    }
+    if (forgotten) {
+      st.pack();
+      st.forgotten = true;
+      packedOrder.add(id);
+    } else {
+      keysSeen++;
+      openKeys.add(id);
+    }
+    return id;
+  }
+
+  /** How many retired keys (their order only) the window keeps before forgetting the oldest (default 8192; a knob for tests). */
+  public void retiredKeysKept(int n) {
+    if (n < 0) throw new IllegalArgumentException("retired keys kept must be >= 0");
+    retiredKeysKept = n;
+  }
+
+  /**
+   * Forgets the oldest packed keys past retiredKeysKept that no held transaction names: the key
+   * is remembered as forgotten (integer keys as ranges), so a later touch needs the dropped order.
+   */
+  private void forgetRetiredKeys() {
+    if (packedOrder.size() <= retiredKeysKept) return;
+    boolean[] named = new boolean[keys.size()];
+    for (int t = 0; t < nTxns; t++) {
+      if (appKeys[t] != null) for (int k : appKeys[t]) named[k] = true;
+      if (touched[t] != null) for (int k : touched[t]) named[k] = true;
+    }
+    int excess = packedOrder.size() - retiredKeysKept, j = 0;
+    boolean longs = false;
+    for (int i = 0, m = packedOrder.size(); i < m; i++) {
+      int k = packedOrder.get(i);
+      KeyState st = keys.get(k);
+      if (excess > 0 && !named[k] && st.inFlight == 0) {
+        excess--;
+        Object o = keyObjs.get(k);
+        if (o instanceof Long && longKeys.get((Long) o) == k) {
+          forgottenLong.add((Long) o);
+          longs = true;
+        } else {
+          forgottenObj.add(o);
+          objKeys.remove(o);
+        }
+        if (!st.forgotten) forgottenKeys++;
+        keys.set(k, null);
+        keyObjs.set(k, null);
+        freeKeyIds.add(k);
+      } else packedOrder.set(j++, k);
+    }
+    packedOrder.truncate(j);
+    if (longs) {
+      LongIntMap nl = new LongIntMap(Math.max(16, keys.size() - freeKeyIds.size()));
+      for (int k = 0; k < keyObjs.size(); k++) {
+        Object o = keyObjs.get(k);
+        if (o instanceof Long && longKeys.get((Long) o) == k) nl.put((Long) o, k);
+      }
+      longKeys = nl;
+    }
   }
 
   /** A value as a long: integers as themselves, anything else interned (codes near Long.MIN_VALUE). */
@@ -748,6 +889,10 @@ public final class OnlineChecker implements OpSink {
   private void retiredRead(int t, int k, int len, int own, OpRecord r, int mop) {
     KeyState st = keys.get(k);
     if (own > 0) return; // its append to the retired key already needed the dropped ones (newTxn)
+    if (st.forgotten) {
+      needDropped("a read of key " + Edn.str(keyObjs.get(k)) + ", which the window had forgotten");
+      return;
+    }
     long[] vals = st.unpack();
     int common = Math.min(st.len, len);
     for (int p = 0; p < common; p++) {
@@ -1000,9 +1145,12 @@ public final class OnlineChecker implements OpSink {
       if (!st.remap(newId) && closed(st)) {
         st.pack();
         retiredKeys++;
+        packedOrder.add(k);
       } else openKeys.set(kj++, k);
     }
     openKeys.truncate(kj);
+    forgetRetiredKeys();
+    forgetSessions();
     // Transactions and nodes.
     int[] nodeMap = new int[nodes];
     int nn = 0;
@@ -1278,6 +1426,8 @@ public final class OnlineChecker implements OpSink {
     int nInter;
     /** Once packed: the order (zigzag varint deltas), nothing else; whether its last element is in inter. */
     byte[] packed;
+    /** Seen again after the window forgot it: its order is unknown. */
+    boolean forgotten;
     boolean lastIntermediate;
     /** Appends here of dropped transactions that no read showed: each follows the last element shown. */
     long[] du;

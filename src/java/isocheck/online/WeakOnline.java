@@ -13,9 +13,11 @@ import isocheck.util.LongIntMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Checks the weak levels read committed (RC), read atomic (RA) and transactional causal
@@ -59,8 +61,49 @@ import java.util.Map;
  * and TCC only), duplicate elements and incompatible-order. A read showing a value no one has
  * appended (yet) adds nothing: thin-air reads are left to the final check.
  *
- * <p>Memory: every committed transaction is kept (the window of {@link OnlineChecker} does not
- * apply to these levels); a clock has one int per session known when it was made.
+ * <p><b>The window</b> (with {@code maxWritesPerKey} > 0, Jepsen's {@code :max-writes-per-key}):
+ * memory bounded by what can still change, not by the run. A key is <i>closed</i> once it has had
+ * maxWritesPerKey distinct appends invoked and no transaction naming it is in flight; <i>open</i>
+ * otherwise, or while a transaction waiting for its clock queries it (pinned). A committed
+ * transaction is <i>sealed</i> when it has completed, has its clock, and each of its appends is to
+ * a closed key, or to an open key not pinned, shown by a read, and it completed before every
+ * transaction still in flight was invoked (so no read can honestly miss it). Every so often (when
+ * twice as many transactions are held as the last collection kept) the live set L -- those not
+ * sealed, those in flight, those not committed with an append to an open key, the preds a waiting
+ * clock joins, the readers of a late transaction -- and everything CO ∪ VO reaches from L are
+ * kept, and the rest D dropped; the kept ones are renumbered, and so are the keys and TCC's chains.
+ * A closed key any of whose appenders is dropped is forgotten whole (remembered as forgotten:
+ * integer keys as ranges); an open one keeps its order, its dropped writers marked (a prefix of
+ * it, else it is forgotten too); a closed one a held transaction that may yet commit appends to
+ * is kept, stale, for that commit. TCC's chains with no held member and no session going on them
+ * are dropped from every clock. A session that ended (an :info completion) with nothing held that
+ * may still commit, and its chain freed, is forgotten (its process remembered as forgotten).
+ *
+ * <p><i>Soundness.</i> After a collection: (P1) every appender of a kept key is held, except the
+ * writers of a prefix of an open key's order (or of a stale key); (P2) D is closed under
+ * predecessors in CO ∪ VO (a predecessor of a node nothing in L reaches is not reached either);
+ * (P3) a transaction waiting for its clock, its preds, and a held late transaction's readers are
+ * held; (P4) a held transaction not committed has no forgotten key unless it was invoked after
+ * the key was forgotten (then its append was flagged); (P5) a dropped transaction's causal past is
+ * dropped (P2, CO ⊆ (CO ∪ VO)-paths), so its clock says nothing about a held one, and a chain with
+ * no held member and no session going on it never gets a member queried again. Every later event
+ * that names dropped state is detected and marks the verdicts incomplete ({@link
+ * OnlineChecker#complete}): a read or append of a forgotten or stale key, a read ending inside a
+ * key's dropped prefix (it read from a dropped writer a dropped one follows), an op of a forgotten
+ * process. Otherwise each check consults only held facts, the same as without the window: a
+ * read's writers are held or the dropped prefix's last (reads from it, P1), so RC's and RA's
+ * triangles (t2 observed after t1 on k: t2 is a later writer of k, held) and TAP j are decided as
+ * before, and a read showing the whole prefix can miss no dropped writer after the one it read
+ * from; TCC's queries ask about held writers only, and clocks lose only entries of dropped chains
+ * (P5), so {@link #knows} answers as before; RA's session writers and a session's last commit,
+ * when dropped, are before every held write of the key and add nothing (P5); a cycle of CO ∪ VO
+ * closed by a later edge between held nodes cannot pass through D, since a path into D needs an
+ * edge into D, which only an event naming dropped state adds (P2), and an edge from a dropped
+ * node is skipped. So a complete verdict is the verdict without the window, and an incomplete one
+ * reports only certain violations. Jepsen's generator never names a retired key again, so on its
+ * histories the flags fire only on reads older than every transaction in flight (a serializable
+ * store's stale reads). Without a window every transaction is kept and TCC's clocks grow with the
+ * width of causal order.
  */
 final class WeakOnline {
   /** Where violations go (the owning OnlineChecker's report). */
@@ -72,9 +115,27 @@ final class WeakOnline {
 
   private static final byte PENDING = 4;
   private static final int BOT = -1;
+  /** A key the window forgot (keyId), or a session's last commit it dropped (lastCommittedOf). */
+  private static final int FORGOTTEN = -2;
+  /** A writer the window dropped, in a key's order (Key.writers); in Key.writerOf, DROPPED_IN_MAP. */
+  private static final int DROPPED = -2, DROPPED_IN_MAP = Integer.MAX_VALUE;
+  /** The view (TAP j) of a read ending at the last element of a key's dropped prefix. */
+  private static final int DROPPED_VIEW = -3;
 
   private final Reporter out;
+  /** Told when an event needs state the window dropped (the verdicts are incomplete from there). */
+  private final Consumer<String> needDropped;
   private final boolean rc, ra, tcc;
+
+  // The window (0: none; see the class comment)
+  private final int maxWritesPerKey;
+  private int gcMin = 4096, gcAt = 4096;
+  private long gcs, droppedTxns, forgottenKeys, droppedChains;
+  private int peakHeld;
+  private int[][] touched = new int[1024][];
+  /** Keys forgotten (every later touch needs them): integer ones as ranges, others one by one. */
+  private final LongRanges forgottenLong = new LongRanges();
+  private final HashSet<Object> forgottenObj = new HashSet<>();
   private final List<Level> rcUp = new ArrayList<>(), raUp = new ArrayList<>(), tccOnly = new ArrayList<>();
 
   // Transactions
@@ -89,6 +150,8 @@ final class WeakOnline {
   private boolean[] late = new boolean[1024], readsLate = new boolean[1024];
   private IntList[] readersOf = new IntList[1024];
   private long[] display = new long[1024];
+  /** The event of its invocation while in flight, then of its completion (the window's age). */
+  private long[] evAt = new long[1024];
   private int[][] appKeys = new int[1024][], appMops = new int[1024][], clock = new int[1024][];
   private long[][] appVals = new long[1024][];
   private IntList[] waiters = new IntList[1024];
@@ -96,7 +159,12 @@ final class WeakOnline {
   private int[][] pendingPreds = new int[1024][], tccQueries = new int[1024][];
 
   // Sessions
-  private final LongIntMap longSessions = new LongIntMap();
+  private LongIntMap longSessions = new LongIntMap();
+  /** Each session's process (null once forgotten: its id is free). */
+  private final ArrayList<Object> procOf = new ArrayList<>();
+  private final IntList freeSessions = new IntList();
+  private final LongRanges forgottenProcs = new LongRanges();
+  private final HashSet<Object> forgottenProcObjs = new HashSet<>();
   private final HashMap<Object, Integer> objSessions = new HashMap<>();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
   /** TCC: each session's chain (-1: none yet), and whether it ended (an :info completion retires its process). */
@@ -109,7 +177,7 @@ final class WeakOnline {
   private final ArrayList<LongIntMap> sessionWriters = new ArrayList<>();
 
   // Keys and values
-  private final LongIntMap longKeys = new LongIntMap();
+  private LongIntMap longKeys = new LongIntMap();
   private final HashMap<Object, Integer> objKeys = new HashMap<>();
   private final ArrayList<Object> keyObjs = new ArrayList<>();
   private final ArrayList<Key> keys = new ArrayList<>();
@@ -117,7 +185,7 @@ final class WeakOnline {
   private final HashMap<Long, Object> objValueOf = new HashMap<>();
 
   // CO ∪ VO
-  private final TopologicalOrder g = new TopologicalOrder(0);
+  private TopologicalOrder g = new TopologicalOrder(0);
   private final IntList txnOfNode = new IntList(1024);
   private boolean cyclic;
 
@@ -133,8 +201,16 @@ final class WeakOnline {
   private final IntList path = new IntList(), preds = new IntList(), newlyCommitted = new IntList(), work = new IntList();
   private int curT;
 
-  WeakOnline(List<Level> levels, Reporter out) {
+  WeakOnline(List<Level> levels, Reporter out) { this(levels, out, why -> {}, 0); }
+
+  /**
+   * @param needDropped told (with the reason) when an event needs what the window dropped
+   * @param maxWritesPerKey Jepsen's {@code :max-writes-per-key} (the window; 0: none)
+   */
+  WeakOnline(List<Level> levels, Reporter out, Consumer<String> needDropped, int maxWritesPerKey) {
     this.out = out;
+    this.needDropped = needDropped;
+    this.maxWritesPerKey = maxWritesPerKey;
     rc = levels.contains(Level.RC);
     ra = levels.contains(Level.RA);
     tcc = levels.contains(Level.TCC);
@@ -146,18 +222,35 @@ final class WeakOnline {
     }
   }
 
-  /** Transactions held: every one seen (the window does not apply here). */
+  /** Transactions held (all seen, without a window). */
   int held() { return n; }
+
+  /** The most transactions held at once (sampled before each collection). */
+  int peakHeld() { return Math.max(peakHeld, n); }
+
+  /** Collect once this many transactions are held (then twice what a collection keeps). */
+  void gcThreshold(int t) {
+    gcMin = t;
+    gcAt = Math.max(t, Math.min(gcAt, 2 * n));
+  }
 
   /** Statistics for the result map. */
   Map<String, Object> stats() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("committed", (long) txnOfNode.size());
     m.put("edges", (long) g.edgeCount());
-    m.put("sessions", (long) pendingOf.size());
+    m.put("sessions", (long) (pendingOf.size() - freeSessions.size()));
     if (tcc) m.put("chains", (long) chainLen.size());
     m.put("triangles-checked", triangles);
     m.put("clocks-waited", deferred);
+    if (maxWritesPerKey > 0) {
+      m.put("held-txns", (long) n);
+      m.put("peak-held-txns", (long) peakHeld());
+      m.put("dropped-txns", droppedTxns);
+      m.put("forgotten-keys", forgottenKeys);
+      if (tcc) m.put("dropped-chains", droppedChains);
+      m.put("collections", gcs);
+    }
     return m;
   }
 
@@ -169,17 +262,53 @@ final class WeakOnline {
     int s = sessionOf(r.process);
     if (r.type == OpType.INVOKE) {
       int old = pendingOf.get(s);
-      if (old >= 0) complete(old, OpType.INFO, false); // a malformed history (the final check says so): the process goes on
-      pendingOf.set(s, newTxn(s, r));
-      display[pendingOf.get(s)] = r.index != OpRecord.ABSENT ? r.index : ev;
+      if (old >= 0) { // a malformed history (the final check says so): the process goes on
+        untouch(old);
+        complete(old, OpType.INFO, false);
+      }
+      int t = newTxn(s, r);
+      evAt[t] = ev;
+      pendingOf.set(s, t);
+      display[t] = r.index != OpRecord.ABSENT ? r.index : ev;
+      if (maxWritesPerKey > 0) touch(t, r);
       return;
     }
     int t = pendingOf.get(s);
     if (t >= 0) pendingOf.set(s, -1);
     else t = newTxn(s, r);
+    untouch(t);
+    evAt[t] = ev;
     display[t] = r.index != OpRecord.ABSENT ? r.index : ev;
     if (r.type == OpType.OK) ok(t, r);
     else complete(t, r.type, true);
+    if (maxWritesPerKey > 0 && n >= gcAt) collect();
+  }
+
+  /** t is invoked: each key it names has it in flight until it completes. */
+  private void touch(int t, OpRecord r) {
+    int m = r.mopCount();
+    work.clear();
+    for (int i = 0; i < m; i++) {
+      byte kind = r.kind(i);
+      if (kind != OpRecord.APPEND && kind != OpRecord.READ) continue;
+      int k = keyId(r, i);
+      if (k < 0) continue;
+      boolean dup = false;
+      for (int a = 0; a < work.size(); a++) if (work.get(a) == k) dup = true;
+      if (!dup) work.add(k);
+    }
+    if (work.size() == 0) return;
+    int[] ks = work.toArray();
+    work.clear();
+    for (int k : ks) keys.get(k).inFlight++;
+    touched[t] = ks;
+  }
+
+  private void untouch(int t) {
+    int[] ks = touched[t];
+    if (ks == null) return;
+    touched[t] = null;
+    for (int k : ks) if (k >= 0) keys.get(k).inFlight--;
   }
 
   /** The end of the history: transactions still in flight are indeterminate (their reads unknown). */
@@ -237,32 +366,83 @@ final class WeakOnline {
       long l = ((Number) p).longValue();
       int s = longSessions.get(l);
       if (s >= 0) return s;
-      s = newSession();
+      if (forgottenProcs.contains(l)) needDropped.accept("an op of process " + l + " after the window had forgotten its ended session");
+      s = newSession(p);
       longSessions.put(l, s);
       return s;
     }
     Integer i = objSessions.get(p);
     if (i != null) return i;
-    int s = newSession();
+    if (forgottenProcObjs.contains(p)) needDropped.accept("an op of process " + Edn.str(p) + " after the window had forgotten its ended session");
+    int s = newSession(p);
     objSessions.put(p, s);
     return s;
   }
 
-  private int newSession() {
-    int s = pendingOf.size();
+  private int newSession(Object p) {
+    int s;
+    if (freeSessions.size() > 0) {
+      s = freeSessions.pop();
+      pendingOf.set(s, -1);
+      lastCommittedOf.set(s, -1);
+      sessionWriters.set(s, new LongIntMap(8));
+      sessionChain.set(s, -1);
+      procOf.set(s, p);
+      dead[s] = false;
+      return s;
+    }
+    s = pendingOf.size();
     pendingOf.add(-1);
     lastCommittedOf.add(-1);
     sessionWriters.add(new LongIntMap(8));
     sessionChain.add(-1);
+    procOf.add(p);
     if (s == dead.length) dead = Arrays.copyOf(dead, 2 * s);
     return s;
   }
 
+  /**
+   * Forgets the sessions that ended (an :info completion) with nothing held that may still
+   * commit or wait for a clock, and whose chain was freed: their ids are reused, their
+   * processes remembered as forgotten (a later op of one needs the session's past).
+   */
+  private void forgetSessions() {
+    int ns = pendingOf.size();
+    boolean[] busy = new boolean[ns];
+    for (int t = 0; t < n; t++) if (!committed[t] && status[t] != OpType.FAIL || committed[t] && !resolved[t]) busy[session[t]] = true;
+    boolean longs = false;
+    for (int s = 0; s < ns; s++) {
+      Object p = procOf.get(s);
+      if (p == null || !dead[s] || busy[s] || pendingOf.get(s) >= 0 || sessionChain.get(s) >= 0) continue;
+      if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
+        forgottenProcs.add(((Number) p).longValue());
+        longs = true;
+      } else {
+        forgottenProcObjs.add(p);
+        objSessions.remove(p);
+      }
+      procOf.set(s, null);
+      sessionWriters.set(s, null);
+      lastCommittedOf.set(s, -1);
+      freeSessions.add(s);
+    }
+    if (longs) {
+      LongIntMap nl = new LongIntMap(Math.max(16, ns - freeSessions.size()));
+      for (int s = 0; s < ns; s++) {
+        Object p = procOf.get(s);
+        if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) nl.put(((Number) p).longValue(), s);
+      }
+      longSessions = nl;
+    }
+  }
+
+  /** The key's id, or FORGOTTEN when the window dropped it (the caller says so). */
   private int keyId(OpRecord r, int i) {
     if (r.keyIsLong(i)) {
       long k = r.keyLong(i);
       int id = longKeys.get(k);
       if (id >= 0) return id;
+      if (forgottenLong.contains(k)) return FORGOTTEN;
       id = keys.size();
       longKeys.put(k, id);
       keyObjs.add(k);
@@ -272,6 +452,7 @@ final class WeakOnline {
     Object k = r.key(i);
     Integer id = objKeys.get(k);
     if (id != null) return id;
+    if (!forgottenObj.isEmpty() && forgottenObj.contains(k)) return FORGOTTEN;
     int nk = keys.size();
     objKeys.put(k, nk);
     keyObjs.add(k);
@@ -310,6 +491,7 @@ final class WeakOnline {
     waiting[t] = 0;
     chain[t] = -1;
     late[t] = readsLate[t] = false;
+    touched[t] = null;
     int m = r.mopCount(), na = 0;
     for (int i = 0; i < m; i++) if (r.kind(i) == OpRecord.APPEND) na++;
     if (na == 0) return t;
@@ -322,8 +504,16 @@ final class WeakOnline {
       ks[j] = k;
       ms[j] = i;
       vs[j++] = v;
+      if (k < 0) {
+        needDropped.accept("an append to key " + Edn.str(r.key(i)) + " after the window had dropped its writers");
+        continue;
+      }
       Key st = keys.get(k);
-      if (st.writerOf.get(v) < 0) st.writerOf.put(v, t);
+      if (st.stale) needDropped.accept("an append to key " + Edn.str(r.key(i)) + " after the window had dropped its writers");
+      if (st.writerOf.get(v) < 0) {
+        st.writerOf.put(v, t);
+        st.appends++;
+      }
     }
     appKeys[t] = ks;
     appMops[t] = ms;
@@ -342,6 +532,7 @@ final class WeakOnline {
     soPred = Arrays.copyOf(soPred, c);
     waiting = Arrays.copyOf(waiting, c);
     display = Arrays.copyOf(display, c);
+    evAt = Arrays.copyOf(evAt, c);
     appKeys = Arrays.copyOf(appKeys, c);
     appMops = Arrays.copyOf(appMops, c);
     appVals = Arrays.copyOf(appVals, c);
@@ -354,9 +545,295 @@ final class WeakOnline {
     readersOf = Arrays.copyOf(readersOf, c);
     pendingPreds = Arrays.copyOf(pendingPreds, c);
     tccQueries = Arrays.copyOf(tccQueries, c);
+    touched = Arrays.copyOf(touched, c);
   }
 
   private String name(int t) { return "T" + display[t]; }
+
+  // ------------------------------------------------------------------ the window
+
+  /** Whether no append to k will be invoked any more and no transaction naming it is in flight. */
+  private boolean closed(int k) {
+    Key st = keys.get(k);
+    return st.appends >= maxWritesPerKey && st.inFlight == 0;
+  }
+
+  private void mark(int t, boolean[] keep, IntList queue) {
+    if (t < 0 || keep[t]) return;
+    keep[t] = true;
+    queue.add(t);
+  }
+
+  /**
+   * Drops what no later event can need (the class comment's rule), renumbering the rest densely
+   * in the same order: transactions, CO ∪ VO's nodes, keys and TCC's chains.
+   */
+  private void collect() {
+    gcs++;
+    peakHeld = Math.max(peakHeld, n);
+    int nk = keys.size(), ns = pendingOf.size();
+    // Keys open: not closed, or queried by a transaction waiting for its clock (pinned: every
+    // appender held). Held: closed, but a held transaction that may yet commit appends to it.
+    boolean[] open = new boolean[nk], pinned = new boolean[nk], held = new boolean[nk];
+    for (int k = 0; k < nk; k++) open[k] = !closed(k);
+    for (int t = 0; t < n; t++) {
+      int[] q = tccQueries[t];
+      if (q != null) for (int i = 0; i < q.length; i += 2) if (q[i] >= 0) pinned[q[i]] = open[q[i]] = true;
+    }
+    boolean[] keep = new boolean[n];
+    IntList queue = new IntList(64);
+    for (int t = 0; t < n; t++) {
+      if (committed[t] && resolved[t]) continue;
+      boolean k = status[t] == PENDING || committed[t]; // committed here: waiting for its clock
+      int[] ks = appKeys[t];
+      if (!k && ks != null) for (int x : ks) if (x >= 0 && open[x]) k = true;
+      if (!k) continue;
+      mark(t, keep, queue);
+      if (!committed[t] && status[t] != OpType.FAIL && ks != null) for (int x : ks) if (x >= 0 && !open[x]) held[x] = true;
+    }
+    // A committed transaction is sealed (class comment) unless an append of it is to a key held
+    // open and not shown, or shown after some transaction in flight was invoked, or to a key a
+    // waiting clock queries.
+    long oldest = Long.MAX_VALUE;
+    for (int t = 0; t < n; t++) if (status[t] == PENDING) oldest = Math.min(oldest, evAt[t]);
+    for (int t = 0; t < n; t++) {
+      if (keep[t] || !committed[t]) continue;
+      int[] ks = appKeys[t];
+      if (ks == null) continue;
+      boolean old = evAt[t] < oldest;
+      for (int a = 0; a < ks.length; a++) {
+        int x = ks[a];
+        if (x < 0 || !open[x]) continue;
+        if (pinned[x] || !old || keys.get(x).position(appVals[t][a]) < 0) {
+          mark(t, keep, queue);
+          break;
+        }
+      }
+    }
+    // Closure: CO ∪ VO successors, the preds a waiting clock joins, a late transaction's readers.
+    for (int qi = 0; qi < queue.size(); qi++) {
+      int t = queue.get(qi);
+      if (node[t] >= 0) {
+        int v = node[t];
+        for (int i = 0, d = g.outDegree(v); i < d; i++) mark(txnOfNode.get(g.to(g.outEdge(v, i))), keep, queue);
+      }
+      int[] ps = pendingPreds[t];
+      if (ps != null) for (int p : ps) mark(p, keep, queue);
+      IntList rs = readersOf[t];
+      if (rs != null) for (int i = 0; i < rs.size(); i++) mark(rs.get(i), keep, queue);
+    }
+    int[] newId = new int[n];
+    int kept = 0;
+    for (int t = 0; t < n; t++) newId[t] = keep[t] ? kept++ : FORGOTTEN;
+    gcAt = Math.max(gcMin, 2 * kept);
+    if (kept == n) return;
+
+    // Keys (P1): one held open keeps its order, the dropped writers a prefix of it; a closed one a
+    // dropped transaction appended to is forgotten, and so is one whose dropped appends are not such a prefix.
+    boolean[] forget = new boolean[nk];
+    int[] droppedApps = new int[nk];
+    for (int t = 0; t < n; t++) {
+      if (keep[t] || appKeys[t] == null) continue;
+      for (int x : appKeys[t]) {
+        if (x < 0) continue;
+        droppedApps[x]++;
+        if (!open[x] && !held[x]) forget[x] = true;
+      }
+    }
+    for (int k = 0; k < nk; k++) {
+      if (droppedApps[k] == 0 || forget[k]) continue;
+      Key st = keys.get(k);
+      if (st.stale) continue;
+      if (held[k]) { // kept for its held appenders' commits only: every read of it needs the dropped ones
+        st.stale = true;
+        continue;
+      }
+      int p = st.dropped;
+      while (p < st.len && newId[st.writers[p]] < 0) p++;
+      boolean ok = p - st.dropped == droppedApps[k];
+      for (int q = p; q < st.len && ok; q++) if (newId[st.writers[q]] < 0) ok = false;
+      if (!ok) forget[k] = true;
+    }
+    int[] newKey = new int[nk];
+    int kk = 0;
+    for (int k = 0; k < nk; k++) newKey[k] = forget[k] ? FORGOTTEN : kk++;
+    if (kk < nk) {
+      LongIntMap nl = new LongIntMap(Math.max(16, kk));
+      HashMap<Object, Integer> no = new HashMap<>();
+      ArrayList<Object> nObjs = new ArrayList<>(kk);
+      ArrayList<Key> nKeys = new ArrayList<>(kk);
+      for (int k = 0; k < nk; k++) {
+        Object o = keyObjs.get(k);
+        boolean isLong = o instanceof Long && longKeys.get((Long) o) == k;
+        if (forget[k]) {
+          forgottenKeys++;
+          if (isLong) forgottenLong.add((Long) o);
+          else forgottenObj.add(o);
+          continue;
+        }
+        if (isLong) nl.put((Long) o, newKey[k]);
+        else no.put(o, newKey[k]);
+        nObjs.add(o);
+        nKeys.add(keys.get(k));
+      }
+      longKeys = nl;
+      objKeys.clear();
+      objKeys.putAll(no);
+      keyObjs.clear();
+      keyObjs.addAll(nObjs);
+      keys.clear();
+      keys.addAll(nKeys);
+    }
+    for (Key st : keys) st.remap(newId);
+
+    // TCC's chains: those with a held member or a session still going on them (P5).
+    int nc = chainLen.size();
+    int[] newChain = null;
+    if (tcc) {
+      boolean[] liveChain = new boolean[nc];
+      for (int t = 0; t < n; t++) if (keep[t] && chain[t] >= 0) liveChain[chain[t]] = true;
+      for (int s = 0; s < ns; s++) if (sessionChain.get(s) >= 0) liveChain[sessionChain.get(s)] = true;
+      newChain = new int[nc];
+      int cc = 0;
+      for (int c = 0; c < nc; c++) newChain[c] = liveChain[c] ? cc++ : -1;
+      droppedChains += nc - cc;
+      if (cc < nc) {
+        for (int c = 0; c < nc; c++) if (newChain[c] >= 0) chainLen.set(newChain[c], chainLen.get(c));
+        chainLen.truncate(cc);
+        int fj = 0;
+        for (int i = 0; i < freeChains.size(); i++) {
+          int c = newChain[freeChains.get(i)];
+          if (c >= 0) freeChains.set(fj++, c);
+        }
+        freeChains.truncate(fj);
+        for (int s = 0; s < ns; s++) if (sessionChain.get(s) >= 0) sessionChain.set(s, newChain[sessionChain.get(s)]);
+      } else newChain = null;
+    }
+
+    // CO ∪ VO: the held nodes, in the same order (P2: no held node reaches a dropped one).
+    int nodes = txnOfNode.size();
+    int[] nodeMap = new int[nodes];
+    int nn = 0;
+    for (int v = 0; v < nodes; v++) nodeMap[v] = keep[txnOfNode.get(v)] ? nn++ : -1;
+    TopologicalOrder ng = new TopologicalOrder(nn);
+    int[] order = g.order(), o = new int[nn];
+    int j = 0;
+    for (int x : order) if (nodeMap[x] >= 0) o[j++] = nodeMap[x];
+    ng.setOrder(o);
+    for (int e = 0, m = g.edgeCount(); e < m; e++) {
+      int a = nodeMap[g.from(e)], b = nodeMap[g.to(e)];
+      if (a < 0 || b < 0) continue;
+      int tag = g.tag(e), k = (tag >>> 7) - 1, ty = tag & 127;
+      if (k >= 0 && k < nk) tag = newKey[k] >= 0 && newKey[k] < (1 << 24) - 1 ? ty | (newKey[k] + 1) << 7 : ty;
+      ng.add(a, b, tag, 0);
+    }
+    g = ng;
+    txnOfNode.clear();
+    for (int v = 0; v < nn; v++) txnOfNode.add(-1);
+
+    // Transactions.
+    for (int t = 0; t < n; t++) {
+      int u = newId[t];
+      if (u < 0) continue;
+      status[u] = status[t];
+      committed[u] = committed[t];
+      resolved[u] = resolved[t];
+      shown[u] = shown[t];
+      session[u] = session[t];
+      node[u] = node[t] >= 0 ? nodeMap[node[t]] : -1;
+      if (node[u] >= 0) txnOfNode.set(node[u], u);
+      soPred[u] = soPred[t] >= 0 ? Math.max(-1, newId[soPred[t]]) : soPred[t];
+      waiting[u] = waiting[t];
+      chain[u] = chain[t] >= 0 && newChain != null ? newChain[chain[t]] : chain[t];
+      idx[u] = idx[t];
+      late[u] = late[t];
+      readsLate[u] = readsLate[t];
+      readersOf[u] = remapList(readersOf[t], newId);
+      display[u] = display[t];
+      appKeys[u] = remapKeys(appKeys[t], newKey);
+      appMops[u] = appMops[t];
+      appVals[u] = appVals[t];
+      int[] c = clock[t];
+      if (c != null && newChain != null) {
+        int[] nc2 = new int[c.length];
+        int e = 0;
+        for (int x = 0; x < c.length; x++) {
+          int y = newChain[x];
+          if (y >= 0 && c[x] != 0) {
+            nc2[y] = c[x];
+            e = Math.max(e, y + 1);
+          }
+        }
+        c = Arrays.copyOf(nc2, e);
+      }
+      clock[u] = c;
+      waiters[u] = remapList(waiters[t], newId);
+      pendingPreds[u] = remapArray(pendingPreds[t], newId);
+      int[] q = tccQueries[t];
+      if (q != null) {
+        q = q.clone();
+        for (int i = 0; i < q.length; i += 2) if (q[i] >= 0) q[i] = newKey[q[i]];
+      }
+      tccQueries[u] = q;
+      touched[u] = remapKeys(touched[t], newKey);
+      evAt[u] = evAt[t];
+    }
+    for (int t = kept; t < n; t++) {
+      readersOf[t] = null;
+      appKeys[t] = appMops[t] = null;
+      appVals[t] = null;
+      clock[t] = null;
+      waiters[t] = null;
+      pendingPreds[t] = tccQueries[t] = null;
+      touched[t] = null;
+    }
+    droppedTxns += n - kept;
+    n = kept;
+
+    // Sessions.
+    for (int s = 0; s < ns; s++) {
+      int p = pendingOf.get(s);
+      if (p >= 0) pendingOf.set(s, newId[p]);
+      int c = lastCommittedOf.get(s);
+      if (c >= 0) lastCommittedOf.set(s, newId[c]); // FORGOTTEN: the session cannot commit again (but see commit)
+      LongIntMap sw = sessionWriters.get(s);
+      if (sw == null) continue;
+      if (dead[s]) {
+        sessionWriters.set(s, null);
+        continue;
+      }
+      LongIntMap nw = new LongIntMap(Math.max(8, sw.size()));
+      for (int i = 0, m = sw.slots(); i < m; i++) {
+        int w = sw.slotValue(i);
+        if (w < 0) continue;
+        long k = sw.slotKey(i);
+        if (k < nk && newKey[(int) k] >= 0 && newId[w] >= 0) nw.put(newKey[(int) k], newId[w]);
+      }
+      sessionWriters.set(s, nw);
+    }
+    forgetSessions();
+  }
+
+  private static IntList remapList(IntList l, int[] newId) {
+    if (l == null) return null;
+    IntList out = new IntList(l.size());
+    for (int i = 0; i < l.size(); i++) if (newId[l.get(i)] >= 0) out.add(newId[l.get(i)]);
+    return out.size() == 0 ? null : out;
+  }
+
+  private static int[] remapArray(int[] a, int[] newId) {
+    if (a == null) return null;
+    int[] out = new int[a.length];
+    for (int i = 0; i < a.length; i++) out[i] = newId[a[i]];
+    return out;
+  }
+
+  private static int[] remapKeys(int[] ks, int[] newKey) {
+    if (ks == null) return null;
+    int[] out = new int[ks.length];
+    for (int i = 0; i < ks.length; i++) out[i] = ks[i] >= 0 ? newKey[ks[i]] : ks[i];
+    return out;
+  }
 
   // ------------------------------------------------------------------ commits and CO ∪ VO
 
@@ -368,6 +845,7 @@ final class WeakOnline {
     g.addNode();
     int s = session[t];
     int p = lastCommittedOf.get(s);
+    if (p == FORGOTTEN) p = -1; // dropped: its edge to t would come from D, its past holds nothing held (P2, P5)
     soPred[t] = p;
     if (dead[s]) late[t] = true; // its session's chain may have gone on with another session
     else lastCommittedOf.set(s, t);
@@ -376,7 +854,11 @@ final class WeakOnline {
   }
 
   private void edge(int a, int b, int type, int k) {
-    if (a == b) return;
+    if (a == b || a == DROPPED) return; // from a dropped transaction: no cycle passes through it (P2)
+    if (b < 0) {
+      needDropped.accept("an edge into a transaction the window had dropped");
+      return;
+    }
     int tag = type | (k >= 0 && k < (1 << 24) - 1 ? (k + 1) << 7 : 0);
     int from = node[a], to = node[b];
     if (g.add(from, to, tag, 0) >= 0) return;
@@ -439,7 +921,11 @@ final class WeakOnline {
     if (ra) sessionTriangles(t);
     // The session's writers, for its later transactions (after t's own checks).
     int[] ks = appKeys[t];
-    if (ks != null) for (int k : ks) sessionWriters.get(session[t]).put(k, t);
+    if (ks != null) {
+      LongIntMap sw = sessionWriters.get(session[t]);
+      if (sw == null) sessionWriters.set(session[t], sw = new LongIntMap(8));
+      for (int k : ks) if (k >= 0) sw.put(k, t);
+    }
     if (tcc) {
       int nq = rKey.size();
       int[] q = new int[2 * nq];
@@ -462,6 +948,16 @@ final class WeakOnline {
    */
   private void read(int t, OpRecord r, int i) {
     int k = keyId(r, i);
+    if (k < 0) {
+      needDropped.accept("a read of key " + Edn.str(r.key(i)) + " after the window had dropped its writers");
+      readFacts(k, i, Integer.MIN_VALUE, 0, Integer.MIN_VALUE, false);
+      return;
+    }
+    if (keys.get(k).stale) {
+      needDropped.accept("a read of key " + Edn.str(keyObjs.get(k)) + " after the window had dropped its writers");
+      readFacts(k, i, Integer.MIN_VALUE, 0, Integer.MIN_VALUE, false);
+      return;
+    }
     byte tag = r.valueTag(i);
     int len = tag == OpRecord.V_LIST ? r.listLen(i) : 0;
     if (codes.length < len) {
@@ -475,18 +971,40 @@ final class WeakOnline {
     for (int j = 0; j < len; j++) {
       codes[j] = r.elemIsLong(i, j) ? r.elemLong(i, j) : objCode(r.elem(i, j));
       if (j == known && j < lim && codes[j] == st.vals[j]) elemW[known++] = st.writers[j];
-      else elemW[j] = st.writerOf.get(codes[j]);
+      else elemW[j] = st.writer(codes[j]);
+    }
+    // The window dropped the writers of a prefix of the order (P1): a read must show all of it
+    // (one ending inside it might miss a dropped writer after the one it read from).
+    int dp = st.dropped;
+    if (known < dp) {
+      if (known == len) {
+        needDropped.accept("a read of key " + Edn.str(keyObjs.get(k)) + " ending before appends whose writers the window had dropped");
+      } else {
+        out.report("incompatible-order", rcUp, new long[] {display[t]}, new String[0],
+            name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(i) + ", which differs at position "
+                + (known + 1) + " (" + valueStr(codes[known]) + ") from the order earlier reads showed (" + valueStr(st.vals[known])
+                + " there): no single order of appends explains both.");
+      }
+      readFacts(k, i, Integer.MIN_VALUE, 0, Integer.MIN_VALUE, false);
+      return;
+    }
+    for (int j = dp; j < len; j++) {
+      if (elemW[j] != DROPPED) continue;
+      needDropped.accept("a read of key " + Edn.str(keyObjs.get(k)) + " showing an append the window had dropped out of order");
+      readFacts(k, i, Integer.MIN_VALUE, 0, Integer.MIN_VALUE, false);
+      return;
     }
     // The version it shows, for TAP j: its last element not t's own.
     int vj = len - 1;
     while (vj >= 0 && elemW[vj] == t) vj--;
-    int view = vj < 0 ? BOT : elemW[vj] < 0 || status[elemW[vj]] == OpType.FAIL ? Integer.MIN_VALUE : elemW[vj];
+    int view = vj < 0 ? BOT : elemW[vj] == DROPPED ? DROPPED_VIEW
+        : elemW[vj] < 0 || status[elemW[vj]] == OpType.FAIL ? Integer.MIN_VALUE : elemW[vj];
     // a (left offline), duplicates, b, c.
-    for (int j = 0; j < len; j++) {
+    for (int j = dp; j < len; j++) {
       int w = elemW[j];
       if (w < 0) { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
     }
-    for (int j = 0; j < len; j++) {
+    for (int j = dp; j < len; j++) {
       int w = elemW[j];
       for (int j2 = 0; j2 < j && j >= known && len <= 64; j2++) {
         if (codes[j2] == codes[j]) {
@@ -507,7 +1025,7 @@ final class WeakOnline {
       intra("duplicate-elements", t, t, k, r, i, "which holds an element twice");
       { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
     }
-    for (int j = 0; j < len; j++) if (elemW[j] != t) shown[elemW[j]] = true;
+    for (int j = dp; j < len; j++) if (elemW[j] != t) shown[elemW[j]] = true;
     // d, e: the list ends with exactly t's appends to k so far, in program order.
     int mine = 0;
     for (int a = 0; a < ownKeys.size(); a++) if (ownKeys.get(a) == k) mine++;
@@ -534,7 +1052,7 @@ final class WeakOnline {
     // the key's order are (valid reads made them), so only the last one this read shares with
     // it (which the read may cut short) and those beyond are checked.
     int shared = Math.min(known, f);
-    for (int j = shared == 0 ? 0 : st.blockOf(shared - 1); j < f; ) {
+    for (int j = Math.max(dp, shared == 0 ? 0 : st.blockOf(shared - 1)); j < f; ) {
       int w = elemW[j], e = j;
       int[] ks = appKeys[w];
       long[] vs = appVals[w];
@@ -571,7 +1089,7 @@ final class WeakOnline {
     readFacts(k, i, from, f == 0 ? -1 : st.blockStart.get(blk), view, true);
     rBlk.add(blk);
     if (from != BOT) edge(from, t, Edge.WR, k);
-    for (int j = 0; j < f; j++) {
+    for (int j = dp; j < f; j++) {
       int w = elemW[j];
       if (j > 0 && elemW[j - 1] == w) continue;
       oWriter.add(w);
@@ -643,6 +1161,10 @@ final class WeakOnline {
     int[] ks = appKeys[t];
     if (ks == null) return;
     for (int a = 0; a < ks.length; a++) {
+      if (ks[a] < 0) {
+        if (committed[t] && status[t] != OpType.OK) needDropped.accept("a commit of " + name(t) + ", which appended to a key the window had forgotten");
+        continue;
+      }
       Key st = keys.get(ks[a]);
       if (st.position(appVals[t][a]) >= 0 || st.isUnshown(t)) continue;
       st.unshown.add(t);
@@ -668,7 +1190,7 @@ final class WeakOnline {
     }
   }
 
-  private String who(int w) { return w == BOT ? "the initial state" : name(w); }
+  private String who(int w) { return w == BOT ? "the initial state" : w == DROPPED_VIEW || w == DROPPED ? "a writer the window dropped" : name(w); }
 
   /**
    * Whether writer t2 of key k lies after the version at position `at` of k (-1: the initial
@@ -718,7 +1240,7 @@ final class WeakOnline {
   /** RA's session case: t read k from t1, and its session's last earlier writer of k lies after t1. */
   private void sessionTriangles(int t) {
     LongIntMap sw = sessionWriters.get(session[t]);
-    if (sw.size() == 0) return;
+    if (sw == null || sw.size() == 0) return;
     for (int i = 0; i < rKey.size(); i++) {
       int t1 = rFrom.get(i);
       if (t1 == Integer.MIN_VALUE) continue;
@@ -733,9 +1255,9 @@ final class WeakOnline {
 
   private void triangle(String tap, List<Level> ls, int t3, int t1, int t2, int k, String how) {
     String x = Edn.str(keyObjs.get(k));
-    out.report(tap, ls, t1 == BOT ? new long[] {display[t3], display[t2]} : new long[] {display[t3], display[t1], display[t2]},
+    out.report(tap, ls, t1 < 0 ? new long[] {display[t3], display[t2]} : new long[] {display[t3], display[t1], display[t2]},
         new String[0], name(t3) + " read key " + x + " from " + who(t1) + ", but " + how + ", which appended to " + x
-            + " after " + (t1 == BOT ? "its initial state" : name(t1)) + " (" + tap + ").");
+            + " after " + (t1 == BOT ? "its initial state" : t1 == DROPPED ? "the version it read" : name(t1)) + " (" + tap + ").");
   }
 
   // ------------------------------------------------------------------ clocks (TCC)
@@ -838,6 +1360,10 @@ final class WeakOnline {
 
   /** Whether committed a →CO b (a ≠ b), b's clock known: a's place on its chain, or a reader of a that b knows. */
   private boolean knows(int b, int a) {
+    if (a < 0) {
+      needDropped.accept("a causal query about a transaction the window had dropped");
+      return false;
+    }
     if (a == b || !resolved[a]) return false;
     int ch = chain[a];
     if (ch >= 0) {
@@ -857,6 +1383,10 @@ final class WeakOnline {
   private void causalTriangles(int t, int[] q) {
     for (int i = 0; i < q.length; i += 2) {
       int k = q[i], blk = q[i + 1];
+      if (k < 0) {
+        needDropped.accept("a causal query on a key the window had forgotten");
+        continue;
+      }
       Key st = keys.get(k);
       int t1 = blk < 0 ? BOT : st.writers[st.blockStart.get(blk)];
       int b = blk + 1;
@@ -881,6 +1411,17 @@ final class WeakOnline {
 
   /** What is known of one key: the order its reads showed, its writers, its appends not shown yet. */
   private static final class Key {
+    /** Distinct values appended (invoked); transactions in flight that name the key. */
+    int appends, inFlight;
+    /** The order's first positions whose writers the window dropped (P1). */
+    int dropped;
+    /** Closed, with writers dropped anywhere: kept for the commits of held appenders only (P4). */
+    boolean stale;
+
+    int writer(long v) {
+      int w = writerOf.get(v);
+      return w == DROPPED_IN_MAP ? DROPPED : w;
+    }
     final LongIntMap writerOf = new LongIntMap(4);
     final LongIntMap posOf = new LongIntMap(4);
     long[] vals = new long[4];
@@ -888,6 +1429,19 @@ final class WeakOnline {
     int len;
     final IntList blockStart = new IntList(2);
     final IntList unshown = new IntList(2);
+
+    /** Renumbers its writers (every one held: P1). */
+    void remap(int[] newId) {
+      for (int p = 0; p < len; p++) if (writers[p] >= 0) writers[p] = newId[writers[p]];
+      while (dropped < len && writers[dropped] == DROPPED) dropped++;
+      for (int i = 0, m = writerOf.slots(); i < m; i++) {
+        int w = writerOf.slotValue(i);
+        if (w >= 0 && w != DROPPED_IN_MAP) writerOf.setSlotValue(i, newId[w] >= 0 ? newId[w] : DROPPED_IN_MAP);
+      }
+      int j = 0;
+      for (int i = 0; i < unshown.size(); i++) if (newId[unshown.get(i)] >= 0) unshown.set(j++, newId[unshown.get(i)]);
+      unshown.truncate(j);
+    }
 
     void add(long v, int w) {
       if (len == vals.length) {
@@ -926,6 +1480,56 @@ final class WeakOnline {
         unshown.set(i, unshown.get(m - 1));
         unshown.truncate(m - 1);
         return;
+      }
+    }
+  }
+
+  /** A set of longs as sorted disjoint ranges: compact for keys forgotten about in order, as Jepsen's are. */
+  static final class LongRanges {
+    private long[] lo = new long[8], hi = new long[8];
+    private int n;
+
+    int ranges() { return n; }
+
+    /** The index of the last range starting at or before x, or -1. */
+    private int floor(long x) {
+      int a = 0, b = n - 1, r = -1;
+      while (a <= b) {
+        int m = (a + b) >>> 1;
+        if (lo[m] <= x) {
+          r = m;
+          a = m + 1;
+        } else b = m - 1;
+      }
+      return r;
+    }
+
+    boolean contains(long x) {
+      int i = floor(x);
+      return i >= 0 && x <= hi[i];
+    }
+
+    void add(long x) {
+      int i = floor(x);
+      if (i >= 0 && x <= hi[i]) return;
+      boolean left = i >= 0 && hi[i] != Long.MAX_VALUE && hi[i] + 1 == x;
+      boolean right = i + 1 < n && x != Long.MAX_VALUE && lo[i + 1] == x + 1;
+      if (left && right) {
+        hi[i] = hi[i + 1];
+        System.arraycopy(lo, i + 2, lo, i + 1, n - i - 2);
+        System.arraycopy(hi, i + 2, hi, i + 1, n - i - 2);
+        n--;
+      } else if (left) hi[i] = x;
+      else if (right) lo[i + 1] = x;
+      else {
+        if (n == lo.length) {
+          lo = Arrays.copyOf(lo, 2 * n);
+          hi = Arrays.copyOf(hi, 2 * n);
+        }
+        System.arraycopy(lo, i + 1, lo, i + 2, n - i - 1);
+        System.arraycopy(hi, i + 1, hi, i + 2, n - i - 1);
+        lo[i + 1] = hi[i + 1] = x;
+        n++;
       }
     }
   }

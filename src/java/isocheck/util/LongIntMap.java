@@ -79,6 +79,9 @@ public final class LongIntMap {
   /** The number of slots, for iterating with {@link #slotValue} and {@link #setSlotValue}. */
   public int slots() { return vals.length; }
 
+  /** The key in slot i (meaningful when {@link #slotValue} is not -1). */
+  public long slotKey(int i) { return keys[i]; }
+
   /** The value in slot i, or -1 when the slot is empty. */
   public int slotValue(int i) { return vals[i]; }
 
