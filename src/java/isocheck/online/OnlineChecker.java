@@ -183,8 +183,7 @@ public final class OnlineChecker implements OpSink {
   private final HashMap<Object, Integer> objKeys = new HashMap<>();
   private final ArrayList<Object> keyObjs = new ArrayList<>();
   private final ArrayList<KeyState> keys = new ArrayList<>();
-  private final HashMap<Object, Long> objValues = new HashMap<>();
-  private final HashMap<Long, Object> objValueOf = new HashMap<>();
+  private final ValueCodes values = new ValueCodes();
 
   // Committed transactions: node numbers, shared by every graph (each adds its nodes in step)
   private final IntList txnOfNode = new IntList(1024);
@@ -605,27 +604,6 @@ public final class OnlineChecker implements OpSink {
     }
   }
 
-  /** A value as a long: integers as themselves, anything else interned (codes near Long.MIN_VALUE). */
-  private long objCode(Object v) {
-    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) return ((Number) v).longValue();
-    Long c = objValues.get(v);
-    if (c == null) {
-      c = Long.MIN_VALUE + 1 + objValues.size();
-      objValues.put(v, c);
-      objValueOf.put(c, v);
-    }
-    return c;
-  }
-
-  private String valueStr(long code) {
-    Object o = objValueOf.get(code);
-    return o != null ? Edn.str(o) : Long.toString(code);
-  }
-
-  private long appendCode(OpRecord r, int i) {
-    return r.valueTag(i) == OpRecord.V_LONG ? r.valueLong(i) : objCode(r.value(i));
-  }
-
   private int newTxn(int s, OpRecord r, long ev, boolean invoked) {
     int t = nTxns++;
     txnsSeen++;
@@ -654,7 +632,7 @@ public final class OnlineChecker implements OpSink {
     for (int i = 0, j = 0; i < n; i++) {
       if (r.kind(i) != OpRecord.APPEND) continue;
       int k = keyId(r, i);
-      long v = appendCode(r, i);
+      long v = values.append(r, i);
       ks[j] = k;
       vs[j++] = v;
       KeyState st = keys.get(k);
@@ -793,7 +771,7 @@ public final class OnlineChecker implements OpSink {
       byte kind = r.kind(i);
       if (kind == OpRecord.APPEND) {
         if (ownKeys.size() == ownVals.length) ownVals = Arrays.copyOf(ownVals, ownVals.length * 2);
-        ownVals[ownKeys.size()] = appendCode(r, i);
+        ownVals[ownKeys.size()] = values.append(r, i);
         ownKeys.add(keyId(r, i));
         continue;
       }
@@ -803,7 +781,7 @@ public final class OnlineChecker implements OpSink {
       int k = keyId(r, i);
       int len = tag == OpRecord.V_LIST ? r.listLen(i) : 0;
       if (codes.length < len) codes = new long[Math.max(len, 2 * codes.length)];
-      for (int j = 0; j < len; j++) codes[j] = r.elemIsLong(i, j) ? r.elemLong(i, j) : objCode(r.elem(i, j));
+      for (int j = 0; j < len; j++) codes[j] = values.elem(r, i, j);
       // The reader's own appends to k so far must end the list (else :internal, left offline).
       int own = 0;
       for (int a = 0; a < ownKeys.size(); a++) if (ownKeys.get(a) == k) own++;
@@ -848,12 +826,12 @@ public final class OnlineChecker implements OpSink {
     int pl = tag == OpRecord.V_LIST ? r.listLen(j) : 0;
     int p = 0;
     for (; p < pl; p++) {
-      long c = r.elemIsLong(j, p) ? r.elemLong(j, p) : objCode(r.elem(j, p));
+      long c = values.elem(r, j, p);
       if (p >= len || codes[p] != c) return false;
     }
     for (int a = j + 1; a < i; a++) {
       if (r.kind(a) != OpRecord.APPEND || keyIdIfKnown(r, a) != k) continue;
-      if (p >= len || codes[p++] != appendCode(r, a)) return false;
+      if (p >= len || codes[p++] != values.append(r, a)) return false;
     }
     return p == len;
   }
@@ -872,8 +850,8 @@ public final class OnlineChecker implements OpSink {
       if (st.vals[p] != codes[p]) {
         report("incompatible-order", allLevels(), new long[] {display(t)}, new String[0],
             name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(mop) + ", which differs at position "
-                + (p + 1) + " (" + valueStr(codes[p]) + ") from the order earlier reads showed ("
-                + valueStr(st.vals[p]) + " there): no single order of appends explains both.");
+                + (p + 1) + " (" + values.str(codes[p]) + ") from the order earlier reads showed ("
+                + values.str(st.vals[p]) + " there): no single order of appends explains both.");
         return false;
       }
     }
@@ -899,8 +877,8 @@ public final class OnlineChecker implements OpSink {
       if (vals[p] != codes[p]) {
         report("incompatible-order", allLevels(), new long[] {display(t)}, new String[0],
             name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(mop) + ", which differs at position "
-                + (p + 1) + " (" + valueStr(codes[p]) + ") from the order earlier reads showed ("
-                + valueStr(vals[p]) + " there): no single order of appends explains both.");
+                + (p + 1) + " (" + values.str(codes[p]) + ") from the order earlier reads showed ("
+                + values.str(vals[p]) + " there): no single order of appends explains both.");
         return;
       }
     }
@@ -1008,8 +986,8 @@ public final class OnlineChecker implements OpSink {
     for (int j = at + 1; j < ks.length; j++) {
       if (ks[j] != k) continue;
       report("G1b", allLevels(), new long[] {display(t), display(w)}, new String[0],
-          name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(mop) + ", ending with " + valueStr(v)
-              + ", but " + name(w) + " appended " + valueStr(v) + " and then " + valueStr(vs[j])
+          name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(mop) + ", ending with " + values.str(v)
+              + ", but " + name(w) + " appended " + values.str(v) + " and then " + values.str(vs[j])
               + " to that key: " + name(t) + " saw an intermediate state of " + name(w) + ".");
       return;
     }
@@ -1017,7 +995,7 @@ public final class OnlineChecker implements OpSink {
 
   private void abortedRead(int reader, int w, int k, long v, String read) {
     report("G1a", allLevels(), new long[] {display(reader), display(w)}, new String[0],
-        name(reader) + " read key " + Edn.str(keyObjs.get(k)) + " as " + read + ", which includes " + valueStr(v)
+        name(reader) + " read key " + Edn.str(keyObjs.get(k)) + " as " + read + ", which includes " + values.str(v)
             + ", appended by " + name(w) + ", whose op failed: an aborted read.");
   }
 
@@ -1029,7 +1007,7 @@ public final class OnlineChecker implements OpSink {
       KeyState st = keys.get(ks[j]);
       if (st.position(vs[j]) < 0) continue;
       report("G1a", allLevels(), new long[] {display(w)}, new String[0],
-          "A read showed " + valueStr(vs[j]) + " in key " + Edn.str(keyObjs.get(ks[j])) + ", appended by " + name(w)
+          "A read showed " + values.str(vs[j]) + " in key " + Edn.str(keyObjs.get(ks[j])) + ", appended by " + name(w)
               + ", whose op then failed: an aborted read.");
       return;
     }

@@ -112,8 +112,7 @@ final class RegisterOnline {
   private final ArrayList<LongIntMap> writerOf = new ArrayList<>();
   /** Per key: value -> readers (txn, in pairs with the read's event) of a value no one had written yet. */
   private final ArrayList<HashMap<Long, IntList>> waiting = new ArrayList<>();
-  private final HashMap<Object, Long> objValues = new HashMap<>();
-  private final HashMap<Long, Object> objValueOf = new HashMap<>();
+  private final ValueCodes values = new ValueCodes();
   private long ambiguous, waitingReads;
 
   // Graphs, one per family; nodes are committed transactions, numbered alike in every graph.
@@ -564,20 +563,12 @@ final class RegisterOnline {
 
   private long valueCode(OpRecord r, int i) {
     if (r.valueTag(i) == OpRecord.V_LONG) return r.valueLong(i);
-    Object v = r.value(i);
-    Long c = objValues.get(v);
-    if (c == null) {
-      c = NIL + 1 + objValues.size();
-      objValues.put(v, c);
-      objValueOf.put(c, v);
-    }
-    return c;
+    return values.intern(r.value(i));
   }
 
   private String valueStr(long code) {
     if (code == NIL) return "nil";
-    Object o = objValueOf.get(code);
-    return o != null ? Edn.str(o) : Long.toString(code);
+    return values.str(code);
   }
 
   private String name(int t) { return "T" + display[t]; }

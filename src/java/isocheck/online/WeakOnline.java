@@ -181,8 +181,7 @@ final class WeakOnline {
   private final HashMap<Object, Integer> objKeys = new HashMap<>();
   private final ArrayList<Object> keyObjs = new ArrayList<>();
   private final ArrayList<Key> keys = new ArrayList<>();
-  private final HashMap<Object, Long> objValues = new HashMap<>();
-  private final HashMap<Long, Object> objValueOf = new HashMap<>();
+  private final ValueCodes values = new ValueCodes();
 
   // CO ∪ VO
   private TopologicalOrder g = new TopologicalOrder(0);
@@ -460,26 +459,6 @@ final class WeakOnline {
     return nk;
   }
 
-  private long objCode(Object v) {
-    if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) return ((Number) v).longValue();
-    Long c = objValues.get(v);
-    if (c == null) {
-      c = Long.MIN_VALUE + 1 + objValues.size();
-      objValues.put(v, c);
-      objValueOf.put(c, v);
-    }
-    return c;
-  }
-
-  private String valueStr(long code) {
-    Object o = objValueOf.get(code);
-    return o != null ? Edn.str(o) : Long.toString(code);
-  }
-
-  private long appendCode(OpRecord r, int i) {
-    return r.valueTag(i) == OpRecord.V_LONG ? r.valueLong(i) : objCode(r.value(i));
-  }
-
   private int newTxn(int s, OpRecord r) {
     int t = n++;
     if (t == status.length) grow();
@@ -500,7 +479,7 @@ final class WeakOnline {
     for (int i = 0, j = 0; i < m; i++) {
       if (r.kind(i) != OpRecord.APPEND) continue;
       int k = keyId(r, i);
-      long v = appendCode(r, i);
+      long v = values.append(r, i);
       ks[j] = k;
       ms[j] = i;
       vs[j++] = v;
@@ -908,7 +887,7 @@ final class WeakOnline {
       byte kind = r.kind(i);
       if (kind == OpRecord.APPEND) {
         if (ownKeys.size() == ownVals.length) ownVals = Arrays.copyOf(ownVals, ownVals.length * 2);
-        ownVals[ownKeys.size()] = appendCode(r, i);
+        ownVals[ownKeys.size()] = values.append(r, i);
         ownKeys.add(keyId(r, i));
       } else if (kind == OpRecord.READ) {
         byte tag = r.valueTag(i);
@@ -969,7 +948,7 @@ final class WeakOnline {
     // there, and they hold no duplicate (a valid read showed them).
     int known = 0, lim = Math.min(len, st.len);
     for (int j = 0; j < len; j++) {
-      codes[j] = r.elemIsLong(i, j) ? r.elemLong(i, j) : objCode(r.elem(i, j));
+      codes[j] = values.elem(r, i, j);
       if (j == known && j < lim && codes[j] == st.vals[j]) elemW[known++] = st.writers[j];
       else elemW[j] = st.writer(codes[j]);
     }
@@ -982,7 +961,7 @@ final class WeakOnline {
       } else {
         out.report("incompatible-order", rcUp, new long[] {display[t]}, new String[0],
             name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(i) + ", which differs at position "
-                + (known + 1) + " (" + valueStr(codes[known]) + ") from the order earlier reads showed (" + valueStr(st.vals[known])
+                + (known + 1) + " (" + values.str(codes[known]) + ") from the order earlier reads showed (" + values.str(st.vals[known])
                 + " there): no single order of appends explains both.");
       }
       readFacts(k, i, Integer.MIN_VALUE, 0, Integer.MIN_VALUE, false);
@@ -1008,16 +987,16 @@ final class WeakOnline {
       int w = elemW[j];
       for (int j2 = 0; j2 < j && j >= known && len <= 64; j2++) {
         if (codes[j2] == codes[j]) {
-          intra("duplicate-elements", t, w, k, r, i, "which holds " + valueStr(codes[j]) + " twice");
+          intra("duplicate-elements", t, w, k, r, i, "which holds " + values.str(codes[j]) + " twice");
           { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
         }
       }
       if (status[w] == OpType.FAIL) {
-        intra("AbortedRead", t, w, k, r, i, "which includes " + valueStr(codes[j]) + ", appended by " + name(w) + ", whose op failed");
+        intra("AbortedRead", t, w, k, r, i, "which includes " + values.str(codes[j]) + ", appended by " + name(w) + ", whose op failed");
         { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
       }
       if (w == t && appMop(t, codes[j], k) > i) {
-        intra("FutureRead", t, t, k, r, i, "which includes " + valueStr(codes[j]) + ", its own later append");
+        intra("FutureRead", t, t, k, r, i, "which includes " + values.str(codes[j]) + ", its own later append");
         { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
       }
     }
@@ -1078,7 +1057,7 @@ final class WeakOnline {
       if (st.vals[p] != codes[p]) {
         out.report("incompatible-order", rcUp, new long[] {display[t]}, new String[0],
             name(t) + " read key " + Edn.str(keyObjs.get(k)) + " as " + r.renderMop(i) + ", which differs at position "
-                + (p + 1) + " (" + valueStr(codes[p]) + ") from the order earlier reads showed (" + valueStr(st.vals[p])
+                + (p + 1) + " (" + values.str(codes[p]) + ") from the order earlier reads showed (" + values.str(st.vals[p])
                 + " there): no single order of appends explains both.");
         { readFacts(k, i, Integer.MIN_VALUE, 0, view, false); return; }
       }
