@@ -167,14 +167,9 @@ public final class OnlineChecker implements OpSink {
   private long[][] appVals = new long[1024][];
 
   // Sessions (processes)
-  private LongIntMap longSessions = new LongIntMap();
-  /** Each session's process (null once forgotten: its id is free); whether its last completion was :info. */
-  private final ArrayList<Object> procOf = new ArrayList<>();
+  private final Processes procs = new Processes();
+  /** Per session: whether its last completion was :info. */
   private boolean[] ended = new boolean[16];
-  private final IntList freeSessions = new IntList();
-  private final WeakOnline.LongRanges forgottenProcs = new WeakOnline.LongRanges();
-  private final java.util.HashSet<Object> forgottenProcObjs = new java.util.HashSet<>();
-  private final HashMap<Object, Integer> objSessions = new HashMap<>();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
   private long[] lastFirstEv = new long[16]; // per session: firstEv of lastCommittedOf, kept when it is dropped
 
@@ -437,38 +432,20 @@ public final class OnlineChecker implements OpSink {
   }
 
   private int sessionOf(Object p) {
-    int s;
-    if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
-      long l = ((Number) p).longValue();
-      s = longSessions.get(l);
-      if (s < 0) {
-        if (anySo && forgottenProcs.contains(l)) needDropped("an op of process " + l + " after the window had forgotten its ended session");
-        s = newSession(p);
-        longSessions.put(l, s);
-      }
-    } else {
-      Integer i = objSessions.get(p);
-      if (i == null) {
-        if (anySo && forgottenProcObjs.contains(p)) needDropped("an op of process " + Edn.str(p) + " after the window had forgotten its ended session");
-        s = newSession(p);
-        objSessions.put(p, s);
-      } else s = i;
-    }
-    return s;
+    int s = procs.find(p);
+    if (s >= 0) return s;
+    if (anySo && procs.forgotten(p)) needDropped("an op of process " + Edn.str(p) + " after the window had forgotten its ended session");
+    return newSession(p);
   }
 
   private int newSession(Object p) {
-    int s;
-    if (freeSessions.size() > 0) {
-      s = freeSessions.pop();
+    int s = procs.add(p);
+    if (s < pendingOf.size()) {
       pendingOf.set(s, -1);
       lastCommittedOf.set(s, -1);
-      procOf.set(s, p);
     } else {
-      s = pendingOf.size();
       pendingOf.add(-1);
       lastCommittedOf.add(-1);
-      procOf.add(p);
       if (s == lastFirstEv.length) {
         lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
         ended = Arrays.copyOf(ended, 2 * s);
@@ -488,29 +465,12 @@ public final class OnlineChecker implements OpSink {
     int ns = pendingOf.size();
     boolean[] busy = new boolean[ns];
     for (int t = 0; t < nTxns; t++) if (node[t] < 0 && status[t] != OpType.FAIL) busy[session[t]] = true;
-    boolean longs = false;
     for (int s = 0; s < ns; s++) {
-      Object p = procOf.get(s);
-      if (p == null || !ended[s] || busy[s] || pendingOf.get(s) >= 0) continue;
-      if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
-        forgottenProcs.add(((Number) p).longValue());
-        longs = true;
-      } else {
-        forgottenProcObjs.add(p);
-        objSessions.remove(p);
-      }
-      procOf.set(s, null);
+      if (procs.process(s) == null || !ended[s] || busy[s] || pendingOf.get(s) >= 0) continue;
+      procs.forget(s);
       lastCommittedOf.set(s, -1);
-      freeSessions.add(s);
     }
-    if (longs) {
-      LongIntMap nl = new LongIntMap(Math.max(16, ns - freeSessions.size()));
-      for (int s = 0; s < ns; s++) {
-        Object p = procOf.get(s);
-        if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) nl.put(((Number) p).longValue(), s);
-      }
-      longSessions = nl;
-    }
+    procs.compact();
   }
 
   private int keyId(OpRecord r, int i) {

@@ -159,13 +159,7 @@ final class WeakOnline {
   private int[][] pendingPreds = new int[1024][], tccQueries = new int[1024][];
 
   // Sessions
-  private LongIntMap longSessions = new LongIntMap();
-  /** Each session's process (null once forgotten: its id is free). */
-  private final ArrayList<Object> procOf = new ArrayList<>();
-  private final IntList freeSessions = new IntList();
-  private final LongRanges forgottenProcs = new LongRanges();
-  private final HashSet<Object> forgottenProcObjs = new HashSet<>();
-  private final HashMap<Object, Integer> objSessions = new HashMap<>();
+  private final Processes procs = new Processes();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
   /** TCC: each session's chain (-1: none yet), and whether it ended (an :info completion retires its process). */
   private final IntList sessionChain = new IntList();
@@ -238,7 +232,7 @@ final class WeakOnline {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("committed", (long) txnOfNode.size());
     m.put("edges", (long) g.edgeCount());
-    m.put("sessions", (long) (pendingOf.size() - freeSessions.size()));
+    m.put("sessions", (long) procs.live());
     if (tcc) m.put("chains", (long) chainLen.size());
     m.put("triangles-checked", triangles);
     m.put("clocks-waited", deferred);
@@ -361,41 +355,26 @@ final class WeakOnline {
   }
 
   private int sessionOf(Object p) {
-    if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
-      long l = ((Number) p).longValue();
-      int s = longSessions.get(l);
-      if (s >= 0) return s;
-      if (forgottenProcs.contains(l)) needDropped.accept("an op of process " + l + " after the window had forgotten its ended session");
-      s = newSession(p);
-      longSessions.put(l, s);
-      return s;
-    }
-    Integer i = objSessions.get(p);
-    if (i != null) return i;
-    if (forgottenProcObjs.contains(p)) needDropped.accept("an op of process " + Edn.str(p) + " after the window had forgotten its ended session");
-    int s = newSession(p);
-    objSessions.put(p, s);
-    return s;
+    int s = procs.find(p);
+    if (s >= 0) return s;
+    if (procs.forgotten(p)) needDropped.accept("an op of process " + Edn.str(p) + " after the window had forgotten its ended session");
+    return newSession(p);
   }
 
   private int newSession(Object p) {
-    int s;
-    if (freeSessions.size() > 0) {
-      s = freeSessions.pop();
+    int s = procs.add(p);
+    if (s < pendingOf.size()) {
       pendingOf.set(s, -1);
       lastCommittedOf.set(s, -1);
       sessionWriters.set(s, new LongIntMap(8));
       sessionChain.set(s, -1);
-      procOf.set(s, p);
       dead[s] = false;
       return s;
     }
-    s = pendingOf.size();
     pendingOf.add(-1);
     lastCommittedOf.add(-1);
     sessionWriters.add(new LongIntMap(8));
     sessionChain.add(-1);
-    procOf.add(p);
     if (s == dead.length) dead = Arrays.copyOf(dead, 2 * s);
     return s;
   }
@@ -409,30 +388,13 @@ final class WeakOnline {
     int ns = pendingOf.size();
     boolean[] busy = new boolean[ns];
     for (int t = 0; t < n; t++) if (!committed[t] && status[t] != OpType.FAIL || committed[t] && !resolved[t]) busy[session[t]] = true;
-    boolean longs = false;
     for (int s = 0; s < ns; s++) {
-      Object p = procOf.get(s);
-      if (p == null || !dead[s] || busy[s] || pendingOf.get(s) >= 0 || sessionChain.get(s) >= 0) continue;
-      if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) {
-        forgottenProcs.add(((Number) p).longValue());
-        longs = true;
-      } else {
-        forgottenProcObjs.add(p);
-        objSessions.remove(p);
-      }
-      procOf.set(s, null);
+      if (procs.process(s) == null || !dead[s] || busy[s] || pendingOf.get(s) >= 0 || sessionChain.get(s) >= 0) continue;
+      procs.forget(s);
       sessionWriters.set(s, null);
       lastCommittedOf.set(s, -1);
-      freeSessions.add(s);
     }
-    if (longs) {
-      LongIntMap nl = new LongIntMap(Math.max(16, ns - freeSessions.size()));
-      for (int s = 0; s < ns; s++) {
-        Object p = procOf.get(s);
-        if (p instanceof Long || p instanceof Integer || p instanceof Short || p instanceof Byte) nl.put(((Number) p).longValue(), s);
-      }
-      longSessions = nl;
-    }
+    procs.compact();
   }
 
   /** The key's id, or FORGOTTEN when the window dropped it (the caller says so). */
