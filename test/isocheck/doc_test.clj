@@ -213,7 +213,7 @@
   (set (keys (:aliases (apply hash-map (drop 3 (read-string (slurp "project.clj"))))))))
 
 (defn- bench-names []
-  (set (map second (re-seq #"\"(\w+)\"\s+\[\w+-main" (slurp "src/clojure/isocheck/bench.clj")))))
+  (set (map second (re-seq #"\"([\w-]+)\"\s+\[[\w-]+-main" (slurp "src/clojure/isocheck/bench.clj")))))
 
 (defn- class-exists? [nm]
   (or (= nm "clojure.main")

@@ -858,7 +858,7 @@
                 (when-not ro? (.add snaps st))
                 (aset pending p nil)
                 (emit (assoc op :type :ok :value vals))
-                (recur next-txn)))))))
+                (recur (long next-txn))))))))
     f))
 
 (defn violated-main
