@@ -76,15 +76,20 @@
     (is (= 5 (get-in m [:levels :snapshot-isolation :first :certain-at-index])))
     (is (false? (offline-valid lost-update :snapshot-isolation)))))
 
-(def info-then-read
-  ;; T1's append is indeterminate; T2 reads it (so T1 committed) and appends y;
-  ;; T3 reads T2's y but an x without T1's append: T1 -wr-> T2 -wr-> T3 -rw-> T1.
+(defn- read-through
+  "T1 appends x (completing as t1-type); T2 reads it and appends y; T3 reads T2's y but an x
+  without T1's append: T1 -wr-> T2 -wr-> T3 -rw-> T1."
+  [t1-type]
   (history [0 :invoke [[:append :x 1]]]
-           [0 :info   [[:append :x 1]]]
+           [0 t1-type [[:append :x 1]]]
            [1 :invoke [[:r :x nil] [:append :y 1]]]
            [1 :ok     [[:r :x [1]] [:append :y 1]]]
            [2 :invoke [[:r :y nil] [:r :x nil]]]
            [2 :ok     [[:r :y [1]] [:r :x []]]]))
+
+(def info-then-read
+  ;; T1's append is indeterminate; T2's read shows it committed.
+  (read-through :info))
 
 (deftest an-info-transaction-enters-once-read
   (let [m (online-check [:serializable :snapshot-isolation] info-then-read)]
@@ -230,12 +235,7 @@
 
 (def causality-violation
   ;; T2 read T1's x and appended y; T3 read T2's y but x from before T1.
-  (history [0 :invoke [[:append :x 1]]]
-           [0 :ok     [[:append :x 1]]]
-           [1 :invoke [[:r :x nil] [:append :y 1]]]
-           [1 :ok     [[:r :x [1]] [:append :y 1]]]
-           [2 :invoke [[:r :y nil] [:r :x nil]]]
-           [2 :ok     [[:r :y [1]] [:r :x []]]]))
+  (read-through :ok))
 
 (deftest a-causality-violation-violates-tcc-only
   (let [m (online-check weak causality-violation)]
@@ -324,14 +324,42 @@
 
 (def ^:private levels (mapv #(Level/parse (name %)) online/online-levels))
 
+(defn- sim-config
+  "The simulator's config for one history of workload wl."
+  ^SimConfig [wl {:keys [seed store bug txns sessions keys ops info-rate max-writes]}]
+  (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload wl)
+              (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
+              (.infoRate (double info-rate)))
+    max-writes (.maxWritesPerKey (int max-writes))
+    bug (-> (.bug bug) (.bugRate 0.1))
+    true .build))
+
+(def ^:private store-bugs
+  "Each simulated store with no bug and with each bug it can have."
+  (for [store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
+        bug (cons nil (Bug/values))
+        :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+    [store bug]))
+
+(defn- online-violated
+  "level id -> whether the online checker found a violation of it."
+  [^OnlineChecker oc ls]
+  (into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) ls))
+
+(defn- offline-violated
+  "level id -> whether the offline check found it violated."
+  [^isocheck.check.Result r]
+  (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r)))
+
+(defn- first-event
+  "The event at which oc's first violation of l became certain, or nil."
+  [^OnlineChecker c ^Level l]
+  (when-let [^isocheck.online.Violation v (get (.firstViolations c) l)] (.event v)))
+
 (defn- sim-compare
   "[online offline] verdicts (level id -> violated?) on one simulated history."
-  [{:keys [seed store bug txns sessions keys ops info-rate]}]
-  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/APPEND)
-                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
-                        (.infoRate (double info-rate)))
-              bug (-> (.bug bug) (.bugRate 0.1))
-              true .build)
+  [opts]
+  (let [cfg (sim-config History$Workload/APPEND opts)
         b   (HistoryBuilder. History$Workload/APPEND)
         oc  (OnlineChecker. levels "txn" 4 nil)
         ;; Each level alone (its own graph, built from the first edge) and SER+SI (the SI graph
@@ -341,21 +369,17 @@
         pair  (OnlineChecker. [(Level/parse "serializable") (Level/parse "snapshot-isolation")] "txn" 4 nil)
         ocs (list* oc pair (vals alone))
         _   (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (doseq [^OnlineChecker c ocs] (.op c r))) (end [_])))
-        r   (Checker/check (.build b) (.levels (CheckOptions.) levels))
-        first-event (fn [^OnlineChecker c ^Level l] (when-let [^isocheck.online.Violation v (get (.firstViolations c) l)] (.event v)))]
+        r   (Checker/check (.build b) (.levels (CheckOptions.) levels))]
     (doseq [^Level l levels]
       (is (= (first-event oc l) (first-event (alone l) l))
           (str (.id l) ": first violation at a different event with all seven levels than alone")))
     (doseq [^Level l (.levels pair)]
       (is (= (first-event oc l) (first-event pair l)) (str (.id l) ": first violation with SER+SI differs")))
-    [(into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) levels)
-     (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))]))
+    [(online-violated oc levels) (offline-violated r)]))
 
 (deftest online-verdicts-equal-offline-ones-on-the-simulated-stores
   (let [results (for [i (range 24)
-                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
-                      bug (cons nil (Bug/values))
-                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                      [store bug] store-bugs]
                   (let [cfg {:seed (+ 7000 i), :store store, :bug bug
                              :txns (nth [40 150 600] (mod i 3)), :sessions (nth [2 3 5 10] (mod (quot i 3) 4))
                              :keys (nth [3 10 40] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))
@@ -377,12 +401,8 @@
 (defn- sim-compare-weak
   "[online offline] verdicts (level id -> violated?) of RC, RA and TCC on one simulated
   history; each level checked alone online must find its first violation at the same event."
-  [{:keys [seed store bug txns sessions keys ops info-rate]}]
-  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/APPEND)
-                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
-                        (.infoRate (double info-rate)))
-              bug (-> (.bug bug) (.bugRate 0.1))
-              true .build)
+  [opts]
+  (let [cfg (sim-config History$Workload/APPEND opts)
         b   (HistoryBuilder. History$Workload/APPEND)
         oc  (OnlineChecker. (into levels weak-levels) "txn" 4 nil)
         alone (into {} (map (fn [^Level l] [l (OnlineChecker. [l] "txn" 4 nil)])) weak-levels)
@@ -390,19 +410,15 @@
         _   (Simulator/run cfg (reify OpSink
                                  (op [_ r] (.op b r) (doseq [^OnlineChecker c ocs] (.op c r)))
                                  (end [_] (doseq [^OnlineChecker c ocs] (.end c)))))
-        r   (Checker/check (.build b) (.levels (CheckOptions.) weak-levels))
-        first-event (fn [^OnlineChecker c ^Level l] (when-let [^isocheck.online.Violation v (get (.firstViolations c) l)] (.event v)))]
+        r   (Checker/check (.build b) (.levels (CheckOptions.) weak-levels))]
     (doseq [^Level l weak-levels]
       (is (= (first-event oc l) (first-event (alone l) l))
           (str (.id l) ": first violation at a different event with every level than alone")))
-    [(into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) weak-levels)
-     (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))]))
+    [(online-violated oc weak-levels) (offline-violated r)]))
 
 (deftest online-weak-verdicts-equal-offline-ones-on-the-simulated-stores
   (let [results (for [i (range 24)
-                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
-                      bug (cons nil (Bug/values))
-                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                      [store bug] store-bugs]
                   (let [cfg {:seed (+ 8000 i), :store store, :bug bug
                              :txns (nth [40 150 600] (mod i 3)), :sessions (nth [2 3 5 10] (mod (quot i 3) 4))
                              :keys (nth [3 10 40] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))
@@ -594,29 +610,34 @@
   "Checks one simulated history (keys retiring after max-writes appends) offline, online
   without a window, and online with one collected every `every` transactions: {:off :full
   :win (level id -> violated?) :complete? :dropped n}."
-  [{:keys [seed store bug txns sessions keys ops info-rate max-writes every lvs keys-kept] :or {lvs levels}}]
-  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/APPEND)
-                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
-                        (.infoRate (double info-rate)) (.maxWritesPerKey (int max-writes)))
-              bug (-> (.bug bug) (.bugRate 0.1))
-              true .build)
+  [{:keys [max-writes every lvs keys-kept] :or {lvs levels} :as opts}]
+  (let [cfg (sim-config History$Workload/APPEND opts)
         b    (HistoryBuilder. History$Workload/APPEND)
         full (OnlineChecker. lvs "txn" 4 nil)
         win  (doto (OnlineChecker. lvs "txn" 4 nil (int max-writes)) (.gcThreshold (int every)))
         _    (when keys-kept (.retiredKeysKept win (int keys-kept)))
         _    (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op full r) (.op win r)) (end [_] (.end full) (.end win))))
         r    (Checker/check (.build b) (.levels (CheckOptions.) lvs))
-        v    (fn [^OnlineChecker oc] (into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) lvs))
         st   (fn [^OnlineChecker oc] (into {} (.stats oc)))]
-    {:off (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (= Verdict$Value/FALSE (.value v))])) (.levels r))
-     :full (v full), :win (v win), :complete? (.complete win)
+    {:off (offline-violated r)
+     :full (online-violated full lvs), :win (online-violated win lvs), :complete? (.complete win)
      :dropped (+ (get-in (st win) ["window" "dropped-txns"]) (get (into {} (get (st win) "weak")) "dropped-txns" 0))}))
+
+(defn- window-agrees
+  "Whatever the window reports, the full online check and the offline one report too;
+  complete, it reports the same."
+  [results]
+  (doseq [{:keys [off full win complete? cfg]} results]
+    (doseq [[l v] win :when v]
+      (is (true? (off l)) (str "the window reported a violation of " l " offline did not: " cfg))
+      (is (true? (full l)) (str "the window reported a violation of " l " the full online check did not: " cfg)))
+    (when complete?
+      (is (= full win) (str "complete, yet the window's verdicts differ from the full online ones: " cfg))
+      (is (= off win) (str "complete, yet the window's verdicts differ from the offline ones: " cfg)))))
 
 (deftest the-window-keeps-the-verdicts
   (let [results (for [i (range 16)
-                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
-                      bug (cons nil (Bug/values))
-                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                      [store bug] store-bugs]
                   (let [cfg {:seed (+ 9100 i), :store store, :bug bug, :txns (nth [300 1500] (mod i 2))
                              :sessions (nth [3 5 10] (mod i 3)), :keys (nth [4 10 30] (mod (quot i 2) 3))
                              :ops (nth [2 4] (mod (quot i 3) 2)), :info-rate (nth [0.0 0.02] (mod (quot i 4) 2))
@@ -626,39 +647,44 @@
     (is (< 100 (count (filter #(pos? (:dropped %)) results))) "the window dropped transactions in most histories")
     (is (< (* 0.5 (count results)) (count complete)) "most histories never needed a dropped transaction")
     (is (< 20 (count (filter #(some true? (vals (:off %))) complete))) "violated histories among the complete ones")
-    (doseq [{:keys [off full win complete? cfg]} results]
-      (doseq [[l v] win :when v]
-        (is (true? (off l)) (str "the window reported a violation of " l " offline did not: " cfg))
-        (is (true? (full l)) (str "the window reported a violation of " l " the full online check did not: " cfg)))
-      (when complete?
-        (is (= full win) (str "complete, yet the window's verdicts differ from the full online ones: " cfg))
-        (is (= off win) (str "complete, yet the window's verdicts differ from the offline ones: " cfg))))))
+    (window-agrees results)))
+
+(defn- jepsen-shaped
+  "10 sessions, 100 keys, each retiring after 32 appends, 5% :fail, 1% :info, n transactions."
+  ^SimConfig [n]
+  (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
+      (.txns (int n)) (.sessions 10) (.keys 100) (.opsPerTxn 4 4) (.readFraction 0.5)
+      (.maxWritesPerKey 32) (.failRate 0.05) (.infoRate 0.01) .build))
+
+(defn- windowed-runs
+  "The stats under stats-key of lvs checked with a window (keys retiring after 32 appends) on
+  the Jepsen-shaped run of 2·10^4 and of 2·10^5 transactions, each asserted complete and
+  without violations."
+  [lvs stats-key]
+  (for [n [20000 200000]]
+    (let [oc (doto (OnlineChecker. lvs "txn" 4 nil 32) (.gcThreshold 1024))]
+      (Simulator/run (jepsen-shaped n) oc)
+      (is (.complete oc) (str n " transactions"))
+      (is (empty? (.violations oc)) (str n " transactions"))
+      (into {} (get (into {} (.stats oc)) stats-key)))))
+
+(defn- every-transaction-held-without-a-window [lvs]
+  (testing "without a window, every transaction is held"
+    (let [oc (OnlineChecker. lvs "txn" 4 nil)]
+      (Simulator/run (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
+                         (.txns 20000) (.sessions 10) (.keys 100) (.maxWritesPerKey 32) .build)
+                     oc)
+      (is (= 20000 (.liveTxns oc))))))
 
 (deftest the-window-bounds-the-transactions-held
   ;; 10 sessions, 100 keys, each retiring after 32 appends, 5% :fail, 1% :info: the
   ;; transactions held stay below a bound that does not grow with the run's length.
-  (let [run (fn [n]
-              (let [cfg (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
-                            (.txns (int n)) (.sessions 10) (.keys 100) (.opsPerTxn 4 4) (.readFraction 0.5)
-                            (.maxWritesPerKey 32) (.failRate 0.05) (.infoRate 0.01) .build)
-                    oc  (doto (OnlineChecker. levels "txn" 4 nil 32) (.gcThreshold 1024))]
-                (Simulator/run cfg oc)
-                (into {"complete" (.complete oc), "violations" (count (.violations oc)), "live" (.liveTxns oc)}
-                      (get (into {} (.stats oc)) "window"))))
-        small (run 20000)
-        large (run 200000)]
+  (let [[small large] (windowed-runs levels "window")]
     (doseq [m [small large]]
-      (is (true? (m "complete")) (pr-str m))
-      (is (zero? (m "violations")) (pr-str m))
       (is (< (m "peak-live-txns") 2500) (str "held at most the window: " (pr-str m))))
     (is (< 195000 (large "dropped-txns")) (pr-str large))
     (is (< (large "peak-live-txns") (+ 500 (small "peak-live-txns"))) "ten times the run, about the same window")
-    (testing "without a window, every transaction is held"
-      (let [oc (OnlineChecker. levels "txn" 4 nil)]
-        (Simulator/run (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
-                           (.txns 20000) (.sessions 10) (.keys 100) (.maxWritesPerKey 32) .build)
-                       oc)
-        (is (= 20000 (.liveTxns oc)))))))
+    (every-transaction-held-without-a-window levels)))
 
 ;; The weak levels' window (WeakOnline's class comment: P1-P5)
 
@@ -668,9 +694,7 @@
   ;; complete, it reports the same.
   (let [lvs     (into weak-levels (map #(Level/parse %)) ["serializable" "snapshot-isolation" "strong-session-serializable"])
         results (for [i (range 16)
-                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
-                      bug (cons nil (Bug/values))
-                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                      [store bug] store-bugs]
                   (let [cfg {:seed (+ 9300 i), :store store, :bug bug, :txns (nth [300 1500] (mod i 2))
                              :sessions (nth [3 5 10] (mod i 3)), :keys (nth [4 10 30] (mod (quot i 2) 3))
                              :ops (nth [2 4] (mod (quot i 3) 2)), :info-rate (nth [0.0 0.02] (mod (quot i 4) 2))
@@ -685,51 +709,33 @@
     (doseq [l ["rc" "ra" "tcc"]]
       (is (< 10 (count (filter #(get-in % [:off l]) complete))) (str l " violated in many complete histories"))
       (is (< 10 (count (remove #(get-in % [:off l]) complete))) (str l " valid in many complete histories")))
-    (doseq [{:keys [off full win complete? cfg]} results]
-      (doseq [[l v] win :when v]
-        (is (true? (off l)) (str "the window reported a violation of " l " offline did not: " cfg))
-        (is (true? (full l)) (str "the window reported a violation of " l " the full online check did not: " cfg)))
-      (when complete?
-        (is (= full win) (str "complete, yet the window's verdicts differ from the full online ones: " cfg))
-        (is (= off win) (str "complete, yet the window's verdicts differ from the offline ones: " cfg))))))
+    (window-agrees results)))
 
 (deftest the-weak-window-bounds-what-it-holds
   ;; The Jepsen-shaped run of the-window-bounds-the-transactions-held, checked at RC, RA and
   ;; TCC: transactions, TCC's chains and sessions held stay about the same over ten times the run.
-  (let [run (fn [n]
-              (let [cfg (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
-                            (.txns (int n)) (.sessions 10) (.keys 100) (.opsPerTxn 4 4) (.readFraction 0.5)
-                            (.maxWritesPerKey 32) (.failRate 0.05) (.infoRate 0.01) .build)
-                    oc  (doto (OnlineChecker. weak-levels "txn" 4 nil 32) (.gcThreshold 1024))]
-                (Simulator/run cfg oc)
-                (into {"complete" (.complete oc), "violations" (count (.violations oc))}
-                      (get (into {} (.stats oc)) "weak"))))
-        small (run 20000)
-        large (run 200000)]
+  (let [[small large] (windowed-runs weak-levels "weak")]
     (doseq [m [small large]]
-      (is (true? (m "complete")) (pr-str m))
-      (is (zero? (m "violations")) (pr-str m))
       (is (< (m "peak-held-txns") 4000) (str "held at most the window: " (pr-str m))))
     (is (< 190000 (large "dropped-txns")) (pr-str large))
     (is (< (large "peak-held-txns") (* 1.5 (small "peak-held-txns"))) (str "ten times the run, about the same window: " (pr-str small large)))
     (is (< (large "chains") 100) (str "TCC's live chains stay few: " (pr-str large)))
     (is (< (large "sessions") 100) (str "ended sessions are forgotten (2,000 processes ran): " (pr-str large)))
-    (testing "without a window, every transaction is held"
-      (let [oc (OnlineChecker. weak-levels "txn" 4 nil)]
-        (Simulator/run (-> (SimConfig/builder) (.seed 5) (.store Store/STRICT_SERIALIZABLE) (.workload History$Workload/APPEND)
-                           (.txns 20000) (.sessions 10) (.keys 100) (.maxWritesPerKey 32) .build)
-                       oc)
-        (is (= 20000 (.liveTxns oc)))))))
+    (every-transaction-held-without-a-window weak-levels)))
+
+(defn- fed
+  "oc after ops, fed to it directly."
+  ^OnlineChecker [^OnlineChecker oc ops]
+  (let [r (OpRecord.)]
+    (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
+    oc))
 
 (defn- weak-window
   "RC, RA and TCC with a window (keys retiring after max-writes appends, collected at every
-  completion) fed ops directly."
+  completion) fed ops directly, then ended."
   ^OnlineChecker [max-writes ops]
-  (let [oc (doto (OnlineChecker. weak-levels "txn" 4 nil (int max-writes)) (.gcThreshold 1))
-        r  (OpRecord.)]
-    (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
-    (.end oc)
-    oc))
+  (doto (fed (doto (OnlineChecker. weak-levels "txn" 4 nil (int max-writes)) (.gcThreshold 1)) ops)
+    (.end)))
 
 (deftest a-read-needing-what-the-weak-window-dropped
   (let [dropped (fn [^OnlineChecker oc] (get (into {} (get (into {} (.stats oc)) "weak")) "dropped-txns"))
@@ -774,10 +780,7 @@
   "An OnlineChecker with a window (keys retiring after max-writes appends, collected at every
   completion) fed ops directly."
   ^OnlineChecker [levels max-writes ops]
-  (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) levels) "txn" 4 nil (int max-writes)) (.gcThreshold 1))
-        r  (OpRecord.)]
-    (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
-    oc))
+  (fed (doto (OnlineChecker. (mapv #(Level/parse (name %)) levels) "txn" 4 nil (int max-writes)) (.gcThreshold 1)) ops))
 
 ;; What the strong levels' window forgets: old retired keys and ended processes.
 
@@ -787,10 +790,7 @@
       (let [h  (history [0 :invoke [[:append :x 1]]] [0 :ok [[:append :x 1]]]
                         [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1]]]]
                         [2 :invoke [[:r :x nil]]] [2 :ok [[:r :x [1]]]])
-            kept (fn [n] (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) [:serializable]) "txn" 4 nil 1) (.gcThreshold 1) (.retiredKeysKept (int n)))
-                               r  (OpRecord.)]
-                           (doseq [[i op] (map-indexed vector h)] (.op oc (isocheck.jepsen/fill! r i op)))
-                           oc))]
+            kept (fn [n] (fed (doto (OnlineChecker. [(Level/parse "serializable")] "txn" 4 nil 1) (.gcThreshold 1) (.retiredKeysKept (int n))) h))]
         (let [oc (kept 0)]
           (is (pos? (stat oc "forgotten-keys")))
           (is (not (.complete oc)))
@@ -944,26 +944,20 @@
 (defn- sim-compare-register
   "[online offline anomaly-counts] verdicts (level id -> violated?) on one simulated
   rw-register history; offline nil where the final check could not decide."
-  [{:keys [seed store bug txns sessions keys ops info-rate]}]
-  (let [cfg (cond-> (-> (SimConfig/builder) (.seed (long seed)) (.store store) (.workload History$Workload/REGISTER)
-                        (.txns (int txns)) (.sessions (int sessions)) (.keys (int keys)) (.opsPerTxn 1 (int ops))
-                        (.infoRate (double info-rate)))
-              bug (-> (.bug bug) (.bugRate 0.1))
-              true .build)
+  [opts]
+  (let [cfg (sim-config History$Workload/REGISTER opts)
         ls  (into levels weak-levels)
         b   (HistoryBuilder. History$Workload/REGISTER)
         oc  (OnlineChecker. ls "txn" 4 nil)
         _   (Simulator/run cfg (reify OpSink (op [_ r] (.op b r) (.op oc r)) (end [_] (.end oc))))
         r   (Checker/check (.build b) (.levels (CheckOptions.) ls))]
-    [(into {} (map (fn [^Level l] [(.id l) (contains? (.firstViolations oc) l)])) ls)
+    [(online-violated oc ls)
      (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (condp = (.value v) Verdict$Value/FALSE true Verdict$Value/TRUE false nil)])) (.levels r))
      (into {} (.counts oc))]))
 
 (deftest rw-register-online-violations-are-found-offline-on-the-simulated-stores
   (let [results (for [i (range 12)
-                      store [Store/STRICT_SERIALIZABLE Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
-                      bug (cons nil (Bug/values))
-                      :when (or (nil? bug) (contains? (.stores ^Bug bug) store))]
+                      [store bug] store-bugs]
                   (let [cfg {:seed (+ 9000 i), :store store, :bug bug
                              :txns (nth [40 150 400] (mod i 3)), :sessions (nth [2 3 5 10] (mod (quot i 3) 4))
                              :keys (nth [3 10 40] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))

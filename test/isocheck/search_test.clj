@@ -924,30 +924,41 @@
         (is (= a b) (str store " " bug " seed " seed))))
     (is (pos? @multi) "some level took two pruning rounds or more")))
 
-(deftest readers-first-in-the-time-order-decides-what-completion-order-does
-  ;; Serializability's time order puts a transaction before the next writer of a version it
-  ;; read when that writer completed first (RegisterSearch#readersFirst): only the search's path
-  ;; changes, so the verdicts must be those with transactions at their completion
-  ;; (-Disocheck.search.readers-first=false), on simulated stores x bugs, every level.
-  (let [with (fn [h on?]
-               (if on?
-                 (System/clearProperty "isocheck.search.readers-first")
-                 (System/setProperty "isocheck.search.readers-first" "false"))
-               (try (verdicts h true) (finally (System/clearProperty "isocheck.search.readers-first"))))
-        fewer (atom 0)]
-    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED Store/STRICT_SERIALIZABLE]
+(defn- with-switch
+  "(f) with the search's switch prop on (cleared) or off (-Dprop=false); cleared after."
+  [prop on? f]
+  (if on? (System/clearProperty prop) (System/setProperty prop "false"))
+  (try (f) (finally (System/clearProperty prop))))
+
+(defn- switch-keeps-verdicts
+  "Over stores x bugs x seeds, the verdicts of every level on (prep h), h simulated, must be
+  the same with the switch prop on and off; returns how many levels' time orders went back
+  fewer times with it on."
+  [prop stores seeds prep]
+  (let [fewer (atom 0)]
+    (doseq [store stores
             bug (cons nil (seq (Bug/values)))
             :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
-            seed (range 3)]
-      (let [h (simulated store bug seed 300 6 12 5)
-            [a sa] (with h true)
-            [b sb] (with h false)]
+            seed (range seeds)]
+      (let [h (prep (simulated store bug seed 300 6 12 5))
+            [a sa] (with-switch prop true #(verdicts h true))
+            [b sb] (with-switch prop false #(verdicts h true))]
         (is (= a b) (str store " " bug " seed " seed))
         (doseq [[l m] sa
                 :let [k (get m "backward-edges") k0 (get (get sb l) "backward-edges")]
                 :when (and k k0 (< k k0))]
           (swap! fewer inc))))
-    (is (pos? @fewer) "some time order went back fewer times with readers first"))
+    @fewer))
+
+(deftest readers-first-in-the-time-order-decides-what-completion-order-does
+  ;; Serializability's time order puts a transaction before the next writer of a version it
+  ;; read when that writer completed first (RegisterSearch#readersFirst): only the search's path
+  ;; changes, so the verdicts must be those with transactions at their completion
+  ;; (-Disocheck.search.readers-first=false), on simulated stores x bugs, every level.
+  (is (pos? (switch-keeps-verdicts "isocheck.search.readers-first"
+                                    [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED Store/STRICT_SERIALIZABLE]
+                                    3 identity))
+      "some time order went back fewer times with readers first")
   (testing "a stale read (known answer): T2 read T0's x, overwritten by T1, which completed
            first; T2 goes before T1 in the time order, and every chosen side goes forward"
     (let [op (fn [i typ p value] {:index i, :type typ, :process p, :f :txn, :value value})
@@ -957,16 +968,12 @@
                           (op 5 :ok 2 [[:r :x 1] [:w :y 1]])]
                          :wr)
           run (fn [on?]
-                (if on?
-                  (System/clearProperty "isocheck.search.readers-first")
-                  (System/setProperty "isocheck.search.readers-first" "false"))
-                (try
-                  (let [o (doto (CheckOptions.) (.levels [Level/SERIALIZABLE]))]
-                    (set! (.searchWitness o) false)
-                    (let [^Result r (Checker/check h o)
-                          m (get (get (.stats r) "search") "serializable")]
-                      [(str (.value ^Verdict (get (.levels r) Level/SERIALIZABLE))) (or (get m "implied-by-search") m)]))
-                  (finally (System/clearProperty "isocheck.search.readers-first"))))
+                (with-switch "isocheck.search.readers-first" on?
+                  #(let [o (doto (CheckOptions.) (.levels [Level/SERIALIZABLE]))]
+                     (set! (.searchWitness o) false)
+                     (let [^Result r (Checker/check h o)
+                           m (get (get (.stats r) "search") "serializable")]
+                       [(str (.value ^Verdict (get (.levels r) Level/SERIALIZABLE))) (or (get m "implied-by-search") m)]))))
           [v m] (run true)
           [v0 m0] (run false)]
       (is (= "TRUE" v v0))
@@ -988,22 +995,6 @@
                                                      [(if (= isocheck.history.OpRecord/WRITE (.mopKind h m)) :w :r)
                                                       (.key h (.mopKey h m)) (.value h (.mopVal h m))]))}))]
                        (j/->history (vec (sort-by :process ops)))))
-        with (fn [h on?]
-               (if on?
-                 (System/clearProperty "isocheck.search.estimate")
-                 (System/setProperty "isocheck.search.estimate" "false"))
-               (try (verdicts h true) (finally (System/clearProperty "isocheck.search.estimate"))))
-        fewer (atom 0)]
-    (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED]
-            bug (cons nil (seq (Bug/values)))
-            :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
-            seed (range 2)]
-      (let [h (by-session (simulated store bug seed 300 6 12 5))
-            [a sa] (with h true)
-            [b sb] (with h false)]
-        (is (= a b) (str store " " bug " seed " seed))
-        (doseq [[l m] sa
-                :let [k (get m "backward-edges") k0 (get (get sb l) "backward-edges")]
-                :when (and k k0 (< k k0))]
-          (swap! fewer inc))))
-    (is (pos? @fewer) "some time order went back fewer times by the estimate")))
+        fewer (switch-keeps-verdicts "isocheck.search.estimate"
+                                     [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED] 2 by-session)]
+    (is (pos? fewer) "some time order went back fewer times by the estimate")))
