@@ -492,6 +492,17 @@
 ;; ---------------------------------------------------------------------------
 ;; The wrapper under the twin of Jepsen's interpreter
 
+(defn- client
+  "A Jepsen client whose invoke! is (apply-op op) under one lock."
+  [apply-op]
+  (let [lock (Object.)]
+    (reify jepsen.client/Client
+      (open! [this _ _] this)
+      (setup! [_ _])
+      (teardown! [_ _])
+      (close! [_ _])
+      (invoke! [_ _ op] (locking lock (apply-op op))))))
+
 (defn- store-client
   "A list-append client over one in-memory store, applying each transaction
   at once under a lock (strictly serializable), except: with probability
@@ -501,39 +512,33 @@
   old."
   [{:keys [info fail-applied stale seed] :or {info 0.0, fail-applied 0.0, stale 0.0, seed 1}}]
   (let [rng   (java.util.Random. seed)
-        lock  (Object.)
         state (atom [{}])] ; every state so far, newest last
-    (reify jepsen.client/Client
-      (open! [this _ _] this)
-      (setup! [_ _])
-      (teardown! [_ _])
-      (close! [_ _])
-      (invoke! [_ _ op]
-        (locking lock
-          (let [states @state
-                cur    (peek states)
-                ro?    (every? #(= :r (first %)) (:value op))
-                view   (if (and ro? (< (.nextDouble rng) stale))
-                         (nth states (max 0 (- (count states) 1 (inc (.nextInt rng 5)))))
-                         cur)
-                [st' vs] (reduce (fn [[st acc] [f k v]]
-                                   (if (= f :r)
-                                     [st (conj acc [f k (get (if ro? view st) k [])])]
-                                     [(update st k (fnil conj []) v) (conj acc [f k v])]))
-                                 [cur []] (:value op))
-                u (.nextDouble rng)]
-            (cond
-              (< u info)
-              (do (when (.nextBoolean rng) (swap! state conj st'))
-                  (assoc op :type :info))
+    (client
+      (fn [op]
+        (let [states @state
+              cur    (peek states)
+              ro?    (every? #(= :r (first %)) (:value op))
+              view   (if (and ro? (< (.nextDouble rng) stale))
+                       (nth states (max 0 (- (count states) 1 (inc (.nextInt rng 5)))))
+                       cur)
+              [st' vs] (reduce (fn [[st acc] [f k v]]
+                                 (if (= f :r)
+                                   [st (conj acc [f k (get (if ro? view st) k [])])]
+                                   [(update st k (fnil conj []) v) (conj acc [f k v])]))
+                               [cur []] (:value op))
+              u (.nextDouble rng)]
+          (cond
+            (< u info)
+            (do (when (.nextBoolean rng) (swap! state conj st'))
+                (assoc op :type :info))
 
-              (< u (+ info fail-applied))
-              (do (when-not ro? (swap! state conj st'))
-                  (assoc op :type :fail))
+            (< u (+ info fail-applied))
+            (do (when-not ro? (swap! state conj st'))
+                (assoc op :type :fail))
 
-              :else
-              (do (when-not ro? (swap! state conj st'))
-                  (assoc op :type :ok, :value vs)))))))))
+            :else
+            (do (when-not ro? (swap! state conj st'))
+                (assoc op :type :ok, :value vs))))))))
 
 (defn- run-watched
   "Runs n transactions of isocheck's list-append workload and its final reads
@@ -1062,20 +1067,15 @@
   once under a lock (strictly serializable); with probability :info it
   completes :info, applied or not (a coin flip)."
   [{:keys [info seed] :or {info 0.0, seed 1}}]
-  (let [rng (java.util.Random. seed), lock (Object.), state (atom {})]
-    (reify jepsen.client/Client
-      (open! [this _ _] this)
-      (setup! [_ _])
-      (teardown! [_ _])
-      (close! [_ _])
-      (invoke! [_ _ op]
-        (locking lock
-          (let [[st' vs] (reduce (fn [[st acc] [f k v]]
-                                   (if (= f :r) [st (conj acc [f k (get st k)])] [(assoc st k v) (conj acc [f k v])]))
-                                 [@state []] (:value op))]
-            (if (< (.nextDouble rng) info)
-              (do (when (.nextBoolean rng) (reset! state st')) (assoc op :type :info))
-              (do (reset! state st') (assoc op :type :ok, :value vs)))))))))
+  (let [rng (java.util.Random. seed), state (atom {})]
+    (client
+      (fn [op]
+        (let [[st' vs] (reduce (fn [[st acc] [f k v]]
+                                 (if (= f :r) [st (conj acc [f k (get st k)])] [(assoc st k v) (conj acc [f k v])]))
+                               [@state []] (:value op))]
+          (if (< (.nextDouble rng) info)
+            (do (when (.nextBoolean rng) (reset! state st')) (assoc op :type :info))
+            (do (reset! state st') (assoc op :type :ok, :value vs))))))))
 
 (deftest the-wrapper-watches-an-rw-register-run
   (let [w    (workload/wr {:seed 11, :key-count 5, :max-writes-per-key 8})
