@@ -858,7 +858,7 @@
     (is (false? (:complete? m)) "the rest of the verdict is the final check's")
     (doseq [l all-online]
       (is (false? (valid m l)) (str l))
-      (is (= :certain-facts (get-in m [:levels l :online-scope])))
+      (is (= (if (contains? (set weak) l) :exact :certain-facts) (get-in m [:levels l :online-scope])) (str l))
       (is (false? (offline-valid ops l)) (str l " offline")))
     (is (= :G1c (get-in m [:levels :serializable :first :anomaly])))
     (is (= 3 (get-in m [:levels :serializable :first :certain-at-index])) "at the second reader's :ok")))
@@ -947,8 +947,9 @@
       (is (empty? (:violations m)) (pr-str (:violations m))))))
 
 (defn- sim-compare-register
-  "[online offline anomaly-counts] verdicts (level id -> violated?) on one simulated
-  rw-register history; offline nil where the final check could not decide."
+  "[online offline anomaly-counts scopes] verdicts (level id -> violated?) on one simulated
+  rw-register history; offline nil where the final check could not decide; scopes: level id ->
+  its :online-scope name."
   [opts]
   (let [cfg (sim-config History$Workload/REGISTER opts)
         ls  (into levels weak-levels)
@@ -958,7 +959,8 @@
         r   (Checker/check (.build b) (.levels (CheckOptions.) ls))]
     [(online-violated oc ls)
      (into {} (map (fn [[^Level l ^Verdict v]] [(.id l) (condp = (.value v) Verdict$Value/FALSE true Verdict$Value/TRUE false nil)])) (.levels r))
-     (into {} (.counts oc))]))
+     (into {} (.counts oc))
+     (into {} (map (fn [[l v]] [l (.name ^isocheck.history.Kw (get v "online-scope"))])) (get (.toData oc) "levels"))]))
 
 (deftest rw-register-online-violations-are-found-offline-on-the-simulated-stores
   (let [results (for [i (range 12)
@@ -980,6 +982,120 @@
     (doseq [[cfg on off] results]
       (doseq [[l v] on :when v]
         (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg))))))
+
+(deftest rw-register-online-weak-verdicts-equal-offline-ones-on-the-simulated-stores
+  ;; RC, RA and TCC are exact online on rw-register (Plume's Theorems 3-5: the commit order their
+  ;; axioms force is all there is to them): where the scope says :exact, online = offline.
+  (let [results (for [i (range 16)
+                      [store bug] store-bugs]
+                  (let [cfg {:seed (+ 9500 i), :store store, :bug bug
+                             :txns (nth [40 150 400] (mod i 3)), :sessions (nth [2 3 5 10] (mod (quot i 3) 4))
+                             :keys (nth [3 10 40] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))
+                             :info-rate (nth [0.01 0.1] (mod i 2))}
+                        [on off counts scopes] (sim-compare-register cfg)]
+                    [cfg (select-keys on ["rc" "ra" "tcc"]) (select-keys off ["rc" "ra" "tcc"]) counts scopes]))
+        found (frequencies (mapcat (fn [[_ _ _ c]] (keys c)) results))]
+    (doseq [l ["rc" "ra" "tcc"]]
+      (is (< 10 (count (filter (fn [[_ _ off]] (true? (off l))) results))) (str l " violated offline in many histories"))
+      (is (< 10 (count (filter (fn [[_ _ off]] (false? (off l))) results))) (str l " valid offline in many histories")))
+    (is (< (* 0.9 (count results)) (count (filter (fn [[_ _ _ _ sc]] (= "exact" (sc "tcc"))) results)))
+        "exact in nearly every simulated history")
+    (is (pos? (get found "ConflictCM" 0)) (str "a cycle through a causal edge found online in some history: " found))
+    (doseq [[cfg on off _ scopes] results]
+      (doseq [[l v] on :when v]
+        (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg)))
+      (doseq [l ["rc" "ra" "tcc"] :when (= "exact" (scopes l))]
+        (is (= (off l) (on l)) (str l ": exact online, yet online and offline differ: " cfg))))))
+
+(deftest rw-register-a-causality-violation-violates-tcc-only
+  (testing "a writer of x in the reader's causal past, not one it observed: TCC forces it before the writer read"
+    ;; T0 writes x; T1 reads it and overwrites x, and writes z; T2 reads z from T1 and writes y;
+    ;; T3 reads y from T2 and x from T0. T1 →CO T3 (through T2), so T1 precedes T0 in commit
+    ;; order; T0 →WR T1: a cycle. T3 observed only T2, which does not write x: RA holds.
+    (let [ops (history [0 :invoke [[:w :x 1]]]
+                       [0 :ok     [[:w :x 1]]]
+                       [1 :invoke [[:r :x nil] [:w :x 2] [:w :z 1]]]
+                       [1 :ok     [[:r :x 1] [:w :x 2] [:w :z 1]]]
+                       [2 :invoke [[:r :z nil] [:w :y 1]]]
+                       [2 :ok     [[:r :z 1] [:w :y 1]]]
+                       [3 :invoke [[:r :y nil] [:r :x nil]]]
+                       [3 :ok     [[:r :y 1] [:r :x 1]]])
+          m (online-check all-online ops)]
+      (doseq [l [:rc :ra]]
+        (is (true? (valid m l)) (str l))
+        (is (true? (offline-valid ops l)) (str l " offline")))
+      (is (false? (valid m :tcc)))
+      (is (false? (offline-valid ops :tcc)))
+      (is (= :ConflictCM (get-in m [:levels :tcc :first :anomaly])))
+      (is (= 7 (get-in m [:levels :tcc :first :certain-at-index])) "at the reader's :ok")
+      (is (= #{:wr :cm} (set (get-in m [:levels :tcc :first :steps]))))
+      (is (= :exact (get-in m [:levels :tcc :online-scope])))))
+  (testing "a read of the initial state by one that causally follows a writer"
+    (let [ops (history [0 :invoke [[:w :x 1]]]
+                       [0 :ok     [[:w :x 1]]]
+                       [1 :invoke [[:r :x nil] [:w :y 1]]]
+                       [1 :ok     [[:r :x 1] [:w :y 1]]]
+                       [2 :invoke [[:r :y nil] [:r :x nil]]]
+                       [2 :ok     [[:r :y 1] [:r :x nil]]])
+          m (online-check weak ops)]
+      (is (true? (valid m :ra)))
+      (is (true? (offline-valid ops :ra)))
+      (is (= :COConflictCM (get-in m [:levels :tcc :first :anomaly])))
+      (is (false? (offline-valid ops :tcc)))
+      (is (true? (:complete? m)) "only the weak levels, all exact: the online verdicts are the final ones")))
+  (testing "the causal past through a writer read in flight waits for its completion"
+    ;; T1 is read (by T2) before it completes; only T1's :ok shows it read x from T0.
+    (let [ops (history [0 :invoke [[:w :x 1]]]
+                       [0 :ok     [[:w :x 1]]]
+                       [1 :invoke [[:r :x nil] [:w :x 2] [:w :z 1]]]
+                       [2 :invoke [[:r :z nil] [:w :y 1]]]
+                       [2 :ok     [[:r :z 1] [:w :y 1]]]
+                       [3 :invoke [[:r :y nil] [:r :x nil]]]
+                       [3 :ok     [[:r :y 1] [:r :x 1]]]
+                       [1 :ok     [[:r :x 1] [:w :x 2] [:w :z 1]]])
+          m (online-check weak ops)]
+      (is (false? (valid m :tcc)))
+      (is (false? (offline-valid ops :tcc)))
+      (is (= 7 (get-in m [:levels :tcc :first :certain-at-index])) "certain at the writer's :ok"))))
+
+(deftest rw-register-an-info-writer-never-gives-a-false-causal-report
+  ;; T1 (:info) writes x and y; its reads are unknown. Shown committed by T2's read of y (after
+  ;; its :info completion: its process retired), it is in T2's causal past: T1 precedes T0, which
+  ;; T2 read x from -- no cycle, since T1's read of x is unknown. The same with T1 read while in
+  ;; flight. T3 reads x from T1 and writes z; T4 reads z from T3 and x = nil: T1 is in its causal
+  ;; past (not observed: read atomic holds), a violation of TCC certain at T4's :ok.
+  (doseq [[label ops] {"read after its :info"
+                       (history [0 :invoke [[:w :x 1]]]
+                                [0 :ok     [[:w :x 1]]]
+                                [1 :invoke [[:r :x nil] [:w :x 2] [:w :y 2]]]
+                                [1 :info   [[:r :x nil] [:w :x 2] [:w :y 2]]]
+                                [2 :invoke [[:r :y nil] [:r :x nil]]]
+                                [2 :ok     [[:r :y 2] [:r :x 1]]]
+                                [3 :invoke [[:r :x nil] [:w :z 3]]]
+                                [3 :ok     [[:r :x 2] [:w :z 3]]]
+                                [4 :invoke [[:r :z nil] [:r :x nil]]]
+                                [4 :ok     [[:r :z 3] [:r :x nil]]])
+                       "read in flight"
+                       (history [0 :invoke [[:w :x 1]]]
+                                [0 :ok     [[:w :x 1]]]
+                                [1 :invoke [[:r :x nil] [:w :x 2] [:w :y 2]]]
+                                [2 :invoke [[:r :y nil] [:r :x nil]]]
+                                [2 :ok     [[:r :y 2] [:r :x 1]]]
+                                [3 :invoke [[:r :x nil] [:w :z 3]]]
+                                [3 :ok     [[:r :x 2] [:w :z 3]]]
+                                [1 :info   [[:r :x nil] [:w :x 2] [:w :y 2]]]
+                                [4 :invoke [[:r :z nil] [:r :x nil]]]
+                                [4 :ok     [[:r :z 3] [:r :x nil]]])}]
+    (testing label
+      (let [m (online-check weak (pop (pop ops)))]
+        (is (empty? (:violations m)) (pr-str (:violations m)))
+        (is (true? (offline-valid (pop (pop ops)) :tcc))))
+      (let [m (online-check weak ops)]
+        (is (= :COConflictCM (get-in m [:levels :tcc :first :anomaly])))
+        (is (true? (valid m :ra)))
+        (is (= 9 (get-in m [:levels :tcc :first :certain-at-index])))
+        (is (= (weak-verdicts m) (offline-weak ops)))
+        (is (= :exact (get-in m [:levels :tcc :online-scope])))))))
 
 ;; ---------------------------------------------------------------------------
 ;; The final check's History, built during the run (online/prebuilt-history)

@@ -346,11 +346,24 @@ public final class OnlineChecker implements OpSink {
     m.put("levels-checked", ls);
     boolean register = reg != null && reg.active();
     if (register) m.put("workload", new Kw("rw-register"));
-    m.put("complete?", complete() && !register);
-    if (register && complete()) {
-      m.put("incomplete-from-event", 0L);
-      m.put("incomplete-because", "rw-register: online, only what no version order can explain (pre-checks; cycles of"
-          + " write-read, session and realtime order); the rest needs the version order, which the final check searches for");
+    // rw-register: the weak levels are decided exactly online (RegisterOnline.scope); a strong
+    // level needs the version order, the final check's search.
+    boolean exact = true, strong = false;
+    if (register) {
+      for (Level l : levels) {
+        exact &= "exact".equals(reg.scope(l));
+        strong |= !WeakOnline.decides(l);
+      }
+    }
+    m.put("complete?", complete() && (!register || exact));
+    if (register && complete() && !exact) {
+      String why = reg.inexactBecause();
+      m.put("incomplete-from-event", strong ? 0L : reg.inexactFrom());
+      m.put("incomplete-because", "rw-register: online, "
+          + (why == null ? "rc, ra and tcc exactly; the other levels " : "every level ")
+          + "only what no version order can explain (pre-checks; cycles of write-read, session and realtime order, and the"
+          + " commit order the weak levels' axioms force); the rest needs the version order, which the final check searches for"
+          + (why == null ? "" : "; rc, ra and tcc not exactly from event " + reg.inexactFrom() + ": " + why));
     }
     if (!complete()) {
       m.put("incomplete-from-event", incompleteFrom);
@@ -362,7 +375,7 @@ public final class OnlineChecker implements OpSink {
       Violation f = firstOf.get(l);
       v.put("valid?", f == null ? (Object) Boolean.TRUE : (Object) Boolean.FALSE);
       if (f != null) v.put("first", f.toData());
-      if (register) v.put("online-scope", new Kw("certain-facts"));
+      if (register) v.put("online-scope", new Kw(reg.scope(l)));
       vs.put(l.id, v);
     }
     m.put("levels", vs);

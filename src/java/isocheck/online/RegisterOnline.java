@@ -90,7 +90,7 @@ final class RegisterOnline {
   // Transactions
   private int n;
   private byte[] status = new byte[1024];
-  private int[] session = new int[1024], node = new int[1024], readBy = new int[1024];
+  private int[] session = new int[1024], node = new int[1024], readBy = new int[1024], soPred = new int[1024];
   private long[] firstEv = new long[1024], invEv = new long[1024], doneEv = new long[1024];
   private long[] display = new long[1024];
   private int[][] rtPreds = new int[1024][];
@@ -117,9 +117,20 @@ final class RegisterOnline {
 
   // Graphs, one per family; nodes are committed transactions, numbered alike in every graph.
   private final Graph[] graphs;
-  private final boolean anySo, anyRt, anyForced, raForced;
-  /** The commit-order edges a weak graph gets (Plume's axioms): none, read committed's, read atomic's. */
-  private static final int RC_FORCED = 1, RA_FORCED = 2;
+  private final boolean anySo, anyRt, anyForced, raForced, tcc;
+  /**
+   * The commit-order edges a weak graph gets (Plume's axioms): none, read committed's, read
+   * atomic's (and RC's), TCC's (and RA's and RC's). A graph gets the edges of every rule up to its own.
+   */
+  private static final int RC_FORCED = 1, RA_FORCED = 2, TCC_FORCED = 3;
+  /** In an edge's tag: a commit-order edge forced by TCC's causal rule (not implied by RA's). */
+  private static final int CAUSAL_TAG = Integer.MIN_VALUE;
+  /** Why the weak levels' online verdicts may miss what the offline check finds (null: exact). */
+  private String inexact;
+  private long inexactAt = -1;
+  private long curEv;
+  /** TCC: the causal order's clocks over chains ({@link CausalClocks}). */
+  private final CausalClocks causal;
   /** In a read's writer list: the initial state (a nil read); -1: no writer known. */
   private static final int INITIAL = -5;
   /** RA: per session, key -> its last :ok writer. */
@@ -133,7 +144,8 @@ final class RegisterOnline {
   // Scratch
   private final IntList seenKeys = new IntList(), path = new IntList();
   private long[] seenVals = new long[8];
-  private boolean[] seenWrite = new boolean[8];
+  private boolean[] seenWrite = new boolean[8], seenOwn = new boolean[8];
+  private final IntList preds = new IntList();
 
   RegisterOnline(List<Level> levels, WeakOnline.Reporter out) {
     this.out = out;
@@ -142,11 +154,11 @@ final class RegisterOnline {
     nr.remove(Level.RC);
     this.allButRc = List.copyOf(nr);
     LinkedHashMap<Level.Family, List<Level>> byFamily = new LinkedHashMap<>();
-    ArrayList<Level> raTcc = new ArrayList<>();
-    boolean rc = false;
+    boolean rc = false, ra = false, tc = false;
     for (Level l : levels) {
       if (l == Level.RC) rc = true;
-      else if (l == Level.RA || l == Level.TCC) raTcc.add(l);
+      else if (l == Level.RA) ra = true;
+      else if (l == Level.TCC) tc = true;
       else byFamily.computeIfAbsent(l.family, f -> new ArrayList<>()).add(l);
     }
     ArrayList<Graph> gs = new ArrayList<>();
@@ -156,13 +168,23 @@ final class RegisterOnline {
       s |= (e.getKey().bits & Edge.SO) != 0;
       r |= (e.getKey().bits & Edge.RT) != 0;
     }
+    // One graph per weak level (pitfall 1: a level's verdict from its own edges only).
     if (rc) gs.add(new Graph(Level.Family.PROCESS, List.of(Level.RC), RC_FORCED));
-    if (!raTcc.isEmpty()) gs.add(new Graph(Level.Family.PROCESS, raTcc, RA_FORCED));
+    if (ra) gs.add(new Graph(Level.Family.PROCESS, List.of(Level.RA), RA_FORCED));
+    if (tc) gs.add(new Graph(Level.Family.PROCESS, List.of(Level.TCC), TCC_FORCED));
     graphs = gs.toArray(new Graph[0]);
-    anySo = s || rc || !raTcc.isEmpty();
+    anySo = s || rc || ra || tc;
     anyRt = r;
-    raForced = !raTcc.isEmpty();
+    raForced = ra || tc;
     anyForced = rc || raForced;
+    tcc = tc;
+    causal = !tc ? null : new CausalClocks(new CausalClocks.Owner() {
+      @Override public int sessionOf(int t) { return session[t]; }
+
+      @Override public int[] writtenKeys(int t) { return wKeys[t]; }
+
+      @Override public void forceCausal(int t3, int t2, int t1, int x) { force(t3, t2, t1, x, TCC_FORCED); }
+    }, INITIAL);
   }
 
   /** Whether the history is an rw-register one (so this engine has taken it). */
@@ -192,6 +214,9 @@ final class RegisterOnline {
   /** The end of the history: a read of a value nobody wrote is now certain garbage. */
   void end() {
     if (mode <= 0) return;
+    // Committed while in flight and never completed: their reads are unknown (as offline), their
+    // causal past their session's; those waiting for them go on.
+    if (causal != null) for (int t = 0; t < n; t++) if (node[t] >= 0 && !causal.entered(t)) enterCausal(t, false);
     for (int k = 0; k < waiting.size(); k++) {
       HashMap<Long, IntList> w = waiting.get(k);
       if (w == null) continue;
@@ -217,6 +242,7 @@ final class RegisterOnline {
     m.put("process-edges", so);
     m.put("realtime-edges", rt);
     m.put("forced-commit-order-edges", forced);
+    if (causal != null) causal.stats(m);
     m.put("ambiguous-values", ambiguous);
     m.put("reads-before-their-writer", waitingReads);
     return m;
@@ -225,13 +251,30 @@ final class RegisterOnline {
   /** Transactions held. */
   int held() { return mode > 0 ? n : 0; }
 
+  /**
+   * What level l's online verdict covers: "exact" for RC, RA and TCC (Plume's Theorems 3-5: the
+   * forced commit order is all there is to them, and every fact of it is derived here), unless an
+   * event made them miss facts ({@link #inexactBecause}); "certain-facts" for the strong levels,
+   * whose version order is the final check's search.
+   */
+  String scope(Level l) {
+    return (l == Level.RC || l == Level.RA || l == Level.TCC) && inexact == null ? "exact" : "certain-facts";
+  }
+
+  /** Why the weak levels' online verdicts are not exact (null while they are), and from which event. */
+  String inexactBecause() { return inexact; }
+
+  long inexactFrom() { return inexactAt; }
+
   // ------------------------------------------------------------------ ingest
 
   private void ingest(OpRecord r, long ev) {
+    curEv = ev;
     int s = sessionOf(r.process);
     if (r.type == OpType.INVOKE) {
       int old = pendingOf.get(s);
       if (old >= 0) status[old] = OpType.INFO; // a malformed history: the final check says so
+      if (causal != null) causal.invoked(s);
       pendingOf.set(s, newTxn(s, r, ev, true));
       return;
     }
@@ -248,6 +291,18 @@ final class RegisterOnline {
       out.report("G1a", all, new long[] {display[rd], display[t]}, new String[0],
           name(rd) + " read a value " + name(t) + " wrote, and " + name(t) + "'s op then failed: an aborted read.");
     }
+    if (causal != null && r.type != OpType.OK) {
+      // Committed while in flight (a read showed it): its reads are unknown, its past is its session's.
+      if (node[t] >= 0 && !causal.entered(t)) enterCausal(t, false);
+      if (r.type == OpType.INFO) causal.retire(s);
+    }
+  }
+
+  /** The weak levels' online verdicts may miss, from here, what the offline check finds: say why (once). */
+  private void inexact(String why) {
+    if (inexact != null) return;
+    inexact = why;
+    inexactAt = curEv;
   }
 
   private int newTxn(int s, OpRecord r, long ev, boolean invoked) {
@@ -288,11 +343,16 @@ final class RegisterOnline {
       if (prev != t || dupWithin(ks, vs, j)) {
         if (prev != AMBIGUOUS) ambiguous++;
         w.put(vs[j], AMBIGUOUS);
+        inexact("a value written to key " + Edn.str(keyObjs.get(ks[j])) + " twice names no writer (the final check refuses such a history)");
         continue;
       }
       HashMap<Long, IntList> wait = waiting.get(ks[j]);
       IntList rs = wait == null ? null : wait.remove(vs[j]);
-      if (rs != null) for (int i = 0; i < rs.size(); i++) readFrom(rs.get(i), t, ks[j], vs[j]);
+      if (rs != null) {
+        inexact(name(rs.get(0)) + " completed reading a value of key " + Edn.str(keyObjs.get(ks[j])) + " before its writer " + name(t)
+            + " was invoked: the commit order that read forces was not derived");
+        for (int i = 0; i < rs.size(); i++) readFrom(rs.get(i), t, ks[j], vs[j]);
+      }
     }
     return t;
   }
@@ -308,6 +368,7 @@ final class RegisterOnline {
     session = Arrays.copyOf(session, c);
     node = Arrays.copyOf(node, c);
     readBy = Arrays.copyOf(readBy, c);
+    soPred = Arrays.copyOf(soPred, c);
     firstEv = Arrays.copyOf(firstEv, c);
     invEv = Arrays.copyOf(invEv, c);
     doneEv = Arrays.copyOf(doneEv, c);
@@ -333,11 +394,13 @@ final class RegisterOnline {
       long v = tag == OpRecord.V_NIL ? NIL : valueCode(r, i);
       int at = -1;
       for (int a = 0; a < seenKeys.size(); a++) if (seenKeys.get(a) == k) at = a;
+      boolean again = false;
       if (at >= 0) {
         long before = seenVals[at];
         boolean wrote = seenWrite[at];
         seenVals[at] = v;
         seenWrite[at] = kind == OpRecord.WRITE;
+        seenOwn[at] |= kind == OpRecord.WRITE;
         if (kind == OpRecord.READ && before != v) {
           // After its own write: not-my-own-write, ruling out every level; after its own read
           // only: a non-repeatable read, which read committed allows.
@@ -345,16 +408,22 @@ final class RegisterOnline {
               name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", but its own earlier "
                   + (wrote ? "write" : "read") + " of that key says it should be " + valueStr(before) + ".");
         }
-        continue;
+        // A read of a key it only read before is a read of its own (read committed's axiom is
+        // about each read, in program order); after its own write, every level is ruled out already.
+        if (kind != OpRecord.READ || seenOwn[at]) continue;
+        again = before == v;
+      } else {
+        if (seenKeys.size() == seenVals.length) {
+          seenVals = Arrays.copyOf(seenVals, 2 * seenVals.length);
+          seenWrite = Arrays.copyOf(seenWrite, 2 * seenWrite.length);
+          seenOwn = Arrays.copyOf(seenOwn, 2 * seenOwn.length);
+        }
+        seenVals[seenKeys.size()] = v;
+        seenWrite[seenKeys.size()] = kind == OpRecord.WRITE;
+        seenOwn[seenKeys.size()] = kind == OpRecord.WRITE;
+        seenKeys.add(k);
+        if (kind != OpRecord.READ) continue;
       }
-      if (seenKeys.size() == seenVals.length) {
-        seenVals = Arrays.copyOf(seenVals, 2 * seenVals.length);
-        seenWrite = Arrays.copyOf(seenWrite, 2 * seenWrite.length);
-      }
-      seenVals[seenKeys.size()] = v;
-      seenWrite[seenKeys.size()] = kind == OpRecord.WRITE;
-      seenKeys.add(k);
-      if (kind != OpRecord.READ) continue;
       if (v == NIL) {
         rKey.add(k);
         rFrom.add(INITIAL);
@@ -362,6 +431,13 @@ final class RegisterOnline {
       }
       int w = writerOf.get(k).get(v);
       if (w == AMBIGUOUS) continue;
+      if (again) { // the same value again: the same writer, already followed
+        if (w >= 0 && w != t && status[w] != OpType.FAIL) {
+          rKey.add(k);
+          rFrom.add(w);
+        }
+        continue;
+      }
       if (w < 0) {
         HashMap<Long, IntList> wait = waiting.get(k);
         if (wait == null) waiting.set(k, wait = new HashMap<>());
@@ -380,6 +456,7 @@ final class RegisterOnline {
       }
     }
     if (anyForced) forcedEdges(t);
+    if (causal != null) enterCausal(t, true);
     if (anyRt) {
       long inv = invEv[t];
       if (inv >= 0) {
@@ -413,7 +490,8 @@ final class RegisterOnline {
       for (int j = 0; j < c; j++) {
         int t2 = rFrom.get(j);
         if (j == i || t2 < 0 || t2 == t1 || !writes(t2, x)) continue;
-        force(t, t2, t1, x, j < i ? RC_FORCED : RA_FORCED);
+        // Read committed: t2 observed by a read of another key earlier in t's program.
+        force(t, t2, t1, x, j < i && rKey.get(j) != x ? RC_FORCED : RA_FORCED);
       }
       if (mine != null) {
         int t2 = mine.get(x);
@@ -435,18 +513,43 @@ final class RegisterOnline {
   /** t2 must commit before t1 (the reader t read x from t1) at the weak levels of rule and up. */
   private void force(int t, int t2, int t1, int x, int rule) {
     forced++;
-    int tag = Edge.CM | (x < (1 << 24) - 1 ? (x + 1) << 7 : 0);
+    int tag = Edge.CM | (x < (1 << 24) - 1 ? (x + 1) << 7 : 0) | (rule == TCC_FORCED ? CAUSAL_TAG : 0);
     for (Graph g : graphs) {
       if (g.forced < rule) continue;
       if (t1 == INITIAL) {
-        g.report(g.forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM", new long[] {display[t], display[t2]}, new String[0],
+        String anomaly = rule == TCC_FORCED ? "COConflictCM" : g.forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM";
+        g.report(anomaly, new long[] {display[t], display[t2]}, new String[0],
             name(t) + " read key " + Edn.str(keyObjs.get(x)) + " = nil (its initial state), although it "
-                + (rule == RC_FORCED ? "had already read from " : "read from, or followed in its session, ") + name(t2)
+                + (rule == RC_FORCED ? "had already read from " : rule == RA_FORCED ? "read from, or followed in its session, "
+                    : "causally follows ") + name(t2)
                 + ", which wrote that key");
       } else {
         g.edge(node[t2], node[t1], Edge.CM, tag);
       }
     }
+  }
+
+  /**
+   * t's incoming causal edges are final (its completion, or its commit when an :info one): its
+   * session predecessor and, with reads, the writers it read from; then TCC's causal edges from
+   * its reads once every predecessor has its clock ({@link CausalClocks}).
+   */
+  private void enterCausal(int t, boolean reads) {
+    preds.clear();
+    int sp = soPred[t];
+    if (sp >= 0) preds.add(sp);
+    int[] qs = null;
+    if (reads) {
+      int c = rKey.size();
+      qs = new int[2 * c];
+      for (int i = 0; i < c; i++) {
+        int w = rFrom.get(i);
+        qs[2 * i] = rKey.get(i);
+        qs[2 * i + 1] = w;
+        if (w >= 0) preds.add(w);
+      }
+    }
+    causal.enter(t, preds.toArray(), qs);
   }
 
   /** Committed reader t read v from k, written by w: G1a, G1b, or a write-read edge; whether t read from w. */
@@ -468,7 +571,12 @@ final class RegisterOnline {
         break;
       }
     }
-    if (node[w] < 0) commit(w);
+    if (node[w] < 0) {
+      commit(w);
+      // An :info writer shown committed: its reads are unknown, its causal past its session's.
+      if (causal != null && status[w] == OpType.INFO) enterCausal(w, false);
+    }
+    if (causal != null) causal.read(t, w);
     wr++;
     edge(w, t, Edge.WR, k);
     return true;
@@ -479,19 +587,28 @@ final class RegisterOnline {
     node[t] = txnOfNode.size();
     txnOfNode.add(t);
     for (Graph g : graphs) g.g.addNode();
+    soPred[t] = -1;
     if (anySo) {
       int s = session[t], p = lastCommittedOf.get(s);
       if (p == -1 || lastFirstEv[s] < firstEv[t]) {
         if (p != -1) {
           so++;
           edge(p, t, Edge.SO, -1);
+          // A process reused after an :info transaction a read showed committed: the weak levels'
+          // session facts (RA's session writers, TCC's chains) leave that one out.
+          if (status[p] != OpType.OK) inexact(name(t) + "'s process went on after " + name(p)
+              + ", an :info transaction shown committed: the session order past it was not followed");
         }
+        soPred[t] = p;
         lastCommittedOf.set(s, t);
         lastFirstEv[s] = firstEv[t];
       } else {
         so++;
         edge(t, p, Edge.SO, -1); // an :info transaction shown committed after its session went on
+        inexact(name(t) + ", an :info transaction, was shown committed after its process went on: the session order"
+            + " it adds to its successors was not followed");
       }
+      if (causal != null) causal.committed(t, s, soPred[t]);
     }
     int[] preds = rtPreds[t];
     if (preds != null) {
@@ -598,12 +715,14 @@ final class RegisterOnline {
       if (g.path(to, from, g.edgeCount(), path) < 0) return; // cannot happen: add refused it
       int c = path.size() + 1;
       int[] ns = new int[c], ls = new int[c], ks = new int[c];
+      boolean causalCm = false;
       for (int i = -1; i < path.size(); i++) {
         int src = i < 0 ? from : g.from(path.get(i));
         int tg = i < 0 ? tag : g.tag(path.get(i));
         ns[i + 1] = txnOfNode.get(src);
         ls[i + 1] = tg & 127;
-        ks[i + 1] = (tg >>> 7) - 1;
+        ks[i + 1] = ((tg & ~CAUSAL_TAG) >>> 7) - 1;
+        causalCm |= (tg & CAUSAL_TAG) != 0;
       }
       boolean cm = false;
       for (int l : ls) cm |= l == Edge.CM;
@@ -611,7 +730,7 @@ final class RegisterOnline {
       if (forced == 0) {
         anomaly = new Cycle(ns, ls).anomalyType();
         if (rtCommit && anomaly.endsWith("-realtime")) anomaly += "-commit";
-      } else anomaly = !cm ? "CyclicCO" : forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM";
+      } else anomaly = !cm ? "CyclicCO" : causalCm ? "ConflictCM" : forced == RC_FORCED ? "NonMonoReadCM" : "FracturedReadCM";
       long[] txns = new long[c];
       String[] steps = new String[c];
       StringBuilder sb = new StringBuilder();
