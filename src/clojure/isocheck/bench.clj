@@ -1285,6 +1285,53 @@
                          (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
         (flush)))))
 
+(defn- online-register-config
+  "online-config's Jepsen-shaped history, on rw-register: 10 sessions, 4 micro-ops, half reads,
+  1,000 keys zipf rotating after 32 writes, 5% :fail, 1% :info; bug at 1% when given."
+  ^SimConfig [store bug txns]
+  (cond-> (-> (SimConfig/builder) (.seed 1) (.store store) (.workload History$Workload/REGISTER) (.txns (int txns))
+              (.sessions 10) (.keys 1000) (.keyDist SimConfig$KeyDist/ZIPF) (.opsPerTxn 4 4) (.readFraction 0.5)
+              (.maxWritesPerKey 32) (.failRate 0.05) (.infoRate 0.01))
+    bug (-> (.bug ^Bug bug) (.bugRate 0.01))
+    true .build))
+
+(defn- online-register-rows
+  "rw-register rows of `lein bench online` (isocheck.online.RegisterOnline): the Java
+  OnlineChecker's ingest rate (median of 3), the heap it retains at the end (no window: every
+  transaction is kept), violations found, and whether the weak levels' online verdicts are exact
+  (:online-scope :exact; TCC's causal edges, CausalClocks), on the SSER store (valid) and the SI
+  store with 1% causality violations (TCC violated)."
+  [sizes]
+  (let [ser+si ["serializable" "snapshot-isolation"]
+        weak   ["rc" "ra" "tcc"]
+        stores [["SSER store" Store/STRICT_SERIALIZABLE nil]
+                ["SI store, 1% causal bug" Store/SNAPSHOT_ISOLATION Bug/CAUSALITY_VIOLATION]]]
+    (doseq [[_ store bug] stores]
+      (let [s (recorded (online-register-config store bug 20000))]
+        (dotimes [_ 3] (ingest-java s (mapv #(Level/parse %) (into ser+si weak))))))
+    (println)
+    (println "rw-register (RegisterOnline, no window): Java ingest, median of 3; weak levels exact online (:online-scope :exact)?")
+    (println (format "%-24s %-11s %10s %10s %8s %7s %7s %10s %s" "history" "levels" "txns" "java txn/s" "ckr heap" "found" "exact" "chains" "violated online"))
+    (doseq [n sizes
+            [label store bug] stores]
+      (let [s (recorded (online-register-config store bug n))]
+        (doseq [[lname names] [["SER+SI" ser+si] ["weak" weak] ["SER+SI+weak" (into ser+si weak)]]]
+          (let [levels (mapv #(Level/parse %) names)
+                box (volatile! (ingest-java s levels))
+                [^OnlineChecker oc s1] @box
+                _ (.end oc)
+                data (.toData oc)
+                exact (every? (fn [l] (= "exact" (.name ^isocheck.history.Kw (get-in (into {} (get data "levels")) [l "online-scope"])))) (filter (set weak) names))
+                found (reduce + 0 (vals (.counts oc)))
+                chains (get-in (into {} (.stats oc)) ["register" "chains"])
+                violated (sort (map #(.id ^Level %) (keys (.firstViolations oc))))
+                with (do (gc!) (used))
+                heap (do (vreset! box nil) (gc!) (- with (used)))
+                java-s (median (cons s1 (for [_ (range 2)] (second (ingest-java s levels)))))]
+            (println (format "%-24s %-11s %,10d %,10.0f %8s %,7d %7s %10s %s" label lname n (/ n java-s) (mb heap) (long found)
+                             (if (some (set weak) names) (if exact "yes" "no") "-") (or chains "-") (str/join " " violated)))
+            (flush)))))))
+
 (defn online-main
   "`lein bench online [SIZES...]`: online checking (isocheck.online, issue 28), with the window
   (:max-writes-per-key 32, the simulator's rotation). At each size (default 10^5, 10^6
@@ -1352,6 +1399,7 @@
                              (/ (* 1e9 (:producer-s hook)) (* 2.0 n)) (long (:violations hook))
                              (if (and complete (:complete? hook)) "yes" "no") (lat hook) (lat slow)))
             (flush)))))
+    (online-register-rows sizes)
     (println)
     ;; at 10^6 the offline check beside the replay outgrew the shared machine: `lein bench online-final 1000000` alone
     (online-final-main (filter #(<= % 100000) sizes))))
