@@ -57,6 +57,12 @@ final class CausalClocks {
 
     /** t2 must commit before t1 (t3 read x from t1, t1 possibly the initial state): add the edge or report. */
     void forceCausal(int t3, int t2, int t1, int x);
+
+    /** A transaction waiting for its clock will query key x (delta 1), or has (-1): x stays open meanwhile. */
+    void pin(int x, int delta);
+
+    /** A read of key x, some of whose writers were on a chain since recycled, was checked without them. */
+    void stale(int t3, int x);
   }
 
   private static final byte NONE = 0, WAITING = 1, RESOLVED = 2;
@@ -67,22 +73,40 @@ final class CausalClocks {
   private int cap = 1024;
   private byte[] state = new byte[cap];
   private int[] soPred = new int[cap], waitN = new int[cap], chain = new int[cap], idx = new int[cap];
-  private boolean[] late = new boolean[cap], readsLate = new boolean[cap];
+  /** The previous member of t's chain when t was placed (-1: none). */
+  private int[] chainPrev = new int[cap];
+  /**
+   * late: known only through its successors (readersOf): committed after its session ended, or
+   * retracted from its chain's tail; hasReader: some committed transaction read from it.
+   */
+  private boolean[] late = new boolean[cap], readsLate = new boolean[cap], hasReader = new boolean[cap];
   private int[][] clock = new int[cap][], pendPreds = new int[cap][], pendQueries = new int[cap][];
   private IntList[] waiters = new IntList[cap], readersOf = new IntList[cap];
 
   // Sessions
   private final IntList sessionChain = new IntList(), unresolvedOf = new IntList(), lastOf = new IntList();
+  /** Per session: the last member retracted from its chain (-1: none), whom the session's next commit follows. */
+  private final IntList lastRetracted = new IntList();
   private boolean[] dead = new boolean[16];
-  // Chains: the last place used; chains ended sessions left.
-  private final IntList chainLen = new IntList(), freeChains = new IntList();
+  // Chains: the last place used, the last member left on it and its place; chains ended sessions left.
+  private final IntList chainLen = new IntList(), tailOf = new IntList(), tailIdx = new IntList(), freeChains = new IntList();
   // Keys: writers by chain, and late writers.
   private final ArrayList<KeyWriters> keys = new ArrayList<>();
+  /** Keys retired (the owner's window rule) and keys stale (a writer's chain was recycled). */
+  private boolean[] retired = new boolean[64], stale = new boolean[64];
+  // Recycling chains: per chain, (member, key not retired) pairs; whether a reader of a late
+  // transaction is on it (never recycled); free; the keys with writers on it.
+  private final IntList liveOf = new IntList();
+  private boolean[] lateReaderOn = new boolean[16], free = new boolean[16];
+  private final ArrayList<IntList> keysOn = new ArrayList<>();
+  private final IntList recyclable = new IntList();
+  private long recycled, retracted;
 
   private final IntList work = new IntList();
   private long waited, queries, examined, edges;
 
   CausalClocks(Owner owner, int initial) {
+    // The recycling state is indexed by chain and key; the owner retires keys (or never does).
     this.owner = owner;
     this.initial = initial;
   }
@@ -97,6 +121,8 @@ final class CausalClocks {
     idx = Arrays.copyOf(idx, c);
     late = Arrays.copyOf(late, c);
     readsLate = Arrays.copyOf(readsLate, c);
+    hasReader = Arrays.copyOf(hasReader, c);
+    chainPrev = Arrays.copyOf(chainPrev, c);
     clock = Arrays.copyOf(clock, c);
     pendPreds = Arrays.copyOf(pendPreds, c);
     pendQueries = Arrays.copyOf(pendQueries, c);
@@ -110,6 +136,7 @@ final class CausalClocks {
       sessionChain.add(-1);
       unresolvedOf.add(0);
       lastOf.add(-1);
+      lastRetracted.add(-1);
     }
     if (s >= dead.length) dead = Arrays.copyOf(dead, Math.max(2 * dead.length, s + 1));
   }
@@ -128,19 +155,31 @@ final class CausalClocks {
     chain[t] = -1;
     state[t] = NONE;
     late[t] = dead[s];
+    hasReader[t] = false;
+    readsLate[t] = false;
+    readersOf[t] = null;
     if (!late[t]) unresolvedOf.set(s, unresolvedOf.get(s) + 1);
+    // After members retracted from the session's chain: t follows them, so it is one of their successors.
+    int m = lastRetracted.get(s);
+    if (m >= 0) {
+      lastRetracted.set(s, -1);
+      successor(m, t);
+    }
   }
 
-  /** Whether t's session predecessor is a late transaction (then CO past it is not followed: see {@link #knows}). */
-  boolean late(int t) { return t >= 0 && late[t]; }
+  private void successor(int a, int t) {
+    if (!late[t]) readsLate[t] = true; // on a chain, so that who knows it can be told
+    if (readersOf[a] == null) readersOf[a] = new IntList(2);
+    readersOf[a].add(t);
+  }
 
   /** Committed reader t read from committed w (the owner's readFrom). */
   void read(int t, int w) {
     ensure(t);
-    if (!late[w]) return;
-    readsLate[t] = true;
-    if (readersOf[w] == null) readersOf[w] = new IntList(2);
-    readersOf[w].add(t);
+    // A reader in w's own session follows w there anyway (a retracted member's successors are the
+    // session's next ones): only another session's reader spreads w.
+    if (owner.sessionOf(t) != owner.sessionOf(w)) hasReader[w] = true;
+    if (late[w]) successor(w, t);
   }
 
   /** Whether t has entered (its predecessors are known). */
@@ -156,8 +195,105 @@ final class CausalClocks {
   private void maybeFree(int s) {
     int ch = sessionChain.get(s);
     if (!dead[s] || unresolvedOf.get(s) != 0 || ch < 0) return;
+    retractTail(ch, s);
     freeChains.add(ch);
+    free[ch] = true;
     sessionChain.set(s, -1);
+    if (liveOf.get(ch) == 0 && !lateReaderOn[ch]) recyclable.add(ch);
+  }
+
+  /**
+   * Session s ended, its members all placed: the members at the end of its chain that nothing
+   * follows but their session successors (no reader yet) leave the chain, so that a new session
+   * that knows the member before them can continue it (else a writer no one read, a dead process's
+   * last, would hold its chain forever, and the chains would grow with the processes that ever
+   * ran). A retracted member is known through its successors ({@link #knows}): its readers to
+   * come, the next retracted member, and the session's next commit (an :info transaction shown
+   * later, or the process reused). Places on the chain go on increasing, so a clock that knew a
+   * retracted member (a higher place than the tail's) does not claim the members to come.
+   */
+  private void retractTail(int ch, int s) {
+    int m = tailOf.get(ch), next = -1;
+    while (m >= 0 && owner.sessionOf(m) == s && !hasReader[m] && !readsLate[m]) {
+      int prev = chainPrev[m];
+      chain[m] = -1;
+      late[m] = true;
+      int[] wk = owner.writtenKeys(m);
+      if (wk != null) {
+        for (int i = 0; i < wk.length; i++) {
+          int x = wk[i];
+          boolean dup = false;
+          for (int j = 0; j < i && !dup; j++) dup = wk[j] == x;
+          if (dup) continue;
+          KeyWriters kw = keys.get(x);
+          kw.retract(m, ch);
+          if (!retired[x]) liveOf.set(ch, liveOf.get(ch) - 1);
+        }
+      }
+      if (next >= 0) successor(m, next);
+      else lastRetracted.set(s, m);
+      retracted++;
+      next = m;
+      m = prev;
+    }
+    tailOf.set(ch, m);
+    tailIdx.set(ch, m >= 0 ? idx[m] : 0);
+  }
+
+  /**
+   * Key x retired: no transaction in flight names it, and the workload will not name it again
+   * (the owner's window rule). Its writers are never asked about again, so a free chain all of
+   * whose members write only retired keys can be recycled.
+   */
+  void retireKey(int x) {
+    keyRoom(x);
+    if (retired[x]) return;
+    retired[x] = true;
+    KeyWriters kw = x < keys.size() ? keys.get(x) : null;
+    if (kw == null) return;
+    for (int j = 0; j < kw.n; j++) {
+      int ch = kw.chains[j], live = liveOf.get(ch) - kw.lists[j].size();
+      liveOf.set(ch, live);
+      if (live == 0 && free[ch] && !lateReaderOn[ch]) recyclable.add(ch);
+    }
+  }
+
+  private void keyRoom(int x) {
+    if (x < retired.length) return;
+    int c = Math.max(2 * retired.length, x + 1);
+    retired = Arrays.copyOf(retired, c);
+    stale = Arrays.copyOf(stale, c);
+  }
+
+  /**
+   * A free chain no one will ask about again (its members write retired keys only, and none reads
+   * a late transaction), taken by a new session: its places go on increasing, so a clock that knew
+   * an old member (a lower place) does not claim the new ones; its old members leave their keys'
+   * lists, and those keys are marked stale (a read of one again is checked without them, and says so).
+   */
+  private int recycle() {
+    while (recyclable.size() > 0) {
+      int ch = recyclable.pop();
+      if (!free[ch] || liveOf.get(ch) != 0 || lateReaderOn[ch]) continue;
+      free[ch] = false;
+      for (int i = freeChains.size() - 1; i >= 0; i--) {
+        if (freeChains.get(i) != ch) continue;
+        freeChains.set(i, freeChains.get(freeChains.size() - 1));
+        freeChains.truncate(freeChains.size() - 1);
+        break;
+      }
+      IntList ks = keysOn.get(ch);
+      for (int i = 0; i < ks.size(); i++) {
+        int x = ks.get(i);
+        keyRoom(x);
+        if (keys.get(x).drop(ch)) stale[x] = true; // writers forgotten (retracted ones stay, as late ones)
+      }
+      ks.clear();
+      tailOf.set(ch, -1);
+      recycled++;
+      return ch;
+    }
+    return -1;
   }
 
   /**
@@ -178,6 +314,7 @@ final class CausalClocks {
       waitN[t] = wait;
       pendPreds[t] = preds;
       pendQueries[t] = qs;
+      if (qs != null) for (int i = 0; i < qs.length; i += 2) owner.pin(qs[i], 1);
       return;
     }
     clockOf(t, preds, qs);
@@ -194,6 +331,7 @@ final class CausalClocks {
         int[] ps = pendPreds[v], q = pendQueries[v];
         pendPreds[v] = pendQueries[v] = null;
         clockOf(v, ps, q);
+        if (q != null) for (int j = 0; j < q.length; j += 2) owner.pin(q[j], -1);
         work.add(v);
       }
     }
@@ -218,23 +356,37 @@ final class CausalClocks {
       int own = sessionChain.get(s), ch = own;
       // A session's first: a chain an ended session left, whose last member t knows (the most
       // recently freed first, a bounded number of them).
-      for (int i = freeChains.size() - 1, tries = own < 0 ? 64 : 0; i >= 0 && tries > 0; i--, tries--) {
+      for (int i = freeChains.size() - 1, tries = own < 0 ? Integer.MAX_VALUE : 0; i >= 0 && tries > 0; i--, tries--) {
         int f = freeChains.get(i);
-        if (f >= c.length || c[f] < chainLen.get(f)) continue;
+        if (tailIdx.get(f) > 0 && (f >= c.length || c[f] < tailIdx.get(f))) continue;
         ch = f;
+        free[f] = false;
         freeChains.set(i, freeChains.get(freeChains.size() - 1));
         freeChains.truncate(freeChains.size() - 1);
         break;
       }
+      if (ch < 0) ch = recycle();
       if (ch < 0) {
         ch = chainLen.size();
         chainLen.add(0);
+        tailOf.add(-1);
+        tailIdx.add(0);
+        liveOf.add(0);
+        keysOn.add(new IntList(4));
+        if (ch >= free.length) {
+          free = Arrays.copyOf(free, 2 * free.length);
+          lateReaderOn = Arrays.copyOf(lateReaderOn, 2 * lateReaderOn.length);
+        }
       }
+      if (readsLate[t]) lateReaderOn[ch] = true;
       sessionChain.set(s, ch);
       int at = chainLen.get(ch) + 1;
       chainLen.set(ch, at);
       chain[t] = ch;
       idx[t] = at;
+      chainPrev[t] = tailOf.get(ch);
+      tailOf.set(ch, t);
+      tailIdx.set(ch, at);
       if (ch >= c.length) c = Arrays.copyOf(c, ch + 1);
       c[ch] = at;
     }
@@ -246,7 +398,11 @@ final class CausalClocks {
         int x = wk[i];
         boolean dup = false;
         for (int j = 0; j < i && !dup; j++) dup = wk[j] == x;
-        if (!dup) writer(x).add(t, chain[t]);
+        if (dup) continue;
+        keyRoom(x);
+        int ch = chain[t];
+        if (writer(x).add(t, ch) && ch >= 0) keysOn.get(ch).add(x);
+        if (ch >= 0 && !retired[x]) liveOf.set(ch, liveOf.get(ch) + 1);
       }
     }
     // A session predecessor that writes nothing: only t joins its clock (nothing reads it).
@@ -259,7 +415,11 @@ final class CausalClocks {
     }
   }
 
-  /** Whether a (resolved) is in the causal past of the transaction b whose clock (join of its preds') is c. */
+  /**
+   * Whether a (resolved) is in the causal past of the transaction b whose clock (join of its
+   * preds') is c: by a's place on its chain, or for a late one, whether b is or knows one of its
+   * successors (on chains, or late themselves: a retracted member's next).
+   */
   private boolean knows(int[] c, int b, int a) {
     if (a == b || state[a] != RESOLVED) return false;
     int ch = chain[a];
@@ -269,8 +429,7 @@ final class CausalClocks {
     if (rs == null) return false;
     for (int i = 0; i < rs.size(); i++) {
       int r = rs.get(i);
-      if (r == b) return true;
-      if (state[r] == RESOLVED && chain[r] >= 0 && chain[r] < c.length && c[chain[r]] >= idx[r]) return true;
+      if (r == b || knows(c, b, r)) return true;
     }
     return false;
   }
@@ -281,6 +440,7 @@ final class CausalClocks {
       int x = qs[i], t1 = qs[i + 1];
       if (x >= keys.size() || keys.get(x) == null) continue;
       queries++;
+      if (x < stale.length && stale[x]) owner.stale(t3, x);
       KeyWriters kw = keys.get(x);
       int[] c1 = t1 == initial ? null : clock[t1];
       for (int j = 0; j < kw.n; j++) {
@@ -329,6 +489,12 @@ final class CausalClocks {
 
   void stats(Map<String, Object> m) {
     m.put("chains", (long) chainLen.size());
+    m.put("chains-recycled", recycled);
+    m.put("chains-free", (long) freeChains.size());
+    m.put("retracted", retracted);
+    int r = 0;
+    for (int x = 0; x < retired.length; x++) if (retired[x]) r++;
+    m.put("keys-retired", (long) r);
     m.put("clocks-waited", waited);
     m.put("causal-queries", queries);
     m.put("causal-writers-examined", examined);
@@ -342,16 +508,17 @@ final class CausalClocks {
     IntList[] lists = new IntList[2];
     IntList late;
 
-    void add(int t, int ch) {
+    /** Adds writer t on chain ch (-1: late); whether this key had no writer on ch yet. */
+    boolean add(int t, int ch) {
       if (ch < 0) {
         if (late == null) late = new IntList(2);
         late.add(t);
-        return;
+        return false;
       }
       for (int j = n - 1; j >= 0; j--) {
         if (chains[j] == ch) {
           lists[j].add(t);
-          return;
+          return false;
         }
       }
       if (n == chains.length) {
@@ -361,6 +528,32 @@ final class CausalClocks {
       chains[n] = ch;
       lists[n++] = new IntList(4);
       lists[n - 1].add(t);
+      return true;
+    }
+
+    /** Writer t leaves chain ch (retracted: the last of its writers there) for the late ones. */
+    void retract(int t, int ch) {
+      for (int j = 0; j < n; j++) {
+        if (chains[j] != ch) continue;
+        IntList l = lists[j];
+        if (l.size() > 0 && l.last() == t) l.pop();
+        break;
+      }
+      if (late == null) late = new IntList(2);
+      late.add(t);
+    }
+
+    /** Forgets the writers on chain ch (it is recycled); whether there were any. */
+    boolean drop(int ch) {
+      for (int j = 0; j < n; j++) {
+        if (chains[j] != ch) continue;
+        boolean any = lists[j].size() > 0;
+        chains[j] = chains[n - 1];
+        lists[j] = lists[n - 1];
+        lists[--n] = null;
+        return any;
+      }
+      return false;
     }
   }
 }

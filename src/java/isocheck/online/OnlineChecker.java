@@ -258,7 +258,7 @@ public final class OnlineChecker implements OpSink {
     this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report, this::needDropped, maxWritesPerKey);
     this.anySo = so;
     this.anyRt = rt;
-    this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report);
+    this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report, maxWritesPerKey);
   }
 
   /** The levels checked online. */

@@ -131,6 +131,13 @@ final class RegisterOnline {
   private long curEv;
   /** TCC: the causal order's clocks over chains ({@link CausalClocks}). */
   private final CausalClocks causal;
+  /**
+   * TCC's chain recycling: a key retires once it has had maxWritesPerKey writes invoked and no
+   * transaction in flight names it (nor a transaction waiting for its clock queries it).
+   */
+  private final int maxWritesPerKey;
+  private final IntList keyWrites = new IntList(), keyInFlight = new IntList();
+  private int[][] touched;
   /** In a read's writer list: the initial state (a nil read); -1: no writer known. */
   private static final int INITIAL = -5;
   /** RA: per session, key -> its last :ok writer. */
@@ -147,8 +154,15 @@ final class RegisterOnline {
   private boolean[] seenWrite = new boolean[8], seenOwn = new boolean[8];
   private final IntList preds = new IntList();
 
-  RegisterOnline(List<Level> levels, WeakOnline.Reporter out) {
+  RegisterOnline(List<Level> levels, WeakOnline.Reporter out) { this(levels, out, 0); }
+
+  /**
+   * @param maxWritesPerKey the writes a key gets before the workload retires it (Jepsen's
+   *     {@code :max-writes-per-key}; 0: none): TCC's clocks recycle the chains of writers of retired keys
+   */
+  RegisterOnline(List<Level> levels, WeakOnline.Reporter out, int maxWritesPerKey) {
     this.out = out;
+    this.maxWritesPerKey = maxWritesPerKey;
     this.all = List.copyOf(levels);
     ArrayList<Level> nr = new ArrayList<>(levels);
     nr.remove(Level.RC);
@@ -178,12 +192,20 @@ final class RegisterOnline {
     raForced = ra || tc;
     anyForced = rc || raForced;
     tcc = tc;
+    touched = tc && maxWritesPerKey > 0 ? new int[1024][] : null;
     causal = !tc ? null : new CausalClocks(new CausalClocks.Owner() {
       @Override public int sessionOf(int t) { return session[t]; }
 
       @Override public int[] writtenKeys(int t) { return wKeys[t]; }
 
       @Override public void forceCausal(int t3, int t2, int t1, int x) { force(t3, t2, t1, x, TCC_FORCED); }
+
+      @Override public void pin(int x, int delta) { keyInFlight(x, delta); }
+
+      @Override public void stale(int t3, int x) {
+        inexact(name(t3) + " read key " + Edn.str(keyObjs.get(x)) + " after it had retired (" + maxWritesPerKey
+            + " writes, none in flight) and TCC's clocks had recycled the chain of one of its writers");
+      }
     }, INITIAL);
   }
 
@@ -273,7 +295,10 @@ final class RegisterOnline {
     int s = sessionOf(r.process);
     if (r.type == OpType.INVOKE) {
       int old = pendingOf.get(s);
-      if (old >= 0) status[old] = OpType.INFO; // a malformed history: the final check says so
+      if (old >= 0) { // a malformed history: the final check says so
+        status[old] = OpType.INFO;
+        release(old);
+      }
       if (causal != null) causal.invoked(s);
       pendingOf.set(s, newTxn(s, r, ev, true));
       return;
@@ -296,6 +321,15 @@ final class RegisterOnline {
       if (node[t] >= 0 && !causal.entered(t)) enterCausal(t, false);
       if (r.type == OpType.INFO) causal.retire(s);
     }
+    release(t);
+  }
+
+  /** t completed (or will not): the keys it named no longer have it in flight. */
+  private void release(int t) {
+    if (touched == null || touched[t] == null) return;
+    int[] ks = touched[t];
+    touched[t] = null;
+    for (int k : ks) keyInFlight(k, -1);
   }
 
   /** The weak levels' online verdicts may miss, from here, what the offline check finds: say why (once). */
@@ -317,6 +351,7 @@ final class RegisterOnline {
     doneEv[t] = -1;
     display[t] = r.index != OpRecord.ABSENT ? r.index : ev;
     rtPreds[t] = invoked && anyRt && frontier.size() > 0 ? frontier.toArray() : null;
+    if (touched != null) touched[t] = invoked ? touch(r) : null;
     int m = r.mopCount(), nw = 0;
     for (int i = 0; i < m; i++) if (r.kind(i) == OpRecord.WRITE) nw++;
     if (nw == 0) {
@@ -357,6 +392,33 @@ final class RegisterOnline {
     return t;
   }
 
+  /** The keys an invoked transaction names (each once), in flight until it completes; its writes counted. */
+  private int[] touch(OpRecord r) {
+    int m = r.mopCount();
+    int[] ks = new int[m];
+    int c = 0;
+    for (int i = 0; i < m; i++) {
+      byte kind = r.kind(i);
+      if (kind != OpRecord.READ && kind != OpRecord.WRITE) continue;
+      int k = keyId(r, i);
+      boolean seen = false;
+      for (int j = 0; j < c && !seen; j++) seen = ks[j] == k;
+      if (kind == OpRecord.WRITE) keyWrites.set(k, keyWrites.get(k) + 1);
+      if (seen) continue;
+      ks[c++] = k;
+      keyInFlight(k, 1);
+    }
+    return c == m ? ks : Arrays.copyOf(ks, c);
+  }
+
+  /** Key k gets (delta 1) or loses (-1) one transaction naming it; with none left and its writes done, it retires. */
+  private void keyInFlight(int k, int delta) {
+    if (maxWritesPerKey <= 0) return;
+    int f = keyInFlight.get(k) + delta;
+    keyInFlight.set(k, f);
+    if (f == 0 && keyWrites.get(k) >= maxWritesPerKey) causal.retireKey(k);
+  }
+
   private static boolean dupWithin(int[] ks, long[] vs, int j) {
     for (int i = 0; i < j; i++) if (ks[i] == ks[j] && vs[i] == vs[j]) return true;
     return false;
@@ -377,6 +439,7 @@ final class RegisterOnline {
     wKeys = Arrays.copyOf(wKeys, c);
     wVals = Arrays.copyOf(wVals, c);
     wInter = Arrays.copyOf(wInter, c);
+    if (touched != null) touched = Arrays.copyOf(touched, c);
   }
 
   private void ok(int t, OpRecord r) {
@@ -596,7 +659,7 @@ final class RegisterOnline {
           edge(p, t, Edge.SO, -1);
           // A process reused after an :info transaction a read showed committed: the weak levels'
           // session facts (RA's session writers, TCC's chains) leave that one out.
-          if (status[p] != OpType.OK) inexact(name(t) + "'s process went on after " + name(p)
+          if (status[p] == OpType.INFO) inexact(name(t) + "'s process went on after " + name(p)
               + ", an :info transaction shown committed: the session order past it was not followed");
         }
         soPred[t] = p;
@@ -675,6 +738,8 @@ final class RegisterOnline {
     keyObjs.add(k);
     writerOf.add(new LongIntMap(4));
     waiting.add(null);
+    keyWrites.add(0);
+    keyInFlight.add(0);
     return id;
   }
 
