@@ -100,7 +100,7 @@ final class CausalClocks {
   private boolean[] lateReaderOn = new boolean[16], free = new boolean[16];
   private final ArrayList<IntList> keysOn = new ArrayList<>();
   private final IntList recyclable = new IntList();
-  private long recycled, retracted;
+  private long recycled, retracted, moved;
 
   private final IntList work = new IntList();
   private long waited, queries, examined, edges;
@@ -354,16 +354,29 @@ final class CausalClocks {
     int[] wk = owner.writtenKeys(t);
     if (!late[t] && (wk != null || readsLate[t])) {
       int own = sessionChain.get(s), ch = own;
-      // A session's first: a chain an ended session left, whose last member t knows (the most
-      // recently freed first, a bounded number of them).
-      for (int i = freeChains.size() - 1, tries = own < 0 ? Integer.MAX_VALUE : 0; i >= 0 && tries > 0; i--, tries--) {
+      // A free chain (an ended session's, or one a session moved off) whose last member t knows,
+      // the lowest first: a session's first writer takes it, and a later one moves its session
+      // onto it when it is lower than the session's own (which is then free, its last member
+      // known to t and soon to others), so sessions gather on the low chains and clocks stay short.
+      int best = -1, bestAt = -1;
+      for (int i = freeChains.size() - 1; i >= 0; i--) {
         int f = freeChains.get(i);
+        if ((own >= 0 && f > own) || (best >= 0 && f > best)) continue;
         if (tailIdx.get(f) > 0 && (f >= c.length || c[f] < tailIdx.get(f))) continue;
-        ch = f;
-        free[f] = false;
-        freeChains.set(i, freeChains.get(freeChains.size() - 1));
+        best = f;
+        bestAt = i;
+      }
+      if (best >= 0) {
+        ch = best;
+        free[best] = false;
+        freeChains.set(bestAt, freeChains.get(freeChains.size() - 1));
         freeChains.truncate(freeChains.size() - 1);
-        break;
+        if (own >= 0) {
+          freeChains.add(own);
+          free[own] = true;
+          moved++;
+          if (liveOf.get(own) == 0 && !lateReaderOn[own]) recyclable.add(own);
+        }
       }
       if (ch < 0) ch = recycle();
       if (ch < 0) {
@@ -492,6 +505,7 @@ final class CausalClocks {
     m.put("chains-recycled", recycled);
     m.put("chains-free", (long) freeChains.size());
     m.put("retracted", retracted);
+    m.put("sessions-moved", moved);
     int r = 0;
     for (int x = 0; x < retired.length; x++) if (retired[x]) r++;
     m.put("keys-retired", (long) r);
