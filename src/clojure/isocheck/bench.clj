@@ -1295,12 +1295,29 @@
     bug (-> (.bug ^Bug bug) (.bugRate 0.01))
     true .build))
 
+(defn- ingest-register
+  "Replays s into a fresh OnlineChecker for levels (told the simulator's rotation, which TCC's
+  clocks use to recycle chains): [checker wall-seconds cpu-seconds], the CPU time of this thread
+  (the machine is shared: wall time counts other processes' turns too)."
+  [^OpStream s levels]
+  (.rewind s)
+  (let [mx (java.lang.management.ManagementFactory/getThreadMXBean)
+        oc (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
+        r  (OpRecord.)
+        t0 (System/nanoTime)
+        c0 (.getCurrentThreadCpuTime mx)]
+    (while (.hasMore s)
+      (.readFrom r s)
+      (.op oc r))
+    [oc (/ (- (System/nanoTime) t0) 1e9) (/ (- (.getCurrentThreadCpuTime mx) c0) 1e9)]))
+
 (defn- online-register-rows
   "rw-register rows of `lein bench online` (isocheck.online.RegisterOnline): the Java
-  OnlineChecker's ingest rate (median of 3), the heap it retains at the end (no window: every
-  transaction is kept), violations found, and whether the weak levels' online verdicts are exact
-  (:online-scope :exact; TCC's causal edges, CausalClocks), on the SSER store (valid) and the SI
-  store with 1% causality violations (TCC violated)."
+  OnlineChecker's ingest rate (median of 3, wall clock and CPU time of the ingesting thread),
+  the heap it retains at the end (no window: every transaction is kept), violations found,
+  whether the weak levels' online verdicts are exact (:online-scope :exact; TCC's causal edges,
+  CausalClocks) and TCC's chains (its clocks' width), on the SSER store (valid) and the SI store
+  with 1% causality violations (TCC violated)."
   [sizes]
   (let [ser+si ["serializable" "snapshot-isolation"]
         weak   ["rc" "ra" "tcc"]
@@ -1308,17 +1325,17 @@
                 ["SI store, 1% causal bug" Store/SNAPSHOT_ISOLATION Bug/CAUSALITY_VIOLATION]]]
     (doseq [[_ store bug] stores]
       (let [s (recorded (online-register-config store bug 20000))]
-        (dotimes [_ 3] (ingest-java s (mapv #(Level/parse %) (into ser+si weak))))))
+        (dotimes [_ 3] (ingest-register s (mapv #(Level/parse %) (into ser+si weak))))))
     (println)
-    (println "rw-register (RegisterOnline, no window): Java ingest, median of 3; weak levels exact online (:online-scope :exact)?")
-    (println (format "%-24s %-11s %10s %10s %8s %7s %7s %10s %s" "history" "levels" "txns" "java txn/s" "ckr heap" "found" "exact" "chains" "violated online"))
+    (println "rw-register (RegisterOnline, no window): Java ingest, median of 3 (wall, and CPU of the ingesting thread); weak levels exact online (:online-scope :exact)?")
+    (println (format "%-24s %-11s %10s %10s %10s %8s %7s %7s %7s %s" "history" "levels" "txns" "java txn/s" "cpu txn/s" "ckr heap" "found" "exact" "chains" "violated online"))
     (doseq [n sizes
             [label store bug] stores]
       (let [s (recorded (online-register-config store bug n))]
         (doseq [[lname names] [["SER+SI" ser+si] ["weak" weak] ["SER+SI+weak" (into ser+si weak)]]]
           (let [levels (mapv #(Level/parse %) names)
-                box (volatile! (ingest-java s levels))
-                [^OnlineChecker oc s1] @box
+                box (volatile! (ingest-register s levels))
+                [^OnlineChecker oc s1 c1] @box
                 _ (.end oc)
                 data (.toData oc)
                 exact (every? (fn [l] (= "exact" (.name ^isocheck.history.Kw (get-in (into {} (get data "levels")) [l "online-scope"])))) (filter (set weak) names))
@@ -1327,8 +1344,10 @@
                 violated (sort (map #(.id ^Level %) (keys (.firstViolations oc))))
                 with (do (gc!) (used))
                 heap (do (vreset! box nil) (gc!) (- with (used)))
-                java-s (median (cons s1 (for [_ (range 2)] (second (ingest-java s levels)))))]
-            (println (format "%-24s %-11s %,10d %,10.0f %8s %,7d %7s %10s %s" label lname n (/ n java-s) (mb heap) (long found)
+                more (vec (for [_ (range 2)] (ingest-register s levels)))
+                java-s (median (cons s1 (map second more)))
+                cpu-s (median (cons c1 (map #(nth % 2) more)))]
+            (println (format "%-24s %-11s %,10d %,10.0f %,10.0f %8s %,7d %7s %7s %s" label lname n (/ n java-s) (/ n cpu-s) (mb heap) (long found)
                              (if (some (set weak) names) (if exact "yes" "no") "-") (or chains "-") (str/join " " violated)))
             (flush)))))))
 
