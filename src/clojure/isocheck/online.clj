@@ -91,9 +91,13 @@
   version order could explain -- G1a, G1b, internal, future and (at the end)
   garbage reads, cycles of write-read with each level's session and realtime
   order, and for :rc, :ra and :tcc the commit order their axioms force from
-  the reads. The version order is the final check's search: :complete? is
-  false (:incomplete-because says why), :workload :rw-register, and each
-  level says :online-scope :certain-facts.
+  the reads (TCC's from each reader's causal past: isocheck.online.CausalClocks).
+  :workload :rw-register; :rc, :ra and :tcc are exact there (Plume's theorems:
+  those forced edges are all there is to them), :online-scope :exact, unless
+  an event the engine cannot follow says otherwise (then :certain-facts). The
+  strong levels' version order is the final check's search: they say
+  :online-scope :certain-facts, and :complete? is false when one is checked
+  (:incomplete-because says why).
 
   Without Jepsen (or in tests): `(online/online opts)` makes the checker,
   `(ingest! o op)` feeds it Jepsen op maps in history order, `(result o)`

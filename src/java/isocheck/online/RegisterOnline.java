@@ -46,16 +46,28 @@ import java.util.Map;
  *
  * <p><b>Forced commit order (the weak levels).</b> Plume's axioms (OOPSLA'24, §3.1 Defs 4-6;
  * {@link isocheck.check.weak.CommitOrder}) force, for a read of x by t from t1 and a committed
- * writer t2 ≠ t1 of x, t2 before t1 in every commit order: read committed when t read from t2
- * earlier in its program, read atomic when t read from t2 anywhere or t2 precedes t in its
- * session (TCC forces these too, and more, by causal order: left to the final check). These are
- * facts of the reads, whatever the version order, so read committed gets a graph of so ∪ wr ∪
- * its forced edges, read atomic and TCC one of so ∪ wr ∪ read atomic's; a cycle there, or a
- * forced edge into the initial state (a nil read), is a violation (CyclicCO, NonMonoReadCM,
- * FracturedReadCM). Only reads whose writer is known at the reader's completion force edges (a
- * subset: what is reported stays certain). Realtime edges are added as
- * {@link OnlineChecker} adds them: from the frontier of committed transactions as it stood at the
- * invocation.
+ * writer t2 ≠ t1 of x, t2 before t1 in every commit order: read committed when t read from t2 by
+ * a read of another key earlier in its program, read atomic when t read from t2 anywhere or t2
+ * precedes t in its session, TCC when t2 is in t's causal past (so ∪ wr)⁺, which
+ * {@link CausalClocks} decides once that past is final. These are facts of the reads, whatever
+ * the version order, so each weak level gets a graph of its own (pitfall 1): so ∪ wr ∪ the edges
+ * of its rule and the weaker ones'; a cycle there, or a forced edge into the initial state (a nil
+ * read), is a violation (CyclicCO, NonMonoReadCM, FracturedReadCM, ConflictCM, COConflictCM).
+ * Realtime edges are added as {@link OnlineChecker} adds them: from the frontier of committed
+ * transactions as it stood at the invocation.
+ *
+ * <p><b>Exact for RC, RA and TCC.</b> Plume's Theorems 3-5: a history satisfies the level iff it
+ * has none of the intra-transaction TAPs and so ∪ wr ∪ the level's forced edges is acyclic (the
+ * axioms' premises are session, write-read and causal order, which no commit order changes, so one
+ * round of forced edges is the whole saturation). Every read of every {@code :ok} transaction
+ * forces its edges here (a repeated read too: read committed's axiom is per read), TCC's once the
+ * reader's causal past is final; so at the end of the history these verdicts are the offline
+ * check's ({@link #scope}: {@code :exact}), unless an event made this engine miss facts, which it
+ * then says ({@link #inexactBecause}) and keeps reporting only certain violations: a read that
+ * completed before its writer was invoked (its forced edges are not derived), an {@code :info}
+ * transaction shown committed after its process went on, a process reused after an {@code :info}
+ * transaction a read showed committed (the session facts leave it out), a value written twice, a
+ * read of a retired key whose writers' chain {@link CausalClocks} recycled.
  *
  * <p><b>Certainty.</b> A transaction is committed at its {@code :ok}, or once an {@code :ok} read
  * shows one of its writes (an {@code :info} or pending one); a {@code :fail} one never, and a read
@@ -65,9 +77,10 @@ import java.util.Map;
  * of it add nothing here (and the final check refuses the history: its reads cannot name their
  * writer).
  *
- * <p>Left to the final check: every violation that needs the version order (ww, rw: G0, G-single,
- * G2, lost update, fractured and causally inconsistent reads when they need it). Every committed
- * transaction is kept (no window).
+ * <p>Left to the final check: every violation of a strong level that needs the version order (ww,
+ * rw: G0, G-single, G2, lost update). Every transaction is kept (no window: memory grows with the
+ * run); with {@code maxWritesPerKey} (Jepsen's {@code :max-writes-per-key}) TCC's clocks recycle
+ * the chains of writers of retired keys, so their width stays near the number of live processes.
  *
  * <p>The workload is told by the first op that shows it: a write or a non-list read makes this
  * engine take the history (and {@link OnlineChecker}'s list-append engines see no more of it); an
