@@ -66,6 +66,7 @@ final class CausalClocks {
   }
 
   private static final byte NONE = 0, WAITING = 1, RESOLVED = 2;
+  private static final int[] EMPTY = new int[0];
   /** The initial state, as the owner names it in a query. */
   private final int initial;
 
@@ -340,15 +341,25 @@ final class CausalClocks {
   /** t's clock: the join of its predecessors'; its reads checked against it; then its own place. */
   private void clockOf(int t, int[] ps, int[] qs) {
     int len = chainLen.size();
-    int[] c = new int[len + 1];
     // The latest preds first (a read's writers, who often know the session predecessor): a pred
-    // the join knows already has its past in it, so it is skipped.
+    // the join knows already has its past in it, so it is skipped. Clocks never change once made,
+    // so a join that is one pred's clock is that clock, shared (most readers that write nothing).
+    int[] base = null, c = null;
     for (int i = ps.length - 1; i >= 0; i--) {
       int p = ps[i];
       int[] cp = clock[p];
-      if (cp == null || chain[p] >= 0 && chain[p] < c.length && c[chain[p]] >= idx[p]) continue;
+      if (cp == null) continue;
+      int[] cur = c != null ? c : base;
+      if (cur != null && chain[p] >= 0 && chain[p] < cur.length && cur[chain[p]] >= idx[p]) continue;
+      if (cur == null) {
+        base = cp;
+        continue;
+      }
+      if (c == null) c = Arrays.copyOf(base, Math.max(len + 1, base.length));
       for (int s = 0; s < cp.length; s++) if (cp[s] > c[s]) c[s] = cp[s];
     }
+    boolean mine = c != null;
+    if (c == null) c = base != null ? base : EMPTY;
     if (qs != null) check(t, c, qs);
     int s = owner.sessionOf(t);
     int[] wk = owner.writtenKeys(t);
@@ -400,10 +411,10 @@ final class CausalClocks {
       chainPrev[t] = tailOf.get(ch);
       tailOf.set(ch, t);
       tailIdx.set(ch, at);
-      if (ch >= c.length) c = Arrays.copyOf(c, ch + 1);
+      if (!mine || ch >= c.length) c = Arrays.copyOf(c, Math.max(c.length, ch + 1));
       c[ch] = at;
     }
-    int e = c.length; // trailing zeros need no room
+    int e = c.length; // trailing zeros need no room (a shared clock has none)
     while (e > 0 && c[e - 1] == 0) e--;
     clock[t] = e == c.length ? c : Arrays.copyOf(c, e);
     if (wk != null) {
