@@ -1096,6 +1096,29 @@
       (is (false? (offline-valid ops :tcc)))
       (is (= 7 (get-in m [:levels :tcc :first :certain-at-index])) "certain at the writer's :ok"))))
 
+(deftest rw-register-the-weak-levels-say-when-they-are-not-exact
+  (doseq [[label ops why] [["a read completed before its writer was invoked"
+                            (history [1 :invoke [[:r :x nil] [:w :y 1]]]
+                                     [1 :ok     [[:r :x 1] [:w :y 1]]]
+                                     [0 :invoke [[:r :y nil] [:w :x 1]]]
+                                     [0 :ok     [[:r :y nil] [:w :x 1]]])
+                            "before its writer"]
+                           ["a process reused after an :info transaction a read showed committed"
+                            (history [0 :invoke [[:w :x 1]]]
+                                     [0 :info   [[:w :x 1]]]
+                                     [1 :invoke [[:r :x nil]]]
+                                     [1 :ok     [[:r :x 1]]]
+                                     [0 :invoke [[:r :x nil]]]
+                                     [0 :ok     [[:r :x nil]]])
+                            "process went on"]]]
+    (testing label
+      (let [m (online-check weak ops)]
+        (is (false? (:complete? m)))
+        (is (re-find (re-pattern why) (:incomplete-because m)) (:incomplete-because m))
+        (doseq [l weak]
+          (is (= :certain-facts (get-in m [:levels l :online-scope])) (str l))
+          (when (false? (valid m l)) (is (false? (offline-valid ops l)) (str l " violated online, not offline"))))))))
+
 (deftest rw-register-an-info-writer-never-gives-a-false-causal-report
   ;; T1 (:info) writes x and y; its reads are unknown. Shown committed by T2's read of y (after
   ;; its :info completion: its process retired), it is in T2's causal past: T1 precedes T0, which
