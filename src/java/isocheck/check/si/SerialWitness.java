@@ -93,6 +93,7 @@ final class SerialWitness {
   boolean holds(boolean si, boolean session, boolean realtime, boolean again, boolean kahn) {
     if (version == null) version = ra.versions();
     lastOrder = null;
+    backtracking = null;
     if (cancelled) return false;
     by = "greedy";
     // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
@@ -247,10 +248,26 @@ final class SerialWitness {
       passes = 2;
       order = new Greedy(si, mops, nKeys, session, realtime, true, first).run();
     }
+    if (order == null && again && !si && session && !realtime && !cancelled && backtrackingOn()) {
+      // Stalled again: the pass that can undo its version choices (BacktrackingWitness).
+      BacktrackingWitness b = new BacktrackingWitness(h, ra, committed, version, () -> cancelled);
+      backtracking = b;
+      order = b.run();
+      if (order != null) by = "backtracking";
+    }
     if (order == null || cancelled) return false;
     lastOrder = order;
     return verified(order, si, session, realtime);
   }
+
+  /**
+   * Whether the greedy passes that stall are followed by {@link BacktrackingWitness} (tests and
+   * benches compare: -Disocheck.search.backtracking-witness=false).
+   */
+  static boolean backtrackingOn() { return !"false".equals(System.getProperty("isocheck.search.backtracking-witness")); }
+
+  /** The backtracking pass the last {@link #holds} ran, or null. */
+  BacktrackingWitness backtracking;
 
   /**
    * The state of {@link #greedy}'s pass. Nodes: serializability, transaction t; snapshot
