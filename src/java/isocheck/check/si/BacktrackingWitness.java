@@ -63,26 +63,29 @@ final class BacktrackingWitness {
   private final int[] replaced;
   private int replacedTop, placedCount;
 
-  // Nogoods, "ngBlocked[i] waits until ngFor[i] is placed", each implied by its reasons: version
+  // Nogoods, "ngBlocked[i] waits until one of its fors is placed" (nfW from ngFor[i] to
+  // ngFor[i + 1]: the writers it was placed before on the cycle), each implied by its reasons: version
   // choices (D placed before the unplaced writer wD of the same key), pairs rsD/rsW from
   // ngReason[i] to ngReason[i + 1]. Alive while every reason's D stays placed (ngLevel: the
   // last reason's position + 1); per transaction a list through ngNext from ngHead.
-  private int[] ngBlocked = new int[16], ngFor = new int[16], ngLevel = new int[16], ngNext = new int[16], ngReason = new int[17];
+  private boolean[] ngAlive = new boolean[16];
+  private int[] ngBlocked = new int[16], ngFor = new int[17], ngLevel = new int[16], ngNext = new int[16], ngReason = new int[17];
   private int[] rsD = new int[64], rsW = new int[64];
-  private int rsTop;
+  private int rsTop, nfTop;
+  private int[] nfW = new int[64];
   private final int[] ngHead;
   private int ngTop;
 
-  // The heads: in the heap, or parked on a transaction or a version (lists through parkNext),
-  // all reset at each undo by a new epoch.
+  // The heads: in the heap, or parked on what they wait for, a transaction b or a version v
+  // (list key b, or n + v): doubly linked lists, so that an undo can take a head out of one.
   private final LongHeap heap = new LongHeap(64);
   /** Per parked head, the nogood it waits by (-1: none). */
   private final int[] parkedNg;
-  private final int[] heapEpoch, parkEpoch, parkNext, parkedOn, waitTxnHead, waitTxnEpoch, waitVerHead, waitVerEpoch;
-  private int epoch = 1;
+  private final int[] heapEpoch, parkKey, parkNext, parkPrev, parkedOn, listHead;
+  private final int epoch = 1;
 
   /** Statistics of the last {@link #run}: backtracks taken, and placements plus undos. */
-  long backtracks, steps;
+  long backtracks, steps, releases;
   /** Why the last {@link #run} gave up: "budget", "cycle", or null. */
   String gaveUp;
   /** Whether the answer is no longer wanted (the witness run ahead was closed): the pass then gives up soon. */
@@ -165,6 +168,16 @@ final class BacktrackingWitness {
       boolean readOnly = wrStart[t] == wrStart[t + 1];
       rank[t] = readOnly ? 0 : 1 + i - ssStart[s];
     }
+    if ("estimate".equals(System.getProperty("isocheck.witness.rank"))) {
+      long t0 = System.nanoTime();
+      double[] e = TimeEstimate.of(h, ra, committed, version, true);
+      if (DEBUG) System.err.println("estimate " + (System.nanoTime() - t0) / 1000000 + " ms");
+      if (e != null) {
+        double max = 1;
+        for (double x : e) max = Math.max(max, x);
+        for (int t = 0; t < n; t++) if (committed[t] && wrStart[t] != wrStart[t + 1]) rank[t] = 1 + (long) (e[t] / max * (1 << 28));
+      }
+    }
     placed = new boolean[n];
     posOf = new int[n];
     order = new int[tot];
@@ -172,17 +185,22 @@ final class BacktrackingWitness {
     for (int x = 0; x < nKeys; x++) latest[x] = mops + x;
     next = Arrays.copyOf(ssStart, sessions);
     replaced = new int[nw];
+    levelHead = new int[total + 2];
+    Arrays.fill(levelHead, -1);
     ngHead = new int[n];
     Arrays.fill(ngHead, -1);
     heapEpoch = new int[n];
-    parkEpoch = new int[n];
+    parkKey = new int[n];
+    Arrays.fill(parkKey, -1);
     parkNext = new int[n];
+    parkPrev = new int[n];
     parkedOn = new int[n];
+    listHead = new int[n + mops + nKeys];
+    Arrays.fill(listHead, -1);
     parkedNg = new int[n];
-    waitTxnHead = new int[n];
-    waitTxnEpoch = new int[n];
-    waitVerHead = new int[mops + nKeys];
-    waitVerEpoch = new int[mops + nKeys];
+    softParked = new boolean[n];
+    released = new boolean[n];
+    linePrev = HINTS ? linePrev(h, committed) : null;
   }
 
   /** The serial order found (committed transactions), or null when the pass gave up. */
@@ -195,6 +213,21 @@ final class BacktrackingWitness {
     restart();
     while (placedCount < total) {
       if (heap.size() == 0) {
+        if (softCount > 0) {
+          // Stalled with heads held by hints alone: the least ranked of them goes ahead.
+          int best = -1;
+          for (int s = 0; s + 1 < ssStart.length; s++) {
+            if (next[s] == ssStart[s + 1]) continue;
+            int u = ssTxn[next[s]];
+            if (parkKey[u] >= 0 && softParked[u] && (best < 0 || rank[u] < rank[best])) best = u;
+          }
+          released[best] = true;
+          releases++;
+          unpark(best);
+          push(best);
+          steps++;
+          continue;
+        }
         if (!backtrack()) return null;
         continue;
       }
@@ -205,21 +238,68 @@ final class BacktrackingWitness {
       int t = (int) heap.pop();
       heapEpoch[t] = 0;
       if (placed[t] || ssTxn[next[sessionOf[t]]] != t) continue;
+      soft = false;
       int w = blocker(t);
       if (w == Integer.MIN_VALUE) place(t);
       else if (w == DEAD) {
         gaveUp = "cycle";
         return null;
-      } else park(t, w);
+      } else {
+        park(t, w);
+        if (soft) {
+          softParked[t] = true;
+          softCount++;
+        }
+      }
     }
     return order;
   }
 
   private static final int DEAD = Integer.MIN_VALUE + 1;
 
-  /** Every session's head into the heap, anew (the parked lists forgotten). */
+  /** Whether writers wait for the writers of lower values first (-Disocheck.witness.value-hints=false: not). */
+  private static boolean HINTS_ON() { return !"false".equals(System.getProperty("isocheck.witness.value-hints")); }
+  private final boolean HINTS = HINTS_ON();
+
+  /**
+   * Per final write (wrStart order), the transaction that wrote its key's next lower value (-1:
+   * none), or null when some value written is not an integer. Jepsen's rw-register generator,
+   * dbcop's and Cobra's clients write each key's values in increasing order, and a store
+   * commits a key's writers about in that order (TimeEstimate#byValues: the simulator's
+   * serializable store, 93% of consecutive writer pairs): a hint the pass follows until it
+   * stalls, never a constraint.
+   */
+  private int[] linePrev(History h, boolean[] committed) {
+    int nw = wrKey.length;
+    long[] vals = new long[nw];
+    for (int i = 0; i < nw; i++) {
+      Object v = h.value(h.mopVal(wrMop[i]));
+      if (!(v instanceof Long) && !(v instanceof Integer)) return null;
+      long x = ((Number) v).longValue();
+      if (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) return null;
+      vals[i] = x;
+    }
+    // (key, value, write) sorted: each key's writes by value.
+    long[] keyed = new long[nw];
+    int[] byKeyStart = new int[nKeys + 1];
+    for (int i = 0; i < nw; i++) byKeyStart[wrKey[i] + 1]++;
+    for (int x = 0; x < nKeys; x++) byKeyStart[x + 1] += byKeyStart[x];
+    int[] fill = Arrays.copyOf(byKeyStart, nKeys);
+    for (int i = 0; i < nw; i++) keyed[fill[wrKey[i]]++] = vals[i] << 32 | i;
+    int[] prev = new int[nw];
+    Arrays.fill(prev, -1);
+    for (int x = 0; x < nKeys; x++) {
+      Arrays.sort(keyed, byKeyStart[x], byKeyStart[x + 1]);
+      for (int j = byKeyStart[x] + 1; j < byKeyStart[x + 1]; j++) {
+        int a = (int) keyed[j - 1], b = (int) keyed[j];
+        if ((keyed[j - 1] >> 32) != (keyed[j] >> 32)) prev[b] = h.mopTxn(wrMop[a]);
+      }
+    }
+    return prev;
+  }
+
+  /** Every session's head into the heap. */
   private void restart() {
-    epoch++;
     heap.clear();
     for (int s = 0; s + 1 < ssStart.length; s++) if (next[s] < ssStart[s + 1]) push(ssTxn[next[s]]);
   }
@@ -238,9 +318,12 @@ final class BacktrackingWitness {
   private int blocker(int t) {
     parkedNg[t] = -1;
     for (int i = ngHead[t]; i >= 0; i = ngNext[i]) {
-      if (!placed[ngFor[i]]) {
+      if (!ngAlive[i]) continue;
+      boolean any = false;
+      for (int j = ngFor[i]; j < ngFor[i + 1] && !any; j++) any = placed[nfW[j]];
+      if (!any) {
         parkedNg[t] = i;
-        return ngFor[i];
+        return nfW[ngFor[i]];
       }
     }
     for (int i = rdStart[t]; i < rdStart[t + 1]; i++) {
@@ -257,41 +340,68 @@ final class BacktrackingWitness {
       for (int j = rdStart[t]; j < rdStart[t + 1]; j++) if (rdV[j] == lv) c--;
       if (c > 0) return -lv - 1;
     }
+    if (linePrev != null && !released[t]) {
+      // Each key's writers in the order of the values they wrote, where the history allows.
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+        int p = linePrev[i];
+        if (p >= 0 && !placed[p]) {
+          soft = true;
+          return p;
+        }
+      }
+    }
     return Integer.MIN_VALUE;
   }
 
+  /** Set by {@link #blocker} when what it returns is a hint (a writer of a lower value), not a constraint. */
+  private boolean soft;
+  /** Per final write (in wrStart order): the writer of the key's next lower value, -1 for none; null when values are not integers. */
+  private int[] linePrev;
+  /** Per transaction: its hints given up (it was placed ahead of them once nothing else could be). */
+  private boolean[] released;
+  /** Per parked head: parked on a hint. */
+  private boolean[] softParked;
+  private int softCount;
+
   private void park(int t, int w) {
-    parkEpoch[t] = epoch;
     parkedOn[t] = w;
-    if (w >= 0) {
-      parkNext[t] = waitTxnEpoch[w] == epoch ? waitTxnHead[w] : -1;
-      waitTxnEpoch[w] = epoch;
-      waitTxnHead[w] = t;
-    } else {
-      int v = -w - 1;
-      parkNext[t] = waitVerEpoch[v] == epoch ? waitVerHead[v] : -1;
-      waitVerEpoch[v] = epoch;
-      waitVerHead[v] = t;
+    int k = w >= 0 ? w : n + (-w - 1);
+    parkKey[t] = k;
+    parkPrev[t] = -1;
+    parkNext[t] = listHead[k];
+    if (listHead[k] >= 0) parkPrev[listHead[k]] = t;
+    listHead[k] = t;
+  }
+
+  /** Takes parked t out of its list. */
+  private void unpark(int t) {
+    int k = parkKey[t];
+    if (parkPrev[t] >= 0) parkNext[parkPrev[t]] = parkNext[t];
+    else listHead[k] = parkNext[t];
+    if (parkNext[t] >= 0) parkPrev[parkNext[t]] = parkPrev[t];
+    parkKey[t] = -1;
+    if (softParked[t]) {
+      softParked[t] = false;
+      softCount--;
     }
   }
 
-  private void wakeTxn(int b) {
-    if (waitTxnEpoch[b] != epoch) return;
-    waitTxnEpoch[b] = 0;
-    for (int t = waitTxnHead[b]; t >= 0; t = parkNext[t]) {
-      parkEpoch[t] = 0;
+  /** Every head parked on list k back into the heap. */
+  private void wake(int k) {
+    for (int t = listHead[k]; t >= 0; t = parkNext[t]) {
+      parkKey[t] = -1;
+      if (softParked[t]) {
+        softParked[t] = false;
+        softCount--;
+      }
       push(t);
     }
+    listHead[k] = -1;
   }
 
-  private void wakeVer(int v) {
-    if (waitVerEpoch[v] != epoch) return;
-    waitVerEpoch[v] = 0;
-    for (int t = waitVerHead[v]; t >= 0; t = parkNext[t]) {
-      parkEpoch[t] = 0;
-      push(t);
-    }
-  }
+  private void wakeTxn(int b) { wake(b); }
+
+  private void wakeVer(int v) { if (listHead[n + v] >= 0) wake(n + v); }
 
   private void place(int t) {
     placed[t] = true;
@@ -308,41 +418,51 @@ final class BacktrackingWitness {
     wakeTxn(t);
   }
 
-  /** Undoes the placements from position p on, and drops the nogoods that needed them. */
+  /**
+   * Undoes the placements from position p on, and drops the nogoods that needed them. The heads
+   * parked on what is undone stay parked (it is unplaced again), but for those parked on a
+   * version an undone transaction wrote (the current version of its key went back: they are
+   * tried again) and those parked by a dropped nogood; the undone transactions are tried again
+   * (those that are heads).
+   */
   private void undoTo(int p) {
     while (placedCount > p) {
       int t = order[--placedCount];
       steps++;
-      placed[t] = false;
-      for (int i = wrStart[t + 1] - 1; i >= wrStart[t]; i--) latest[wrKey[i]] = replaced[--replacedTop];
-      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) left[rdV[i]]++;
-      next[sessionOf[t]]--;
-    }
-    // The nogoods whose reasons were undone, dropped (the others kept, in order).
-    boolean drop = false;
-    for (int i = 0; i < ngTop && !drop; i++) drop = ngLevel[i] > p;
-    if (!drop) return;
-    for (int i = 0; i < ngTop; i++) ngHead[ngBlocked[i]] = -1;
-    int k = 0, r = 0;
-    for (int i = 0; i < ngTop; i++) {
-      if (ngLevel[i] > p) continue;
-      int from = ngReason[i], to = ngReason[i + 1];
-      ngBlocked[k] = ngBlocked[i];
-      ngFor[k] = ngFor[i];
-      ngLevel[k] = ngLevel[i];
-      ngReason[k] = r;
-      for (int j = from; j < to; j++, r++) {
-        rsD[r] = rsD[j];
-        rsW[r] = rsW[j];
+      int s = sessionOf[t];
+      if (next[s] < ssStart[s + 1]) {
+        int head = ssTxn[next[s]];
+        if (parkKey[head] >= 0) unpark(head); // no longer a head
       }
-      ngNext[k] = ngHead[ngBlocked[k]];
-      ngHead[ngBlocked[k]] = k;
-      k++;
+      next[s]--;
+      placed[t] = false;
+      for (int i = wrStart[t + 1] - 1; i >= wrStart[t]; i--) {
+        latest[wrKey[i]] = replaced[--replacedTop];
+        if (listHead[n + wrMop[i]] >= 0) wake(n + wrMop[i]);
+      }
+      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) left[rdV[i]]++;
+      push(t);
     }
-    ngTop = k;
-    ngReason[k] = r;
-    rsTop = r;
+    // (Alive nogoods have their level at most the placements before the undo: the lists of the
+    // levels above p, walked once.)
+    for (int l = p + 1; l <= maxLevel; l++) {
+      for (int i = levelHead[l]; i >= 0; i = levelNext[i]) {
+        ngAlive[i] = false;
+        int b = ngBlocked[i];
+        if (parkKey[b] >= 0 && parkedNg[b] == i) {
+          unpark(b);
+          push(b);
+        }
+      }
+      levelHead[l] = -1;
+    }
+    maxLevel = Math.min(maxLevel, p);
   }
+
+  /** Per level, its nogoods (through levelNext); the highest level with nogoods, or lower. */
+  private final int[] levelHead;
+  private int[] levelNext = new int[16];
+  private int maxLevel;
 
   /** Per head, the step of the current cycle search it was reached at (stamped by search). */
   private int[] seen;
@@ -367,9 +487,15 @@ final class BacktrackingWitness {
       seen[t] = search;
       seenStep[t] = path.size();
       path.add(t);
+      if (parkKey[t] >= 0 && parkedNg[t] >= 0 && blocker(t) != parkedOn[t]) {
+        // Parked by a nogood another of whose writers is placed since: tried again.
+        unpark(t);
+        push(t);
+        return true;
+      }
       int u = successor(t);
       if (u < 0) {
-        if (DEBUG) System.err.println("no successor of " + t + " parked " + (parkEpoch[t] == epoch) + " on " + parkedOn[t] + " placed " + placedCount);
+        if (DEBUG) System.err.println("no successor of " + t + " parked " + (parkKey[t] >= 0) + " on " + parkedOn[t] + " placed " + placedCount);
         gaveUp = "cycle";
         return false;
       }
@@ -396,37 +522,73 @@ final class BacktrackingWitness {
         }
       }
     }
-    int best = -1, bestW = -1;
+    // A head parked by a nogood with writers left to wait for besides the one on the cycle: the
+    // cycle shows it cannot wait for that one (given the cycle's choices), so it waits for the
+    // others (unit propagation), by a nogood implied by those choices; nothing is undone.
+    for (int i = seenStep[t]; i < path.size(); i++) {
+      int w = path.get(i), g = parkedNg[w];
+      if (parkedOn[w] < 0 || g < 0 || ngFor[g + 1] - ngFor[g] < 2) continue;
+      fors.clear();
+      for (int j = ngFor[g]; j < ngFor[g + 1]; j++) if (nfW[j] != parkedOn[w]) fors.add(nfW[j]);
+      steps++;
+      addNogood(w, -1);
+      unpark(w);
+      push(w);
+      return true;
+    }
+    int best = -1;
     for (int i = 0; i < conflict.size(); i += 2) {
       int d = conflict.get(i);
-      if (best < 0 || posOf[d] > posOf[best]) {
-        best = d;
-        bestW = conflict.get(i + 1);
-      }
+      if (best < 0 || posOf[d] > posOf[best]) best = d;
     }
-    if (DEBUG) System.err.println("backtrack " + backtracks + " placed " + placedCount + " cycle " + (path.size() - seenStep[t]) + " choices " + conflict.size() / 2 + " undo to " + (best < 0 ? -1 : posOf[best]) + " steps " + steps + " nogoods " + ngTop);
-    if (best < 0) {
+    if (DEBUG) System.err.println("backtrack " + backtracks + " placed " + placedCount + " cycle " + (path.size() - seenStep[t]) + " choices " + conflict.size() / 2 + " undo to " + (best < 0 ? -1 : posOf[best]) + " steps " + steps + " nogoods " + ngTop + " releases " + releases);
+    if (best < 0 || !placed[best]) {
       gaveUp = "cycle";
       return false;
     }
     backtracks++;
-    int p = posOf[best];
-    undoTo(p);
+    steps++;
+    undoTo(posOf[best]);
+    // Its opposite: best waits for one of the writers it was placed before on the cycle.
+    fors.clear();
+    for (int i = 0; i < conflict.size(); i += 2) {
+      if (conflict.get(i) != best) continue;
+      boolean dup = false;
+      for (int j = 0; j < fors.size() && !dup; j++) dup = fors.get(j) == conflict.get(i + 1);
+      if (!dup) fors.add(conflict.get(i + 1));
+    }
+    addNogood(best, best);
+    return true;
+  }
+
+  /**
+   * Records the nogood "blocked waits until one of {@link #fors} is placed", implied by the
+   * choices of {@link #conflict} but those of {@code undone} (the choice it reverses).
+   */
+  private void addNogood(int blocked, int undone) {
     if (ngTop + 1 >= ngBlocked.length) {
       int c = 2 * ngBlocked.length;
       ngBlocked = Arrays.copyOf(ngBlocked, c);
-      ngFor = Arrays.copyOf(ngFor, c);
+      ngFor = Arrays.copyOf(ngFor, c + 1);
       ngLevel = Arrays.copyOf(ngLevel, c);
       ngNext = Arrays.copyOf(ngNext, c);
       ngReason = Arrays.copyOf(ngReason, c + 1);
+      ngAlive = Arrays.copyOf(ngAlive, c);
+      levelNext = Arrays.copyOf(levelNext, c);
     }
     int g = ngTop++, level = 0;
-    ngBlocked[g] = best;
-    ngFor[g] = bestW;
+    ngAlive[g] = true;
+    ngBlocked[g] = blocked;
+    ngFor[g] = nfTop;
+    for (int i = 0; i < fors.size(); i++) {
+      if (nfTop == nfW.length) nfW = Arrays.copyOf(nfW, 2 * nfTop);
+      nfW[nfTop++] = fors.get(i);
+    }
+    ngFor[g + 1] = nfTop;
     ngReason[g] = rsTop;
     for (int i = 0; i < conflict.size(); i += 2) {
       int d = conflict.get(i), w = conflict.get(i + 1);
-      if (d == best && w == bestW) continue;
+      if (d == undone) continue;
       boolean dup = false;
       for (int j = ngReason[g]; j < rsTop && !dup; j++) dup = rsD[j] == d && rsW[j] == w;
       if (dup) continue;
@@ -440,12 +602,14 @@ final class BacktrackingWitness {
     }
     ngReason[g + 1] = rsTop;
     ngLevel[g] = level;
-    ngNext[g] = ngHead[best];
-    ngHead[best] = g;
-    restart();
-    return true;
+    levelNext[g] = levelHead[level];
+    levelHead[level] = g;
+    maxLevel = Math.max(maxLevel, level);
+    ngNext[g] = ngHead[blocked];
+    ngHead[blocked] = g;
   }
 
+  private final isocheck.util.IntList fors = new isocheck.util.IntList(4);
   private final isocheck.util.IntList conflict = new isocheck.util.IntList(16);
 
   /**
@@ -453,7 +617,7 @@ final class BacktrackingWitness {
    * version, of one of its readers not placed (not t). -1 when t is not parked.
    */
   private int successor(int t) {
-    if (parkEpoch[t] != epoch) return -1;
+    if (parkKey[t] < 0) return -1;
     int w = parkedOn[t];
     int u;
     if (w >= 0) u = w;
