@@ -21,16 +21,23 @@ import java.util.Arrays;
  * <p>The pass: each session's next transaction (its head) is placed when every read names the
  * current version of its key and, for each key it writes, every other reader of the current
  * version is placed (a writer waits for the readers of the version it overwrites, so no read is
- * ever left naming an overwritten version); read-only heads first, then the others by their
- * place in their session. The state (placements, and each key's current version) is kept with an
- * undo log. When no head can be placed, the heads wait for each other in a cycle: a head
+ * ever left naming an overwritten version); read-only heads first (placing one never rules a
+ * serial order out), then the others by their place in their session. A writer also waits for
+ * another writer of a key it writes that some reader of its own version must follow (that reader,
+ * or one of the {@link #LOOK} transactions before it in its session, read from that writer, or
+ * one of the latter wrote the key): a look-ahead implied by session order and reads-from alone.
+ * The state (placements, each key's current version, the readers left of each version) is kept
+ * with an undo log. When no head can be placed, the heads wait for each other in a cycle: a head
  * waits for the writer of a version it reads, for its session's earlier transactions (through
  * their session's head), or, as a writer, for the readers of the version it would overwrite. The
- * last of these is the only edge a choice made: the current version's writer W0 was placed before
- * this writer w. The pass finds a cycle (following each head's wait), takes its version edge
- * whose W0 was placed last, undoes every placement from W0's on, and records the nogood "W0
- * before w": W0 then waits until w is placed. A nogood holds only while the placements before
- * W0's stand, so it is dropped when an undo goes back past them.
+ * last of these is a choice: the current version's writer D was placed before this writer w. The
+ * pass follows each head's wait until a head repeats, takes the cycle's choices (and the reasons
+ * of the nogoods on it), undoes every placement from that of the choice placed last on, and
+ * records the nogood "D waits until one of the writers it was placed before on the cycle is
+ * placed", implied by the cycle's other choices and dropped when an undo takes one of them back
+ * (nogoods by level: an undo drops them in time linear in what it undoes). A nogood left with
+ * other writers to wait for when a cycle goes through one of them is narrowed to those (unit
+ * propagation), with nothing undone.
  *
  * <p>The order the pass ends with is a candidate only: {@link SerialWitness} checks it edge by
  * edge, as it checks its own, so a witness is never claimed wrongly. The pass gives up (the
@@ -85,7 +92,7 @@ final class BacktrackingWitness {
   private final int epoch = 1;
 
   /** Statistics of the last {@link #run}: backtracks taken, and placements plus undos. */
-  long backtracks, steps, releases;
+  long backtracks, steps;
   /** Why the last {@link #run} gave up: "budget", "cycle", or null. */
   String gaveUp;
   /** Whether the answer is no longer wanted (the witness run ahead was closed): the pass then gives up soon. */
@@ -159,24 +166,16 @@ final class BacktrackingWitness {
     ssTxn = new int[tot];
     int[] sf = Arrays.copyOf(ssStart, sessions);
     rank = new long[n];
+    posInSession = new int[n];
     for (int t = 0; t < n; t++) {
       if (!committed[t]) continue;
       int s = h.session(t), i = sf[s]++;
       ssTxn[i] = t;
+      posInSession[t] = i;
       // Read-only transactions first (placing one never rules anything out), then by place in
       // the session: the sessions advance together.
       boolean readOnly = wrStart[t] == wrStart[t + 1];
       rank[t] = readOnly ? 0 : 1 + i - ssStart[s];
-    }
-    if ("estimate".equals(System.getProperty("isocheck.witness.rank"))) {
-      long t0 = System.nanoTime();
-      double[] e = TimeEstimate.of(h, ra, committed, version, true);
-      if (DEBUG) System.err.println("estimate " + (System.nanoTime() - t0) / 1000000 + " ms");
-      if (e != null) {
-        double max = 1;
-        for (double x : e) max = Math.max(max, x);
-        for (int t = 0; t < n; t++) if (committed[t] && wrStart[t] != wrStart[t + 1]) rank[t] = 1 + (long) (e[t] / max * (1 << 28));
-      }
     }
     placed = new boolean[n];
     posOf = new int[n];
@@ -198,9 +197,6 @@ final class BacktrackingWitness {
     listHead = new int[n + mops + nKeys];
     Arrays.fill(listHead, -1);
     parkedNg = new int[n];
-    softParked = new boolean[n];
-    released = new boolean[n];
-    linePrev = HINTS ? linePrev(h, committed) : null;
   }
 
   /** The serial order found (committed transactions), or null when the pass gave up. */
@@ -213,21 +209,6 @@ final class BacktrackingWitness {
     restart();
     while (placedCount < total) {
       if (heap.size() == 0) {
-        if (softCount > 0) {
-          // Stalled with heads held by hints alone: the least ranked of them goes ahead.
-          int best = -1;
-          for (int s = 0; s + 1 < ssStart.length; s++) {
-            if (next[s] == ssStart[s + 1]) continue;
-            int u = ssTxn[next[s]];
-            if (parkKey[u] >= 0 && softParked[u] && (best < 0 || rank[u] < rank[best])) best = u;
-          }
-          released[best] = true;
-          releases++;
-          unpark(best);
-          push(best);
-          steps++;
-          continue;
-        }
         if (!backtrack()) return null;
         continue;
       }
@@ -238,65 +219,17 @@ final class BacktrackingWitness {
       int t = (int) heap.pop();
       heapEpoch[t] = 0;
       if (placed[t] || ssTxn[next[sessionOf[t]]] != t) continue;
-      soft = false;
       int w = blocker(t);
       if (w == Integer.MIN_VALUE) place(t);
       else if (w == DEAD) {
         gaveUp = "cycle";
         return null;
-      } else {
-        park(t, w);
-        if (soft) {
-          softParked[t] = true;
-          softCount++;
-        }
-      }
+      } else park(t, w);
     }
     return order;
   }
 
   private static final int DEAD = Integer.MIN_VALUE + 1;
-
-  /** Whether writers wait for the writers of lower values first (-Disocheck.witness.value-hints=false: not). */
-  private static boolean HINTS_ON() { return !"false".equals(System.getProperty("isocheck.witness.value-hints")); }
-  private final boolean HINTS = HINTS_ON();
-
-  /**
-   * Per final write (wrStart order), the transaction that wrote its key's next lower value (-1:
-   * none), or null when some value written is not an integer. Jepsen's rw-register generator,
-   * dbcop's and Cobra's clients write each key's values in increasing order, and a store
-   * commits a key's writers about in that order (TimeEstimate#byValues: the simulator's
-   * serializable store, 93% of consecutive writer pairs): a hint the pass follows until it
-   * stalls, never a constraint.
-   */
-  private int[] linePrev(History h, boolean[] committed) {
-    int nw = wrKey.length;
-    long[] vals = new long[nw];
-    for (int i = 0; i < nw; i++) {
-      Object v = h.value(h.mopVal(wrMop[i]));
-      if (!(v instanceof Long) && !(v instanceof Integer)) return null;
-      long x = ((Number) v).longValue();
-      if (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) return null;
-      vals[i] = x;
-    }
-    // (key, value, write) sorted: each key's writes by value.
-    long[] keyed = new long[nw];
-    int[] byKeyStart = new int[nKeys + 1];
-    for (int i = 0; i < nw; i++) byKeyStart[wrKey[i] + 1]++;
-    for (int x = 0; x < nKeys; x++) byKeyStart[x + 1] += byKeyStart[x];
-    int[] fill = Arrays.copyOf(byKeyStart, nKeys);
-    for (int i = 0; i < nw; i++) keyed[fill[wrKey[i]]++] = vals[i] << 32 | i;
-    int[] prev = new int[nw];
-    Arrays.fill(prev, -1);
-    for (int x = 0; x < nKeys; x++) {
-      Arrays.sort(keyed, byKeyStart[x], byKeyStart[x + 1]);
-      for (int j = byKeyStart[x] + 1; j < byKeyStart[x + 1]; j++) {
-        int a = (int) keyed[j - 1], b = (int) keyed[j];
-        if ((keyed[j - 1] >> 32) != (keyed[j] >> 32)) prev[b] = h.mopTxn(wrMop[a]);
-      }
-    }
-    return prev;
-  }
 
   /** Every session's head into the heap. */
   private void restart() {
@@ -340,28 +273,48 @@ final class BacktrackingWitness {
       for (int j = rdStart[t]; j < rdStart[t + 1]; j++) if (rdV[j] == lv) c--;
       if (c > 0) return -lv - 1;
     }
-    if (linePrev != null && !released[t]) {
-      // Each key's writers in the order of the values they wrote, where the history allows.
+    if (LOOK > 0) {
+      // A writer w of a key t writes that some reader r of t's version follows (r itself, or
+      // an earlier transaction of r's session, writes it or read w's write): t before w would
+      // put r before w; so t waits for w (implied by session order and reads-from alone).
       for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
-        int p = linePrev[i];
-        if (p >= 0 && !placed[p]) {
-          soft = true;
-          return p;
+        int x = wrKey[i], v = wrMop[i];
+        for (int j = vrStart[v], jn = Math.min(vrStart[v + 1], vrStart[v] + LOOK); j < jn; j++) {
+          int r = vrTxn[j], s = sessionOf[r];
+          for (int q = posInSession[r], qn = Math.max(next[s], posInSession[r] - LOOK + 1); q >= qn; q--) {
+            int u = ssTxn[q];
+            if (u == t) break;
+            int w = writerOf(u, x, t, u == r);
+            if (w >= 0) return w;
+          }
         }
       }
     }
     return Integer.MIN_VALUE;
   }
 
-  /** Set by {@link #blocker} when what it returns is a hint (a writer of a lower value), not a constraint. */
-  private boolean soft;
-  /** Per final write (in wrStart order): the writer of the key's next lower value, -1 for none; null when values are not integers. */
-  private int[] linePrev;
-  /** Per transaction: its hints given up (it was placed ahead of them once nothing else could be). */
-  private boolean[] released;
-  /** Per parked head: parked on a hint. */
-  private boolean[] softParked;
-  private int softCount;
+  /** How many readers, and transactions back in each one's session, the look-ahead tries (-Disocheck.witness.look=N; 0: none). */
+  private static final int LOOK = Integer.getInteger("isocheck.witness.look", 8);
+
+  /**
+   * An unplaced transaction other than t that writes key x and is u itself (not the reader) or a
+   * writer u read from, or -1.
+   */
+  private int writerOf(int u, int x, int t, boolean reader) {
+    // (The reader itself may overwrite the version it read: a read-modify-write.)
+    if (!reader && !placed[u] && u != t) for (int i = wrStart[u]; i < wrStart[u + 1]; i++) if (wrKey[i] == x) return u;
+    for (int i = rdStart[u]; i < rdStart[u + 1]; i++) {
+      int v = rdV[i];
+      if (v >= mops) continue;
+      int w = h.mopTxn(v);
+      if (w == t || placed[w]) continue;
+      for (int k = wrStart[w]; k < wrStart[w + 1]; k++) if (wrKey[k] == x) return w;
+    }
+    return -1;
+  }
+
+  /** Per committed transaction, its place in ssTxn. */
+  private int[] posInSession;
 
   private void park(int t, int w) {
     parkedOn[t] = w;
@@ -380,20 +333,14 @@ final class BacktrackingWitness {
     else listHead[k] = parkNext[t];
     if (parkNext[t] >= 0) parkPrev[parkNext[t]] = parkPrev[t];
     parkKey[t] = -1;
-    if (softParked[t]) {
-      softParked[t] = false;
-      softCount--;
-    }
+
   }
 
   /** Every head parked on list k back into the heap. */
   private void wake(int k) {
     for (int t = listHead[k]; t >= 0; t = parkNext[t]) {
       parkKey[t] = -1;
-      if (softParked[t]) {
-        softParked[t] = false;
-        softCount--;
-      }
+
       push(t);
     }
     listHead[k] = -1;
@@ -541,7 +488,8 @@ final class BacktrackingWitness {
       int d = conflict.get(i);
       if (best < 0 || posOf[d] > posOf[best]) best = d;
     }
-    if (DEBUG) System.err.println("backtrack " + backtracks + " placed " + placedCount + " cycle " + (path.size() - seenStep[t]) + " choices " + conflict.size() / 2 + " undo to " + (best < 0 ? -1 : posOf[best]) + " steps " + steps + " nogoods " + ngTop + " releases " + releases);
+    if (DEBUG && best < 0) System.err.println("gave up: a cycle without choices, placed " + placedCount);
+    if (DEBUG) System.err.println("backtrack " + backtracks + " placed " + placedCount + " cycle " + (path.size() - seenStep[t]) + " choices " + conflict.size() / 2 + " undo to " + (best < 0 ? -1 : posOf[best]) + " steps " + steps + " nogoods " + ngTop);
     if (best < 0 || !placed[best]) {
       gaveUp = "cycle";
       return false;
