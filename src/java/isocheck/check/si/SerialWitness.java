@@ -248,8 +248,11 @@ final class SerialWitness {
       passes = 2;
       order = new Greedy(si, mops, nKeys, session, realtime, true, first).run();
     }
-    if (order == null && again && !si && session && !realtime && !cancelled && backtrackingOn()) {
-      // Stalled again: the pass that can undo its version choices (BacktrackingWitness).
+    if (order == null && !si && session && (again && !realtime || timeless()) && !cancelled && backtrackingOn()) {
+      // Stalled: the pass that can undo its version choices (BacktrackingWitness); for a
+      // realtime level only where no transaction has an invocation (its realtime order is
+      // empty: the level is its session counterpart, and no polygraph with realtime's writer
+      // orders is cheaper).
       BacktrackingWitness b = new BacktrackingWitness(h, ra, committed, version, () -> cancelled);
       backtracking = b;
       order = b.run();
@@ -265,6 +268,18 @@ final class SerialWitness {
    * benches compare: -Disocheck.search.backtracking-witness=false).
    */
   static boolean backtrackingOn() { return !"false".equals(System.getProperty("isocheck.search.backtracking-witness")); }
+
+  private Boolean timeless;
+
+  /** Whether no committed transaction has an invocation (the file has no realtime information). */
+  private boolean timeless() {
+    if (timeless == null) {
+      boolean none = true;
+      for (int t = 0; t < n && none; t++) if (committed[t] && h.invokeOrdinal(t) >= 0) none = false;
+      timeless = none;
+    }
+    return timeless;
+  }
 
   /** The backtracking pass the last {@link #holds} ran, or null. */
   BacktrackingWitness backtracking;
