@@ -173,10 +173,11 @@ final class BacktrackingWitness {
       ssTxn[i] = t;
       posInSession[t] = i;
       // Read-only transactions first (placing one never rules anything out), then by place in
-      // the session: the sessions advance together.
+      // the session (the sessions advance together), or by depth (depthRanks).
       boolean readOnly = wrStart[t] == wrStart[t + 1];
       rank[t] = readOnly ? 0 : 1 + i - ssStart[s];
     }
+    depthRanks(committed);
     placed = new boolean[n];
     posOf = new int[n];
     order = new int[tot];
@@ -230,6 +231,43 @@ final class BacktrackingWitness {
   }
 
   private static final int DEAD = Integer.MIN_VALUE + 1;
+
+  /**
+   * Writers ranked by their depth over session order and reads-from (Lamport's clocks: a session
+   * step 8, a read 1 after its writer), where those edges are acyclic: a session that began late
+   * (Jepsen gives a process a new id after an indeterminate operation) begins at the depth of
+   * what it first read, not at 0.
+   */
+  private void depthRanks(boolean[] committed) {
+    int[] indeg = new int[n], queue = new int[total];
+    long[] depth = new long[n];
+    int tail = 0;
+    for (int t = 0; t < n; t++) {
+      if (!committed[t]) continue;
+      if (posInSession[t] > ssStart[sessionOf[t]]) indeg[t]++;
+      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) if (rdV[i] < mops) indeg[t]++;
+      if (indeg[t] == 0) queue[tail++] = t;
+    }
+    for (int head = 0; head < tail; head++) {
+      int t = queue[head];
+      int q = posInSession[t] + 1;
+      if (q < ssStart[sessionOf[t] + 1]) {
+        int u = ssTxn[q];
+        depth[u] = Math.max(depth[u], depth[t] + 8);
+        if (--indeg[u] == 0) queue[tail++] = u;
+      }
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+        int v = wrMop[i];
+        for (int j = vrStart[v]; j < vrStart[v + 1]; j++) {
+          int r = vrTxn[j];
+          depth[r] = Math.max(depth[r], depth[t] + 1);
+          if (--indeg[r] == 0) queue[tail++] = r;
+        }
+      }
+    }
+    if (tail < total) return; // a cycle: the history violates the level; the session ranks stand
+    for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + depth[t];
+  }
 
   /** Every session's head into the heap. */
   private void restart() {
