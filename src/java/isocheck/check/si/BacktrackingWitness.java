@@ -49,6 +49,7 @@ final class BacktrackingWitness {
   /** Placements and undos allowed, per committed transaction. */
   static final int BUDGET = 20;
   private static final boolean DEBUG = Boolean.getBoolean("isocheck.witness.debug");
+  private long lookCalls, blockerCalls, walkSteps;
 
   private final History h;
   private final int n, mops, nKeys;
@@ -99,6 +100,7 @@ final class BacktrackingWitness {
   private final java.util.function.BooleanSupplier cancelled;
 
   BacktrackingWitness(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
+    long t0 = System.nanoTime();
     this.h = h;
     this.cancelled = cancelled;
     n = h.nTxns;
@@ -197,11 +199,20 @@ final class BacktrackingWitness {
     parkedOn = new int[n];
     listHead = new int[n + mops + nKeys];
     Arrays.fill(listHead, -1);
+    if (DEBUG) System.err.println("backtracking: set up " + (System.nanoTime() - t0) / 1000000 + " ms");
     parkedNg = new int[n];
+    lookClear = new int[n];
   }
 
   /** The serial order found (committed transactions), or null when the pass gave up. */
   int[] run() {
+    long t0 = System.nanoTime();
+    int[] r = run0();
+    if (DEBUG) System.err.println("backtracking: " + (System.nanoTime() - t0) / 1000000 + " ms, steps " + steps + " blocker " + blockerCalls + " look " + lookCalls + " walk " + walkSteps + " gave up " + gaveUp);
+    return r;
+  }
+
+  private int[] run0() {
     String b = System.getProperty("isocheck.witness.backtrack-budget");
     long budget = (long) (b != null ? Integer.parseInt(b) : BUDGET) * Math.max(total, 16);
     backtracks = 0;
@@ -287,6 +298,7 @@ final class BacktrackingWitness {
    * their readers; a guard).
    */
   private int blocker(int t) {
+    if (DEBUG) blockerCalls++;
     parkedNg[t] = -1;
     for (int i = ngHead[t]; i >= 0; i = ngNext[i]) {
       if (!ngAlive[i]) continue;
@@ -311,7 +323,8 @@ final class BacktrackingWitness {
       for (int j = rdStart[t]; j < rdStart[t + 1]; j++) if (rdV[j] == lv) c--;
       if (c > 0) return -lv - 1;
     }
-    if (LOOK > 0) {
+    if (LOOK > 0 && lookClear[t] != undos) {
+      lookWork = LOOK_WORK;
       // A writer w of a key t writes that some reader r of t's version follows (r itself, or
       // an earlier transaction of r's session, writes it or read w's write): t before w would
       // put r before w; so t waits for w (implied by session order and reads-from alone).
@@ -319,14 +332,17 @@ final class BacktrackingWitness {
         int x = wrKey[i], v = wrMop[i];
         for (int j = vrStart[v], jn = Math.min(vrStart[v + 1], vrStart[v] + LOOK); j < jn; j++) {
           int r = vrTxn[j], s = sessionOf[r];
-          for (int q = posInSession[r], qn = Math.max(next[s], posInSession[r] - LOOK + 1); q >= qn; q--) {
+          for (int q = posInSession[r], qn = Math.max(next[s], posInSession[r] - LOOK + 1); q >= qn && lookWork > 0; q--) {
             int u = ssTxn[q];
             if (u == t) break;
+            if (DEBUG) lookCalls++;
             int w = writerOf(u, x, t, u == r);
             if (w >= 0) return w;
           }
         }
       }
+      // (None: none until an undo, placements only take candidates away.)
+      if (lookWork > 0) lookClear[t] = undos;
     }
     return Integer.MIN_VALUE;
   }
@@ -340,16 +356,32 @@ final class BacktrackingWitness {
    */
   private int writerOf(int u, int x, int t, boolean reader) {
     // (The reader itself may overwrite the version it read: a read-modify-write.)
+    lookWork -= wrStart[u + 1] - wrStart[u] + rdStart[u + 1] - rdStart[u];
     if (!reader && !placed[u] && u != t) for (int i = wrStart[u]; i < wrStart[u + 1]; i++) if (wrKey[i] == x) return u;
     for (int i = rdStart[u]; i < rdStart[u + 1]; i++) {
       int v = rdV[i];
       if (v >= mops) continue;
       int w = h.mopTxn(v);
       if (w == t || placed[w]) continue;
+      lookWork -= wrStart[w + 1] - wrStart[w];
       for (int k = wrStart[w]; k < wrStart[w + 1]; k++) if (wrKey[k] == x) return w;
     }
     return -1;
   }
+
+  /**
+   * The micro-ops one look-ahead may visit: at 4 micro-ops a transaction (Jepsen's shape) about
+   * all it would; at 20 (Plume's), 8 readers and 8 transactions back cost about 7,000, and on the
+   * SI store's Plume-shaped history at 10^5 (serializability violated) the pass spent 6.8 s
+   * looking ahead before it gave up.
+   */
+  private static final int LOOK_WORK = Integer.getInteger("isocheck.witness.look-work", 256);
+  private int lookWork;
+
+  /** Per transaction, the count of undos when its look-ahead last found no writer to wait for. */
+  private final int[] lookClear;
+  /** Undos so far (from 1). */
+  private int undos = 1;
 
   /** Per committed transaction, its place in ssTxn. */
   private int[] posInSession;
@@ -411,6 +443,7 @@ final class BacktrackingWitness {
    * (those that are heads).
    */
   private void undoTo(int p) {
+    undos++;
     while (placedCount > p) {
       int t = order[--placedCount];
       steps++;
@@ -469,6 +502,7 @@ final class BacktrackingWitness {
     for (int s = 0; s + 1 < ssStart.length && t < 0; s++) if (next[s] < ssStart[s + 1]) t = ssTxn[next[s]];
     isocheck.util.IntList path = new isocheck.util.IntList(16);
     while (seen[t] != search) {
+      if (DEBUG) walkSteps++;
       seen[t] = search;
       seenStep[t] = path.size();
       path.add(t);
