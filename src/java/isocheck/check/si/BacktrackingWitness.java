@@ -179,6 +179,7 @@ final class BacktrackingWitness {
       boolean readOnly = wrStart[t] == wrStart[t + 1];
       rank[t] = readOnly ? 0 : 1 + i - ssStart[s];
     }
+    if (DEBUG) System.err.println("backtracking: tables " + (System.nanoTime() - t0) / 1000000 + " ms");
     depthRanks(committed);
     placed = new boolean[n];
     posOf = new int[n];
