@@ -13,7 +13,7 @@ import java.util.Arrays;
  * choices: conflict-directed backjumping with nogood recording (Prosser, "Hybrid algorithms for
  * the constraint satisfaction problem", Computational Intelligence 9(3), 1993, §4; Dechter,
  * "Enhancement schemes for constraint processing", Artificial Intelligence 41(3), 1990, §3).
- * Called where {@link SerialWitness}'s greedy pass stalls: that pass fixes each writer's place in
+ * Called where {@link SerialWitness}'s greedy passes stall on a file with no invocations: that pass fixes each writer's place in
  * its key's version order for good when it places it, and on a file listed session by session
  * (dbcop, Cobra, Plume text: no time to go by) one writer placed a step early leaves a reader
  * waiting for ever (issue 29).
@@ -22,7 +22,8 @@ import java.util.Arrays;
  * current version of its key and, for each key it writes, every other reader of the current
  * version is placed (a writer waits for the readers of the version it overwrites, so no read is
  * ever left naming an overwritten version); read-only heads first (placing one never rules a
- * serial order out), then the others by their place in their session. A writer also waits for
+ * serial order out), then the others by their depth over session order and reads-from
+ * ({@link #depthRanks}). A writer also waits for
  * another writer of a key it writes that some reader of its own version must follow (that reader,
  * or one of the {@link #LOOK} transactions before it in its session, read from that writer, or
  * one of the latter wrote the key): a look-ahead implied by session order and reads-from alone.
@@ -43,7 +44,8 @@ import java.util.Arrays;
  * edge, as it checks its own, so a witness is never claimed wrongly. The pass gives up (the
  * search decides, as without it) when a cycle has no version edge to undo, or after a budget of
  * placements and undos proportional to the history (-Disocheck.witness.backtrack-budget, per
- * transaction; default {@link #BUDGET}).
+ * transaction; default {@link #BUDGET}). -Disocheck.witness.debug=true prints its cycles and
+ * timings.
  */
 final class BacktrackingWitness {
   /** Placements and undos allowed, per committed transaction. */
