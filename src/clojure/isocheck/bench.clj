@@ -388,8 +388,11 @@
                          m
                          (format "%spolygraph %5d ms, prune %6d ms (%d rounds), constraints %,9d -> open %,7d, %ssolver %s, by %s"
                                  (if (= ":witness" (str (get m "decided-by")))
-                                   (format "witness %d ms (%s, %d passes), " (long (get m "witness-ms" 0)) (get m "witness")
-                                           (long (get m "greedy-passes" 0)))
+                                   (if (= ":backtracking" (str (get m "witness")))
+                                     (format "witness %d ms (:backtracking, %,d backtracks, %,d steps), " (long (get m "witness-ms" 0))
+                                             (long (get m "witness-backtracks" 0)) (long (get m "witness-backtrack-steps" 0)))
+                                     (format "witness %d ms (%s, %d passes), " (long (get m "witness-ms" 0)) (get m "witness")
+                                             (long (get m "greedy-passes" 0))))
                                    "")
                                  (long (get m "polygraph-ms" 0)) (long (get m "prune-ms" 0)) (long (get m "pruning-rounds" 0))
                                  (long (get m "constraints" 0)) (long (get m "open" 0))

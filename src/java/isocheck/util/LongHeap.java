@@ -15,6 +15,9 @@ public final class LongHeap {
 
   public int size() { return size; }
 
+  /** Empties the heap (its storage kept). */
+  public void clear() { size = 0; }
+
   public void push(long x) {
     if (size == a.length) a = Arrays.copyOf(a, size * 2);
     int i = size++;

@@ -630,6 +630,13 @@ public final class RegisterSearch extends PolygraphSearch {
           l.family.carries(Level.Family.COMMIT_REALTIME), schedule, schedule && !probe);
     }
     st.put("witness-ms", (System.nanoTime() - t) / 1_000_000L);
+    BacktrackingWitness bw = witness.backtracking;
+    if (bw != null) {
+      // The greedy passes stalled and the backtracking pass ran: how often it undid a version
+      // choice, and its placements and undos (found or not).
+      st.put("witness-backtracks", bw.backtracks);
+      st.put("witness-backtrack-steps", bw.steps);
+    }
     if (!ok) return null;
     st.put("decided-by", new isocheck.history.Kw("witness"));
     st.put("witness", new isocheck.history.Kw(witness.by));

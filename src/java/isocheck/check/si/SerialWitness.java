@@ -93,6 +93,7 @@ final class SerialWitness {
   boolean holds(boolean si, boolean session, boolean realtime, boolean again, boolean kahn) {
     if (version == null) version = ra.versions();
     lastOrder = null;
+    backtracking = null;
     if (cancelled) return false;
     by = "greedy";
     // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
@@ -247,10 +248,44 @@ final class SerialWitness {
       passes = 2;
       order = new Greedy(si, mops, nKeys, session, realtime, true, first).run();
     }
+    if (order == null && !si && session && (again || realtime) && timeless() && !cancelled && backtrackingOn()) {
+      // Stalled on a file with no invocations (dbcop, Cobra, Plume text; a realtime level's
+      // order is then empty, the level its session counterpart's): the pass that can undo its
+      // version choices (BacktrackingWitness). Not where transactions have invocations: the
+      // greedy pass follows their time, and where it stalls the level is usually violated; on
+      // the SI store's Plume-shaped 10^5 history (strong-session serializability violated,
+      // lein bench search) the backtracking pass cost 2 s (its set-up, and 52,195 placements
+      // before a cycle with no choice to undo) before pruning decided.
+      BacktrackingWitness b = new BacktrackingWitness(h, ra, committed, version, () -> cancelled);
+      backtracking = b;
+      order = b.run();
+      if (order != null) by = "backtracking";
+    }
     if (order == null || cancelled) return false;
     lastOrder = order;
     return verified(order, si, session, realtime);
   }
+
+  /**
+   * Whether the greedy passes that stall are followed by {@link BacktrackingWitness} (tests and
+   * benches compare: -Disocheck.search.backtracking-witness=false).
+   */
+  static boolean backtrackingOn() { return !"false".equals(System.getProperty("isocheck.search.backtracking-witness")); }
+
+  private Boolean timeless;
+
+  /** Whether no committed transaction has an invocation (the file has no realtime information). */
+  private boolean timeless() {
+    if (timeless == null) {
+      boolean none = true;
+      for (int t = 0; t < n && none; t++) if (committed[t] && h.invokeOrdinal(t) >= 0) none = false;
+      timeless = none;
+    }
+    return timeless;
+  }
+
+  /** The backtracking pass the last {@link #holds} ran, or null. */
+  BacktrackingWitness backtracking;
 
   /**
    * The state of {@link #greedy}'s pass. Nodes: serializability, transaction t; snapshot
