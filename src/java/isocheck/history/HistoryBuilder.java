@@ -671,12 +671,19 @@ public final class HistoryBuilder implements OpSink {
     }
     int[] keyId = scratchKey, valId = scratchVal;
     // In passes: a large history's key table and (key, value) index are far larger than the
-    // caches, and a transaction's keys are anywhere in them, so its keys' entries in the key
-    // table, then its writes' slots in the index, are first touched in tight loops of independent
-    // loads, which the processor overlaps, rather than each waited for in turn. Keys and values
-    // are interned in the micro-ops' order (ids are assigned in order of first appearance).
+    // caches, and a transaction's keys are anywhere in them, so its keys' (and values') entries
+    // in their tables, then its writes' slots in the index, are first touched in tight loops of
+    // independent loads, which the processor overlaps, rather than each waited for in turn.
+    // Keys and values are interned in the micro-ops' order (ids are assigned in order of first
+    // appearance).
     long touched = 0;
-    if (n > 1) for (int i = 0; i < n; i++) if (r.keyIsLong(i)) touched += keyIds.touch(r.keyLong(i));
+    if (n > 1) {
+      for (int i = 0; i < n; i++) {
+        if (r.keyIsLong(i)) touched += keyIds.touch(r.keyLong(i));
+        // Values too (Cobra's are its write ids, a million distinct at 10^5 transactions).
+        if (r.valueTag(i) == OpRecord.V_LONG) touched += valueIds.touch(r.valueLong(i));
+      }
+    }
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       int key = keyId[i] = internKey(r, i);
