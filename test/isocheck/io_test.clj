@@ -898,7 +898,8 @@
   ;; entries not selected left out, and the first index whose pair came before (-1: none);
   ;; from tables of one part to tables of many.
   (let [rnd (java.util.Random. 31)]
-    (doseq [[n a-range b-range] [[0 10 10] [50 10 10] [5000 2000 8] [200000 100000 40] [200000 30 100000]]]
+    (doseq [[n a-range b-range] [[0 10 10] [50 10 10] [5000 2000 8] [200000 100000 40] [200000 30 100000]
+                                 [300000 1 400000] [243000 1000000 1000000]]]
       (let [a (int-array (repeatedly n #(.nextInt rnd a-range)))
             b (int-array (repeatedly n #(.nextInt rnd b-range)))
             sel (byte-array (repeatedly n #(if (< (.nextInt rnd 10) 3) OpRecord/READ OpRecord/WRITE)))
@@ -912,6 +913,7 @@
             out (int-array 1)
             m (isocheck.util.PairIntMap/ofFirst pairs n sel OpRecord/READ a b out)]
         (is (= first-dup (aget out 0)) (str n))
+        (is (= (.size one) (.size m)) (str n))
         (is (every? #(= (.get one (aget a %) (aget b %)) (.get m (aget a %) (aget b %))) (range n)) (str n))
         (is (= -1 (.get m a-range 0) (.get m 0 b-range)) (str n))))))
 
