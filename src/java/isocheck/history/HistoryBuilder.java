@@ -374,7 +374,7 @@ public final class HistoryBuilder implements OpSink {
     int[] len = mopLen.raw();
     int[] val = mopVal.raw();
     byte[] kinds = mopKind.toArray();
-    for (int m = 0; m < nm; m++) {
+    for (int m = 0, settled = settledFrom < 0 ? nm : settledFrom; m < settled; m++) {
       if (kinds[m] != OpRecord.READ) { len[m] = -1; continue; }
       if (workload == History.Workload.APPEND) {
         if (len[m] < 0) {
@@ -661,6 +661,8 @@ public final class HistoryBuilder implements OpSink {
 
   /** List reads recorded as nil (list-append), or null if none. */
   private java.util.BitSet nilReads;
+  /** The first micro-op addMops stored as build() leaves it (the workload known then), or -1. */
+  private int settledFrom = -1;
 
   /** Adds txn t's micro-ops from r; with readsUnknown, reads are kept as nil (what a failed or indeterminate op read is unknown). */
   private void addMops(int t, OpRecord r, boolean readsUnknown) {
@@ -704,6 +706,10 @@ public final class HistoryBuilder implements OpSink {
     }
     if (n > 1 && !indexAtBuild) for (int i = 0; i < n; i++) if (r.kind(i) != OpRecord.READ) touched += writerIndex.touch(keyId[i], valId[i]);
     this.touched += touched;
+    // Once the workload is known, reads are stored as build() leaves them (it settles only
+    // those stored before: a pass over every micro-op less at the end).
+    History.Workload wl = workload;
+    if (wl != null && settledFrom < 0) settledFrom = mopKind.size();
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       int key = keyId[i], v = valId[i];
@@ -711,11 +717,21 @@ public final class HistoryBuilder implements OpSink {
       mopKind.add(k);
       mopKey.add(key);
       mopTxn.add(t);
-      mopVal.add(v);
       if (k == OpRecord.READ) {
         byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
-        mopLen.add(tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2);
+        int len = tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2;
+        if (wl == History.Workload.REGISTER) {
+          // (A nil read's value id is already History.NIL.)
+          len = -1;
+        } else if (wl == History.Workload.APPEND && len < 0) {
+          if (len == -1) (nilReads == null ? nilReads = new java.util.BitSet() : nilReads).set(m);
+          len = 0;
+          v = 0;
+        }
+        mopVal.add(v);
+        mopLen.add(len);
       } else {
+        mopVal.add(v);
         mopLen.add(-1);
         writes++;
         if (!indexAtBuild && !registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
