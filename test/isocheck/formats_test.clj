@@ -426,6 +426,42 @@
     (is (= (model (read-history (tmp-file "d.json" dbcop-json)))
            (model (read-history (tmp-file "crlf.json" (str/replace dbcop-json "\n" "\r\n\t"))))))))
 
+(deftest dbcop-json-events-read-in-one-scan-read-as-the-general-reading
+  ;; An event as dbcop and isocheck write it, whole in the reader's buffer, is read in one scan
+  ;; of its bytes; any other spelling by the general reading. In a file of some kilobytes (so
+  ;; that the events are far from the buffer's end), every spelling below must read as the
+  ;; general reading reads it (forced by a line end inside each event), and a bad number must
+  ;; fail as it does there.
+  (let [evs ["{\"Write\": {\"variable\": %d, \"version\": 1}}" "{\"Write\":{\"variable\":%d,\"version\":2}}"
+             "{\"Read\": {\"variable\": %d, \"version\": 5}}" "{\"Read\": {\"variable\": %d, \"version\": null}}"
+             "{\"Read\":{\"variable\":%d,\"version\":null}}" "{ \"Write\" :  { \"variable\" : %d , \"version\" : 7 } }"
+             "{\"Write\":      {\"variable\": %d, \"version\": 9}}"
+             "{\"Write\": {\"version\": 10, \"variable\": %d}}"
+             "{\"Write\": {\"variable\": %d, \"version\": 123456789012345678}}"
+             "{\"Write\": {\"variable\": %d, \"version\": 1234567890123456789}}"
+             "{\"Write\": {\"variable\": %d, \"version\": 18446744073709551615}}"
+             "{\"Write\": {\"variable\": \"k%d\", \"version\": 1}}"
+             "{\"Write\": {\"variable\": %d, \"version\": 3, \"x\": [1]}}"
+             "{\"Read\": {\"variable\": %d, \"version\": 0}}"]
+        file (fn [general?]
+               (str "[[" (str/join ",\n" (for [i (range 40)]
+                                          (str "{\"events\": ["
+                                               (str/join ", " (for [[j e] (map vector (range) evs)]
+                                                                (let [e (format e (+ (* 100 i) j 1))]
+                                                                  (if general? (str "{\n" (subs e 1)) e))))
+                                               "], \"committed\": true}")))
+                    "]]"))
+        want (model (read-history (tmp-file "g.json" (file true))))]
+    (is (= 560 (count (mapcat last want))))
+    (is (= want (model (read-history (tmp-file "f.json" (file false))))))
+    (doseq [[bad expect] [["\"version\": 007}" "expected a version or null (an integer), found 007"]
+                          ["\"version\": nullx}" "expected a version or null"]
+                          ["\"version\": -1}" "the version -1 is negative"]]]
+      (let [text (str/replace-first (file false) (if (str/includes? bad "nullx") "\"version\": null}" "\"version\": 5}") bad)
+            m (error (tmp-file "b.json" text))]
+        (is (one-line? m) bad)
+        (is (and m (str/includes? m expect)) (str bad " => " m))))))
+
 (deftest plume-text-line-ends-blank-lines-and-gzip
   (let [want (model (read-history (tmp-file "p.txt" plume-text)))
         gz   (fn [^String s] (let [o (ByteArrayOutputStream.)]

@@ -862,6 +862,64 @@
         (is (= one two) label)
         (is (re-find expected (str two)) (str label ": " two))))))
 
+;; ---------------------------------------------------------------- writes indexed at build
+
+(deftest a-file-whose-writes-are-indexed-at-build-fails-as-one-indexed-op-by-op
+  ;; Files are loaded with the writes indexed when the history is built: a value written twice
+  ;; is found there, without its op, and the file is read again indexed op by op. The error
+  ;; must be the one building the ops with writes indexed as they come gives (the same ops
+  ;; built in memory), whichever comes first, the value written twice or a later (or earlier)
+  ;; bad op (the first error in op order, as in loading-on-two-threads-reports-the-first-error),
+  ;; on one thread or two.
+  (let [ok (fn [i] (str "{:index " i ", :type :ok, :process " (mod i 5) ", :f :txn, :value [[:append " i " 1] [:r " i " [1]]]}\n"))
+        dup (fn [i was] (str "{:index " i ", :type :ok, :process 0, :f :txn, :value [[:r 1 nil] [:append " was " 1]]}\n"))
+        frob (fn [i] (str "{:index " i ", :type :ok, :process 0, :f :txn, :value [[:frob 1 2]]}\n"))
+        cut (fn [i] (str "{:index " i ", :type :ok, :process 0, :f :txn, :value [[:r 1 [1 2]]}\n"))
+        text (fn [bad-at] (apply str (for [i (range 5000)] (get bad-at i (ok i)))))]
+    (doseq [[label bad-at expected]
+            [["written twice" {3000 (dup 3000 10)} #"^op 3000 \(line 3001, :index 3000\): micro-op \[:append 10 1\] appends 1 to key 10, which op 10 appended too"]
+             ["written twice in one op" {7 (str "{:index 7, :type :ok, :process 2, :f :txn, :value [[:append 7 1] [:append 7 1]]}\n")}
+              #"^op 7 .*which the same transaction already appended"]
+             ["written twice, then a bad op" {20 (dup 20 3), 4000 (frob 4000)} #"^op 20 .*appends 1 to key 3"]
+             ["written twice, then cut short" {20 (dup 20 3), 4000 (cut 4000)} #"^op 20 .*appends 1 to key 3"]
+             ["a bad op, then written twice" {20 (frob 20), 4000 (dup 4000 3)} #"^op 20 .*:frob"]
+             ["cut short, then written twice" {20 (cut 20), 4000 (dup 4000 3)} #"line 21"]]]
+      (let [t (text bad-at)
+            path (tmp-file "h.edn" t)
+            one (load-error path nil)]
+        (is (re-find expected (str one)) (str label ": " one))
+        (is (= one (load-error path 0)) (str label ", two threads"))
+        (when (= 1 (count bad-at))
+          (is (= one (try (build edn-ops t) nil (catch HistoryException e (.getMessage e)))) (str label ", in memory")))))))
+
+(deftest the-writer-index-made-at-once-answers-as-one-made-a-pair-at-a-time
+  ;; PairIntMap.ofFirst sorts the pairs by the part of the table they go to and inserts them
+  ;; part by part: the same answers as putIfAbsent in order, each pair to its first index,
+  ;; entries not selected left out, and the first index whose pair came before (-1: none);
+  ;; from tables of one part to tables of many.
+  (let [rnd (java.util.Random. 31)]
+    (doseq [[n a-range b-range] [[0 10 10] [50 10 10] [5000 2000 8] [200000 100000 40] [200000 30 100000]
+                                 [300000 1 400000]
+                                 ;; Dense tables (load 0.65): with two cores, a few probes cross
+                                 ;; from one thread's half of the parts into the other's.
+                                 [243000 1000000 1000000] [130000 1000000 1000000]]]
+      (let [a (int-array (repeatedly n #(.nextInt rnd a-range)))
+            b (int-array (repeatedly n #(.nextInt rnd b-range)))
+            sel (byte-array (repeatedly n #(if (< (.nextInt rnd 10) 3) OpRecord/READ OpRecord/WRITE)))
+            one (isocheck.util.PairIntMap. 1)
+            first-dup (reduce (fn [d i]
+                                (if (= (aget sel i) OpRecord/READ) d
+                                    (let [v (.putIfAbsent one (aget a i) (aget b i) (int i))]
+                                      (if (and (neg? d) (not= v i)) i d))))
+                              -1 (range n))
+            pairs (count (filter #(not= OpRecord/READ %) sel))
+            out (int-array 1)
+            m (isocheck.util.PairIntMap/ofFirst pairs n sel OpRecord/READ a b out)]
+        (is (= first-dup (aget out 0)) (str n))
+        (is (= (.size one) (.size m)) (str n))
+        (is (every? #(= (.get one (aget a %) (aget b %)) (.get m (aget a %) (aget b %))) (range n)) (str n))
+        (is (= -1 (.get m a-range 0) (.get m 0 b-range)) (str n))))))
+
 ;; ---------------------------------------------------------------- the builder's tables
 
 (deftest the-writer-index-answers-as-a-map-does

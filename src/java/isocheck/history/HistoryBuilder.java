@@ -64,7 +64,13 @@ public final class HistoryBuilder implements OpSink {
   private final ByteList mopKind = new ByteList();
   private final IntList mopKey = new IntList(4096), mopVal = new IntList(4096),
       mopLen = new IntList(4096), mopTxn = new IntList(4096), listPool = new IntList(1 << 14);
-  private final isocheck.util.PairIntMap writerIndex = new isocheck.util.PairIntMap(1 << 14);
+  private isocheck.util.PairIntMap writerIndex = new isocheck.util.PairIntMap(1 << 14);
+  /**
+   * Whether the writes are indexed when the history is built rather than as they come
+   * ({@link #indexAtBuild}), and how many there are.
+   */
+  private boolean indexAtBuild;
+  private int writes;
   /** Transactions whose ops carried other keys (increasing), and those keys with their values. */
   private final IntList extraTxn = new IntList(16);
   private final ArrayList<Object[]> extras = new ArrayList<>();
@@ -136,7 +142,49 @@ public final class HistoryBuilder implements OpSink {
     mopTxn.ensureCapacity(mops);
     mopKind.ensureCapacity(mops);
     listPool.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 2, elems));
-    writerIndex.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 4, writes));
+    if (!indexAtBuild) writerIndex.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 4, writes));
+  }
+
+  /**
+   * Indexes the (key, value) pairs written when the history is built, all at once, rather than
+   * each write as its op comes: a large history's index is far larger than the caches, and one
+   * write at a time waits for memory at nearly every write, where all at once, sorted by
+   * where they go, they find their place in the caches ({@link isocheck.util.PairIntMap#ofFirst}:
+   * at 10^5 Plume-shaped transactions, a million writes, the builder's thread spent about half
+   * its time on them before). A value written twice to one key is then found only when the
+   * history is built (or {@link #writesUnique} asked), without the op that wrote it again:
+   * {@link #build} throws {@link ReadAgain}, and the caller reads the input again into a
+   * builder that indexes as the ops come, which names that op as always. Before the first op.
+   */
+  public HistoryBuilder indexAtBuild() {
+    if (opsSeen == 0) indexAtBuild = true;
+    return this;
+  }
+
+  /**
+   * Thrown by {@link #build} when the writes were indexed at build ({@link #indexAtBuild}) and
+   * a value was written twice to one key: read the input again into a builder that indexes as
+   * the ops come, which reports the op that wrote it again.
+   */
+  public static final class ReadAgain extends RuntimeException {
+    ReadAgain() { super("a value written twice to one key: read the history again, indexing writes as they come", null, false, false); }
+  }
+
+  /**
+   * With writes indexed at build ({@link #indexAtBuild}): whether no (key, value) pair was
+   * written twice by the ops taken so far (a builder that failed: if one was, a builder
+   * indexing as the ops came would have failed there first). Always true otherwise.
+   */
+  public boolean writesUnique() {
+    return !indexAtBuild || built != null || indexWrites() < 0;
+  }
+
+  /** Indexes every write so far (writes indexed at build); returns the first write of a pair written before, or -1. */
+  private int indexWrites() {
+    int[] first = new int[1];
+    writerIndex = isocheck.util.PairIntMap.ofFirst(writes, mopKind.size(), mopKind.raw(), OpRecord.READ,
+        mopKey.raw(), mopVal.raw(), first);
+    return first[0];
   }
 
   /** @param workload the workload to insist on, or null to detect it from the micro-ops. */
@@ -319,13 +367,14 @@ public final class HistoryBuilder implements OpSink {
       throw new HistoryException(firstListRead + "; rw-register reads return a single value (or nil)"
           + (workloadWhere == null ? "" : " (rw-register was chosen by " + workloadWhere + ")"));
     }
+    if (indexAtBuild && indexWrites() >= 0) throw new ReadAgain();
     int nm = mopKind.size();
     // Mop arrays are handed over as they are (possibly with spare room at the end: the mop count
     // is mopKind's length), to avoid copying hundreds of megabytes on a large history.
     int[] len = mopLen.raw();
     int[] val = mopVal.raw();
     byte[] kinds = mopKind.toArray();
-    for (int m = 0; m < nm; m++) {
+    for (int m = 0, settled = settledFrom < 0 ? nm : settledFrom; m < settled; m++) {
       if (kinds[m] != OpRecord.READ) { len[m] = -1; continue; }
       if (workload == History.Workload.APPEND) {
         if (len[m] < 0) {
@@ -612,6 +661,8 @@ public final class HistoryBuilder implements OpSink {
 
   /** List reads recorded as nil (list-append), or null if none. */
   private java.util.BitSet nilReads;
+  /** The first micro-op addMops stored as build() leaves it (the workload known then), or -1. */
+  private int settledFrom = -1;
 
   /** Adds txn t's micro-ops from r; with readsUnknown, reads are kept as nil (what a failed or indeterminate op read is unknown). */
   private void addMops(int t, OpRecord r, boolean readsUnknown) {
@@ -622,12 +673,19 @@ public final class HistoryBuilder implements OpSink {
     }
     int[] keyId = scratchKey, valId = scratchVal;
     // In passes: a large history's key table and (key, value) index are far larger than the
-    // caches, and a transaction's keys are anywhere in them, so its keys' entries in the key
-    // table, then its writes' slots in the index, are first touched in tight loops of independent
-    // loads, which the processor overlaps, rather than each waited for in turn. Keys and values
-    // are interned in the micro-ops' order (ids are assigned in order of first appearance).
+    // caches, and a transaction's keys are anywhere in them, so its keys' (and values') entries
+    // in their tables, then its writes' slots in the index, are first touched in tight loops of
+    // independent loads, which the processor overlaps, rather than each waited for in turn.
+    // Keys and values are interned in the micro-ops' order (ids are assigned in order of first
+    // appearance).
     long touched = 0;
-    if (n > 1) for (int i = 0; i < n; i++) if (r.keyIsLong(i)) touched += keyIds.touch(r.keyLong(i));
+    if (n > 1) {
+      for (int i = 0; i < n; i++) {
+        if (r.keyIsLong(i)) touched += keyIds.touch(r.keyLong(i));
+        // Values too (Cobra's are its write ids, a million distinct at 10^5 transactions).
+        if (r.valueTag(i) == OpRecord.V_LONG) touched += valueIds.touch(r.valueLong(i));
+      }
+    }
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       int key = keyId[i] = internKey(r, i);
@@ -646,8 +704,12 @@ public final class HistoryBuilder implements OpSink {
         valId[i] = internValue(r, i);
       }
     }
-    if (n > 1) for (int i = 0; i < n; i++) if (r.kind(i) != OpRecord.READ) touched += writerIndex.touch(keyId[i], valId[i]);
+    if (n > 1 && !indexAtBuild) for (int i = 0; i < n; i++) if (r.kind(i) != OpRecord.READ) touched += writerIndex.touch(keyId[i], valId[i]);
     this.touched += touched;
+    // Once the workload is known, reads are stored as build() leaves them (it settles only
+    // those stored before: a pass over every micro-op less at the end).
+    History.Workload wl = workload;
+    if (wl != null && settledFrom < 0) settledFrom = mopKind.size();
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       int key = keyId[i], v = valId[i];
@@ -655,13 +717,24 @@ public final class HistoryBuilder implements OpSink {
       mopKind.add(k);
       mopKey.add(key);
       mopTxn.add(t);
-      mopVal.add(v);
       if (k == OpRecord.READ) {
         byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
-        mopLen.add(tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2);
+        int len = tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2;
+        if (wl == History.Workload.REGISTER) {
+          // (A nil read's value id is already History.NIL.)
+          len = -1;
+        } else if (wl == History.Workload.APPEND && len < 0) {
+          if (len == -1) (nilReads == null ? nilReads = new java.util.BitSet() : nilReads).set(m);
+          len = 0;
+          v = 0;
+        }
+        mopVal.add(v);
+        mopLen.add(len);
       } else {
+        mopVal.add(v);
         mopLen.add(-1);
-        if (!registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
+        writes++;
+        if (!indexAtBuild && !registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
       }
     }
     mopStart.add(mopKind.size());

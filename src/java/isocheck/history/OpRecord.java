@@ -90,6 +90,17 @@ public final class OpRecord {
   private Object[] extra = new Object[4];
 
   public void reset(long ordinal) {
+    resetOp(ordinal);
+    if (n > 0) {
+      Arrays.fill(fRaw, 0, n, null);
+      Arrays.fill(keyO, 0, n, null);
+      Arrays.fill(valO, 0, n, null);
+    }
+    n = 0;
+  }
+
+  /** As {@link #reset}, but the micro-ops' objects are left for the caller to overwrite or clear. */
+  private void resetOp(long ordinal) {
     this.ordinal = ordinal;
     line = -1;
     index = ABSENT;
@@ -103,11 +114,6 @@ public final class OpRecord {
     valueRaw = null;
     origin = null;
     originFn = null;
-    if (n > 0) {
-      Arrays.fill(fRaw, 0, n, null);
-      Arrays.fill(keyO, 0, n, null);
-      Arrays.fill(valO, 0, n, null);
-    }
     if (anyElemObj) {
       Arrays.fill(elemO, 0, nElems, null);
       anyElemObj = false;
@@ -116,7 +122,6 @@ public final class OpRecord {
       Arrays.fill(extra, 0, 2 * nExtra, null);
       nExtra = 0;
     }
-    n = 0;
     nElems = 0;
   }
 
@@ -337,7 +342,10 @@ public final class OpRecord {
     long[] l = in.longs;
     Object[] o = in.objs;
     int p = in.readLongs, q = in.readObjs;
-    reset(l[p++]);
+    // The micro-ops' objects below are overwritten, those past them cleared: not all cleared
+    // first, then written (a third of the record's cost, 20 micro-ops an op).
+    int before = n;
+    resetOp(l[p++]);
     line = l[p++];
     index = l[p++];
     time = l[p++];
@@ -373,6 +381,11 @@ public final class OpRecord {
       fRaw[i] = o[q++];
       keyO[i] = o[q++];
       valO[i] = o[q++];
+    }
+    if (before > m) {
+      Arrays.fill(fRaw, m, before, null);
+      Arrays.fill(keyO, m, before, null);
+      Arrays.fill(valO, m, before, null);
     }
     n = m;
     System.arraycopy(l, p, elemL, 0, e);

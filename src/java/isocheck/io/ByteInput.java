@@ -42,24 +42,29 @@ final class ByteInput {
   }
 
   int u8() throws IOException {
-    if (!available(1)) throw new EOFException();
+    if (pos >= lim && !available(1)) throw new EOFException();
     return buf[pos++] & 0xff;
   }
 
+  // The longs unrolled, without a call when the buffer holds them: millions are read, and C1
+  // (the launcher's compiler below 512 MB) neither unrolls the loop nor inlines the call.
+
   long longLE() throws IOException {
-    if (!available(8)) throw new EOFException();
-    long v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | (buf[pos + i] & 0xffL);
-    pos += 8;
-    return v;
+    if (lim - pos < 8 && !available(8)) throw new EOFException();
+    byte[] b = buf;
+    int p = pos;
+    pos = p + 8;
+    return (b[p] & 0xffL) | (b[p + 1] & 0xffL) << 8 | (b[p + 2] & 0xffL) << 16 | (b[p + 3] & 0xffL) << 24
+        | (b[p + 4] & 0xffL) << 32 | (b[p + 5] & 0xffL) << 40 | (b[p + 6] & 0xffL) << 48 | (long) b[p + 7] << 56;
   }
 
   long longBE() throws IOException {
-    if (!available(8)) throw new EOFException();
-    long v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | (buf[pos + i] & 0xffL);
-    pos += 8;
-    return v;
+    if (lim - pos < 8 && !available(8)) throw new EOFException();
+    byte[] b = buf;
+    int p = pos;
+    pos = p + 8;
+    return (long) b[p] << 56 | (b[p + 1] & 0xffL) << 48 | (b[p + 2] & 0xffL) << 40 | (b[p + 3] & 0xffL) << 32
+        | (b[p + 4] & 0xffL) << 24 | (b[p + 5] & 0xffL) << 16 | (b[p + 6] & 0xffL) << 8 | (b[p + 7] & 0xffL);
   }
 
   /** n bytes (n at most 64 KiB), or EOFException. */

@@ -242,6 +242,8 @@ public final class DbcopJson {
         expect(',', "',' after the variable");
         version(write);
         expect(']', COMPACT_CLOSE[tag]);
+      } else if (c == '{' && taggedAsWritten()) {
+        write = fastWrite;
       } else if (c == '{') {
         pos++;
         int tag = member(TAGS);
@@ -288,6 +290,119 @@ public final class DbcopJson {
         if (write) zeroWritten.add(keyL, keyO);
         else if (zeroAsInitial == null) zeroReads.add(i);
       }
+    }
+
+    /** Whether {@link #taggedAsWritten} read a Write. */
+    private boolean fastWrite;
+
+    /**
+     * At '{', an event as dbcop and isocheck write it, {"Write": {"variable": 1, "version": 2}}
+     * or a Read (its version possibly null), spaces or none between the tokens, the whole
+     * event within the buffer, on one line, integers of at most 18 digits: read in one scan of
+     * the bytes (a history holds millions; the general parser, a call per token, took most of
+     * the time of loading dbcop JSON), with the general reading's result. Anything else (other
+     * members or their order, escapes, larger numbers, an error) reads nothing and returns
+     * false, for the general reading to read (and name what is wrong).
+     */
+    private boolean taggedAsWritten() {
+      byte[] b = buf;
+      int p = pos + 1, end = lim;
+      // At most 4 spaces between tokens: the event takes at most 130 bytes, and every look
+      // reads at most 20 past it, all within the buffer.
+      if (end - p < 192) return false;
+      p = spaces(b, p);
+      boolean w;
+      if (at(b, p, WRITE_TAG)) {
+        w = true;
+        p += WRITE_TAG.length;
+      } else if (at(b, p, READ_TAG)) {
+        w = false;
+        p += READ_TAG.length;
+      } else {
+        return false;
+      }
+      p = spaces(b, p);
+      if (b[p] != ':') return false;
+      p = spaces(b, p + 1);
+      if (b[p] != '{') return false;
+      p = spaces(b, p + 1);
+      if (!at(b, p, VARIABLE)) return false;
+      p = spaces(b, p + VARIABLE.length);
+      if (b[p] != ':') return false;
+      p = spaces(b, p + 1);
+      int q = digits(b, p);
+      if (q < 0) return false;
+      long key = fastLong;
+      p = spaces(b, q);
+      if (b[p] != ',') return false;
+      p = spaces(b, p + 1);
+      if (!at(b, p, VERSION)) return false;
+      p = spaces(b, p + VERSION.length);
+      if (b[p] != ':') return false;
+      p = spaces(b, p + 1);
+      long ver;
+      if (!w && at(b, p, NULL)) {
+        ver = NIL;
+        p += NULL.length;
+        // null followed by a letter or digit is not the literal.
+        if (Character.isLetterOrDigit(b[p])) return false;
+      } else {
+        q = digits(b, p);
+        if (q < 0) return false;
+        ver = fastLong;
+        p = q;
+      }
+      p = spaces(b, p);
+      if (b[p] != '}') return false;
+      p = spaces(b, p + 1);
+      if (b[p] != '}') return false;
+      pos = p + 1;
+      fastWrite = w;
+      hasKey = true;
+      keyL = key;
+      keyO = null;
+      hasVersion = true;
+      verL = ver;
+      verO = null;
+      return true;
+    }
+
+    private static final byte[] WRITE_TAG = quoted("Write"), READ_TAG = quoted("Read");
+    private static final byte[] VARIABLE = quoted("variable"), VERSION = quoted("version"),
+        NULL = "null".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private static byte[] quoted(String s) { return ("\"" + s + "\"").getBytes(java.nio.charset.StandardCharsets.US_ASCII); }
+
+    /** Past the spaces at p, at most 4 (more leave p at a space, which nothing matches). */
+    private static int spaces(byte[] b, int p) {
+      for (int k = 0; k < 4 && b[p] == ' '; k++) p++;
+      return p;
+    }
+
+    private static boolean at(byte[] b, int p, byte[] w) {
+      for (int k = 0; k < w.length; k++) if (b[p + k] != w[k]) return false;
+      return true;
+    }
+
+    /** The number {@link #digits} read. */
+    private long fastLong;
+
+    /** An unsigned integer of 1 to 18 digits, no leading 0, at p: into fastLong; returns where it ends, or -1. */
+    private int digits(byte[] b, int p) {
+      int q = p;
+      long v = 0;
+      while (q - p < 19) {
+        int d = b[q] - '0';
+        if (d < 0 || d > 9) break;
+        v = v * 10 + d;
+        q++;
+      }
+      int n = q - p;
+      if (n == 0 || n > 18 || (n > 1 && b[p] == '0')) return -1;
+      byte after = b[q];
+      if (after != ' ' && after != ',' && after != '}') return -1;
+      fastLong = v;
+      return q;
     }
 
     /** verL for a read of null (versions are unsigned, so never this). */

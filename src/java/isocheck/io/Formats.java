@@ -285,20 +285,35 @@ public final class Formats {
     }
     // The bytes the readers will read (not a gzipped file's: its size is not its text's).
     long bytes = !again ? -1 : size >= 0 ? (gzippedFile(Path.of(path)) ? -1 : size) : CobraLog.logBytes(Path.of(path));
-    if (again) {
+    // A file or a directory: the builder indexes the writes when the history is built
+    // (HistoryBuilder.indexAtBuild), which finds a value written twice only then, without the
+    // op: such a history, or one that fails after such a write, is read again into a builder
+    // that indexes as the ops come, and fails as it always did, naming the op.
+    boolean stream = again, atBuild = again;
+    while (true) {
       StreamingSink[] streamed = {null};
+      HistoryBuilder[] builder = {null};
       try {
-        return load(path, workload, txnF, named, progress, size, bytes, sink -> streamed[0] = new StreamingSink(sink, bytes));
-      } catch (HistoryException | TxnBuffer.NotStreamable e) {
-        if (streamed[0] == null || !streamed[0].used) throw e;
+        return load(path, workload, txnF, named, progress, size, bytes,
+            stream ? sink -> streamed[0] = new StreamingSink(sink, bytes) : sink -> sink, atBuild, builder);
+      } catch (IOException | RuntimeException e) {
+        if (e instanceof HistoryBuilder.ReadAgain || (atBuild && builder[0] != null && !builder[0].writesUnique())) {
+          stream = atBuild = false;
+        } else if (stream && streamed[0] != null && streamed[0].used
+            && (e instanceof HistoryException || e instanceof TxnBuffer.NotStreamable)) {
+          stream = false;
+        } else {
+          throw e;
+        }
       }
     }
-    return load(path, workload, txnF, named, progress, size, bytes, sink -> sink);
   }
 
   private static History load(String path, History.Workload workload, String txnF, Format named, Progress progress,
-      long size, long bytes, java.util.function.UnaryOperator<OpSink> wrap) throws IOException {
-    HistoryBuilder b = new HistoryBuilder(workload, txnF);
+      long size, long bytes, java.util.function.UnaryOperator<OpSink> wrap, boolean indexAtBuild,
+      HistoryBuilder[] builder) throws IOException {
+    HistoryBuilder b = builder[0] = new HistoryBuilder(workload, txnF);
+    if (indexAtBuild) b.indexAtBuild();
     // A Jepsen list-append op takes ~150-200 bytes; a list element ~3.
     if (size >= 0 && !path.toLowerCase(Locale.ROOT).endsWith(".gz")) b.expect(size / 160, size / 10);
     if (progress != Progress.NONE) progress.stage("loading", size, Progress.BYTES);

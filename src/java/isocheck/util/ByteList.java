@@ -16,6 +16,8 @@ public final class ByteList {
   public void set(int i, byte x) { a[i] = x; }
   public int size() { return n; }
   public byte[] toArray() { return Arrays.copyOf(a, n); }
+  /** The backing array; valid up to {@link #size()}. */
+  public byte[] raw() { return a; }
 
   /** Grows the backing array to hold at least {@code cap} elements. */
   public void ensureCapacity(int cap) {

@@ -19,6 +19,8 @@ public final class LongList {
   public void set(int i, long x) { a[i] = x; }
   public int size() { return n; }
   public void clear() { n = 0; }
+  /** The backing array; valid up to {@link #size()}. */
+  public long[] raw() { return a; }
   public long[] toArray() { return Arrays.copyOf(a, n); }
 
   /** Grows the backing array to hold at least {@code cap} elements. */

@@ -18,6 +18,8 @@ public final class PairIntMap {
    */
   private int[] slots;
   private int size, mask;
+  /** What {@link #ofFirst} read streaming the table in (kept, so that the reads are not dropped). */
+  int touched;
 
   public PairIntMap(int expected) {
     int cap = Integer.highestOneBit(Math.max(8, expected * 3 / 2)) << 1;
@@ -75,6 +77,171 @@ public final class PairIntMap {
       }
       if (x == a1 && s[3 * i + 1] == b) return s[3 * i + 2];
       i = (i + 1) & mask;
+    }
+  }
+
+  /**
+   * A map of the pairs (a[i], b[i]) to i, for each i < n with {@code sel[i] != skip}: where a
+   * pair comes more than once, to its first i. Made in one go, laid out for the caches: the
+   * pairs are first sorted by the part of the table their slot falls in (parts of about 96 KB,
+   * which the caches hold), then inserted part after part, each part's slots read in order
+   * first, so that an insert finds its slot's cache line already there rather than waiting for
+   * it in memory (a large history's table is far larger than the caches). 12 bytes a pair
+   * while it runs. From 2^16 pairs, on two threads when there are two cores: each sorts half
+   * the pairs and inserts into half the parts; a pair whose probe would cross into the other
+   * half's parts is inserted after both are done.
+   *
+   * @param pairs how many i < n {@code sel} selects
+   * @param first set to the first i (in order of i) whose pair an earlier i has, or -1
+   */
+  public static PairIntMap ofFirst(int pairs, int n, byte[] sel, byte skip, int[] a, int[] b, int[] first) {
+    PairIntMap map = new PairIntMap(pairs);
+    Build x = new Build(map, n, sel, skip, a, b);
+    boolean two = pairs >= 1 << 16 && x.parts >= 2 && Runtime.getRuntime().availableProcessors() > 1;
+    int half = two ? n / 2 : n, halfParts = two ? x.parts / 2 : x.parts;
+    int[] countA = new int[x.parts], countB = new int[x.parts];
+    x.both(two, () -> x.count(0, half, countA), () -> x.count(half, n, countB));
+    // Part p holds the first half's pairs, then the second's: in order of i within a part.
+    int[] atA = new int[x.parts], atB = new int[x.parts];
+    int[] end = new int[x.parts];
+    for (int p = 0, at = 0; p < x.parts; p++) {
+      atA[p] = at;
+      at += countA[p];
+      atB[p] = at;
+      at += countB[p];
+      end[p] = at;
+    }
+    x.sorted = new int[3 * pairs];
+    x.both(two, () -> x.scatter(0, half, atA), () -> x.scatter(half, n, atB));
+    IntList overA = new IntList(16), overB = new IntList(16);
+    int[] dupA = {-1}, dupB = {-1};
+    int boundary = halfParts << x.shift;
+    x.both(two, () -> x.insert(0, halfParts, end, two ? boundary : -1, overA, dupA),
+        () -> x.insert(halfParts, x.parts, end, 0, overB, dupB));
+    int dup = min(dupA[0], dupB[0]);
+    // The pairs kept from crossing, in order of i within each half (a pair's copies all cross
+    // or none does: the first one's place is on the others' way).
+    for (IntList over : new IntList[] {overA, overB}) {
+      for (int k = 0; k < over.size(); k++) {
+        int j = over.get(k), v = x.sorted[j + 2];
+        if (map.putIfAbsent(x.sorted[j], x.sorted[j + 1], v) != v) dup = min(dup, v);
+      }
+    }
+    // (putIfAbsent counted the crossing pairs; too few to grow the table.)
+    map.size += x.inserted[0] + x.inserted[1];
+    map.touched = x.touched[0] + x.touched[1];
+    first[0] = dup;
+    return map;
+  }
+
+  private static int min(int x, int y) { return x < 0 ? y : y < 0 ? x : Math.min(x, y); }
+
+  /** The state of one {@link #ofFirst}. */
+  private static final class Build {
+    final PairIntMap map;
+    final int n, mask, shift, parts;
+    final byte[] sel;
+    final byte skip;
+    final int[] a, b;
+    int[] sorted;
+    final int[] inserted = new int[2], touched = new int[2];
+
+    Build(PairIntMap map, int n, byte[] sel, byte skip, int[] a, int[] b) {
+      this.map = map;
+      this.n = n;
+      this.sel = sel;
+      this.skip = skip;
+      this.a = a;
+      this.b = b;
+      mask = map.mask;
+      int cap = mask + 1;
+      // Parts of 8,192 slots (96 KB), at most 2^16 of them.
+      int bits = Math.max(0, Math.min(16, Integer.numberOfTrailingZeros(cap) - 13));
+      shift = Integer.numberOfTrailingZeros(cap) - bits;
+      parts = 1 << bits;
+    }
+
+    /** Runs first here and second on another thread, when two; else both here, in order. */
+    void both(boolean two, Runnable first, Runnable second) {
+      if (!two) {
+        first.run();
+        second.run();
+        return;
+      }
+      Throwable[] failed = {null};
+      Thread t = new Thread(() -> {
+        try {
+          second.run();
+        } catch (Throwable e) {
+          failed[0] = e;
+        }
+      }, "isocheck-index");
+      t.setDaemon(true);
+      t.start();
+      try {
+        first.run();
+      } finally {
+        Threads.join(t);
+      }
+      if (failed[0] instanceof RuntimeException r) throw r;
+      if (failed[0] instanceof Error e) throw e;
+    }
+
+    void count(int from, int to, int[] count) {
+      for (int i = from; i < to; i++) if (sel[i] != skip) count[slot(a[i], b[i], mask) >>> shift]++;
+    }
+
+    /** Each pair of i in [from, to) with its i, at its part's next place in at. */
+    void scatter(int from, int to, int[] at) {
+      int[] out = sorted;
+      for (int i = from; i < to; i++) {
+        if (sel[i] == skip) continue;
+        int ai = a[i], bi = b[i], j = 3 * at[slot(ai, bi, mask) >>> shift]++;
+        out[j] = ai;
+        out[j + 1] = bi;
+        out[j + 2] = i;
+      }
+    }
+
+    /**
+     * Inserts the pairs of parts [from, to) (ending at end[p]); a probe reaching slot {@code stop}
+     * (the next half's first, or the table's end wrapping to 0: -1, never) leaves its pair to
+     * {@code over}. The first i of a pair met again goes to dup[0] (the least).
+     */
+    void insert(int from, int to, int[] end, int stop, IntList over, int[] dup) {
+      int[] s = map.slots, in = sorted;
+      int partInts = 3 << shift, t = 0, d = -1, placed = 0, m = mask;
+      for (int p = from, j = from == 0 ? 0 : 3 * end[from - 1]; p < to; p++) {
+        // The part's slots, read in order (the processor streams them in), then its pairs.
+        for (int x = p * partInts, e = x + partInts; x < e; x += 16) t += s[x];
+        for (int e = 3 * end[p]; j < e; j += 3) {
+          int ai = in[j], bi = in[j + 1], v = in[j + 2], a1 = ai + 1, k = slot(ai, bi, m);
+          while (true) {
+            int x = s[3 * k];
+            if (x == 0) {
+              s[3 * k] = a1;
+              s[3 * k + 1] = bi;
+              s[3 * k + 2] = v;
+              placed++;
+              break;
+            }
+            if (x == a1 && s[3 * k + 1] == bi) {
+              // A pair's copies share their first slot, so their part: in order of i, the
+              // one already there came first.
+              if (d < 0 || v < d) d = v;
+              break;
+            }
+            k = (k + 1) & m;
+            if (k == stop) {
+              over.add(j);
+              break;
+            }
+          }
+        }
+      }
+      dup[0] = d;
+      inserted[from == 0 ? 0 : 1] = placed;
+      touched[from == 0 ? 0 : 1] = t;
     }
   }
 
