@@ -1158,13 +1158,16 @@
   "Replays s into a fresh OnlineChecker for levels, with the window: [checker seconds]."
   [^OpStream s levels]
   (.rewind s)
-  (let [oc (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
+  (let [oc (doto (OnlineChecker. levels "txn" 16 nil (int online-mwpk)) (.parallel true))  ; as the hook runs it
         r  (OpRecord.)
         t0 (System/nanoTime)]
     (while (.hasMore s)
       (.readFrom r s)
       (.op oc r))
-    [oc (/ (- (System/nanoTime) t0) 1e9)]))
+    (.sync oc)
+    (let [t (- (System/nanoTime) t0)]
+      (.parallel oc false)   ; ends the weak levels' thread
+      [oc (/ t 1e9)])))
 
 (defn- record->op
   "A Jepsen op map from a record, as Jepsen's interpreter hands it to a generator."

@@ -62,6 +62,10 @@
       :collect-at           with the window: look for what to drop once this
                             many transactions are held (default 4096, then
                             twice what the last look kept)
+      :parallel?            check the weak levels (when named with strong
+                            ones) on a thread of their own, beside the strong
+                            levels' (default true: on two cores both run at
+                            once; the verdicts are the same)
       :build-history?       build the final check's History on the checker's
                             thread as the events arrive, so that the final
                             check need not read the ops again (default true;
@@ -128,7 +132,6 @@
   [op]
   (let [t (get op :type)] (not (or (identical? t :sleep) (identical? t :log)))))
 
-(defn- now-ms ^double [^long nanos] (/ (- (System/nanoTime) nanos) 1e6))
 
 (defn online
   "An online checker with its own thread, fed by `ingest!` (or by a `watch`
@@ -138,11 +141,12 @@
    (let [levels   (mapv parse-level (or (:levels opts) online-levels))
          _        (j/txn-f (:f opts))
          log      (when-not (false? (:log? opts)) (j/info-logger))
-         current  (long-array 1)            ; enqueue time of the event being ingested
          lat      (java.util.ArrayList.)
+         ;; Told on the checker's thread, or the weak levels' own (:parallel?): the latency is
+         ;; from the arrival of the event that made v certain, which v carries.
          listener (reify OnlineChecker$Listener
                     (found [_ v]
-                      (let [ms (now-ms (aget current 0))]
+                      (let [ms (/ (- (.detectedNanos v) (.arrivedNanos v)) 1e6)]
                         (locking lat (.add lat [v ms]))
                         (when log
                           (log (str "isocheck online: " (.anomaly v) " violates "
@@ -155,6 +159,7 @@
                     (throw (IllegalArgumentException. (str ":max-writes-per-key must be a non-negative integer, got " (pr-str mwpk)))))
          checker  (OnlineChecker. levels (j/txn-f (:f opts)) (int (:max-anomalies opts 16)) listener (int mwpk))
          _        (when-let [g (:collect-at opts)] (.gcThreshold checker (int g)))
+         _        (when-not (false? (:parallel? opts)) (.parallel checker true))
          queue    (LinkedBlockingQueue. 1048576)
          error    (atom nil)
          done     (promise)
@@ -180,8 +185,7 @@
                                           (if (identical? e stop)
                                             -1
                                             (do (when-not @error
-                                                  (try (aset current 0 (.nanos e))
-                                                       (.op checker (j/fill! r i (.op e)))
+                                                  (try (.op checker (j/fill! r i (.op e)) (.nanos e))
                                                        (catch Throwable t
                                                          (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
                                                          (when log (log (str "isocheck online: stopped checking: " @error))))))
@@ -198,6 +202,12 @@
                                                 (recur (inc j) (inc i)))))
                                         i))]
                             (.clear batch)
+                            ;; Waiting for more: the weak levels' thread gets what came (:parallel?).
+                            (when (and (.isEmpty queue) (not @error))
+                              (try (.flush checker)
+                                   (catch Throwable t
+                                     (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
+                                     (when log (log (str "isocheck online: stopped checking: " @error))))))
                             (if (neg? (long i'))
                               (deliver done true)
                               (recur (long i')))))))
@@ -234,7 +244,9 @@
                 (deref (:done o))
                 (let [^OnlineChecker c (:checker o)
                       ;; The run is over: what is still in flight never completed.
-                      _    (when-not @(:error o) (.end c))
+                      _    (if @(:error o)
+                             (try (.parallel c false) (catch Throwable _ nil)) ; ends the weak levels' thread
+                             (.end c))
                       lats (locking (:latencies o) (vec (:latencies o)))
                       m    (j/->clj (.toData c))
                       ms   (into {} (map (fn [[^Violation v ms]] [v ms])) lats)
