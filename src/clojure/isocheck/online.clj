@@ -106,7 +106,7 @@
             [isocheck.jepsen :as j])
   (:import (isocheck.check Level)
            (isocheck.history HistoryBuilder HistoryException OpRecord)
-           (isocheck.online OnlineChecker OnlineChecker$Listener Violation)
+           (isocheck.online OnlineChecker OnlineChecker$Listener Relay Relay$Sink Violation)
            (java.util.concurrent LinkedBlockingQueue TimeUnit)))
 
 (set! *warn-on-reflection* true)
@@ -159,15 +159,26 @@
                     (throw (IllegalArgumentException. (str ":max-writes-per-key must be a non-negative integer, got " (pr-str mwpk)))))
          checker  (OnlineChecker. levels (j/txn-f (:f opts)) (int (:max-anomalies opts 16)) listener (int mwpk))
          _        (when-let [g (:collect-at opts)] (.gcThreshold checker (int g)))
-         _        (when-not (false? (:parallel? opts)) (.parallel checker true))
+         parallel? (not (false? (:parallel? opts)))
+         _        (when parallel? (.parallel checker true))
          queue    (LinkedBlockingQueue. 1048576)
          error    (atom nil)
          done     (promise)
-         ;; The final check's History, built on this thread as the events arrive (HistoryBuilder
-         ;; fed the same records), with the events fed to it, for `prebuilt-history`.
+         ;; The final check's History, built as the events arrive (HistoryBuilder fed the same
+         ;; records, on a thread of its own with :parallel?, else this one), with the events fed
+         ;; to it, for `prebuilt-history`.
          builder  (volatile! (when-not (false? (:build-history? opts)) (HistoryBuilder. nil (j/txn-f (:f opts)))))
          fed      (java.util.ArrayList.)
          hpos     (long-array 1)
+         brelay   (when (and parallel? @builder)
+                    (Relay. (reify Relay$Sink
+                              (op [_ r ordinal _]
+                                (when-let [^HistoryBuilder b @builder]
+                                  (try (set! (.ordinal r) ordinal)
+                                       (.op b r)
+                                       ;; Bad input: the final check reads the history and says so.
+                                       (catch Throwable _ (vreset! builder nil))))))
+                            "isocheck online history"))
          ;; The checker's thread takes the events in batches (one lock per batch, not per
          ;; event) and converts each with isocheck.jepsen/fill! into one reusable record.
          t        (Thread.
@@ -189,16 +200,20 @@
                                                        (catch Throwable t
                                                          (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
                                                          (when log (log (str "isocheck online: stopped checking: " @error))))))
-                                                (when-let [^HistoryBuilder b @builder]
+                                                (if-let [^HistoryBuilder b @builder]
                                                   (let [op (.op e)]
                                                     (when (in-history? op)
                                                       (try (when @error (j/fill! r i op))
-                                                           (set! (.ordinal r) (aget hpos 0))
-                                                           (aset hpos 0 (inc (aget hpos 0)))
-                                                           (.add fed op)
-                                                           (.op b r)
+                                                           (let [ordinal (aget hpos 0)]
+                                                             (aset hpos 0 (inc ordinal))
+                                                             (.add fed op)
+                                                             (if brelay
+                                                               (.op ^Relay brelay r ordinal 0)
+                                                               (do (set! (.ordinal r) ordinal)
+                                                                   (.op b r))))
                                                            ;; Bad input: the final check reads the history and says so.
-                                                           (catch Throwable _ (vreset! builder nil) (.clear fed))))))
+                                                           (catch Throwable _ (vreset! builder nil) (.clear fed)))))
+                                                  (when-not (.isEmpty fed) (.clear fed)))
                                                 (recur (inc j) (inc i)))))
                                         i))]
                             (.clear batch)
@@ -209,7 +224,8 @@
                                      (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
                                      (when log (log (str "isocheck online: stopped checking: " @error))))))
                             (if (neg? (long i'))
-                              (deliver done true)
+                              (do (when brelay (try (.finish ^Relay brelay) (catch Throwable _ (vreset! builder nil))))
+                                  (deliver done true))
                               (recur (long i')))))))
                     "isocheck online checker")]
      (.setDaemon t true)

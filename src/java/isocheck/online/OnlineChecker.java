@@ -104,7 +104,7 @@ import java.util.Map;
  *
  * <p>Not thread-safe: one thread calls {@link #op} and the readers; {@link #violated} and {@link
  * #events} may be read from others. With {@link #parallel}, the weak levels run on a thread of
- * their own ({@link WeakRelay}); the readers wait for it to catch up, so what they return is what
+ * their own ({@link Relay}); the readers wait for it to catch up, so what they return is what
  * one thread would have found, but for the order of {@link #violations} (the violations kept
  * past each level's first, when one anomaly type has more than the cap) and the thread the
  * listener is told on.
@@ -141,7 +141,7 @@ public final class OnlineChecker implements OpSink {
   /** The weak levels' checker, or null when none is asked. */
   private final WeakOnline weak;
   /** With {@link #parallel}: the weak levels' thread, else null. */
-  private WeakRelay relay;
+  private Relay relay;
   /** The event the weak levels are ingesting (their thread's, with a relay): for their reports. */
   private long wEvent, wIndex = OpRecord.ABSENT, wTime = OpRecord.ABSENT, wArrived;
   /** The rw-register engine: takes the history when its first ops show registers ({@link RegisterOnline}). */
@@ -283,13 +283,13 @@ public final class OnlineChecker implements OpSink {
 
   /** Transaction events ingested, by every level (readable from any thread). */
   public long events() {
-    WeakRelay w = relay;
+    Relay w = relay;
     return w == null ? eventsSeen : w.eventsDone(eventsSeen);
   }
 
   /**
    * Runs the weak levels (RC, RA, TCC) on a thread of their own, beside the strong levels on the
-   * ingesting thread, when both are checked (see {@link WeakRelay}); call before the first op.
+   * ingesting thread, when both are checked (see {@link Relay}); call before the first op.
    * The ingesting side then calls {@link #flush} whenever it waits for more events (else the
    * weak levels' reports wait for a batch to fill), and {@link #end} at the end, which ends
    * the thread. The verdicts are the same. Off (at any time): waits for the weak levels' thread
@@ -298,15 +298,15 @@ public final class OnlineChecker implements OpSink {
   public void parallel(boolean on) {
     if (on && relay == null && events > 0) throw new IllegalStateException("parallel must be set before the first op");
     if (on && relay == null && weak != null && graphs.length > 0) {
-      relay = new WeakRelay((r, ev, arrived) -> {
+      relay = new Relay((r, ev, arrived) -> {
         wEvent = ev;
         wIndex = r.index;
         wTime = r.time;
         wArrived = arrived;
         weak.op(r, ev);
-      });
+      }, "isocheck online weak levels");
     } else if (!on && relay != null) {
-      WeakRelay w = relay;
+      Relay w = relay;
       relay = null;
       w.finish();
     }
@@ -1257,7 +1257,7 @@ public final class OnlineChecker implements OpSink {
   public void end() {
     if (reg != null) reg.end();
     if (relay != null) { // the weak levels' thread ends: they end on this one
-      WeakRelay w = relay;
+      Relay w = relay;
       relay = null;
       w.finish();
     }
@@ -1383,9 +1383,23 @@ public final class OnlineChecker implements OpSink {
         if (nn >= 0) keep[j++] = nn * per + x % per;
       }
       ng.setOrder(keep);
-      for (int e = 0, m = g.edgeCount(); e < m; e++) {
+      // The kept edges, counted first so that the new graph is built without regrowing.
+      int m = g.edgeCount(), kept = 0;
+      int[] from = new int[m], to = new int[m], outDeg = new int[nodes * per], inDeg = new int[nodes * per];
+      for (int e = 0; e < m; e++) {
         int a = g.from(e), b = g.to(e), na = nodeMap[a / per], nb = nodeMap[b / per];
-        if (na >= 0 && nb >= 0) ng.add(na * per + a % per, nb * per + b % per, g.tag(e), 0);
+        if (na < 0 || nb < 0) continue;
+        int x = na * per + a % per, y = nb * per + b % per;
+        from[e] = x;
+        to[e] = y;
+        outDeg[x]++;
+        inDeg[y]++;
+        kept++;
+      }
+      ng.reserve(kept, outDeg, inDeg);
+      for (int e = 0; e < m; e++) {
+        int a = g.from(e), b = g.to(e);
+        if (nodeMap[a / per] >= 0 && nodeMap[b / per] >= 0) ng.add(from[e], to[e], g.tag(e), 0);
       }
       dropped += g.edgeCount() - ng.edgeCount();
       g = ng;

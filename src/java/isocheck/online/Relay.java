@@ -7,23 +7,24 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The weak levels ({@link WeakOnline}) on a thread of their own, beside the strong levels'
- * graphs on the ingesting thread: on two cores the two engines, which share no state, run at
- * once (with serializable, snapshot isolation and the three weak levels each takes about half
- * the work). Records cross as {@link isocheck.io.PipedSink}'s do: in batches, each one stream of
- * records ({@link OpRecord#writeTo}) read back into the weak thread's own record, so each side
- * keeps its record in its own core's cache. A batch is handed over when full or at {@link
- * #flush} (the ingesting side's queue is empty: the weak levels must not wait for more events to
- * report). A few batches are in flight at most, so memory does not grow with the input. The
- * weak engine's state is the ingesting thread's to read again once {@link #sync} or {@link
- * #finish} returned (the hand-back of the last batch orders its writes before).
+ * Ingests records on a thread of its own, beside the thread that gives them: the online
+ * checker's weak levels ({@link WeakOnline}, see {@link OnlineChecker#parallel}) beside the
+ * strong levels' graphs, which share no state with them, and the hook's History for the final
+ * check (isocheck.online): on two cores they run at once. Records cross as {@link
+ * isocheck.io.PipedSink}'s do: in batches, each one stream of records ({@link OpRecord#writeTo})
+ * read back into the relay thread's own record, so each side keeps its record in its own core's
+ * cache. A batch is handed over when full or at {@link #flush} (the giving side has nothing more
+ * for now: the relay thread must not wait for more events to report). A few batches are in
+ * flight at most, so memory does not grow with the input. What the sink's thread wrote is the
+ * giving thread's to read once {@link #sync} or {@link #finish} returned (the hand-back of the
+ * last batch orders those writes before).
  */
-final class WeakRelay {
-  /** Records per batch, and batches queued for the weak thread. */
+public final class Relay {
+  /** Records per batch, and batches queued for the relay thread. */
   private static final int BATCH = 512, QUEUED = 8;
 
-  /** Where the weak thread sends each record: the transaction event's number, and when it arrived. */
-  interface Sink {
+  /** Where the relay thread sends each record, with the number and arrival time it was given with. */
+  public interface Sink {
     void op(OpRecord r, long ev, long arrivedNanos);
   }
 
@@ -39,25 +40,26 @@ final class WeakRelay {
   private final BlockingQueue<Batch> full = new ArrayBlockingQueue<>(QUEUED), free = new ArrayBlockingQueue<>(QUEUED + 2);
   private final Thread thread;
   private volatile Throwable failed;
-  /** Batches handed over (ingesting thread), and done (weak thread). */
+  /** Batches handed over (giving thread), and done (relay thread). */
   private long handed;
   private volatile long doneBatches;
-  /** The event after the last one given (ingesting thread), and after the last one done (weak thread). */
+  /** The number after the last record given (giving thread), and after the last one done (relay thread). */
   private volatile long given;
   private volatile long doneEvents;
   private Batch cur;
 
-  WeakRelay(Sink sink) {
+  /** A relay to sink, whose thread (a daemon, named name) runs until {@link #finish}. */
+  public Relay(Sink sink, String name) {
     this.sink = sink;
     for (int i = 0; i < QUEUED + 2; i++) free.add(new Batch());
     cur = free.poll();
-    thread = new Thread(this::consume, "isocheck online weak levels");
+    thread = new Thread(this::consume, name);
     thread.setDaemon(true);
     thread.start();
   }
 
-  /** Gives the weak thread r (copied), transaction event ev, arrived at arrivedNanos (0: unknown). */
-  void op(OpRecord r, long ev, long arrivedNanos) {
+  /** Gives the relay thread r (copied), numbered ev (ascending), arrived at arrivedNanos (0: unknown). */
+  public void op(OpRecord r, long ev, long arrivedNanos) {
     Batch b = cur;
     if (b.n == BATCH) {
       hand();
@@ -70,22 +72,22 @@ final class WeakRelay {
     given = ev + 1;
   }
 
-  /** Hands over the batch being filled, if any: the weak thread sees every event given so far. */
-  void flush() {
+  /** Hands over the batch being filled, if any: the relay thread gets every record given so far. */
+  public void flush() {
     if (cur.n > 0) hand();
   }
 
   /**
-   * Transaction events the weak levels have ingested; from any thread: every event given, once
-   * the weak thread has caught up (else the event after the last it did).
+   * From any thread: {@code eventsGiven} once the relay thread has done every record given, else
+   * the number after the last it did.
    */
-  long eventsDone(long eventsGiven) {
+  public long eventsDone(long eventsGiven) {
     long d = doneEvents;
     return d >= given ? eventsGiven : d;
   }
 
-  /** Flushes and waits until the weak thread has done every event given; rethrows its failure. */
-  void sync() {
+  /** Flushes and waits until the relay thread has done every record given; rethrows its failure. */
+  public void sync() {
     flush();
     while (doneBatches < handed) {
       if (failed != null) break;
@@ -94,8 +96,8 @@ final class WeakRelay {
     rethrowIfFailed();
   }
 
-  /** Hands over what is left, waits for the weak thread to end; rethrows its failure. */
-  void finish() {
+  /** Hands over what is left, waits for the relay thread to end; rethrows its failure. */
+  public void finish() {
     cur.last = true;
     put(cur);
     handed++;
@@ -116,10 +118,10 @@ final class WeakRelay {
     if (f == null) return;
     if (f instanceof RuntimeException e) throw e;
     if (f instanceof Error e) throw e;
-    throw new IllegalStateException("the weak levels' thread failed: " + f, f);
+    throw new IllegalStateException(thread.getName() + " failed: " + f, f);
   }
 
-  /** The weak thread: every batch in order; after a failure, batches are only returned. */
+  /** The relay thread: every batch in order; after a failure, batches are only returned. */
   private void consume() {
     while (true) {
       Batch b = take(full);
@@ -137,7 +139,7 @@ final class WeakRelay {
       boolean last = b.last;
       b.n = 0;
       b.ops.clear();
-      doneBatches++; // single writer: the weak thread
+      doneBatches++; // single writer: the relay thread
       if (last) return;
       free.add(b);
     }
