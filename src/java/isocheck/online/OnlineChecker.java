@@ -153,6 +153,7 @@ public final class OnlineChecker implements OpSink {
   private long gcs, droppedTxns, droppedNodes, droppedEdges, retiredKeys, peakLive, degradations;
   private long incompleteFrom = -1;
   private String incompleteWhy;
+  private boolean incompleteByWeak;
   private final IntList openKeys = new IntList();
   /** Packed keys, oldest first; past retiredKeysKept of them the oldest are forgotten (ids reused). */
   private final IntList packedOrder = new IntList(), freeKeyIds = new IntList();
@@ -269,7 +270,7 @@ public final class OnlineChecker implements OpSink {
     this.strongLevels = List.copyOf(strong);
     this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs,
         (a, ls2, txns, steps, ex) -> reportAt(wEvent, wIndex, wTime, wArrived, a, ls2, txns, steps, ex),
-        why -> needDroppedAt(wEvent, wIndex, why), maxWritesPerKey);
+        why -> needDroppedAt(wEvent, wIndex, why, true), maxWritesPerKey);
     this.anySo = so;
     this.anyRt = rt;
     this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report);
@@ -1280,17 +1281,19 @@ public final class OnlineChecker implements OpSink {
 
   /** An event needed a dropped transaction: the verdicts are incomplete from here (class comment). */
   private void needDropped(String why) {
-    needDroppedAt(curEvent, curIndex, why);
+    needDroppedAt(curEvent, curIndex, why, false);
   }
 
   /**
    * Event ev (at :index index) needed a dropped transaction. Either engine's thread: the
-   * earliest such event counts (in one thread's order the first told).
+   * earliest such event counts, and at one event the first the weak levels told, else the
+   * first the strong ones told (one thread's order: the weak levels take each event first).
    */
-  private synchronized void needDroppedAt(long ev, long index, String why) {
+  private synchronized void needDroppedAt(long ev, long index, String why, boolean byWeak) {
     degradations++;
-    if (incompleteFrom >= 0 && incompleteFrom <= ev) return;
+    if (incompleteFrom >= 0 && (incompleteFrom < ev || incompleteFrom == ev && (incompleteByWeak || !byWeak))) return;
     incompleteFrom = ev;
+    incompleteByWeak = byWeak;
     incompleteWhy = why + (index != OpRecord.ABSENT ? " (at :index " + index + ")" : " (at event " + ev + ")");
   }
 
