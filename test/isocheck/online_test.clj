@@ -449,6 +449,7 @@
                            cfg {:seed (+ 9100 i), :store store, :bug bug, :txns (nth [150 600 1500] (mod i 3))
                                 :sessions (nth [3 5 10] (mod i 3)), :keys (nth [10 40] (mod i 2)), :ops 4
                                 :info-rate 0.05, :max-writes window}
+                           lvs (if (zero? (mod i 4)) weak-levels lvs) ; the weak levels alone, or beside SER+SI
                            one (OnlineChecker. lvs "txn" 4 nil (int (or window 0)))
                            two (doto (OnlineChecker. lvs "txn" 4 nil (int (or window 0))) (.parallel true))
                            _   (when window (doseq [^OnlineChecker c [one two]] (.gcThreshold c 64)))

@@ -289,8 +289,8 @@ public final class OnlineChecker implements OpSink {
   }
 
   /**
-   * Runs the weak levels (RC, RA, TCC) on a thread of their own, beside the strong levels on the
-   * ingesting thread, when both are checked (see {@link Relay}); call before the first op.
+   * Runs the weak levels (RC, RA, TCC), when checked, on a thread of their own, beside the strong
+   * levels on the ingesting thread (see {@link Relay}); call before the first op.
    * The ingesting side then calls {@link #flush} whenever it waits for more events (else the
    * weak levels' reports wait for a batch to fill), and {@link #end} at the end, which ends
    * the thread. The verdicts are the same. Off (at any time): waits for the weak levels' thread
@@ -298,7 +298,7 @@ public final class OnlineChecker implements OpSink {
    */
   public void parallel(boolean on) {
     if (on && relay == null && events > 0) throw new IllegalStateException("parallel must be set before the first op");
-    if (on && relay == null && weak != null && graphs.length > 0) {
+    if (on && relay == null && weak != null) {
       relay = new Relay((r, ev, arrived) -> {
         wEvent = ev;
         wIndex = r.index;

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Relay {
   /** Records per batch, and batches queued for the relay thread. */
-  private static final int BATCH = 512, QUEUED = 8;
+  private static final int BATCH = 256, QUEUED = 32;
 
   /** Where the relay thread sends each record, with the number and arrival time it was given with. */
   public interface Sink {
@@ -43,9 +43,14 @@ public final class Relay {
   /** Batches handed over (giving thread), and done (relay thread). */
   private long handed;
   private volatile long doneBatches;
-  /** The number after the last record given (giving thread), and after the last one done (relay thread). */
-  private volatile long given;
-  private volatile long doneEvents;
+  /**
+   * The number after the last record given (giving thread), after the last one handed over
+   * (written once per batch, as doneEvents is: the two threads' counters each written on the
+   * other's side per record would share a cache line), and after the last one done (relay
+   * thread).
+   */
+  private long last;
+  private volatile long given, doneEvents;
   private Batch cur;
 
   /** A relay to sink, whose thread (a daemon, named name) runs until {@link #finish}. */
@@ -69,7 +74,7 @@ public final class Relay {
     b.ev[b.n] = ev;
     b.arrived[b.n] = arrivedNanos;
     b.n++;
-    given = ev + 1;
+    last = ev + 1;
   }
 
   /** Hands over the batch being filled, if any: the relay thread gets every record given so far. */
@@ -78,8 +83,9 @@ public final class Relay {
   }
 
   /**
-   * From any thread: {@code eventsGiven} once the relay thread has done every record given, else
-   * the number after the last it did.
+   * From any thread: {@code eventsGiven} once the relay thread has done every record handed over
+   * (those not handed over yet count as done: the giving side flushes when it waits), else the
+   * number after the last it did.
    */
   public long eventsDone(long eventsGiven) {
     long d = doneEvents;
@@ -98,6 +104,7 @@ public final class Relay {
 
   /** Hands over what is left, waits for the relay thread to end; rethrows its failure. */
   public void finish() {
+    given = last;
     cur.last = true;
     put(cur);
     handed++;
@@ -108,6 +115,7 @@ public final class Relay {
 
   private void hand() {
     rethrowIfFailed();
+    given = last;
     put(cur);
     handed++;
     cur = take(free);
@@ -130,8 +138,8 @@ public final class Relay {
           for (int i = 0; i < b.n; i++) {
             rec.readFrom(b.ops);
             sink.op(rec, b.ev[i], b.arrived[i]);
-            doneEvents = b.ev[i] + 1;
           }
+          if (b.n > 0) doneEvents = b.ev[b.n - 1] + 1;
         } catch (Throwable e) {
           failed = e;
         }
