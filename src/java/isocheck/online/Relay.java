@@ -29,7 +29,7 @@ public final class Relay {
   }
 
   private static final class Batch {
-    final OpStream ops = new OpStream(BATCH * 48, BATCH * 24);
+    final OpStream ops = new OpStream(BATCH * 16, BATCH * 8); // grows to what the records need
     final long[] ev = new long[BATCH], arrived = new long[BATCH];
     int n;
     boolean last;
@@ -97,6 +97,7 @@ public final class Relay {
     flush();
     while (doneBatches < handed) {
       if (failed != null) break;
+      if (!thread.isAlive()) throw new IllegalStateException(thread.getName() + " ended early");
       LockSupport.parkNanos(20_000);
     }
     rethrowIfFailed();
@@ -132,7 +133,16 @@ public final class Relay {
   /** The relay thread: every batch in order; after a failure, batches are only returned. */
   private void consume() {
     while (true) {
-      Batch b = take(full);
+      Batch b;
+      try {
+        b = take(full);
+      } catch (Throwable e) {
+        // Out of memory while waiting (the giving thread took the last of the heap): the failure
+        // is told there; keep taking, so that the giving thread is never left blocked.
+        if (failed == null) failed = e;
+        Thread.onSpinWait();
+        continue;
+      }
       if (failed == null) {
         try {
           for (int i = 0; i < b.n; i++) {
