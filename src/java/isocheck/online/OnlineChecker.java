@@ -593,7 +593,7 @@ public final class OnlineChecker implements OpSink {
 
   /** A key's id (a forgotten one's reused): a key seen for the first time, or again after the window forgot it (packed, order unknown). */
   private int newKey(Object k, boolean forgotten) {
-    KeyState st = new KeyState();
+    KeyState st = new KeyState(maxWritesPerKey > 0 ? Math.min(maxWritesPerKey, 64) : 4);
     int id;
     if (freeKeyIds.size() > 0) {
       id = freeKeyIds.pop();
@@ -1491,7 +1491,10 @@ public final class OnlineChecker implements OpSink {
 
   /** What is known of one key: the order its reads showed, who wrote each element, who waits. */
   private static final class KeyState {
-    LongIntMap writerOf = new LongIntMap(4); // value code -> txn (DROPPED_IN_MAP: dropped)
+    LongIntMap writerOf; // value code -> txn (DROPPED_IN_MAP: dropped)
+
+    /** room: the appends it is expected to get (the window's max-writes-per-key), so that its table seldom regrows. */
+    KeyState(int room) { writerOf = new LongIntMap(room); }
     /** Distinct values appended (invoked); transactions in flight that name the key. */
     int appends, inFlight;
     /** Values a dropped writer appended to this key before another append of its own to it (G1b). */
