@@ -433,6 +433,42 @@
         (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg)))
       (is (= off on) (str "online and offline differ: " cfg)))))
 
+;; The weak levels on a thread of their own (OnlineChecker.parallel, isocheck.online.Relay, what
+;; the hook runs): what one thread finds, verdicts, first violations (at the same events), counts,
+;; stats and completeness alike, with and without a window. The violations kept past each level's
+;; first may differ in order only, and in which are kept once an anomaly type passes the cap.
+
+(deftest the-weak-levels-on-their-own-thread-find-what-one-thread-finds
+  (let [lvs    (into [(Level/parse "serializable") (Level/parse "snapshot-isolation")] weak-levels)
+        plain  (fn [^OnlineChecker oc] (dissoc (isocheck.jepsen/->clj (.toData oc)) :violations))
+        kept   (fn [^OnlineChecker oc] (set (map #(dissoc (isocheck.jepsen/->clj (.toData ^isocheck.online.Violation %)) :explanation)
+                                                 (.violations oc))))
+        runs   (for [i (range 16)
+                     :let [[store bug] (nth (vec store-bugs) (mod (* 5 i) (count store-bugs)))
+                           window (when (odd? i) 4)
+                           cfg {:seed (+ 9100 i), :store store, :bug bug, :txns (nth [150 600 1500] (mod i 3))
+                                :sessions (nth [3 5 10] (mod i 3)), :keys (nth [10 40] (mod i 2)), :ops 4
+                                :info-rate 0.05, :max-writes window}
+                           lvs (if (zero? (mod i 4)) weak-levels lvs) ; the weak levels alone, or beside SER+SI
+                           one (OnlineChecker. lvs "txn" 4 nil (int (or window 0)))
+                           two (doto (OnlineChecker. lvs "txn" 4 nil (int (or window 0))) (.parallel true))
+                           _   (when window (doseq [^OnlineChecker c [one two]] (.gcThreshold c 64)))
+                           _   (is (.isParallel two))
+                           _   (Simulator/run (sim-config History$Workload/APPEND cfg)
+                                              (reify OpSink
+                                                (op [_ r] (.op one r) (.op two r))
+                                                (end [_] (.end one) (.end two))))]]
+                 [cfg one two])]
+    (is (< 4 (count (filter (fn [[_ ^OnlineChecker one]] (some #(#{"rc" "ra" "tcc"} (.id ^Level %)) (keys (.firstViolations one)))) runs)))
+        "weak levels violated in several histories")
+    (is (< 2 (count (filter (fn [[cfg ^OnlineChecker one]] (and (:max-writes cfg) (pos? (get-in (plain one) [:stats :window :dropped-txns])))) runs)))
+        "the window dropped transactions")
+    (doseq [[cfg ^OnlineChecker one ^OnlineChecker two] runs]
+      (is (not (.isParallel two)) "end ends the weak levels' thread")
+      (is (= (plain one) (plain two)) (str "verdicts, first violations, counts or stats differ: " cfg))
+      (when (every? #(<= % 4) (vals (.counts one)))
+        (is (= (kept one) (kept two)) (str "violations differ: " cfg))))))
+
 ;; Writers read while in flight: the simulator's completions delayed, each up to its process's
 ;; next op (the weak levels' verdicts do not depend on the interleaving, only on each process's
 ;; order), so that reads show appends whose transactions have not completed yet and TCC's clocks

@@ -1161,13 +1161,16 @@
   "Replays s into a fresh OnlineChecker for levels, with the window: [checker seconds]."
   [^OpStream s levels]
   (.rewind s)
-  (let [oc (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
+  (let [oc (doto (OnlineChecker. levels "txn" 16 nil (int online-mwpk)) (.parallel true))  ; as the hook runs it
         r  (OpRecord.)
         t0 (System/nanoTime)]
     (while (.hasMore s)
       (.readFrom r s)
       (.op oc r))
-    [oc (/ (- (System/nanoTime) t0) 1e9)]))
+    (.sync oc)
+    (let [t (- (System/nanoTime) t0)]
+      (.parallel oc false)   ; ends the weak levels' thread
+      [oc (/ t 1e9)])))
 
 (defn- record->op
   "A Jepsen op map from a record, as Jepsen's interpreter hands it to a generator."
@@ -1197,16 +1200,26 @@
     (let [v (vec (sort xs))]
       (nth v (min (dec (count v)) (long (Math/floor (* q (count v)))))))))
 
+(defn- process-cpu-ns
+  "CPU time of this JVM so far, every thread (GC's too), in ns; -1 when unknown."
+  ^long []
+  (let [os (ManagementFactory/getOperatingSystemMXBean)]
+    (if (instance? com.sun.management.OperatingSystemMXBean os)
+      (.getProcessCpuTime ^com.sun.management.OperatingSystemMXBean os)
+      -1)))
+
 (defn- ingest-hook
   "Replays ops through online/ingest! (what the watch generator's update does with each event)
   at full speed, or at `rate` transactions per second; returns {:s end to end (first event to
-  verdict) :producer-s (time in ingest!) :lat [latencies ms] :violations n}."
+  verdict) :cpu-s (CPU of every thread meanwhile) :producer-s (time in ingest!) :lat [latencies
+  ms] :violations n}."
   [ops level-names rate]
   (let [o   ((requiring-resolve 'isocheck.online/online) {:levels level-names, :log? false, :max-anomalies 1000000
                                                           :max-writes-per-key online-mwpk})
         ingest! (requiring-resolve 'isocheck.online/ingest!)
         result (requiring-resolve 'isocheck.online/result)
         gap (when rate (/ 1e9 (* 2.0 (double rate))))   ; two events per transaction
+        c0  (process-cpu-ns)
         t0  (System/nanoTime)
         producer (loop [i 0, ops (seq ops), spent 0]
                    (if ops
@@ -1222,7 +1235,7 @@
                      spent))
         m   (result o)
         s   (/ (- (System/nanoTime) t0) 1e9)]
-    {:s s, :producer-s (/ producer 1e9), :lat (keep :latency-ms (:violations m))
+    {:s s, :cpu-s (/ (- (process-cpu-ns) c0) 1e9), :producer-s (/ producer 1e9), :lat (keep :latency-ms (:violations m))
      :violations (reduce + 0 (vals (:anomaly-counts m))), :complete? (:complete? m)
      :window (get-in m [:stats :window])}))
 
@@ -1360,10 +1373,12 @@
   transactions), Jepsen-shaped list-append histories (10 sessions, 4 micro-ops, half reads,
   1,000 keys zipf rotating after 32 appends, 5% :fail, 1% :info) of the strict-serializable
   store (valid) and of the SI store with 1% long forks (violations), recorded in memory and
-  replayed at full speed: (1) into the Java OnlineChecker directly (ingest rate; transactions
+  replayed at full speed: (1) into the Java OnlineChecker directly, as the hook runs it (weak levels on their own thread; ingest rate; transactions
   held at the end and at most; heap the checker retains at the end, after a full GC); (2)
   through online/ingest!, the hook the watch generator's update calls, onto the checker's
-  thread: end-to-end rate (first event to verdict), the producer's cost per event (what
+  thread (and, :parallel?, the weak levels' and the History's threads): end-to-end rate (first
+  event to verdict), the CPU it took per transaction (every thread of the JVM: on a busy
+  machine the rate follows the CPU share it gets, this does not), the producer's cost per event (what
   Jepsen's interpreter pays), and the latency from a violation's certain completion being
   handed over to its report (median, p99) -- at full speed the queue backs up, so this is the
   worst case; (3) the same at a steady 20,000 transactions per second (the first 10^5), the
@@ -1394,8 +1409,8 @@
         (dotimes [_ 2] (ingest-hook (op-maps s) weak nil))
         (dotimes [_ 2] (ingest-hook (op-maps s) ser+si nil))
         (ingest-hook (op-maps s) seven nil)))
-    (println (format "%-24s %-11s %10s %10s %9s %9s %8s %10s %8s %7s %5s %14s %14s"
-                     "history" "levels" "txns" "java txn/s" "held end" "held max" "ckr heap" "hook txn/s" "prod/ev" "found" "compl" "lat full (ms)" "lat 20k/s (ms)"))
+    (println (format "%-24s %-11s %10s %10s %9s %9s %8s %10s %8s %8s %7s %5s %14s %14s"
+                     "history" "levels" "txns" "java txn/s" "held end" "held max" "ckr heap" "hook txn/s" "hook cpu" "prod/ev" "found" "compl" "lat full (ms)" "lat 20k/s (ms)"))
     (doseq [n sizes
             [label store bug] stores]
       (let [s (recorded (online-config store bug n))
@@ -1416,8 +1431,9 @@
                 hook (nth (sort-by :s hooks) 1)
                 slow (do (gc!) (ingest-hook paced names 20000))
                 lat (fn [{:keys [lat]}] (if (seq lat) (format "%.1f / %.1f" (percentile lat 0.5) (percentile lat 0.99)) "-"))]
-            (println (format "%-24s %-11s %,10d %,10.0f %,9d %,9d %8s %,10.0f %5.0f ns %,7d %5s %14s %14s"
+            (println (format "%-24s %-11s %,10d %,10.0f %,9d %,9d %8s %,10.0f %5.2f us %5.0f ns %,7d %5s %14s %14s"
                              label lname n (/ n java-s) held most (mb heap) (/ n (:s hook))
+                             (/ (* 1e6 (:cpu-s hook)) n)
                              (/ (* 1e9 (:producer-s hook)) (* 2.0 n)) (long (:violations hook))
                              (if (and complete (:complete? hook)) "yes" "no") (lat hook) (lat slow)))
             (flush)))))

@@ -62,6 +62,10 @@
       :collect-at           with the window: look for what to drop once this
                             many transactions are held (default 4096, then
                             twice what the last look kept)
+      :parallel?            check the weak levels (when named with strong
+                            ones) on a thread of their own, beside the strong
+                            levels' (default true: on two cores both run at
+                            once; the verdicts are the same)
       :build-history?       build the final check's History on the checker's
                             thread as the events arrive, so that the final
                             check need not read the ops again (default true;
@@ -106,7 +110,7 @@
             [isocheck.jepsen :as j])
   (:import (isocheck.check Level)
            (isocheck.history HistoryBuilder HistoryException OpRecord)
-           (isocheck.online OnlineChecker OnlineChecker$Listener Violation)
+           (isocheck.online OnlineChecker OnlineChecker$Listener Relay Relay$Sink Violation)
            (java.util.concurrent LinkedBlockingQueue TimeUnit)))
 
 (set! *warn-on-reflection* true)
@@ -132,7 +136,6 @@
   [op]
   (let [t (get op :type)] (not (or (identical? t :sleep) (identical? t :log)))))
 
-(defn- now-ms ^double [^long nanos] (/ (- (System/nanoTime) nanos) 1e6))
 
 (defn online
   "An online checker with its own thread, fed by `ingest!` (or by a `watch`
@@ -142,11 +145,12 @@
    (let [levels   (mapv parse-level (or (:levels opts) online-levels))
          _        (j/txn-f (:f opts))
          log      (when-not (false? (:log? opts)) (j/info-logger))
-         current  (long-array 1)            ; enqueue time of the event being ingested
          lat      (java.util.ArrayList.)
+         ;; Told on the checker's thread, or the weak levels' own (:parallel?): the latency is
+         ;; from the arrival of the event that made v certain, which v carries.
          listener (reify OnlineChecker$Listener
                     (found [_ v]
-                      (let [ms (now-ms (aget current 0))]
+                      (let [ms (/ (- (.detectedNanos v) (.arrivedNanos v)) 1e6)]
                         (locking lat (.add lat [v ms]))
                         (when log
                           (log (str "isocheck online: " (.anomaly v) " violates "
@@ -159,14 +163,26 @@
                     (throw (IllegalArgumentException. (str ":max-writes-per-key must be a non-negative integer, got " (pr-str mwpk)))))
          checker  (OnlineChecker. levels (j/txn-f (:f opts)) (int (:max-anomalies opts 16)) listener (int mwpk))
          _        (when-let [g (:collect-at opts)] (.gcThreshold checker (int g)))
+         parallel? (not (false? (:parallel? opts)))
+         _        (when parallel? (.parallel checker true))
          queue    (LinkedBlockingQueue. 1048576)
          error    (atom nil)
          done     (promise)
-         ;; The final check's History, built on this thread as the events arrive (HistoryBuilder
-         ;; fed the same records), with the events fed to it, for `prebuilt-history`.
+         ;; The final check's History, built as the events arrive (HistoryBuilder fed the same
+         ;; records, on a thread of its own with :parallel?, else this one), with the events fed
+         ;; to it, for `prebuilt-history`.
          builder  (volatile! (when-not (false? (:build-history? opts)) (HistoryBuilder. nil (j/txn-f (:f opts)))))
          fed      (java.util.ArrayList.)
          hpos     (long-array 1)
+         brelay   (when (and parallel? @builder)
+                    (Relay. (reify Relay$Sink
+                              (op [_ r ordinal _]
+                                (when-let [^HistoryBuilder b @builder]
+                                  (try (set! (.ordinal r) ordinal)
+                                       (.op b r)
+                                       ;; Bad input: the final check reads the history and says so.
+                                       (catch Throwable _ (vreset! builder nil))))))
+                            "isocheck online history"))
          ;; The checker's thread takes the events in batches (one lock per batch, not per
          ;; event) and converts each with isocheck.jepsen/fill! into one reusable record.
          t        (Thread.
@@ -184,26 +200,36 @@
                                           (if (identical? e stop)
                                             -1
                                             (do (when-not @error
-                                                  (try (aset current 0 (.nanos e))
-                                                       (.op checker (j/fill! r i (.op e)))
+                                                  (try (.op checker (j/fill! r i (.op e)) (.nanos e))
                                                        (catch Throwable t
                                                          (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
                                                          (when log (log (str "isocheck online: stopped checking: " @error))))))
-                                                (when-let [^HistoryBuilder b @builder]
+                                                (if-let [^HistoryBuilder b @builder]
                                                   (let [op (.op e)]
                                                     (when (in-history? op)
                                                       (try (when @error (j/fill! r i op))
-                                                           (set! (.ordinal r) (aget hpos 0))
-                                                           (aset hpos 0 (inc (aget hpos 0)))
-                                                           (.add fed op)
-                                                           (.op b r)
+                                                           (let [ordinal (aget hpos 0)]
+                                                             (aset hpos 0 (inc ordinal))
+                                                             (.add fed op)
+                                                             (if brelay
+                                                               (.op ^Relay brelay r ordinal 0)
+                                                               (do (set! (.ordinal r) ordinal)
+                                                                   (.op b r))))
                                                            ;; Bad input: the final check reads the history and says so.
-                                                           (catch Throwable _ (vreset! builder nil) (.clear fed))))))
+                                                           (catch Throwable _ (vreset! builder nil) (.clear fed)))))
+                                                  (when-not (.isEmpty fed) (.clear fed)))
                                                 (recur (inc j) (inc i)))))
                                         i))]
                             (.clear batch)
+                            ;; Waiting for more: the weak levels' thread gets what came (:parallel?).
+                            (when (and (.isEmpty queue) (not @error))
+                              (try (.flush checker)
+                                   (catch Throwable t
+                                     (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
+                                     (when log (log (str "isocheck online: stopped checking: " @error))))))
                             (if (neg? (long i'))
-                              (deliver done true)
+                              (do (when brelay (try (.finish ^Relay brelay) (catch Throwable _ (vreset! builder nil))))
+                                  (deliver done true))
                               (recur (long i')))))))
                     "isocheck online checker")]
      (.setDaemon t true)
@@ -238,7 +264,9 @@
                 (deref (:done o))
                 (let [^OnlineChecker c (:checker o)
                       ;; The run is over: what is still in flight never completed.
-                      _    (when-not @(:error o) (.end c))
+                      _    (if @(:error o)
+                             (try (.parallel c false) (catch Throwable _ nil)) ; ends the weak levels' thread
+                             (.end c))
                       lats (locking (:latencies o) (vec (:latencies o)))
                       m    (j/->clj (.toData c))
                       ms   (into {} (map (fn [[^Violation v ms]] [v ms])) lats)

@@ -102,10 +102,18 @@ import java.util.Map;
  * seen). One such append is fine: the first element a read adds gets no edge it did not get when
  * it committed (from the last element's writer and readers).
  *
- * <p>Not thread-safe: one thread calls {@link #op}; {@link #snapshot} may be read from others.
+ * <p>Not thread-safe: one thread calls {@link #op} and the readers; {@link #violated} and {@link
+ * #events} may be read from others. With {@link #parallel}, the weak levels run on a thread of
+ * their own ({@link Relay}); the readers wait for it to catch up, so what they return is what
+ * one thread would have found, but for the order of {@link #violations} (the violations kept
+ * past each level's first, when one anomaly type has more than the cap) and the thread the
+ * listener is told on.
  */
 public final class OnlineChecker implements OpSink {
-  /** Told each violation kept (see {@link #OnlineChecker}), on the ingesting thread, as it is found. */
+  /**
+   * Told each violation kept (see {@link #OnlineChecker}) as it is found: on the ingesting
+   * thread, or the weak levels' own with {@link #parallel}.
+   */
   public interface Listener {
     void found(Violation v);
   }
@@ -132,6 +140,10 @@ public final class OnlineChecker implements OpSink {
   private final boolean anySo, anyRt;
   /** The weak levels' checker, or null when none is asked. */
   private final WeakOnline weak;
+  /** With {@link #parallel}: the weak levels' thread, else null. */
+  private Relay relay;
+  /** The event the weak levels are ingesting (their thread's, with a relay): for their reports. */
+  private long wEvent, wIndex = OpRecord.ABSENT, wTime = OpRecord.ABSENT, wArrived;
   /** The rw-register engine: takes the history when its first ops show registers ({@link RegisterOnline}). */
   private final RegisterOnline reg;
 
@@ -141,6 +153,7 @@ public final class OnlineChecker implements OpSink {
   private long gcs, droppedTxns, droppedNodes, droppedEdges, retiredKeys, peakLive, degradations;
   private long incompleteFrom = -1;
   private String incompleteWhy;
+  private boolean incompleteByWeak;
   private final IntList openKeys = new IntList();
   /** Packed keys, oldest first; past retiredKeysKept of them the oldest are forgotten (ids reused). */
   private final IntList packedOrder = new IntList(), freeKeyIds = new IntList();
@@ -152,7 +165,7 @@ public final class OnlineChecker implements OpSink {
 
   // Events
   private long events;
-  private long curEvent, curIndex = OpRecord.ABSENT, curTime = OpRecord.ABSENT;
+  private long curEvent, curIndex = OpRecord.ABSENT, curTime = OpRecord.ABSENT, curArrived;
 
   // Transactions (ids in order of first event)
   private int nTxns;
@@ -255,7 +268,9 @@ public final class OnlineChecker implements OpSink {
     this.graphs = gs.toArray(new Graph[0]);
     this.levels = List.copyOf(ls);
     this.strongLevels = List.copyOf(strong);
-    this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs, this::report, this::needDropped, maxWritesPerKey);
+    this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs,
+        (a, ls2, txns, steps, ex) -> reportAt(wEvent, wIndex, wTime, wArrived, a, ls2, txns, steps, ex),
+        why -> needDroppedAt(wEvent, wIndex, why, true), maxWritesPerKey);
     this.anySo = so;
     this.anyRt = rt;
     this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report, maxWritesPerKey);
@@ -267,49 +282,116 @@ public final class OnlineChecker implements OpSink {
   /** Whether some violation was found (readable from any thread). */
   public boolean violated() { return violated; }
 
-  /** Transaction events ingested (readable from any thread). */
-  public long events() { return eventsSeen; }
+  /** Transaction events ingested, by every level (readable from any thread). */
+  public long events() {
+    Relay w = relay;
+    return w == null ? eventsSeen : w.eventsDone(eventsSeen);
+  }
+
+  /**
+   * Runs the weak levels (RC, RA, TCC), when checked, on a thread of their own, beside the strong
+   * levels on the ingesting thread (see {@link Relay}); call before the first op.
+   * The ingesting side then calls {@link #flush} whenever it waits for more events (else the
+   * weak levels' reports wait for a batch to fill), and {@link #end} at the end, which ends
+   * the thread. The verdicts are the same. Off (at any time): waits for the weak levels' thread
+   * to catch up and ends it (rethrowing its failure); they go on on the ingesting thread.
+   */
+  public void parallel(boolean on) {
+    if (on && relay == null && events > 0) throw new IllegalStateException("parallel must be set before the first op");
+    if (on && relay == null && weak != null) {
+      relay = new Relay((r, ev, arrived) -> {
+        wEvent = ev;
+        wIndex = r.index;
+        wTime = r.time;
+        wArrived = arrived;
+        weak.op(r, ev);
+      }, "isocheck online weak levels");
+    } else if (!on && relay != null) {
+      Relay w = relay;
+      relay = null;
+      w.finish();
+    }
+  }
+
+  /** Whether the weak levels run on a thread of their own ({@link #parallel}). */
+  public boolean isParallel() { return relay != null; }
+
+  /** With {@link #parallel}: hands the weak levels' thread the events given so far. */
+  public void flush() {
+    if (relay != null) relay.flush();
+  }
+
+  /**
+   * With {@link #parallel}: waits for the weak levels' thread to do every event given so far
+   * (rethrowing its failure). The readers call it.
+   */
+  public void sync() {
+    if (relay != null) relay.sync();
+  }
 
   /** The violations kept, in the order found. */
-  public List<Violation> violations() { return List.copyOf(kept); }
+  public List<Violation> violations() {
+    sync();
+    return List.copyOf(kept);
+  }
 
   /** The first violation of each level that has one. */
-  public Map<Level, Violation> firstViolations() { return new LinkedHashMap<>(firstOf); }
+  public Map<Level, Violation> firstViolations() {
+    sync();
+    return new LinkedHashMap<>(firstOf);
+  }
 
   /**
    * Whether every level's verdict so far is the one the whole history up to here gives: false
    * once an event needed a transaction the window had dropped (see the class comment); the
    * violations found stay certain, but a level with none may still be violated.
    */
-  public boolean complete() { return incompleteFrom < 0; }
+  public boolean complete() {
+    sync();
+    return incompleteFrom < 0;
+  }
 
   /** The event from which the verdicts are incomplete, or -1 (see {@link #complete}). */
-  public long incompleteFrom() { return incompleteFrom; }
+  public long incompleteFrom() {
+    sync();
+    return incompleteFrom;
+  }
 
   /**
    * Transactions held (live), and committed ones among them (graph nodes). The weak levels'
    * transactions held count too.
    */
-  public int liveTxns() { return nTxns + (weak != null ? weak.held() : 0); }
+  public int liveTxns() {
+    sync();
+    return nTxns + (weak != null ? weak.held() : 0);
+  }
 
   public int liveNodes() { return txnOfNode.size(); }
 
   /** The most transactions held at once (sampled before each window collection and at the end). */
-  public long peakLiveTxns() { return Math.max(peakLive, nTxns) + (weak != null ? weak.peakHeld() : 0); }
+  public long peakLiveTxns() {
+    sync();
+    return Math.max(peakLive, nTxns) + (weak != null ? weak.peakHeld() : 0);
+  }
 
   /** Collect the window once this many transactions are held (default 4096; then twice what a collection keeps). */
   public void gcThreshold(int n) {
     if (n < 1) throw new IllegalArgumentException("gc threshold must be >= 1");
     gcMin = n;
     gcAt = Math.max(n, Math.min(gcAt, 2 * nTxns));
+    sync();
     if (weak != null) weak.gcThreshold(n);
   }
 
   /** Violations found per anomaly type (kept or not). */
-  public Map<String, Long> counts() { return new LinkedHashMap<>(counts); }
+  public Map<String, Long> counts() {
+    sync();
+    return new LinkedHashMap<>(counts);
+  }
 
   /** Transactions seen, committed (graph nodes), and edges per level, for stats. */
   public Map<String, Object> stats() {
+    sync();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("events", events);
     m.put("txns", txnsSeen);
@@ -340,6 +422,7 @@ public final class OnlineChecker implements OpSink {
 
   /** The result as plain data (string keys, {@link Kw} values), for the Clojure layer. */
   public Map<String, Object> toData() {
+    sync();
     Map<String, Object> m = new LinkedHashMap<>();
     List<Object> ls = new ArrayList<>();
     for (Level l : levels) ls.add(new Kw(l.id));
@@ -393,6 +476,15 @@ public final class OnlineChecker implements OpSink {
 
   @Override
   public void op(OpRecord r) {
+    op(r, 0);
+  }
+
+  /**
+   * Ingests r, which arrived (was handed to the online checker) at {@code arrivedNanos} (a
+   * {@link System#nanoTime()}; 0: unknown): each violation it makes certain carries it, for the
+   * latency to its report ({@link Violation#arrivedNanos}).
+   */
+  public void op(OpRecord r, long arrivedNanos) {
     if (!txnF.equals(Kw.nameOf(r.f))) return;
     if (!r.hasProcess || r.process == null || !HistoryBuilder.clientProcess(r.process)) return;
     if (r.type < 0 || r.valueShape != OpRecord.VALUE_TXN) return;
@@ -400,12 +492,20 @@ public final class OnlineChecker implements OpSink {
     curEvent = ev;
     curIndex = r.index;
     curTime = r.time;
+    curArrived = arrivedNanos;
     if (reg != null && reg.op(r, ev)) {
       eventsSeen = events;
       return;
     }
     if (weak != null) {
-      weak.op(r, ev);
+      if (relay != null) relay.op(r, ev, arrivedNanos);
+      else {
+        wEvent = ev;
+        wIndex = r.index;
+        wTime = r.time;
+        wArrived = arrivedNanos;
+        weak.op(r, ev);
+      }
       if (graphs.length == 0) {
         eventsSeen = events;
         return;
@@ -506,7 +606,7 @@ public final class OnlineChecker implements OpSink {
 
   /** A key's id (a forgotten one's reused): a key seen for the first time, or again after the window forgot it (packed, order unknown). */
   private int newKey(Object k, boolean forgotten) {
-    KeyState st = new KeyState();
+    KeyState st = new KeyState(maxWritesPerKey > 0 ? Math.min(maxWritesPerKey, 64) : 4);
     int id;
     if (freeKeyIds.size() > 0) {
       id = freeKeyIds.pop();
@@ -1170,6 +1270,11 @@ public final class OnlineChecker implements OpSink {
   @Override
   public void end() {
     if (reg != null) reg.end();
+    if (relay != null) { // the weak levels' thread ends: they end on this one
+      Relay w = relay;
+      relay = null;
+      w.finish();
+    }
     if (weak != null) weak.end();
   }
 
@@ -1189,13 +1294,29 @@ public final class OnlineChecker implements OpSink {
 
   /** An event needed a dropped transaction: the verdicts are incomplete from here (class comment). */
   private void needDropped(String why) {
+    needDroppedAt(curEvent, curIndex, why, false);
+  }
+
+  /**
+   * Event ev (at :index index) needed a dropped transaction. Either engine's thread: the
+   * earliest such event counts, and at one event the first the weak levels told, else the
+   * first the strong ones told (one thread's order: the weak levels take each event first).
+   */
+  private synchronized void needDroppedAt(long ev, long index, String why, boolean byWeak) {
     degradations++;
-    if (incompleteFrom >= 0) return;
-    incompleteFrom = curEvent;
-    incompleteWhy = why + (curIndex != OpRecord.ABSENT ? " (at :index " + curIndex + ")" : " (at event " + curEvent + ")");
+    if (incompleteFrom >= 0 && (incompleteFrom < ev || incompleteFrom == ev && (incompleteByWeak || !byWeak))) return;
+    incompleteFrom = ev;
+    incompleteByWeak = byWeak;
+    incompleteWhy = why + (index != OpRecord.ABSENT ? " (at :index " + index + ")" : " (at event " + ev + ")");
   }
 
   private void report(String anomaly, List<Level> ls, long[] txns, String[] steps, String explanation) {
+    reportAt(curEvent, curIndex, curTime, curArrived, anomaly, ls, txns, steps, explanation);
+  }
+
+  /** A violation certain at event ev (either engine's thread: they take turns here). */
+  private synchronized void reportAt(long ev, long index, long time, long arrived, String anomaly, List<Level> ls,
+      long[] txns, String[] steps, String explanation) {
     long c = counts.merge(anomaly, 1L, Long::sum);
     boolean newLevel = false;
     for (Level l : ls) if (!firstOf.containsKey(l)) newLevel = true;
@@ -1203,7 +1324,7 @@ public final class OnlineChecker implements OpSink {
       violated = true;
       return;
     }
-    Violation v = new Violation(anomaly, ls, curEvent, curIndex, curTime, txns, steps, explanation);
+    Violation v = new Violation(anomaly, ls, ev, index, time, arrived, txns, steps, explanation);
     for (Level l : ls) firstOf.putIfAbsent(l, v);
     kept.add(v);
     violated = true;
@@ -1278,9 +1399,23 @@ public final class OnlineChecker implements OpSink {
         if (nn >= 0) keep[j++] = nn * per + x % per;
       }
       ng.setOrder(keep);
-      for (int e = 0, m = g.edgeCount(); e < m; e++) {
+      // The kept edges, counted first so that the new graph is built without regrowing.
+      int m = g.edgeCount(), kept = 0;
+      int[] from = new int[m], to = new int[m], outDeg = new int[nodes * per], inDeg = new int[nodes * per];
+      for (int e = 0; e < m; e++) {
         int a = g.from(e), b = g.to(e), na = nodeMap[a / per], nb = nodeMap[b / per];
-        if (na >= 0 && nb >= 0) ng.add(na * per + a % per, nb * per + b % per, g.tag(e), 0);
+        if (na < 0 || nb < 0) continue;
+        int x = na * per + a % per, y = nb * per + b % per;
+        from[e] = x;
+        to[e] = y;
+        outDeg[x]++;
+        inDeg[y]++;
+        kept++;
+      }
+      ng.reserve(kept, outDeg, inDeg);
+      for (int e = 0; e < m; e++) {
+        int a = g.from(e), b = g.to(e);
+        if (nodeMap[a / per] >= 0 && nodeMap[b / per] >= 0) ng.add(from[e], to[e], g.tag(e), 0);
       }
       dropped += g.edgeCount() - ng.edgeCount();
       g = ng;
@@ -1369,7 +1504,10 @@ public final class OnlineChecker implements OpSink {
 
   /** What is known of one key: the order its reads showed, who wrote each element, who waits. */
   private static final class KeyState {
-    LongIntMap writerOf = new LongIntMap(4); // value code -> txn (DROPPED_IN_MAP: dropped)
+    LongIntMap writerOf; // value code -> txn (DROPPED_IN_MAP: dropped)
+
+    /** room: the appends it is expected to get (the window's max-writes-per-key), so that its table seldom regrows. */
+    KeyState(int room) { writerOf = new LongIntMap(room); }
     /** Distinct values appended (invoked); transactions in flight that name the key. */
     int appends, inFlight;
     /** Values a dropped writer appended to this key before another append of its own to it (G1b). */

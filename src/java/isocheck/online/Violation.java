@@ -29,9 +29,16 @@ public final class Violation {
   public final String explanation;
   /** {@link System#nanoTime()} when it was found. */
   public final long detectedNanos;
+  /**
+   * {@link System#nanoTime()} when the event that made it certain arrived (handed to the online
+   * checker: {@link OnlineChecker#op(isocheck.history.OpRecord, long)}), or 0 when not told; the
+   * latency to its report is {@code detectedNanos - arrivedNanos}.
+   */
+  public final long arrivedNanos;
 
-  Violation(String anomaly, List<Level> levels, long event, long index, long time, long[] txns,
+  Violation(String anomaly, List<Level> levels, long event, long index, long time, long arrivedNanos, long[] txns,
       String[] steps, String explanation) {
+    this.arrivedNanos = arrivedNanos;
     this.anomaly = anomaly;
     this.levels = List.copyOf(levels);
     this.event = event;

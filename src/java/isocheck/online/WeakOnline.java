@@ -129,6 +129,8 @@ final class WeakOnline {
 
   // The window (0: none; see the class comment)
   private final int maxWritesPerKey;
+  /** A key's tables' first size: the appends it gets before it retires, when known (at most 64). */
+  private final int keyRoom;
   private int gcMin = 4096, gcAt = 4096;
   private long gcs, droppedTxns, forgottenKeys, droppedChains;
   private int peakHeld;
@@ -204,6 +206,7 @@ final class WeakOnline {
     this.out = out;
     this.needDropped = needDropped;
     this.maxWritesPerKey = maxWritesPerKey;
+    this.keyRoom = maxWritesPerKey > 0 ? Math.min(maxWritesPerKey, 64) : 4;
     rc = levels.contains(Level.RC);
     ra = levels.contains(Level.RA);
     tcc = levels.contains(Level.TCC);
@@ -407,7 +410,7 @@ final class WeakOnline {
       id = keys.size();
       longKeys.put(k, id);
       keyObjs.add(k);
-      keys.add(new Key());
+      keys.add(new Key(keyRoom));
       return id;
     }
     Object k = r.key(i);
@@ -417,7 +420,7 @@ final class WeakOnline {
     int nk = keys.size();
     objKeys.put(k, nk);
     keyObjs.add(k);
-    keys.add(new Key());
+    keys.add(new Key(keyRoom));
     return nk;
   }
 
@@ -1363,10 +1366,17 @@ final class WeakOnline {
       int w = writerOf.get(v);
       return w == DROPPED_IN_MAP ? DROPPED : w;
     }
-    final LongIntMap writerOf = new LongIntMap(4);
-    final LongIntMap posOf = new LongIntMap(4);
-    long[] vals = new long[4];
-    int[] writers = new int[4];
+    final LongIntMap writerOf, posOf;
+    long[] vals;
+    int[] writers;
+
+    /** room: the appends it is expected to get (the window's max-writes-per-key), so that its tables seldom regrow. */
+    Key(int room) {
+      writerOf = new LongIntMap(room);
+      posOf = new LongIntMap(room);
+      vals = new long[room];
+      writers = new int[room];
+    }
     int len;
     final IntList blockStart = new IntList(2);
     final IntList unshown = new IntList(2);

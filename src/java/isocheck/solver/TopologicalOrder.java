@@ -82,6 +82,31 @@ public final class TopologicalOrder {
   /** The number of nodes. */
   public int nodes() { return n; }
 
+  /**
+   * Makes room for {@code edges} more edges, {@code outDeg[v]} more out of node v and {@code
+   * inDeg[v]} more into it (arrays over the nodes), so that inserting them regrows nothing: for
+   * building a graph from a known edge list (the online checker's window rebuilds its graphs so).
+   */
+  public void reserve(int edges, int[] outDeg, int[] inDeg) {
+    int need = m + edges;
+    if (need > eFrom.length) {
+      eFrom = Arrays.copyOf(eFrom, need);
+      eTo = Arrays.copyOf(eTo, need);
+      eTag = Arrays.copyOf(eTag, need);
+      eCost = Arrays.copyOf(eCost, need);
+    }
+    for (int v = 0; v < n; v++) {
+      out[v] = room(out[v], outN[v], outDeg[v]);
+      in[v] = room(in[v], inN[v], inDeg[v]);
+    }
+  }
+
+  private static int[] room(int[] a, int used, int more) {
+    if (more == 0) return a;
+    if (a == null) return new int[more];
+    return used + more <= a.length ? a : Arrays.copyOf(a, used + more);
+  }
+
   /** Adds a node, placed last in the order; returns its id. */
   public int addNode() {
     if (n == ord.length) {
