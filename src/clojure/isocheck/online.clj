@@ -319,7 +319,9 @@
               (let [^java.util.ArrayList fed (:fed o)
                     n (.size fed)]
                 (when (and (== n (count ops))
-                           (reduce (fn [^long i op] (if (identical? op (.get fed i)) (inc i) (reduced nil))) 0 ops))
+                           ;; (an iterator beside ops: an index counted in reduce was boxed per op)
+                           (let [it (.iterator fed)]
+                             (reduce (fn [_ op] (if (identical? op (.next it)) true (reduced false))) true ops)))
                   (let [h (try (.build b) (catch HistoryException _ nil))]
                     (vreset! (:builder o) nil)
                     (.clear fed)
