@@ -685,8 +685,20 @@ public final class HistoryBuilder implements OpSink {
    */
   private int[] segOff = new int[0], segLen = new int[0], segCap = new int[0];
 
+  private boolean shareLists = true;
+
+  /**
+   * Whether a key's list reads share pool segments ({@link #placeList}; the default), or each read
+   * is copied apart (as before: the tests build both and compare what the checks see).
+   */
+  public HistoryBuilder shareLists(boolean on) {
+    shareLists = on;
+    return this;
+  }
+
   /** Places a list read of key (its interned elements e[0, len)) in the pool; returns its offset. */
   private int placeList(int key, int[] e, int len) {
+    if (!shareLists) return appendSegment(e, len, len);
     if (key >= segOff.length) {
       int n = Math.max(key + 1, 2 * segOff.length + 64);
       int old = segOff.length;

@@ -366,7 +366,9 @@ public final class ListAppendAnalysis {
           int l = longest[h.mopKey(m)];
           if (m == l) continue;
           int off = h.mopVal(m), len = h.mopLen(m), loff = h.mopVal(l);
-          if (Arrays.mismatch(pool, off, off + len, pool, loff, loff + len) >= 0) incompatible[m] = true;
+          // (A read sharing the longest one's place in the pool, as the history builder lays a
+          // key's reads out, is its prefix: len is at most the longest's.)
+          if (off != loff && Arrays.mismatch(pool, off, off + len, pool, loff, loff + len) >= 0) incompatible[m] = true;
         }
       }
     });
