@@ -327,7 +327,8 @@ public final class HistoryBuilder implements OpSink {
     int[] len = mopLen.raw();
     int[] val = mopVal.raw();
     byte[] kinds = mopKind.toArray();
-    for (int m = 0; m < nm; m++) {
+    // The reads added once the workload was known are already in their final form (addMops).
+    for (int m = 0, upTo = normFrom < 0 ? nm : normFrom; m < upTo; m++) {
       if (kinds[m] != OpRecord.READ) { len[m] = -1; continue; }
       if (workload == History.Workload.APPEND) {
         if (len[m] < 0) {
@@ -651,23 +652,45 @@ public final class HistoryBuilder implements OpSink {
     }
     if (n > 1) for (int i = 0; i < n; i++) if (r.kind(i) != OpRecord.READ) touched += writerIndex.touch(keyId[i], valId[i]);
     this.touched += touched;
+    if (normFrom < 0 && workload != null) normFrom = mopKind.size();
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       int key = keyId[i], v = valId[i];
       int m = mopKind.size();
       mopKind.add(k);
       mopKey.add(key);
-      mopVal.add(v);
       if (k == OpRecord.READ) {
         byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
-        mopLen.add(tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2);
+        int len = tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2;
+        if (normFrom >= 0) {
+          // The workload known, the read in its final form now (as build() puts the earlier ones).
+          if (workload == History.Workload.APPEND) {
+            if (len < 0) {
+              if (len == -1) (nilReads == null ? nilReads = new java.util.BitSet() : nilReads).set(m);
+              len = 0;
+              v = 0;
+            }
+          } else {
+            if (len == -1) v = History.NIL;
+            len = -1;
+          }
+        }
+        mopVal.add(v);
+        mopLen.add(len);
       } else {
+        mopVal.add(v);
         mopLen.add(-1);
         if (!registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
       }
     }
     mopStart.add(mopKind.size());
   }
+
+  /**
+   * The first micro-op added once the workload was known (forced, or told by a first append or
+   * write), from which reads are kept in their final form as they come; -1 while unknown.
+   */
+  private int normFrom = -1;
 
   /** A list read's elements, interned, before {@link #placeList} places them. */
   private int[] scratchElems = new int[64];
