@@ -1309,3 +1309,128 @@
     (is (pos? (get-in on [:stats :register :wr-edges])) "its reads were followed")
     (is (true? (:history-prebuilt? on)))
     (is (= (strip (jepsen.checker/check checker (assoc test :name "not watched") h {})) (strip m)))))
+
+;; ---------------------------------------------------------------------------
+;; The final check on the History built during the run = reading the ops again,
+;; on the simulated stores and bugs
+
+(defn- record->op
+  "A Jepsen op map from a simulator's record, as the interpreter hands it to a generator."
+  [^OpRecord r]
+  {:index (.index r), :time (.time r), :type (keyword (isocheck.history.Kw/nameOf (.typeRaw r)))
+   :process (.process r), :f :txn
+   :value (mapv (fn [i] (let [i (int i), v (.value r i)]
+                          [(keyword (isocheck.history.Kw/nameOf (.fRaw r i))) (.key r i)
+                           (if (instance? java.util.List v) (vec v) v)]))
+                (range (.mopCount r)))})
+
+(defn- sim-ops
+  "The op maps of one simulated list-append history."
+  [opts]
+  (let [ops (java.util.ArrayList.)]
+    (Simulator/run (sim-config History$Workload/APPEND opts)
+                   (reify OpSink (op [_ r] (.add ops (record->op r))) (end [_])))
+    (vec ops)))
+
+(defn- watched-final-check
+  "[the final check of ops watched online (the History built during the run), the same
+  ops checked by a final check no watch watched (read again)] for checker."
+  [checker ops online-opts]
+  (let [test {:name "final-check", :start-time (str (java.util.UUID/randomUUID))}
+        o    (online/online (merge {:log? false} online-opts))]
+    (#'online/register! test o)
+    (doseq [op ops] (online/ingest! o op))
+    [(jepsen.checker/check checker test ops {})
+     (jepsen.checker/check checker (assoc test :name "final-check, not watched") ops {})]))
+
+(deftest the-final-check-on-the-history-built-online-equals-reading-the-ops
+  (let [checker (isocheck/checker {:levels (into online/online-levels weak)})
+        runs (for [i (range 3)
+                   [store bug] store-bugs]
+               (let [cfg {:seed (+ 9100 i), :store store, :bug bug, :txns (nth [150 400 800] i)
+                          :sessions (nth [3 5 10] i), :keys (nth [5 20 40] i), :ops 4, :info-rate 0.05
+                          :max-writes (when (= i 2) 16)}
+                     [m again] (watched-final-check checker (sim-ops cfg) (cond-> {} (= i 2) (assoc :max-writes-per-key 16)))]
+                 [cfg m again]))]
+    (is (< 10 (count (filter (fn [[_ m]] (false? (:valid? m))) runs))) "bugs fired")
+    (doseq [[cfg m again] runs]
+      (is (true? (get-in m [:online :history-prebuilt?])) (str "the History built online was used: " cfg))
+      (is (true? (get-in m [:online :agrees-with-offline?])) (str cfg))
+      (is (= (strip again) (strip m)) (str "the final check differs from reading the ops: " cfg)))))
+
+;; ---------------------------------------------------------------------------
+;; The History builder's compact columns (list reads sharing a key's segment, :index as a rule)
+
+(defn- build
+  "A History of op maps, each list read copied apart (share? false) or sharing its key's segment."
+  [ops share?]
+  (let [b (.shareLists (HistoryBuilder. nil "txn") (boolean share?))
+        r (OpRecord.)]
+    (dorun (map-indexed (fn [i op] (.op b (isocheck.jepsen/fill! r i op))) ops))
+    (.build b)))
+
+(defn- check-data [h]
+  (dissoc (second (isocheck/check-history {:levels (into online/online-levels weak)} h)) :stats))
+
+(defn- with-cores [n f]
+  (let [old (System/getProperty "isocheck.weak.cores")]
+    (System/setProperty "isocheck.weak.cores" (str n))
+    (try (f) (finally (if old (System/setProperty "isocheck.weak.cores" old) (System/clearProperty "isocheck.weak.cores"))))))
+
+(deftest shared-list-segments-are-what-the-reads-read
+  (testing "literal reads of one key: prefixes, extensions, an extension past the room, a disagreeing shorter and longer read, nil"
+    (let [ops (history [0 :invoke [[:append :x 1] [:append :x 2]]]
+                       [0 :ok     [[:append :x 1] [:append :x 2]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1 2]]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1]]]]
+                       [1 :invoke [[:r :x nil] [:r :y nil]]] [1 :ok [[:r :x [1 2 3 4 5]] [:r :y nil]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1 2 3 4 5 6 7 8 9 10 11 12]]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1 9]]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1 2 3 4 5 6 7 8 9 10 11 12 13 14]]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1 2 3 7 7 7 7 7 7 7 7 7 7 7 7 7]]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]]]]
+                       [1 :invoke [[:r :x nil]]] [1 :ok [[:r :x []]]])
+          shared (build ops true), apart (build ops false)]
+      (is (= (mapv #(.txnStr shared (int %)) (range (.nTxns shared)))
+             (mapv #(.txnStr apart (int %)) (range (.nTxns apart)))
+             ["[[:append :x 1] [:append :x 2]]" "[[:r :x [1 2]]]" "[[:r :x [1]]]" "[[:r :x [1 2 3 4 5]] [:r :y nil]]"
+              "[[:r :x [1 2 3 4 5 6 7 8 9 10 11 12]]]" "[[:r :x [1 9]]]" "[[:r :x [1 2 3 4 5 6 7 8 9 10 11 12 13 14]]]"
+              "[[:r :x [1 2 3 7 7 7 7 7 7 7 7 7 7 7 7 7]]]" "[[:r :x [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]]]" "[[:r :x []]]"]))
+      (let [offsets (fn [^isocheck.history.History h]
+                      (for [m (range (.mopCount h)) :when (and (= OpRecord/READ (.mopKind h (int m))) (pos? (.mopLen h (int m))))]
+                        (.mopVal h (int m))))]
+        (is (= 8 (count (offsets apart)) (count (distinct (offsets apart)))))
+        ;; [1 2] [1] [1..5] share one segment (room for 8); [1..12] and [1..14] the next (room for
+        ;; 24); [1 9] apart; [1 2 3 7 ...], longer and disagreeing, becomes the key's; [1..15] apart
+        (is (= 5 (count (distinct (offsets shared)))) "the reads shared segments"))
+      (is (= (check-data apart) (check-data shared)))))
+  (testing "on the simulated stores and bugs: every read the same, the same result map"
+    (doseq [i (range 2)
+            [store bug] store-bugs]
+      (let [cfg {:seed (+ 9300 i), :store store, :bug bug, :txns 500, :sessions 6, :keys (nth [4 30] i), :ops 5
+                 :info-rate 0.05, :max-writes (when (= i 1) 12)}
+            ops (sim-ops cfg)
+            shared (build ops true), apart (build ops false)]
+        (is (= (mapv #(.txnStr apart (int %)) (range (.nTxns apart)))
+               (mapv #(.txnStr shared (int %)) (range (.nTxns shared)))) (str cfg))
+        (is (= (check-data apart) (check-data shared)) (str cfg))
+        ;; The list-append analysis's passes split over ranges (unread appends per range of
+        ;; transactions, reads bucketed per range of micro-ops): the same result on 1 or 3.
+        (is (= (check-data shared) (with-cores 1 #(check-data shared)) (with-cores 3 #(check-data shared))) (str cfg))))))
+
+
+(deftest the-index-kept-as-a-rule
+  (let [idx (fn [ops] (let [h (build ops true)]
+                        (mapv (fn [t] [(.invokeIndex h (int t)) (.completeIndex h (int t)) (.displayIndex h (int t))]) (range (.nTxns h)))))
+        ops [{:process 0 :type :invoke :f :txn :value [[:append :x 1]]}
+             {:process 1 :type :invoke :f :txn :value [[:r :x nil]]}
+             {:process 0 :type :ok :f :txn :value [[:append :x 1]]}
+             {:process 1 :type :ok :f :txn :value [[:r :x [1]]]}
+             {:process 2 :type :invoke :f :txn :value [[:r :x nil]]}]
+        absent OpRecord/ABSENT]
+    (is (= [[absent absent 2] [absent absent 3] [absent absent 4]] (idx ops)) "no :index: absent; named by position")
+    (is (= [[0 2 2] [1 3 3] [4 absent 4]] (idx (vec (map-indexed #(assoc %2 :index %1) ops)))) "the positions")
+    (is (= [[10 30 30] [20 31 31] [40 absent 40]] (idx (mapv #(assoc %1 :index %2) ops [10 20 30 31 40]))) "other numbers, kept")
+    (is (= [[0 2 2] [1 3 3] [7 absent 7]] (idx (mapv #(assoc %1 :index %2) ops [0 1 2 3 7]))) "the rule broken at the last op")
+    (is (= [[absent 2 2] [absent 3 3] [absent absent 4]] (idx (mapv #(cond-> %1 %2 (assoc :index %2)) ops [nil nil 2 3 nil])))
+        "some ops without an :index")))

@@ -1276,6 +1276,26 @@
     {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :reread-s (/ (- t3 t2) 1e9), :read-s (/ (- t4 t3) 1e9)
      :m m, :prebuilt? (get-in m [:online :history-prebuilt?])}))
 
+(defn- watch-heap
+  "The heap a watch retains once it has taken every op (after a full GC, ops held apart, as
+  Jepsen holds its history), with and without the History built during the run:
+  [bytes-with bytes-without events]."
+  [ops level-names]
+  (let [online  (requiring-resolve 'isocheck.online/online)
+        ingest! (requiring-resolve 'isocheck.online/ingest!)
+        one (fn [build?]
+              (gc!)
+              (let [before (used)
+                    o (online {:levels level-names, :log? false, :max-writes-per-key online-mwpk, :build-history? build?})
+                    ^OnlineChecker oc (:checker o)]
+                (doseq [op ops] (ingest! o op))
+                (while (< (.events oc) (count ops)) (java.util.concurrent.locks.LockSupport/parkNanos 50000))
+                (gc!)
+                (let [held (- (used) before)]
+                  ((requiring-resolve 'isocheck.online/result) o)
+                  held)))]
+    [(one true) (one false) (count ops)]))
+
 (defn online-final-main
   "`lein bench online-final [SIZES...]`: the delay from the last op to the final checker's
   result (isocheck.core/check with :online attached) once the online checker has caught up,
@@ -1287,7 +1307,9 @@
                 ["SI store, 1% long forks" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
     (let [ops (op-maps (recorded (online-config Store/SNAPSHOT_ISOLATION Bug/LONG_FORK 20000)))]
       (dotimes [_ 3] (final-delay ops ser+si {})))
-    (println "From the last op to the final verdict (isocheck.core/check of the whole history, :online attached), SER+SI, median of 3:")
+    (println "From the last op to the final verdict (isocheck.core/check of the whole history, :online attached), SER+SI, median of 3; load average"
+             (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                   (catch java.io.IOException _ "? ? ?")) #" "))))
     (println "backlog: the online checker catching up after a full-speed replay; final: from then to the final result (History built during the run);")
     (println "re-read: the same final check reading the ops again (before); reading: of that, the ops into a History")
     (println (format "%-24s %10s %12s %10s %11s %12s %9s %s" "history" "txns" "backlog (s)" "final (s)" "re-read (s)" "reading (s)" "prebuilt" "verdicts"))
@@ -1299,7 +1321,11 @@
         (println (format "%-24s %,10d %12.2f %10.2f %11.2f %12.2f %9s %s" label n (median (map :backlog-s runs)) (median (map :final-s runs))
                          (median (map :reread-s runs)) (median (map :read-s runs)) (every? :prebuilt? runs)
                          (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
-        (flush)))))
+        (flush)))
+    (let [n (apply max sizes)
+          [with without events] (watch-heap (op-maps (recorded (online-config Store/STRICT_SERIALIZABLE nil n))) ser+si)]
+      (println (format "Heap the watch retains at the end (SSER store, %,d txns, after a full GC): %s with the History built during the run, %s without (:build-history? false): %.0f bytes an event for the History"
+                       n (mb with) (mb without) (/ (double (- with without)) events))))))
 
 (defn- online-register-config
   "online-config's Jepsen-shaped history, on rw-register: 10 sessions, 4 micro-ops, half reads,

@@ -341,7 +341,7 @@
   isocheck.core/check calls this."
   [test ops wl f]
   (when-let [^Online o (for-test test)]
-    (when (and (nil? wl) (= (j/txn-f f) (j/txn-f (:f (:opts o)))) (counted? ops))
+    (when (and (nil? wl) (= (j/txn-f f) (j/txn-f (:f (:opts o)))) (counted? ops) (instance? Iterable ops))
       (result o)
       (locking o
         (let [[seen h] @(:built o)]
@@ -351,7 +351,13 @@
               (let [^java.util.ArrayList fed (:fed o)
                     n (.size fed)]
                 (when (and (== n (count ops))
-                           (reduce (fn [^long i op] (if (identical? op (.get fed i)) (inc i) (reduced nil))) 0 ops))
+                           ;; (two iterators in one loop: 2 x 10^6 events in a few ms)
+                           (let [it (.iterator fed), ot (.iterator ^Iterable ops)]
+                             (loop []
+                               (cond (not (.hasNext it)) (not (.hasNext ot))
+                                     (not (.hasNext ot)) false
+                                     (identical? (.next it) (.next ot)) (recur)
+                                     :else false))))
                   (let [h (try (.build b) (catch HistoryException _ nil))]
                     (vreset! (:builder o) nil)
                     (.clear fed)

@@ -36,7 +36,8 @@ public final class History {
   final byte[] status;
   final int[] session;
   final Object[] sessionProcess;
-  final long[] invokeOrd, completeOrd, invokeIndex, completeIndex, invokeTime, completeTime;
+  final long[] invokeOrd, completeOrd, invokeTime, completeTime;
+  private final IndexColumn invokeIndex, completeIndex;
 
   final int[] mopStart;
   final byte[] mopKind;
@@ -62,8 +63,8 @@ public final class History {
   private final Object[][] extras;
 
   History(Workload workload, Object[] keys, Object[] values, int nTxns, byte[] status, int[] session,
-          Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, long[] invokeIndex,
-          long[] completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
+          Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, IndexColumn invokeIndex,
+          IndexColumn completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
           int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, isocheck.util.PairIntMap writerIndex,
           boolean indexUsable, long opsSeen, long opsSkipped, long nonClientOps, String noTxnReason, int[] extraTxn, Object[][] extras) {
     this.workload = workload;
@@ -107,8 +108,8 @@ public final class History {
   public long invokeOrdinal(int t) { return invokeOrd[t]; }
   /** Position of the completion in the history, or -1 when it never completed. */
   public long completeOrdinal(int t) { return completeOrd[t]; }
-  public long invokeIndex(int t) { return invokeIndex[t]; }
-  public long completeIndex(int t) { return completeIndex[t]; }
+  public long invokeIndex(int t) { return invokeIndex.get(t, invokeOrd[t]); }
+  public long completeIndex(int t) { return completeIndex.get(t, completeOrd[t]); }
   public long invokeTime(int t) { return invokeTime[t]; }
   public long completeTime(int t) { return completeTime[t]; }
 
@@ -119,7 +120,7 @@ public final class History {
    */
   public long displayIndex(int t) {
     boolean done = completeOrd[t] >= 0;
-    long i = done ? completeIndex[t] : invokeIndex[t];
+    long i = done ? completeIndex(t) : invokeIndex(t);
     return i != OpRecord.ABSENT ? i : done ? completeOrd[t] : invokeOrd[t];
   }
 

@@ -57,13 +57,14 @@ public final class HistoryBuilder implements OpSink {
   private final ByteList status = new ByteList();
   private final IntList session = new IntList(1024);
   private final LongList invokeOrd = new LongList(1024), completeOrd = new LongList(1024),
-      invokeIndex = new LongList(1024), completeIndex = new LongList(1024),
       invokeTime = new LongList(1024), completeTime = new LongList(1024);
+  /** The ops' :index, a long per transaction only when it is neither absent nor the op's position. */
+  private final IndexColumn invokeIndex = new IndexColumn(invokeOrd), completeIndex = new IndexColumn(completeOrd);
   private final IntList mopStart = new IntList(1024);
 
   private final ByteList mopKind = new ByteList();
   private final IntList mopKey = new IntList(4096), mopVal = new IntList(4096),
-      mopLen = new IntList(4096), mopTxn = new IntList(4096), listPool = new IntList(1 << 14);
+      mopLen = new IntList(4096), listPool = new IntList(1 << 14);
   private isocheck.util.PairIntMap writerIndex = new isocheck.util.PairIntMap(1 << 14);
   /**
    * Whether the writes are indexed when the history is built rather than as they come
@@ -139,9 +140,10 @@ public final class HistoryBuilder implements OpSink {
     mopKey.ensureCapacity(mops);
     mopVal.ensureCapacity(mops);
     mopLen.ensureCapacity(mops);
-    mopTxn.ensureCapacity(mops);
     mopKind.ensureCapacity(mops);
-    listPool.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 2, elems));
+    // Reads share their key's segment (placeList): the pool holds about each key's longest list
+    // twice over, far fewer than all the elements read; presized to at most the micro-ops.
+    listPool.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 2, Math.min(elems, mops)));
     if (!indexAtBuild) writerIndex.ensureCapacity((int) Math.min(Integer.MAX_VALUE / 4, writes));
   }
 
@@ -374,7 +376,8 @@ public final class HistoryBuilder implements OpSink {
     int[] len = mopLen.raw();
     int[] val = mopVal.raw();
     byte[] kinds = mopKind.toArray();
-    for (int m = 0, settled = settledFrom < 0 ? nm : settledFrom; m < settled; m++) {
+    // The reads added once the workload was known are already in their final form (addMops).
+    for (int m = 0, upTo = normFrom < 0 ? nm : normFrom; m < upTo; m++) {
       if (kinds[m] != OpRecord.READ) { len[m] = -1; continue; }
       if (workload == History.Workload.APPEND) {
         if (len[m] < 0) {
@@ -393,9 +396,9 @@ public final class HistoryBuilder implements OpSink {
     // Per-txn arrays may keep spare room at the end (nTxns is the count); copying hundreds of
     // megabytes to trim them costs more than the spare room.
     built = new History(workload, keys.toArray(), values.toArray(), n, status.toArray(),
-        session.compact(), procs, invokeOrd.compact(), completeOrd.compact(), invokeIndex.compact(),
-        completeIndex.compact(), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
-        kinds, mopKey.raw(), val, len, mopTxn.raw(), listPool.compact(), writerIndex,
+        session.compact(), procs, invokeOrd.compact(), completeOrd.compact(), invokeIndex.freeze(),
+        completeIndex.freeze(), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
+        kinds, mopKey.raw(), val, len, mopTxns(n, nm, mopStart.raw()), listPool.compact(), writerIndex,
         indexUsable, opsSeen, opsSkipped, nonClientOps, n > 0 ? null : noTxnReason(), extraTxn.toArray(),
         extras.toArray(new Object[0][]));
     built.nilReads = nilReads;
@@ -661,8 +664,6 @@ public final class HistoryBuilder implements OpSink {
 
   /** List reads recorded as nil (list-append), or null if none. */
   private java.util.BitSet nilReads;
-  /** The first micro-op addMops stored as build() leaves it (the workload known then), or -1. */
-  private int settledFrom = -1;
 
   /** Adds txn t's micro-ops from r; with readsUnknown, reads are kept as nil (what a failed or indeterminate op read is unknown). */
   private void addMops(int t, OpRecord r, boolean readsUnknown) {
@@ -693,8 +694,9 @@ public final class HistoryBuilder implements OpSink {
         byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
         if (tag == OpRecord.V_LIST) {
           int len = r.listLen(i);
-          valId[i] = listPool.size();
-          for (int j = 0; j < len; j++) listPool.add(internElem(r, i, j));
+          if (scratchElems.length < len) scratchElems = new int[Math.max(len, 2 * scratchElems.length)];
+          for (int j = 0; j < len; j++) scratchElems[j] = internElem(r, i, j);
+          valId[i] = placeList(key, scratchElems, len);
         } else if (tag == OpRecord.V_NIL) {
           valId[i] = -1;
         } else {
@@ -706,27 +708,28 @@ public final class HistoryBuilder implements OpSink {
     }
     if (n > 1 && !indexAtBuild) for (int i = 0; i < n; i++) if (r.kind(i) != OpRecord.READ) touched += writerIndex.touch(keyId[i], valId[i]);
     this.touched += touched;
-    // Once the workload is known, reads are stored as build() leaves them (it settles only
-    // those stored before: a pass over every micro-op less at the end).
-    History.Workload wl = workload;
-    if (wl != null && settledFrom < 0) settledFrom = mopKind.size();
+    if (normFrom < 0 && workload != null) normFrom = mopKind.size();
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       int key = keyId[i], v = valId[i];
       int m = mopKind.size();
       mopKind.add(k);
       mopKey.add(key);
-      mopTxn.add(t);
       if (k == OpRecord.READ) {
         byte tag = readsUnknown ? OpRecord.V_NIL : r.valueTag(i);
         int len = tag == OpRecord.V_LIST ? r.listLen(i) : tag == OpRecord.V_NIL ? -1 : -2;
-        if (wl == History.Workload.REGISTER) {
-          // (A nil read's value id is already History.NIL.)
-          len = -1;
-        } else if (wl == History.Workload.APPEND && len < 0) {
-          if (len == -1) (nilReads == null ? nilReads = new java.util.BitSet() : nilReads).set(m);
-          len = 0;
-          v = 0;
+        if (normFrom >= 0) {
+          // The workload known, the read in its final form now (as build() puts the earlier ones).
+          if (workload == History.Workload.APPEND) {
+            if (len < 0) {
+              if (len == -1) (nilReads == null ? nilReads = new java.util.BitSet() : nilReads).set(m);
+              len = 0;
+              v = 0;
+            }
+          } else {
+            if (len == -1) v = History.NIL;
+            len = -1;
+          }
         }
         mopVal.add(v);
         mopLen.add(len);
@@ -738,6 +741,110 @@ public final class HistoryBuilder implements OpSink {
       }
     }
     mopStart.add(mopKind.size());
+  }
+
+  /**
+   * The first micro-op added once the workload was known (forced, or told by a first append or
+   * write), from which reads are kept in their final form as they come; -1 while unknown.
+   */
+  private int normFrom = -1;
+
+  /** A list read's elements, interned, before {@link #placeList} places them. */
+  private int[] scratchElems = new int[64];
+
+  /**
+   * Per key id: the pool segment its reads share (offset, length used, capacity), offset -1 when
+   * none yet. The reads of one key are prefixes of one another in a valid history (each shows the
+   * whole list at a version), so instead of a copy per read (a 10^6-transaction Jepsen history
+   * read about 30 million elements, 120 MB), a read that is a prefix of its key's segment points
+   * into it, and one that extends it is written on in place when the segment has room (it is
+   * given spare room: twice its length); a read that disagrees gets a segment of its own, which
+   * becomes the key's when it is longer. The pool is read-only once built, and every reader sees
+   * exactly its own elements at {@code listPool[mopVal .. mopVal + mopLen)}: shared or not, the
+   * checks cannot tell, and a shared segment is never written below the length any read has.
+   */
+  private int[] segOff = new int[0], segLen = new int[0], segCap = new int[0];
+
+  private boolean shareLists = true;
+
+  /**
+   * Whether a key's list reads share pool segments ({@link #placeList}; the default), or each read
+   * is copied apart (as before: the tests build both and compare what the checks see).
+   */
+  public HistoryBuilder shareLists(boolean on) {
+    shareLists = on;
+    return this;
+  }
+
+  /** Places a list read of key (its interned elements e[0, len)) in the pool; returns its offset. */
+  private int placeList(int key, int[] e, int len) {
+    if (!shareLists) return appendSegment(e, len, len);
+    if (key >= segOff.length) {
+      int n = Math.max(key + 1, 2 * segOff.length + 64);
+      int old = segOff.length;
+      segOff = java.util.Arrays.copyOf(segOff, n);
+      segLen = java.util.Arrays.copyOf(segLen, n);
+      segCap = java.util.Arrays.copyOf(segCap, n);
+      java.util.Arrays.fill(segOff, old, n, -1);
+    }
+    if (len == 0) return listPool.size();
+    int off = segOff[key];
+    if (off >= 0) {
+      int have = segLen[key];
+      int[] pool = listPool.raw();
+      int common = Math.min(have, len);
+      if (java.util.Arrays.mismatch(pool, off, off + common, e, 0, common) < 0) {
+        if (len <= have) return off;
+        if (len <= segCap[key]) {
+          System.arraycopy(e, have, pool, off + have, len - have);
+          segLen[key] = len;
+          return off;
+        }
+      } else if (len <= have) {
+        return appendSegment(e, len, len);
+      }
+    }
+    int at = appendSegment(e, len, len < 4 ? 8 : 2 * len);
+    segOff[key] = at;
+    segLen[key] = len;
+    segCap[key] = listPool.size() - at;
+    return at;
+  }
+
+  /** Appends e[0, len) to the pool with room for cap elements (the rest zero); returns its offset. */
+  private int appendSegment(int[] e, int len, int cap) {
+    int at = listPool.size();
+    int[] pool = listPool.raw();
+    if (at + cap > pool.length) {
+      listPool.ensureCapacity((int) Math.min(Integer.MAX_VALUE - 8, Math.max(at + (long) cap, 2L * pool.length)));
+      pool = listPool.raw();
+    }
+    System.arraycopy(e, 0, pool, at, len);
+    listPool.truncate(at + cap);
+    return at;
+  }
+
+  /**
+   * Each micro-op's transaction, from the transactions' first micro-ops: derived when the history
+   * is built (a pass over the micro-ops), not kept as the ops come (4 bytes a micro-op).
+   */
+  private static int[] mopTxns(int nTxns, int nm, int[] start) {
+    int[] txn = new int[Math.max(nm, 1)];
+    for (int t = 0; t < nTxns; t++) java.util.Arrays.fill(txn, start[t], start[t + 1], t);
+    return txn;
+  }
+
+  /** The transaction of micro-op m, among those added so far. */
+  private int txnOf(int m) {
+    int[] start = mopStart.raw();
+    int lo = 0, hi = mopStart.size() - 1; // start[lo] <= m < start[hi]
+    if (m >= start[hi]) return hi; // the transaction being added
+    while (hi - lo > 1) {
+      int mid = (lo + hi) >>> 1;
+      if (start[mid] <= m) lo = mid;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** The micro-ops' key and value ids (or list offsets) of the transaction being added. */
@@ -753,13 +860,13 @@ public final class HistoryBuilder implements OpSink {
   private void duplicateWrite(int m, int key, int v, String where, String mop, long ordinal) {
     int prev = writerIndex.get(key, v);
     {
-      int pt = mopTxn.get(prev);
+      int pt = txnOf(prev);
       long po = completeOrd.get(pt) >= 0 ? completeOrd.get(pt) : invokeOrd.get(pt);
       boolean app = mopKind.get(m) == OpRecord.APPEND;
       String verb = app ? "appends" : "writes", past = app ? "appended" : "wrote";
       throw new HistoryException(ordinal, where + ": micro-op " + mop + " " + verb + " "
           + Edn.str(values.get(v)) + " to key " + Edn.str(keys.get(key))
-          + (pt == mopTxn.get(m) ? ", which the same transaction already " + past
+          + (pt == status.size() - 1 ? ", which the same transaction already " + past
               : ", which op " + po + " " + past + " too")
           + "; values must be unique per key, or reads cannot name their writer");
     }

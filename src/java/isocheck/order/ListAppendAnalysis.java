@@ -366,7 +366,9 @@ public final class ListAppendAnalysis {
           int l = longest[h.mopKey(m)];
           if (m == l) continue;
           int off = h.mopVal(m), len = h.mopLen(m), loff = h.mopVal(l);
-          if (Arrays.mismatch(pool, off, off + len, pool, loff, loff + len) >= 0) incompatible[m] = true;
+          // (A read sharing the longest one's place in the pool, as the history builder lays a
+          // key's reads out, is its prefix: len is at most the longest's.)
+          if (off != loff && Arrays.mismatch(pool, off, off + len, pool, loff, loff + len) >= 0) incompatible[m] = true;
         }
       }
     });
@@ -536,35 +538,69 @@ public final class ListAppendAnalysis {
   }
 
   private void unreadAppends() {
-    IntList[] lists = new IntList[nKeys];
-    int[] lastAdded = new int[nKeys];
-    Arrays.fill(lastAdded, -1);
-    for (int m = 0; m < h.mopCount(); m++) {
-      if (h.mopKind(m) != OpRecord.APPEND || pos[m] >= 0) continue;
-      // Read, but only by a read that contradicts the key's order: not unread, and of unknown position.
-      if (observedElsewhere != null && observedElsewhere[m]) continue;
-      int t = h.mopTxn(m);
-      if (!committed[t]) continue;
-      int k = h.mopKey(m);
-      if (lastAdded[k] == t) continue;
-      lastAdded[k] = t;
-      if (lists[k] == null) lists[k] = new IntList(2);
-      lists[k].add(t);
+    // Per range of transactions (on every core; a transaction's micro-ops lie in one range), each
+    // key's committed transactions with an append no read observed, in transaction order; joined
+    // per key in range order: the same lists as one pass over the micro-ops.
+    Ranges txns = new Ranges(h.nTxns);
+    IntList[][] parts = new IntList[txns.count][];
+    txns.forEach(c -> {
+      IntList[] lists = new IntList[nKeys];
+      for (int t = txns.from(c); t < txns.to(c); t++) {
+        if (!committed[t]) continue;
+        for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+          if (h.mopKind(m) != OpRecord.APPEND || pos[m] >= 0) continue;
+          // Read, but only by a read that contradicts the key's order: not unread, and of unknown position.
+          if (observedElsewhere != null && observedElsewhere[m]) continue;
+          int k = h.mopKey(m);
+          IntList l = lists[k];
+          if (l == null) lists[k] = l = new IntList(2);
+          else if (l.last() == t) continue;
+          l.add(t);
+        }
+      }
+      parts[c] = lists;
+    });
+    for (int k = 0; k < nKeys; k++) {
+      IntList all = null;
+      for (IntList[] part : parts) {
+        IntList l = part[k];
+        if (l == null) continue;
+        if (all == null) all = l;
+        else all.addAll(l);
+      }
+      if (all != null) unread[k] = all.toArray();
     }
-    for (int k = 0; k < nKeys; k++) if (lists[k] != null) unread[k] = lists[k].toArray();
   }
 
   // ------------------------------------------------------------------ edges
 
   private void edgesAndLostUpdates() {
     // Bucket the external reads of ok txns by key.
+    // (Counted and placed per range of micro-ops, on every core: a key's reads from range c go
+    // after those from the ranges before it, each range's in micro-op order: the serial order.)
     int nm = h.mopCount();
+    Ranges mops = new Ranges(nm);
+    int[][] cntIn = new int[mops.count][];
+    mops.forEach(c -> {
+      int[] cc = new int[nKeys];
+      for (int m = mops.from(c), e = mops.to(c); m < e; m++) if (extLen[m] >= 0) cc[h.mopKey(m)]++;
+      cntIn[c] = cc;
+    });
     int[] cnt = new int[nKeys + 1];
-    for (int m = 0; m < nm; m++) if (extLen[m] >= 0) cnt[h.mopKey(m) + 1]++;
-    for (int k = 0; k < nKeys; k++) cnt[k + 1] += cnt[k];
-    int[] at = Arrays.copyOf(cnt, nKeys);
+    for (int k = 0; k < nKeys; k++) {
+      int sum = cnt[k];
+      for (int c = 0; c < mops.count; c++) {
+        int x = cntIn[c][k];
+        cntIn[c][k] = sum; // from here on: where range c's reads of key k start
+        sum += x;
+      }
+      cnt[k + 1] = sum;
+    }
     int[] byKey = new int[cnt[nKeys]];
-    for (int m = 0; m < nm; m++) if (extLen[m] >= 0) byKey[at[h.mopKey(m)]++] = m;
+    mops.forEach(c -> {
+      int[] at = cntIn[c];
+      for (int m = mops.from(c), e = mops.to(c); m < e; m++) if (extLen[m] >= 0) byKey[at[h.mopKey(m)]++] = m;
+    });
     // Per range of keys: its own edges and anomalies, joined in key order.
     Ranges keys = new Ranges(nKeys);
     EdgeList[] part = new EdgeList[keys.count];
