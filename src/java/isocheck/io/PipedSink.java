@@ -81,8 +81,8 @@ final class PipedSink implements OpSink {
     if (cur.n == BATCH || cur.ops.size() >= BATCH * 64) {
       Throwable f = failed;
       if (f != null) throw rethrow(f);
-      put(cur);
-      cur = take(free);
+      isocheck.util.Threads.put(full, cur);
+      cur = isocheck.util.Threads.take(free);
     }
     r.writeTo(cur.ops);
     cur.n++;
@@ -103,7 +103,7 @@ final class PipedSink implements OpSink {
     if (cur != null) {
       cur.last = true;
       cur.end = end;
-      put(cur);
+      isocheck.util.Threads.put(full, cur);
       cur = null;
     }
     isocheck.util.Threads.join(thread);
@@ -144,34 +144,6 @@ final class PipedSink implements OpSink {
       b.hint = null;
       b.ops.clear();
       free.add(b);
-    }
-  }
-
-  private void put(Batch b) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        full.put(b);
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) Thread.currentThread().interrupt();
-  }
-
-  private static Batch take(BlockingQueue<Batch> q) {
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          return q.take();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    } finally {
-      if (interrupted) Thread.currentThread().interrupt();
     }
   }
 

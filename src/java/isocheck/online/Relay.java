@@ -107,7 +107,7 @@ public final class Relay {
   public void finish() {
     given = last;
     cur.last = true;
-    put(cur);
+    isocheck.util.Threads.put(full, cur);
     handed++;
     cur = null;
     isocheck.util.Threads.join(thread);
@@ -117,9 +117,9 @@ public final class Relay {
   private void hand() {
     rethrowIfFailed();
     given = last;
-    put(cur);
+    isocheck.util.Threads.put(full, cur);
     handed++;
-    cur = take(free);
+    cur = isocheck.util.Threads.take(free);
   }
 
   private void rethrowIfFailed() {
@@ -135,7 +135,7 @@ public final class Relay {
     while (true) {
       Batch b;
       try {
-        b = take(full);
+        b = isocheck.util.Threads.take(full);
       } catch (Throwable e) {
         // Out of memory while waiting (the giving thread took the last of the heap): the failure
         // is told there; keep taking, so that the giving thread is never left blocked.
@@ -160,34 +160,6 @@ public final class Relay {
       doneBatches++; // single writer: the relay thread
       if (last) return;
       free.add(b);
-    }
-  }
-
-  private void put(Batch b) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        full.put(b);
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) Thread.currentThread().interrupt();
-  }
-
-  private static Batch take(BlockingQueue<Batch> q) {
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          return q.take();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    } finally {
-      if (interrupted) Thread.currentThread().interrupt();
     }
   }
 }

@@ -39,4 +39,34 @@ public final class Threads {
     }
     if (interrupted) Thread.currentThread().interrupt();
   }
+
+  /** Puts x into q, waiting for room even when interrupted meanwhile; the interrupt is kept for the caller. */
+  public static <T> void put(java.util.concurrent.BlockingQueue<T> q, T x) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        q.put(x);
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) Thread.currentThread().interrupt();
+  }
+
+  /** Takes from q, waiting even when interrupted meanwhile; the interrupt is kept for the caller. */
+  public static <T> T take(java.util.concurrent.BlockingQueue<T> q) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return q.take();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
 }
