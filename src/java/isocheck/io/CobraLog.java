@@ -329,8 +329,7 @@ public final class CobraLog {
 
     void finish(OpSink sink) {
       if (b.streaming()) {
-        long wid = check.firstMismatch();
-        if (wid >= 0) throw new TxnBuffer.NotStreamable("write id " + hex(check.readWid((int) wid)) + " read as another transaction's");
+        if (!check.allMatch()) throw new TxnBuffer.NotStreamable("write id " + hex(check.badWid) + " read as another transaction's");
         b.finishStream();
         return;
       }
@@ -364,7 +363,8 @@ public final class CobraLog {
   static final class ReadCheck {
     /** Pairs: write id, then the writer's Cobra transaction id. */
     private final LongList writes = new LongList(1 << 12), reads = new LongList(1 << 12);
-    private int firstBad = Integer.MAX_VALUE;
+    /** The write id of a read {@link #allMatch} found naming another writer. */
+    long badWid;
 
     void write(long wid, long txn) {
       writes.add(wid);
@@ -385,12 +385,13 @@ public final class CobraLog {
       return k;
     }
 
-    long readWid(int i) { return reads.get(2 * i); }
-
-    /** The first read (its number, in log order) naming another writer than its write id's first write's, or -1. */
-    int firstMismatch() {
+    /**
+     * Whether every read names its write id's first writer (when one is not, the logs are
+     * read again whole, which names the first such read).
+     */
+    boolean allMatch() {
       int nw = writes.size() / 2, nr = reads.size() / 2;
-      if (nr == 0 || nw == 0) return -1;
+      if (nr == 0 || nw == 0) return true;
       // Partitions of about 2^12 writes: each one's table (2^13 slots of 16 bytes) fits in L2.
       int bits = 0;
       while (bits < 16 && ((long) nw >> (bits + 12)) > 0) bits++;
@@ -409,7 +410,6 @@ public final class CobraLog {
         rStart[p + 1] += rStart[p];
       }
       long[] pw, pr;
-      int[] rIndex = new int[nr];
       if (bits > 0) {
         pw = new long[2 * nw];
         pr = new long[2 * nr];
@@ -424,12 +424,10 @@ public final class CobraLog {
           int j = at[(int) (hash(r[2 * i]) >>> shift)]++;
           pr[2 * j] = r[2 * i];
           pr[2 * j + 1] = r[2 * i + 1];
-          rIndex[j] = i;
         }
       } else {
         pw = w;
         pr = r;
-        for (int i = 0; i < nr; i++) rIndex[i] = i;
       }
       int most = 0;
       for (int p = 0; p < parts; p++) most = Math.max(most, wStart[p + 1] - wStart[p]);
@@ -455,13 +453,16 @@ public final class CobraLog {
           for (int k = (int) hash(wid) & mask;; k = (k + 1) & mask) {
             if (stamp[k] != s) break;
             if (slots[2 * k] == wid) {
-              if (slots[2 * k + 1] != pr[2 * i + 1]) firstBad = Math.min(firstBad, rIndex[i]);
+              if (slots[2 * k + 1] != pr[2 * i + 1]) {
+                badWid = wid;
+                return false;
+              }
               break;
             }
           }
         }
       }
-      return firstBad == Integer.MAX_VALUE ? -1 : firstBad;
+      return true;
     }
   }
 
