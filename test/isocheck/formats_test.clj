@@ -362,6 +362,24 @@
       (is (and m (str/starts-with? m expect)) m)))
   (is (str/starts-with? (str (error (cobra-dir {"notes.txt" (.getBytes "x")}) :cobra)) "no .log files in ")))
 
+;; Enough writes (over 4096) that the reads are checked partition by partition (CobraLog.ReadCheck).
+(deftest cobra-reads-of-many-writes-check-the-first-writer-in-log-order
+  (let [n 6000
+        writes (apply cobra-log (mapcat (fn [i] [[\S i] [\W i (mod i 97) 0] [\C i]]) (range 1 (inc n))))
+        ;; txn 6001 writes write id 60 again, to another key: its first write (txn 60's) is the one a read names.
+        again (cobra-log [\S 6001] [\W 60 1000 0] [\C 6001])
+        logs (fn [& reads] {"0.log" writes "2.log" again
+                            "1.log" (apply cobra-log (concat [[\S 9001]] reads [[\C 9001]]))})]
+    (is (nil? (error (cobra-dir (logs [\R 100 100 3 0] [\R 60 60 60 0] [\R 5999 5999 82 0] [\R 7 123456 1 0]))))
+        "reads naming their write ids' first writers, and a read of a write id no log has, load")
+    (let [m (error (cobra-dir (logs [\R 100 100 3 0] [\R 7 4000 23 0] [\R 7 50 50 0])))]
+      (is (one-line? m))
+      (is (= "1.log, byte 42: transaction 0x2329 reads write id 0xfa0 as transaction 0x7's, but transaction 0xfa0 wrote it (0.log, byte 171966)" m)
+          "the first read in log order naming another writer"))
+    (is (= "1.log, byte 9: transaction 0x2329 reads write id 0x3c as transaction 0x1771's, but transaction 0x3c wrote it (0.log, byte 2546)"
+           (error (cobra-dir (logs [\R 6001 60 60 0]))))
+        "a write id written twice is its first write's")))
+
 ;; ---------------------------------------------------------------- elle-cli
 
 (def elle-json

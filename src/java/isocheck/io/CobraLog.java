@@ -162,14 +162,12 @@ public final class CobraLog {
 
     private String file;
     private ByteInput in;
-    /** While streaming: write id -> the transaction of its first write; reads of write ids not yet written (write id, writer). */
-    private WriteTxns writeTxn;
     /**
-     * While streaming, the current transaction's write ids, and its reads' write ids and
-     * writers, settled when it commits (or its log ends): {@link #settle}.
+     * While streaming: every plain write (write id, the Cobra id of its transaction) and every
+     * read of another transaction's write (write id, the writer it names), in log order,
+     * joined once every log is read ({@link ReadCheck}); null when not streaming.
      */
-    private final LongList txnWrites = new LongList(), txnReadWids = new LongList(), txnReadWriters = new LongList();
-    private final LongList laterWid = new LongList(), laterWriter = new LongList();
+    private ReadCheck check;
     /** The bytes of the logs read before this one. */
     private long logsBefore;
 
@@ -179,7 +177,7 @@ public final class CobraLog {
       if (st != null) {
         st.used = true;
         b.stream(sink, this::origin, null);
-        writeTxn = new WriteTxns(1024);
+        check = new ReadCheck();
       }
     }
 
@@ -187,47 +185,6 @@ public final class CobraLog {
     private String origin(int t) {
       return "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t);
     }
-
-    /**
-     * While streaming: a read of write id wid, written by transaction writer, checked against
-     * the write when it has been seen, else once every log is read. A mismatch is read again
-     * whole, which names both places.
-     */
-    private void streamedRead(long wid, long writer) {
-      int wt = writeTxn.get(wid);
-      if (wt < 0) {
-        laterWid.add(wid);
-        laterWriter.add(writer);
-      } else if (cobraId.get(wt) != writer) {
-        throw new TxnBuffer.NotStreamable("write id " + hex(wid) + " read as another transaction's");
-      }
-    }
-
-    /**
-     * While streaming, transaction t complete: its writes go in the table of first writers,
-     * then its reads are checked against it ({@link #streamedRead}); which is what checking
-     * each record as it came would find in the end (a read checks against the first write of
-     * its write id in the whole logs either way). The write ids' slots are read first, in a
-     * loop of independent loads the processor overlaps: the table of a large history is far
-     * larger than the caches, and one at a time each waited for memory (at 10^5 Plume-shaped
-     * transactions, half the reader's time).
-     */
-    private void settle(int t) {
-      long[] w = txnWrites.raw(), rw = txnReadWids.raw(), rwr = txnReadWriters.raw();
-      int nw = txnWrites.size(), nr = txnReadWids.size();
-      long touched = 0;
-      for (int k = 0; k < nw; k++) touched += writeTxn.touch(w[k]);
-      for (int k = 0; k < nr; k++) touched += writeTxn.touch(rw[k]);
-      this.touched += touched;
-      for (int k = 0; k < nw; k++) writeTxn.putIfAbsent(w[k], t);
-      for (int k = 0; k < nr; k++) streamedRead(rw[k], rwr[k]);
-      txnWrites.clear();
-      txnReadWids.clear();
-      txnReadWriters.clear();
-    }
-
-    /** What {@link #settle} read touching the table (nothing anyone needs: kept so that the reads are not dropped). */
-    long touched;
 
     private HistoryException bad(long at, String msg) {
       return new HistoryException(file + ", byte " + at + ": " + msg);
@@ -280,7 +237,6 @@ public final class CobraLog {
                     + " (started at byte " + curAt + ")");
               }
               b.setStatus(cur, OpType.OK);
-              if (writeTxn != null) settle(cur);
               cur = -1;
               if (b.streaming()) b.flushBefore(b.txnCount(), logsBefore + in.offset());
               break;
@@ -297,8 +253,8 @@ public final class CobraLog {
               }
               plain(at, false, wid, 0);
               int i = b.op(cur, OpRecord.WRITE, key, null, wid, null, false, at);
-              if (writeTxn != null) {
-                txnWrites.add(wid);
+              if (check != null) {
+                check.write(wid, cobraId.get(cur));
               } else if (writeOp.get(wid) < 0) {
                 writeOp.put(wid, i);
               }
@@ -324,9 +280,8 @@ public final class CobraLog {
               if (!init) plain(at, true, wid, writer);
               int i = b.op(cur, OpRecord.READ, key, null, wid, null, init, at);
               if (!init) {
-                if (writeTxn != null) {
-                  txnReadWids.add(wid);
-                  txnReadWriters.add(writer);
+                if (check != null) {
+                  check.read(wid, writer);
                 } else {
                   reads.add(i);
                   readWriter.add(writer);
@@ -343,8 +298,6 @@ public final class CobraLog {
       } catch (GzipInput.Damaged e) {
         throw bad(in.offset(), (e.truncated ? "truncated gzip data (the file is incomplete)" : "corrupt gzip data (" + e.getMessage() + ")"));
       }
-      // The log's last transaction, if it never committed, is complete too (indeterminate).
-      if (cur >= 0 && writeTxn != null) settle(cur);
       logsBefore += in.offset();
       if (b.streaming()) b.flushBefore(b.txnCount(), logsBefore);
     }
@@ -376,17 +329,7 @@ public final class CobraLog {
 
     void finish(OpSink sink) {
       if (b.streaming()) {
-        long[] later = laterWid.raw();
-        long touched = 0;
-        for (int k = 0; k < laterWid.size(); k++) {
-          // The slots 32 reads ahead touched first (see settle).
-          if ((k & 31) == 0) for (int j = k; j < Math.min(k + 32, laterWid.size()); j++) touched += writeTxn.touch(later[j]);
-          int wt = writeTxn.get(later[k]);
-          if (wt >= 0 && cobraId.get(wt) != laterWriter.get(k)) {
-            throw new TxnBuffer.NotStreamable("write id " + hex(laterWid.get(k)) + " read as another transaction's");
-          }
-        }
-        this.touched += touched;
+        if (!check.allMatch()) throw new TxnBuffer.NotStreamable("write id " + hex(check.badWid) + " read as another transaction's");
         b.finishStream();
         return;
       }
@@ -410,60 +353,116 @@ public final class CobraLog {
   static String hex(long v) { return "0x" + Long.toHexString(v); }
 
   /**
-   * Write id -> the transaction of its first write, while streaming: open addressing, each
-   * slot's write id and transaction together in one array (transaction + 1; 0: empty), so that
-   * a look-up waits for one cache line, not two; {@link #touch} reads a slot ahead of time.
+   * While streaming, whether each read names the writer of its write id's first write (in log
+   * order), as a partitioned hash join once every log is read: writes and reads are appended
+   * as they come (no look-up while reading: a table of a million write ids is far larger than
+   * the caches, and each look-up or insert waited for memory, half the reader's time at 10^5
+   * Plume-shaped transactions); then both are scattered, in order, into partitions by their
+   * write id's hash, and each partition joined in a table that fits in the cache.
    */
-  private static final class WriteTxns {
-    private long[] slots;
-    private int size, mask;
+  static final class ReadCheck {
+    /** Pairs: write id, then the writer's Cobra transaction id. */
+    private final LongList writes = new LongList(1 << 12), reads = new LongList(1 << 12);
+    /** The write id of a read {@link #allMatch} found naming another writer. */
+    long badWid;
 
-    WriteTxns(int expected) {
-      int cap = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
-      slots = new long[2 * cap];
-      mask = cap - 1;
+    void write(long wid, long txn) {
+      writes.add(wid);
+      writes.add(txn);
     }
 
-    private static int slot(long k, int mask) {
+    void read(long wid, long writer) {
+      reads.add(wid);
+      reads.add(writer);
+    }
+
+    private static long hash(long k) {
       k ^= k >>> 33;
       k *= 0xff51afd7ed558ccdL;
       k ^= k >>> 33;
-      return (int) k & mask;
+      k *= 0xc4ceb9fe1a85ec53L;
+      k ^= k >>> 33;
+      return k;
     }
 
-    long touch(long wid) { return slots[2 * slot(wid, mask) + 1]; }
-
-    /** The transaction of wid's first write, or -1. */
-    int get(long wid) {
-      long[] s = slots;
-      for (int i = slot(wid, mask);; i = (i + 1) & mask) {
-        long t = s[2 * i + 1];
-        if (t == 0) return -1;
-        if (s[2 * i] == wid) return (int) t - 1;
+    /**
+     * Whether every read names its write id's first writer (when one is not, the logs are
+     * read again whole, which names the first such read).
+     */
+    boolean allMatch() {
+      int nw = writes.size() / 2, nr = reads.size() / 2;
+      if (nr == 0 || nw == 0) return true;
+      // Partitions of about 2^12 writes: each one's table (2^13 slots of 16 bytes) fits in L2.
+      int bits = 0;
+      while (bits < 16 && ((long) nw >> (bits + 12)) > 0) bits++;
+      int parts = 1 << bits, shift = 64 - bits;
+      long[] w = writes.raw(), r = reads.raw();
+      int[] wStart = new int[parts + 1], rStart = new int[parts + 1];
+      if (bits > 0) {
+        for (int i = 0; i < nw; i++) wStart[(int) (hash(w[2 * i]) >>> shift) + 1]++;
+        for (int i = 0; i < nr; i++) rStart[(int) (hash(r[2 * i]) >>> shift) + 1]++;
+      } else {
+        wStart[1] = nw;
+        rStart[1] = nr;
       }
-    }
-
-    /** Records t as wid's first writer unless one is. */
-    void putIfAbsent(long wid, int t) {
-      long[] s = slots;
-      for (int i = slot(wid, mask);; i = (i + 1) & mask) {
-        long x = s[2 * i + 1];
-        if (x == 0) {
-          s[2 * i] = wid;
-          s[2 * i + 1] = t + 1L;
-          if (++size * 2 > mask) grow();
-          return;
+      for (int p = 0; p < parts; p++) {
+        wStart[p + 1] += wStart[p];
+        rStart[p + 1] += rStart[p];
+      }
+      long[] pw, pr;
+      if (bits > 0) {
+        pw = new long[2 * nw];
+        pr = new long[2 * nr];
+        int[] at = wStart.clone();
+        for (int i = 0; i < nw; i++) {
+          int j = at[(int) (hash(w[2 * i]) >>> shift)]++;
+          pw[2 * j] = w[2 * i];
+          pw[2 * j + 1] = w[2 * i + 1];
         }
-        if (s[2 * i] == wid) return;
+        at = rStart.clone();
+        for (int i = 0; i < nr; i++) {
+          int j = at[(int) (hash(r[2 * i]) >>> shift)]++;
+          pr[2 * j] = r[2 * i];
+          pr[2 * j + 1] = r[2 * i + 1];
+        }
+      } else {
+        pw = w;
+        pr = r;
       }
-    }
-
-    private void grow() {
-      long[] old = slots;
-      slots = new long[2 * old.length];
-      mask = 2 * mask + 1;
-      size = 0;
-      for (int i = 0; i < old.length; i += 2) if (old[i + 1] != 0) putIfAbsent(old[i], (int) old[i + 1] - 1);
+      int most = 0;
+      for (int p = 0; p < parts; p++) most = Math.max(most, wStart[p + 1] - wStart[p]);
+      int cap = Integer.highestOneBit(Math.max(4, 2 * most - 1)) << 1, mask = cap - 1;
+      long[] slots = new long[2 * cap];
+      int[] stamp = new int[cap];
+      for (int p = 0; p < parts; p++) {
+        int s = p + 1;
+        for (int i = wStart[p]; i < wStart[p + 1]; i++) {
+          long wid = pw[2 * i];
+          for (int k = (int) hash(wid) & mask;; k = (k + 1) & mask) {
+            if (stamp[k] != s) {
+              stamp[k] = s;
+              slots[2 * k] = wid;
+              slots[2 * k + 1] = pw[2 * i + 1];
+              break;
+            }
+            if (slots[2 * k] == wid) break;
+          }
+        }
+        for (int i = rStart[p]; i < rStart[p + 1]; i++) {
+          long wid = pr[2 * i];
+          for (int k = (int) hash(wid) & mask;; k = (k + 1) & mask) {
+            if (stamp[k] != s) break;
+            if (slots[2 * k] == wid) {
+              if (slots[2 * k + 1] != pr[2 * i + 1]) {
+                badWid = wid;
+                return false;
+              }
+              break;
+            }
+          }
+        }
+      }
+      return true;
     }
   }
 
