@@ -224,7 +224,31 @@ public final class OpRecord {
     setKey(key);
     if (value instanceof List<?> l) {
       beginList();
-      for (Object e : l) addElem(e);
+      // A read's list: integers (the usual) straight into the array, room made once; the
+      // length set at the end, not per element.
+      int m = l.size(), p = nElems;
+      while (elemL.length < p + m) growElems();
+      long[] el = elemL;
+      int i = 0;
+      for (Object e : l) {
+        if (i == m) break;  // a list that grew meanwhile: as many as it said it had
+        if (e instanceof Long x) {
+          el[p + i] = x;
+          if (anyElemObj) elemO[p + i] = null;
+        } else {
+          Long x = asLong(e);
+          if (x != null) {
+            el[p + i] = x;
+            if (anyElemObj) elemO[p + i] = null;
+          } else {
+            elemO[p + i] = e == null ? NIL_KEY : e;
+            anyElemObj = true;
+          }
+        }
+        i++;
+      }
+      nElems = p + i;
+      listLen[n - 1] = i;
     } else setValueObj(value);
   }
 
