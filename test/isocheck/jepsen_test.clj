@@ -67,6 +67,64 @@
       (let [r (checker/check (isocheck/si) {} (h (ok 0 [mop])) {})]
         (is (= :unknown (:valid? r)) (pr-str mop))))))
 
+(defn- record-view
+  "What fill! put in an OpRecord, as data."
+  [^isocheck.history.OpRecord r]
+  {:index (.index r) :time (.time r) :type (.type r) :type-raw (.typeRaw r)
+   :process? (.hasProcess r) :process (.process r) :f (.f r)
+   :shape (.valueShape r) :raw (.valueRaw r)
+   :mops (mapv (fn [i] [(.kind r i) (.renderMop r i)]) (range (.mopCount r)))
+   :extra (set (map (fn [i] [(.extraKey r i) (.extraValue r i)]) (range (.extraCount r))))})
+
+(deftest fill-reads-every-map-shape-alike
+  ;; fill! reads an array map (the usual op) in one pass over its entries and any other map by
+  ;; looking up each standard key: the same op as an array map and a hash map (and a record,
+  ;; given all six keys) fills the record alike -- nil and missing keys, keys of the user's own,
+  ;; odd values included.
+  (let [convert (fn [op] (let [r (isocheck.history.OpRecord.)] (record-view (isocheck.jepsen/fill! r 7 op))))
+        ops [{:index 3 :time 10 :type :ok :process 0 :f :txn :value [[:append :x 1] [:r :y [1 2]] [:w 5 nil]]}
+             {:index 4 :time 11 :type :ok :process 2 :f :txn :value [[:r :x [1 :two nil]]] :node "n2"}
+             {:type :invoke :process 1 :f :txn :value [[:r :x nil] (list :append :y 3)] :db-txn "t-9"}
+             {:type :info :process nil :f :txn :value nil}
+             {:type "ok" :f :txn}
+             {:index nil :time :soon :type :nope :f :read :value 5 "node" "n1"}
+             {:type :ok :f :txn :value [[:append :x] {:r :x} [:cas :x 1 2] [:rr :x 1]]}
+             {:type :fail :f :txn :value (first {:x 1})}]]
+    (doseq [op ops]
+      (let [expect (convert op)]
+        (is (instance? clojure.lang.PersistentArrayMap op))
+        (is (= expect (convert (into (hash-map) op))) (pr-str op))
+        ;; A record always holds its six keys (nil when not given): alike for an op with all six.
+        (when (every? #(some? (get op %)) [:index :time :type :process :f :value])
+          (is (= expect (convert (merge (map->Op {}) op))) (pr-str op)))))
+    (let [v (convert (first ops))]
+      (is (= [[isocheck.history.OpRecord/APPEND "[:append :x 1]"] [isocheck.history.OpRecord/READ "[:r :y [1 2]]"]
+              [isocheck.history.OpRecord/WRITE "[:w 5 nil]"]]
+             (:mops v)))
+      (is (= [3 10 isocheck.history.OpType/OK true 0] ((juxt :index :time :type :process? :process) v))))
+    (is (= #{[:node "n2"]} (:extra (convert (nth ops 1)))))
+    (is (= #{[:db-txn "t-9"]} (:extra (convert (nth ops 2)))))
+    (is (= [true nil isocheck.history.OpRecord/VALUE_OTHER] ((juxt :process? :process :shape) (convert (nth ops 3)))))
+    (is (= [false isocheck.history.OpRecord/VALUE_ABSENT isocheck.history.OpType/OK] ((juxt :process? :shape :type) (convert (nth ops 4)))))
+    (is (= #{["node" "n1"]} (:extra (convert (nth ops 5)))))
+    (is (= [isocheck.history.OpRecord/MALFORMED isocheck.history.OpRecord/MALFORMED isocheck.history.OpRecord/MALFORMED
+            isocheck.history.OpRecord/UNKNOWN]
+           (map first (:mops (convert (nth ops 6))))))
+    (is (= isocheck.history.OpRecord/VALUE_OTHER (:shape (convert (nth ops 7)))))))
+
+(deftest micro-op-kinds-and-types-by-name-whatever-the-object
+  ;; kindOf and OpType.parse answer keywords they have seen by identity: any object naming the
+  ;; same kind answers the same, and one naming none stays unknown however often it is asked.
+  (dotimes [_ 3]
+    (doseq [[f k] [[:r isocheck.history.OpRecord/READ] ["r" isocheck.history.OpRecord/READ] [":r" isocheck.history.OpRecord/READ]
+                   [isocheck.history.Kw/R isocheck.history.OpRecord/READ] [(isocheck.history.Kw. "append") isocheck.history.OpRecord/APPEND]
+                   [:append isocheck.history.OpRecord/APPEND] [:w isocheck.history.OpRecord/WRITE] ["w" isocheck.history.OpRecord/WRITE]
+                   [:rr isocheck.history.OpRecord/UNKNOWN] [:my/r isocheck.history.OpRecord/UNKNOWN] [nil isocheck.history.OpRecord/UNKNOWN]
+                   ['r isocheck.history.OpRecord/READ] [1 isocheck.history.OpRecord/UNKNOWN]]]
+      (is (= k (isocheck.history.OpRecord/kindOf f)) (pr-str f)))
+    (doseq [[t k] [[:invoke 0] [:ok 1] ["fail" 2] [(isocheck.history.Kw. "info") 3] [:okay -1] [nil -1] [:jepsen/ok -1]]]
+      (is (= k (isocheck.history.OpType/parse t)) (pr-str t)))))
+
 (deftest record-collection-history
   (let [coll (history-coll long-fork)]
     (is (not (vector? coll)))

@@ -24,6 +24,7 @@
   (:require [clojure.edn :as edn]
             [clojure.java.io :as io]
             [clojure.string :as str]
+            [isocheck.jepsen]
             [isocheck.workload :as workload])
   (:import (isocheck.check Checker CheckOptions Level Result)
            (isocheck.history History History$Workload OpRecord OpSink OpStream OpType)
@@ -1468,6 +1469,42 @@
     ;; at 10^6 the offline check beside the replay outgrew the shared machine: `lein bench online-final 1000000` alone
     (online-final-main (filter #(<= % 100000) sizes))))
 
+;; lein bench fill
+
+(defn fill-main
+  "`lein bench fill [SIZES...]`: the conversion of Jepsen op maps into OpRecords
+  (isocheck.jepsen/fill!, what the online hook's checker thread and the offline loader of op
+  maps pay per op; issue 28). At each size (default 10^5 transactions), the online bench's
+  Jepsen-shaped list-append history (online-config, the strict-serializable store) as op maps,
+  converted into one record over and over: ns per op, wall and this thread's CPU, medians of 9
+  passes after 15 to warm up; the whole history (its op maps out of the caches, as in the hook's
+  replay: mostly memory traffic) and its first 2,000 ops 100 times (in the caches: the
+  conversion's own work)."
+  [sizes]
+  (let [tmx (ManagementFactory/getThreadMXBean)]
+    (println (format "%10s %10s %12s %12s %12s" "txns" "ops" "fill! ns/op" "cpu ns/op" "cached ns/op"))
+    (doseq [n sizes]
+      (let [^objects ops (object-array (op-maps (recorded (online-config Store/STRICT_SERIALIZABLE nil n))))
+            m   (alength ops)
+            r   (OpRecord.)
+            pass (fn [^long m ^long times]
+                   (let [c0 (.getCurrentThreadCpuTime tmx)
+                         t0 (System/nanoTime)]
+                     (dotimes [_ times]
+                       (loop [i 0]
+                         (when (< i m)
+                           (isocheck.jepsen/fill! r i (aget ops i))
+                           (recur (inc i)))))
+                     [(/ (- (System/nanoTime) t0) (double (* m times)))
+                      (/ (- (.getCurrentThreadCpuTime tmx) c0) (double (* m times)))]))
+            hot (min m 2000)]
+        (dotimes [_ 15] (pass m 1) (pass hot 100))
+        (let [ps (vec (repeatedly 9 #(pass m 1)))
+              hs (vec (repeatedly 9 #(pass hot 100)))]
+          (println (format "%,10d %,10d %12.1f %12.1f %12.1f" n m (median (map first ps)) (median (map second ps))
+                           (median (map second hs))))
+          (flush))))))
+
 ;; lein bench online-stream
 
 (defn online-stream-main
@@ -1537,7 +1574,8 @@
    "weak"   [weak-main [5000 100000 1000000]]
    "certificates" [certificates-main [100000 1000000]]
    "online" [online-main [100000 1000000]]
-   "online-stream" [online-stream-main [1000000 5000000 10000000]]})
+   "online-stream" [online-stream-main [1000000 5000000 10000000]]
+   "fill"   [fill-main [100000]]})
 
 (defn -main [& args]
   (when-let [[f default] (benches (first args))]

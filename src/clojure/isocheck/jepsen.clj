@@ -43,57 +43,87 @@
         :else (throw (IllegalArgumentException.
                        (str ":f must name the :f of transaction ops, such as :txn, not " (pr-str f))))))
 
+;; The conversion below runs once per op on the online hook's checker thread and in the loader of
+;; op maps: top-level functions with the record as their accumulator (no closure per op), the
+;; array map Jepsen ops usually are read in one pass over its entries, vectors by index.
+
 (def ^:private op-keys #{:index :time :type :process :f :value})
+
+(defn- add-mop!
+  "Adds one micro-op, [f k v], to the record (or a malformed one)."
+  ^OpRecord [^OpRecord r mop]
+  (if (and (instance? clojure.lang.IPersistentVector mop)
+           (== 3 (.count ^clojure.lang.IPersistentVector mop)))
+    (let [^clojure.lang.IPersistentVector mop mop]
+      (.addMop r (.nth mop 0) (.nth mop 1) (.nth mop 2)))
+    (if (and (sequential? mop) (= 3 (count mop)))
+      (let [[f k v] mop] (.addMop r f k v))
+      (.addMalformed r mop)))
+  r)
+
+(defn- fill-value!
+  "Sets the record's :value: a transaction's micro-ops, or anything else kept raw."
+  [^OpRecord r value]
+  (if (and (sequential? value) (not (map-entry? value)))
+    (do (set! (.valueShape r) OpRecord/VALUE_TXN)
+        (if (instance? clojure.lang.IPersistentVector value)
+          (let [^clojure.lang.IPersistentVector v value
+                n (.count v)]
+            (loop [i 0]
+              (when (< i n)
+                (add-mop! r (.nth v i))
+                (recur (inc i)))))
+          (reduce add-mop! r value)))
+    (do (set! (.valueShape r) OpRecord/VALUE_OTHER)
+        (set! (.valueRaw r) value))))
+
+(defn- fill-entry!
+  "One entry of an op map into the record: a standard key into its field, any other kept."
+  ^OpRecord [^OpRecord r k v]
+  (case k
+    :value   (fill-value! r v)
+    :type    (do (set! (.typeRaw r) v)
+                 (set! (.type r) (OpType/parse v)))
+    :f       (set! (.f r) v)
+    :index   (when (integer? v) (set! (.index r) (long v)))
+    :time    (when (integer? v) (set! (.time r) (long v)))
+    :process (do (set! (.hasProcess r) true)
+                 (set! (.process r) v))
+    (.addExtra r k v))
+  r)
 
 (defn fill!
   "Copies one Jepsen op into the reusable record, with any keys of the user's
   own (a database's transaction id, say), which reports show."
   [^OpRecord r ^long ordinal op]
   (.reset r ordinal)
-  (let [index (get op :index)
-        time  (get op :time)
-        type  (get op :type)
-        value (get op :value ::absent)
-        f     (get op :f)
-        process? (contains? op :process)]
-    (when (integer? index) (set! (.index r) (long index)))
-    (when (integer? time) (set! (.time r) (long time)))
-    (set! (.typeRaw r) type)
-    (set! (.type r) (int (OpType/parse type)))
-    (when process?
-      (set! (.hasProcess r) true)
-      (set! (.process r) (get op :process)))
-    (set! (.f r) f)
-    (cond (identical? ::absent value)
-          (set! (.valueShape r) OpRecord/VALUE_ABSENT)
-
-          (and (sequential? value) (not (map-entry? value)))
-          (do (set! (.valueShape r) OpRecord/VALUE_TXN)
-              ;; reduce, not doseq: no seq over the value; a vector micro-op (the usual) is read
-              ;; by index, without RT's dispatch.
-              (reduce (fn [_ mop]
-                        (if (and (instance? clojure.lang.IPersistentVector mop)
-                                 (== 3 (.count ^clojure.lang.IPersistentVector mop)))
-                          (let [^clojure.lang.IPersistentVector mop mop]
-                            (.addMop r (.nth mop 0) (.nth mop 1) (.nth mop 2)))
-                          (if (and (sequential? mop) (= 3 (count mop)))
-                            (let [[f k v] mop] (.addMop r f k v))
-                            (.addMalformed r mop)))
-                        nil)
-                      nil
-                      value))
-
-          :else
-          (do (set! (.valueShape r) OpRecord/VALUE_OTHER)
-              (set! (.valueRaw r) value)))
-    ;; More keys than the standard ones seen (a standard key holding nil counts as
-    ;; unseen, which only costs a look): the others are kept.
-    (when (and (map? op)
-               (< (cond-> 0 index inc, time inc, type inc, f inc, process? inc,
-                    (not (identical? ::absent value)) inc)
-                  (count op)))
-      (reduce-kv (fn [_ k v] (when-not (contains? op-keys k) (.addExtra r k v))) nil op))
-    r))
+  (if (instance? clojure.lang.PersistentArrayMap op)
+    ;; The usual op map (at most 8 keys): one pass over its entries.
+    (.kvreduce ^clojure.lang.PersistentArrayMap op fill-entry! r)
+    ;; A record (jepsen.history.Op), a larger or Java map: each standard key looked up.
+    (let [index (get op :index)
+          time  (get op :time)
+          type  (get op :type)
+          value (get op :value ::absent)
+          f     (get op :f)
+          process? (contains? op :process)]
+      (when (integer? index) (set! (.index r) (long index)))
+      (when (integer? time) (set! (.time r) (long time)))
+      (set! (.typeRaw r) type)
+      (set! (.type r) (OpType/parse type))
+      (when process?
+        (set! (.hasProcess r) true)
+        (set! (.process r) (get op :process)))
+      (set! (.f r) f)
+      (when-not (identical? ::absent value) (fill-value! r value))
+      ;; More keys than the standard ones seen (a standard key holding nil counts as
+      ;; unseen, which only costs a look): the others are kept.
+      (when (and (map? op)
+                 (< (cond-> 0 index inc, time inc, type inc, f inc, process? inc,
+                      (not (identical? ::absent value)) inc)
+                    (count op)))
+        (reduce-kv (fn [_ k v] (when-not (contains? op-keys k) (.addExtra r k v))) nil op))))
+  r)
 
 (defn ->history
   "Builds a History from Jepsen ops (maps or records with :index :time :type

@@ -25,8 +25,16 @@ public record Kw(String name) {
     String s = o.toString();
     String n = s.startsWith(":") ? s.substring(1) : s;
     // Keywords only (immutable, interned); racy but safe: a Named is immutable, a stale slot only misses.
-    if (o.getClass().getName().equals("clojure.lang.Keyword")) CACHE[h] = new Named(o, n);
+    if (isInterned(o)) CACHE[h] = new Named(o, n);
     return n;
+  }
+
+  /**
+   * Whether o is a Clojure keyword: immutable and interned (one object per name), so that
+   * what its name says can be remembered by its identity.
+   */
+  static boolean isInterned(Object o) {
+    return o != null && o.getClass().getName().equals("clojure.lang.Keyword");
   }
 
   private record Named(Object o, String name) {}

@@ -125,15 +125,33 @@ public final class OpRecord {
     nElems = 0;
   }
 
+  /**
+   * The keyword objects last seen naming each kind: a Clojure caller passes the same interned
+   * :r, :append and :w on every micro-op, so an identity test answers before any name is looked
+   * up or compared. Racy but safe: each slot only ever holds an immutable object of its kind (a
+   * stale or lost write only misses).
+   */
+  private static Object readF = Kw.R, appendF = Kw.APPEND, writeF = Kw.W;
+
   public static byte kindOf(Object f) {
+    if (f == readF) return READ;
+    if (f == appendF) return APPEND;
+    if (f == writeF) return WRITE;
     String s = Kw.nameOf(f);
     if (s == null) return UNKNOWN;
+    byte k;
     switch (s) {
-      case "r": return READ;
-      case "append": return APPEND;
-      case "w": return WRITE;
+      case "r": k = READ; break;
+      case "append": k = APPEND; break;
+      case "w": k = WRITE; break;
       default: return UNKNOWN;
     }
+    if (Kw.isInterned(f)) {
+      if (k == READ) readF = f;
+      else if (k == APPEND) appendF = f;
+      else writeF = f;
+    }
+    return k;
   }
 
   // ---------------------------------------------------------------- producing
@@ -206,7 +224,31 @@ public final class OpRecord {
     setKey(key);
     if (value instanceof List<?> l) {
       beginList();
-      for (Object e : l) addElem(e);
+      // A read's list: integers (the usual) straight into the array, room made once; the
+      // length set at the end, not per element.
+      int m = l.size(), p = nElems;
+      while (elemL.length < p + m) growElems();
+      long[] el = elemL;
+      int i = 0;
+      for (Object e : l) {
+        if (i == m) break;  // a list that grew meanwhile: as many as it said it had
+        if (e instanceof Long x) {
+          el[p + i] = x;
+          if (anyElemObj) elemO[p + i] = null;
+        } else {
+          Long x = asLong(e);
+          if (x != null) {
+            el[p + i] = x;
+            if (anyElemObj) elemO[p + i] = null;
+          } else {
+            elemO[p + i] = e == null ? NIL_KEY : e;
+            anyElemObj = true;
+          }
+        }
+        i++;
+      }
+      nElems = p + i;
+      listLen[n - 1] = i;
     } else setValueObj(value);
   }
 
