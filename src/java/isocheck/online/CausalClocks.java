@@ -223,9 +223,7 @@ final class CausalClocks {
       if (wk != null) {
         for (int i = 0; i < wk.length; i++) {
           int x = wk[i];
-          boolean dup = false;
-          for (int j = 0; j < i && !dup; j++) dup = wk[j] == x;
-          if (dup) continue;
+          if (before(wk, i)) continue; // a key written twice: once
           KeyWriters kw = keys.get(x);
           kw.retract(m, ch);
           if (!retired[x]) liveOf.set(ch, liveOf.get(ch) - 1);
@@ -420,9 +418,7 @@ final class CausalClocks {
     if (wk != null) {
       for (int i = 0; i < wk.length; i++) {
         int x = wk[i];
-        boolean dup = false;
-        for (int j = 0; j < i && !dup; j++) dup = wk[j] == x;
-        if (dup) continue;
+        if (before(wk, i)) continue; // a key written twice: once
         keyRoom(x);
         int ch = chain[t];
         if (writer(x).add(t, ch) && ch >= 0) keysOn.get(ch).add(x);
@@ -580,5 +576,11 @@ final class CausalClocks {
       }
       return false;
     }
+  }
+
+  /** Whether a[i] occurs in a[0..i) (a transaction's written keys, with repeats). */
+  private static boolean before(int[] a, int i) {
+    for (int j = 0; j < i; j++) if (a[j] == a[i]) return true;
+    return false;
   }
 }
