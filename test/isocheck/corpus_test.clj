@@ -43,6 +43,23 @@
       (is (= #{:strong-session-serializable} (:not r)))
       (is (= #{287 291 293} (set (map :index (get-in r [:counterexamples :G2-item-process :cycle]))))))))
 
+(deftest postgres-serializable-read-only-anomaly
+  ;; A run of this repository's JDBC harness (realdb_test's postgres-ser-append: PostgreSQL
+  ;; 15.18 at SERIALIZABLE, connections killed by a nemesis), the one of many such runs that
+  ;; was not serializable. The cycle is the read-only anomaly of Fekete, O'Neil and O'Neil
+  ;; (SIGMOD Record 2004), checked by hand from the ops: T3270 read key 100 as [8 9 10 11],
+  ;; without T3266's append of 20 (rw); T3266 committed first; the read-only T3288 then read key
+  ;; 100 with T3266's appends 20 21 22 (wr) but key 99 as [8 9 12 13 16], without T3270's
+  ;; append of 17 (rw), which every later read of key 99 shows right after 16. Every
+  ;; transaction of the cycle is :ok. Snapshot isolation allows it (no two of the three write
+  ;; a common key), serializability does not.
+  (with-corpus
+    (let [r (check-file "postgres-ssi/read-only-anomaly.edn.gz" [:serializable :snapshot-isolation])]
+      (is (= {:serializable false, :snapshot-isolation true}
+             (into {} (map (fn [[l v]] [l (:valid? v)])) (:levels r))))
+      (is (= [:G2-item] (:anomaly-types r)))
+      (is (= #{3266 3270 3288} (set (map :index (get-in r [:counterexamples :G2-item :cycle]))))))))
+
 (deftest mongodb-aborted-read
   ;; Elle: G1a, G1c-realtime, G-single-item-realtime, incompatible-order.
   ;; isocheck finds all but G1c-realtime: the only such cycle needs the step

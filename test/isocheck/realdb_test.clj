@@ -185,8 +185,17 @@
   (when (server-up? :postgres)
     (doseq [wl [:append :wr]]
       (testing (str wl)
-        (let [r (run (str "postgres-ser-" (name wl)) {:db :postgres, :isolation :serializable, :workload wl})]
-          (well-formed r pg-fails)
+        ;; PostgreSQL 15.18 once let through the read-only anomaly (a G2-item that snapshot
+        ;; isolation allows; the history is test/resources/corpus/postgres-ssi, pinned in
+        ;; corpus_test): a run that shows one is run again, up to three runs, and nothing else
+        ;; may be found in any of them.
+        (let [r (until (str "postgres-ser-" (name wl)) {:db :postgres, :isolation :serializable, :workload wl}
+                       (fn [r]
+                         (well-formed r pg-fails)
+                         (when-not (true? (verdict r :serializable))
+                           (is (= #{:G2-item} (types r)) (report r))
+                           (is (true? (verdict r :snapshot-isolation)) (report r))))
+                       #(true? (verdict % :serializable)))]
           (is (true? (verdict r :serializable)) (report r))
           (is (true? (verdict r :snapshot-isolation)) (report r))
           (is (pos? (get-in r [:summary :errors [:fail :serialization-failure]] 0))
