@@ -82,8 +82,60 @@ public final class PlumeText {
       finish(sink);
     }
 
-    /** Parses the operation starting at pos, up to the end of its line. */
+    /**
+     * Parses the operation starting at pos, up to the end of its line: a well-formed line
+     * whose end is in the buffer in one pass over its bytes ({@link #fastLine}), any other
+     * (an error, a long number, a line across the buffer's end) by {@link #slowLine}.
+     */
     private void line() throws IOException {
+      if (!fastLine()) slowLine();
+    }
+
+    /**
+     * One pass over {@code r(k,v,s,t)} or {@code w(k,v,s,t)} (t possibly -1), each number of
+     * at most 18 digits, then spaces, tabs or CRs and the newline, all within the buffer:
+     * adds the op, leaves pos at the newline and returns true. Returns false, having changed
+     * nothing, at anything else; {@link #slowLine} then reads the line (and words any error).
+     */
+    private boolean fastLine() {
+      byte[] bb = buf;
+      int l = lim, p = pos;
+      if (l - p < 11) return false;
+      byte k = bb[p];
+      if ((k != 'r' && k != 'w') || bb[p + 1] != '(') return false;
+      p += 2;
+      long[] v = fields;
+      for (int f = 0; f < 4; f++) {
+        boolean neg = false;
+        if (f == 3 && p < l && bb[p] == '-') {
+          neg = true;
+          p++;
+        }
+        int d = p;
+        long x = 0;
+        int c;
+        while (p < l && (c = bb[p] - '0') >= 0 && c <= 9) {
+          x = x * 10 + c;
+          p++;
+        }
+        if (p == d || p - d > 18 || p >= l) return false;
+        if (neg) {
+          if (x != 1) return false;
+          x = -1;
+        }
+        v[f] = x;
+        if (bb[p] != (f < 3 ? ',' : ')')) return false;
+        p++;
+      }
+      while (p < l && (bb[p] == ' ' || bb[p] == '\t' || bb[p] == '\r')) p++;
+      if (p >= l || bb[p] != '\n') return false;
+      add(k == 'r' ? OpRecord.READ : OpRecord.WRITE, v[0], v[1], v[2], v[3]);
+      pos = p;
+      return true;
+    }
+
+    /** Parses the operation starting at pos, up to the end of its line, refilling as needed. */
+    private void slowLine() throws IOException {
       // The line's end: within the buffer in a plain loop (a call to need() per byte cost a
       // fifth of reading the file), then past it refilling.
       int e = pos;
