@@ -512,6 +512,18 @@
                           (str "line " (inc (* 2 n)) ", column 5: expected a digit (the value), found 'x' in w(7,x,0," n ")"))
         "an error past the first window names its line")))
 
+;; PlumeText finds small txn ids in a table indexed by id, grown as ids come, the others in a
+;; hash map: a transaction whose lines are apart is one transaction wherever its id was kept
+;; (here 5000 and 10^15 in the map first, 5000 then in the table once it grows past it).
+(deftest plume-text-a-transaction-is-found-again-by-its-id
+  (let [n    5000
+        text (str "w(1,1,0,5000)\nw(1,2,0,1000000000000000)\n"
+                  (apply str (for [t (range n)] (str "w(" (+ t 10) ",1,0," t ")\n")))
+                  "w(2,1,0,5000)\nw(2,2,0,1000000000000000)\n")
+        h    (read-history (tmp-file "ids.txt" text))]
+    (is (= (+ n 2) (.nTxns h)))
+    (is (= [[:ok 0 [[:w 1 1] [:w 2 1]]] [:ok 0 [[:w 1 2] [:w 2 2]]]] (take 2 (model h))))))
+
 (deftest aborted-duplicates-are-renamed-wherever-the-committed-write-is
   ;; TxnBuffer looks the committed writes up among the aborted ones rather than boxing them
   ;; all: an aborted write gets a name of its own when a committed write of the same key and
