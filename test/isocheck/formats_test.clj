@@ -491,6 +491,39 @@
       (is (= want (model (read-history (tmp-file "v.txt" text)))) label)
       (is (= want (model (read-history (tmp-file "v.txt.gz" (gz text))))) (str label ", gzip")))))
 
+;; PlumeText reads a well-formed line whose end is in its 1 MiB window in one pass, any other
+;; line (across the window's end, a number of 19 digits, the last line without a newline, an
+;; error) by the general reading: both kinds, over several windows, read alike.
+(deftest plume-text-lines-across-the-window-read-alike
+  (let [n     60000
+        big   (fn [t] (if (zero? (mod t 11)) (+ 1000000000000000000 t) (inc t)))
+        end   (fn [t] (case (int (mod t 5)) 0 "  \n" 1 "\r\n" "\n"))
+        txn   (fn [t] (if (zero? (mod t 7)) -1 t))
+        text  (apply str (for [t (range n)]
+                           (str "w(" t "," (big t) "," (mod t 3) "," (txn t) ")" (end t)
+                                "r(" (+ t 1000000) ",0," (mod t 3) "," (txn t) ")" (end (inc t)))))
+        want  (vec (for [t (range n)]
+                     [(if (zero? (mod t 7)) :fail :ok) (mod t 3) [[:w t (big t)] [:r (+ t 1000000) nil]]]))]
+    (is (> (count text) (* 2 (bit-shift-left 1 20))) "the file spans several windows")
+    (is (= want (model (read-history (tmp-file "w.txt" text)))))
+    (is (= (conj want [:ok 0 [[:w 7 7]]]) (model (read-history (tmp-file "w.txt" (str text "w(7,7,0," n ")")))))
+        "the last line without its newline")
+    (is (str/starts-with? (error (tmp-file "w.txt" (str text "w(7,x,0," n ")\n")))
+                          (str "line " (inc (* 2 n)) ", column 5: expected a digit (the value), found 'x' in w(7,x,0," n ")"))
+        "an error past the first window names its line")))
+
+;; PlumeText finds small txn ids in a table indexed by id, grown as ids come, the others in a
+;; hash map: a transaction whose lines are apart is one transaction wherever its id was kept
+;; (here 5000 and 10^15 in the map first, 5000 then in the table once it grows past it).
+(deftest plume-text-a-transaction-is-found-again-by-its-id
+  (let [n    5000
+        text (str "w(1,1,0,5000)\nw(1,2,0,1000000000000000)\n"
+                  (apply str (for [t (range n)] (str "w(" (+ t 10) ",1,0," t ")\n")))
+                  "w(2,1,0,5000)\nw(2,2,0,1000000000000000)\n")
+        h    (read-history (tmp-file "ids.txt" text))]
+    (is (= (+ n 2) (.nTxns h)))
+    (is (= [[:ok 0 [[:w 1 1] [:w 2 1]]] [:ok 0 [[:w 1 2] [:w 2 2]]]] (take 2 (model h))))))
+
 (deftest aborted-duplicates-are-renamed-wherever-the-committed-write-is
   ;; TxnBuffer looks the committed writes up among the aborted ones rather than boxing them
   ;; all: an aborted write gets a name of its own when a committed write of the same key and
