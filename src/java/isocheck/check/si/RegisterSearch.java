@@ -637,6 +637,12 @@ public final class RegisterSearch extends PolygraphSearch {
       st.put("witness-backtracks", bw.backtracks);
       st.put("witness-backtrack-steps", bw.steps);
     }
+    BacktrackingSchedule bs = witness.backtrackingSchedule;
+    if (bs != null) {
+      // Snapshot isolation's: the same figures, of its begin/commit schedule.
+      st.put("witness-backtracks", bs.backtracks);
+      st.put("witness-backtrack-steps", bs.steps);
+    }
     if (!ok) return null;
     st.put("decided-by", new isocheck.history.Kw("witness"));
     st.put("witness", new isocheck.history.Kw(witness.by));

@@ -94,6 +94,7 @@ final class SerialWitness {
     if (version == null) version = ra.versions();
     lastOrder = null;
     backtracking = null;
+    backtrackingSchedule = null;
     if (cancelled) return false;
     by = "greedy";
     // (Tests turn the greedy pass off, -Disocheck.witness.greedy=false, so that Kahn's schedule,
@@ -261,14 +262,24 @@ final class SerialWitness {
       order = b.run();
       if (order != null) by = "backtracking";
     }
+    if (order == null && si && session && (again || realtime) && timeless() && !cancelled && backtrackingOn()
+        && !"false".equals(System.getProperty("isocheck.search.backtracking-schedule"))) {
+      // The same for snapshot isolation: the begin/commit schedule that can undo its choices.
+      BacktrackingSchedule b = new BacktrackingSchedule(h, ra, committed, version, () -> cancelled);
+      backtrackingSchedule = b;
+      order = b.run();
+      if (order != null) by = "backtracking";
+    }
     if (order == null || cancelled) return false;
     lastOrder = order;
     return verified(order, si, session, realtime);
   }
 
   /**
-   * Whether the greedy passes that stall are followed by {@link BacktrackingWitness} (tests and
-   * benches compare: -Disocheck.search.backtracking-witness=false).
+   * Whether the greedy passes that stall are followed by {@link BacktrackingWitness} or, for
+   * snapshot isolation, {@link BacktrackingSchedule} (tests and benches compare:
+   * -Disocheck.search.backtracking-witness=false; the latter alone,
+   * -Disocheck.search.backtracking-schedule=false).
    */
   static boolean backtrackingOn() { return !"false".equals(System.getProperty("isocheck.search.backtracking-witness")); }
 
@@ -286,6 +297,9 @@ final class SerialWitness {
 
   /** The backtracking pass the last {@link #holds} ran, or null. */
   BacktrackingWitness backtracking;
+
+  /** The snapshot-isolation backtracking pass the last {@link #holds} ran, or null. */
+  BacktrackingSchedule backtrackingSchedule;
 
   /**
    * The state of {@link #greedy}'s pass. Nodes: serializability, transaction t; snapshot

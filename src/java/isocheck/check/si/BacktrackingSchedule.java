@@ -1,0 +1,837 @@
+package isocheck.check.si;
+
+import isocheck.history.History;
+import isocheck.history.OpRecord;
+import isocheck.order.RegisterAnalysis;
+import isocheck.util.LongHeap;
+import java.util.Arrays;
+
+/**
+ * A begin/commit schedule of an rw-register history's committed transactions that witnesses
+ * strong-session snapshot isolation, found by a pass that can undo its choices: each transaction a
+ * begin event and a commit event, the begin before the commit and after its session predecessor's
+ * commit, every read seeing the last version committed before its transaction began, and no two
+ * writers of a key overlapping (first committer wins) — the begin/commit formulation of snapshot
+ * isolation (PolySI, PVLDB'23, §2; Cerone, Bernardi and Gotsman, "A framework for transactional
+ * consistency models with atomic visibility", CONCUR'15, §4; Adya's start-ordered serialization
+ * graph, PhD thesis, MIT 1999, §4.3). The search is {@link BacktrackingWitness}'s
+ * conflict-directed backjumping with nogoods (Prosser 1993, §4; Dechter 1990, §3) over events
+ * rather than transactions. Called where {@link SerialWitness}'s greedy passes stall on a
+ * file with no invocations (dbcop, Cobra, Plume text list transactions session by session: no
+ * time to go by; issue 29).
+ *
+ * <p>The pass: each session's next event (its head) is placed when it can be. A begin can when
+ * every read names the current version of its key and no other transaction that writes a key it
+ * writes is open (begun, not committed: two open writers of a key could never both commit); a
+ * commit can when every reader of the current version of each key it writes has begun (a read
+ * never names an overwritten version). Commits and read-only begins go first (placing one that can
+ * go never rules a schedule out: an earlier commit only shortens its transaction's window, in
+ * which no reader of what it overwrites is left to begin), then writers' begins by their depth
+ * over session order and reads-from; a writer's begin whose commit would still wait for readers is
+ * deferred while anything else can go (so that its window stays short). The state (placements,
+ * each key's current version and open writer, the readers left of each version) is kept with an
+ * undo log. When no head can be placed, the heads wait for each other in a cycle. Two of the
+ * waits are choices: a commit waiting for the readers of the current version of a key it writes
+ * (that version's commit D was placed before it: the version order D, then it), and a begin
+ * waiting for the commit of an open writer u of a key it writes (u's begin was placed before this
+ * transaction committed: the version order u, then it). The pass follows each head's wait until a
+ * head repeats, takes the cycle's choices (and the reasons of the nogoods on it), undoes every
+ * placement from that of the choice placed last on, and records the nogood "that event waits
+ * until one of the commits it was placed before on the cycle is placed", implied by the cycle's
+ * other choices and dropped when an undo takes one of them back; a nogood left with other commits
+ * to wait for when a cycle goes through one of them is narrowed to those, with nothing undone.
+ *
+ * <p>The schedule the pass ends with is a candidate only: {@link SerialWitness} checks it event by
+ * event, as it checks its own, so a witness is never claimed wrongly. The pass gives up (the
+ * search decides, as without it) when a cycle has no choice to undo, or after a budget of
+ * placements and undos proportional to the history (-Disocheck.witness.backtrack-budget, per
+ * event; default {@link BacktrackingWitness#BUDGET}). -Disocheck.witness.debug=true prints its
+ * cycles and timings.
+ */
+final class BacktrackingSchedule {
+  private static final boolean DEBUG = Boolean.getBoolean("isocheck.witness.debug");
+
+  private final History h;
+  private final int n, mops, nKeys;
+  /** Per committed :ok transaction t, its reads that name a version: rdV (a final write mop, or mops + key for ⊥), rdKey; from rdStart[t]. */
+  private final int[] rdStart, rdV, rdKey;
+  /** Per committed transaction t, its final writes: wrKey, wrMop; from wrStart[t]. */
+  private final int[] wrStart, wrKey, wrMop;
+  /** Per version (as rdV), its readers (transactions), from vrStart[v]. */
+  private final int[] vrStart, vrTxn;
+  /** Per session, its committed transactions in order, from ssStart[s]; per transaction its session (-1: not committed). */
+  private final int[] ssStart, ssTxn, sessionOf;
+  /** Per transaction, its begin's rank: 0 read-only, else 1 + its depth. */
+  private final long[] rank;
+  private final int total;
+
+  // The state (events: begin 2t, commit 2t + 1), with its undo log.
+  private final boolean[] placed;
+  private final int[] posOf, order, latest, left, open, nextEv;
+  /** Per placed commit (in order), the versions its writes replaced, in wrStart order: a stack. */
+  private final int[] replaced;
+  private int replacedTop, placedCount;
+
+  // Nogoods, "ngBlocked[i] waits until one of its fors is placed" (nfW from ngFor[i] to
+  // ngFor[i + 1]: commits), each implied by its reasons: choices, pairs rsD (an event placed)
+  // and rsW (a commit not placed before it), from ngReason[i] to ngReason[i + 1]. Alive while every
+  // reason's D stays placed (ngLevel: the last reason's position + 1); per event a list through
+  // ngNext from ngHead.
+  private boolean[] ngAlive = new boolean[16];
+  private int[] ngBlocked = new int[16], ngFor = new int[17], ngLevel = new int[16], ngNext = new int[16], ngReason = new int[17];
+  private int[] rsD = new int[64], rsW = new int[64];
+  private int rsTop, nfTop;
+  private int[] nfW = new int[64];
+  private final int[] ngHead;
+  private int ngTop;
+
+  // The heads: in the heap, or parked on what they wait for, an event f or a version v (list key
+  // f, or 2n + v): doubly linked lists, so that an undo can take a head out of one.
+  private final LongHeap heap = new LongHeap(64);
+  /** Per parked head, the nogood it waits by (-1: none), and whether it waits for an open writer's commit. */
+  private final int[] parkedNg;
+  private final boolean[] parkedOpen;
+  private final boolean[] inHeap;
+  private final int[] parkKey, parkNext, parkPrev, parkedOn, listHead;
+
+  /** Ranks from here on are deferred writers' begins: tried when nothing else can go. */
+  private static final long DEFER = 1L << 29;
+
+  /** Statistics of the last {@link #run}: backtracks taken, and placements plus undos. */
+  long backtracks, steps;
+  /** Why the last {@link #run} gave up: "budget", "cycle", or null. */
+  String gaveUp;
+  private final java.util.function.BooleanSupplier cancelled;
+
+  BacktrackingSchedule(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
+    long t0 = System.nanoTime();
+    this.h = h;
+    this.cancelled = cancelled;
+    n = h.nTxns;
+    mops = h.mopCount();
+    nKeys = h.keyCount();
+    rdStart = new int[n + 1];
+    wrStart = new int[n + 1];
+    int nr = 0, nw = 0;
+    for (int t = 0; t < n; t++) {
+      if (!committed[t]) continue;
+      boolean ok = h.isOk(t);
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) == OpRecord.READ) {
+          if (ok && version[m] != Integer.MIN_VALUE) nr++;
+        } else if (ra.isFinalWrite(m)) nw++;
+      }
+    }
+    rdV = new int[nr];
+    rdKey = new int[nr];
+    wrKey = new int[nw];
+    wrMop = new int[nw];
+    int[] vc = new int[mops + nKeys + 1];
+    sessionOf = new int[n];
+    Arrays.fill(sessionOf, -1);
+    int sessions = h.sessionCount(), tot = 0;
+    ssStart = new int[sessions + 1];
+    nr = 0;
+    nw = 0;
+    for (int t = 0; t < n; t++) {
+      rdStart[t] = nr;
+      wrStart[t] = nw;
+      if (!committed[t]) continue;
+      tot++;
+      sessionOf[t] = h.session(t);
+      ssStart[h.session(t) + 1]++;
+      boolean ok = h.isOk(t);
+      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
+        if (h.mopKind(m) == OpRecord.READ) {
+          if (!ok || version[m] == Integer.MIN_VALUE) continue;
+          int v = version[m] == Polygraph.BOT ? mops + h.mopKey(m) : ra.writerOfRead[m];
+          rdV[nr] = v;
+          rdKey[nr++] = h.mopKey(m);
+          vc[v + 1]++;
+        } else if (ra.isFinalWrite(m)) {
+          wrKey[nw] = h.mopKey(m);
+          wrMop[nw++] = m;
+        }
+      }
+    }
+    rdStart[n] = nr;
+    wrStart[n] = nw;
+    total = tot;
+    for (int v = 0; v < mops + nKeys; v++) vc[v + 1] += vc[v];
+    vrStart = vc;
+    vrTxn = new int[nr];
+    int[] fill = Arrays.copyOf(vc, mops + nKeys);
+    left = new int[mops + nKeys];
+    for (int t = 0; t < n; t++) {
+      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) {
+        vrTxn[fill[rdV[i]]++] = t;
+        left[rdV[i]]++;
+      }
+    }
+    for (int s = 0; s < sessions; s++) ssStart[s + 1] += ssStart[s];
+    ssTxn = new int[tot];
+    posInSession = new int[n];
+    int[] sf = Arrays.copyOf(ssStart, sessions);
+    rank = new long[n];
+    for (int t = 0; t < n; t++) {
+      if (!committed[t]) continue;
+      int s = h.session(t), i = sf[s]++;
+      ssTxn[i] = t;
+      posInSession[t] = i;
+      rank[t] = wrStart[t] == wrStart[t + 1] ? 0 : 1 + i - ssStart[s];
+    }
+    if (!"false".equals(System.getProperty("isocheck.witness.value-hint"))) valueOrder();
+    depthRanks(committed);
+    placed = new boolean[2 * n];
+    posOf = new int[2 * n];
+    order = new int[2 * tot];
+    latest = new int[nKeys];
+    for (int x = 0; x < nKeys; x++) latest[x] = mops + x;
+    open = new int[nKeys];
+    Arrays.fill(open, -1);
+    nextEv = new int[sessions];
+    replaced = new int[nw];
+    levelHead = new int[2 * tot + 2];
+    Arrays.fill(levelHead, -1);
+    ngHead = new int[2 * n];
+    Arrays.fill(ngHead, -1);
+    inHeap = new boolean[2 * n];
+    parkKey = new int[2 * n];
+    Arrays.fill(parkKey, -1);
+    parkNext = new int[2 * n];
+    parkPrev = new int[2 * n];
+    parkedOn = new int[2 * n];
+    parkedNg = new int[2 * n];
+    parkedOpen = new boolean[2 * n];
+    listHead = new int[2 * n + mops + nKeys];
+    Arrays.fill(listHead, -1);
+    lookClear = new int[n];
+    Arrays.fill(lookClear, -1);
+    if (DEBUG) System.err.println("backtracking schedule: set up " + (System.nanoTime() - t0) / 1000000 + " ms");
+  }
+
+  /** Per committed transaction, its place in ssTxn. */
+  private final int[] posInSession;
+
+  /**
+   * Writers ranked by their depth (Lamport's clocks, as {@link BacktrackingWitness}'s: a session
+   * step 8, a read 1 after its writer), over session order, reads-from and, where they close no
+   * cycle, two edges that order no schedule but estimate time: a key's readers of its initial
+   * state before its writers (through one gate node per key; under snapshot isolation a writer
+   * may begin before them), and each key's writers by the integers they wrote. The last two,
+   * which may close cycles, are relaxed in a few rounds over the topological order of
+   * the others (so a cycle of them only raises some depths a little). Without them, the first transaction of a session that began late (Jepsen gives a process a new
+   * id after an indeterminate operation) that reads nothing written, or a writer of a new key,
+   * had depth 0: its begin went first, and its commit waited for readers of the initial state
+   * thousands of events on, while no other writer of its key could begin (at 10^5 on the
+   * snapshot-isolation store's session-ordered history: undos of 3,000 to 11,000 events, and
+   * the pass ran out of budget).
+   */
+  private void depthRanks(boolean[] committed) {
+    boolean gates = !"false".equals(System.getProperty("isocheck.witness.gates"));
+    long[] d = depths(committed, gates, kwSlot != null);
+    if (d == null) return; // a cycle of session order and reads-from: the session ranks stand
+    for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + Math.min(d[t], DEFER / 2);
+  }
+
+  /** Per transaction its depth over the edges {@link #depthRanks} names, or null when they close a cycle. */
+  private long[] depths(boolean[] committed, boolean gates, boolean values) {
+    int nodes = n + (gates ? nKeys : 0);
+    int[] start = new int[nodes + 1];
+    int[] target = null, weight = null;
+    boolean[] soft = null;
+    for (int pass = 0; pass < 2; pass++) {
+      int[] fill = pass == 0 ? null : Arrays.copyOf(start, nodes);
+      for (int t = 0; t < n; t++) {
+        if (!committed[t]) continue;
+        int q = posInSession[t] + 1;
+        if (q < ssStart[sessionOf[t] + 1]) {
+          if (pass == 0) start[t + 1]++;
+          else { target[fill[t]] = ssTxn[q]; weight[fill[t]++] = 8; }
+        }
+        for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+          int v = wrMop[i];
+          for (int j = vrStart[v]; j < vrStart[v + 1]; j++) {
+            if (pass == 0) start[t + 1]++;
+            else { target[fill[t]] = vrTxn[j]; weight[fill[t]++] = 1; }
+          }
+          if (gates) {
+            int g = n + wrKey[i];
+            if (pass == 0) start[g + 1]++;
+            else { soft[fill[g]] = true; target[fill[g]] = t; weight[fill[g]++] = 1; }
+          }
+          if (values && kwPlace[i] + 1 < kwStart[wrKey[i] + 1]) {
+            if (pass == 0) start[t + 1]++;
+            else { soft[fill[t]] = true; target[fill[t]] = h.mopTxn(wrMop[kwSlot[kwPlace[i] + 1]]); weight[fill[t]++] = 1; }
+          }
+        }
+        if (gates) {
+          for (int i = rdStart[t]; i < rdStart[t + 1]; i++) {
+            if (rdV[i] < mops) continue;
+            if (pass == 0) start[t + 1]++;
+            else { soft[fill[t]] = true; target[fill[t]] = n + rdKey[i]; weight[fill[t]++] = 0; }
+          }
+        }
+      }
+      if (pass == 0) {
+        for (int v = 0; v < nodes; v++) start[v + 1] += start[v];
+        target = new int[start[nodes]];
+        weight = new int[start[nodes]];
+        soft = new boolean[start[nodes]];
+      }
+    }
+    // Kahn's order over the edges every schedule extends (weight 8 or 1, from a transaction to a
+    // transaction, not a value edge: soft[e] false), then rounds of relaxation over all of them.
+    int[] indeg = new int[nodes], queue = new int[nodes];
+    for (int e = 0; e < target.length; e++) if (!soft[e]) indeg[target[e]]++;
+    int tail = 0, live = 0;
+    for (int v = 0; v < nodes; v++) {
+      if (v < n && !committed[v]) continue;
+      live++;
+      if (indeg[v] == 0) queue[tail++] = v;
+    }
+    for (int head = 0; head < tail; head++) {
+      int v = queue[head];
+      for (int e = start[v]; e < start[v + 1]; e++) if (!soft[e] && --indeg[target[e]] == 0) queue[tail++] = target[e];
+    }
+    if (tail < live) return null;
+    long[] depth = new long[nodes];
+    for (int round = 0; round < (gates || values ? ROUNDS : 1); round++) {
+      for (int k = 0; k < tail; k++) {
+        int v = queue[k];
+        for (int e = start[v]; e < start[v + 1]; e++) depth[target[e]] = Math.max(depth[target[e]], depth[v] + weight[e]);
+      }
+    }
+    return depth;
+  }
+
+  /** Rounds of relaxation over the value and gate edges ({@link #depths}). */
+  private static final int ROUNDS = Integer.getInteger("isocheck.witness.depth-rounds", 3);
+
+  /** The schedule found (begin 2t, commit 2t + 1, of the committed transactions), or null when the pass gave up. */
+  int[] run() {
+    long t0 = System.nanoTime();
+    int[] r = run0();
+    if (DEBUG) System.err.println("backtracking schedule: " + (System.nanoTime() - t0) / 1000000 + " ms, steps " + steps + " backtracks " + backtracks + " nogoods " + ngTop + " deferrals " + deferrals + " parks " + parks + " undone " + undone + " gave up " + gaveUp);
+    return r;
+  }
+
+  private int[] run0() {
+    String b = System.getProperty("isocheck.witness.backtrack-budget");
+    long budget = (long) (b != null ? Integer.parseInt(b) : BacktrackingWitness.BUDGET) * Math.max(2 * total, 16);
+    backtracks = 0;
+    steps = 0;
+    gaveUp = null;
+    heap.clear();
+    for (int s = 0; s + 1 < ssStart.length; s++) {
+      int e = head(s);
+      if (e >= 0) push(e);
+    }
+    while (placedCount < 2 * total) {
+      if (heap.size() == 0) {
+        if (!backtrack()) return null;
+        continue;
+      }
+      if (++steps > budget || ((steps & 4095) == 0 && cancelled.getAsBoolean())) {
+        gaveUp = "budget";
+        return null;
+      }
+      long key = heap.pop();
+      int e = (int) key;
+      inHeap[e] = false;
+      if (placed[e] || head(sessionOf[e >>> 1]) != e) continue;
+      int w = blocker(e);
+      if (w == Integer.MIN_VALUE) {
+        int tier = (e & 1) == 0 && wrStart[(e >>> 1) + 1] > wrStart[e >>> 1] ? tier(e >>> 1) : 0;
+        if ((key >>> 32) < tier * DEFER) {
+          if (DEBUG) deferrals++;
+          inHeap[e] = true;
+          heap.push((tier * DEFER + rank[e >>> 1]) << 32 | e);
+        } else place(e);
+      } else if (w == DEAD) {
+        gaveUp = "cycle";
+        return null;
+      } else {
+        if (DEBUG) parks++;
+        park(e, w);
+      }
+    }
+    return order;
+  }
+
+  private static final int DEAD = Integer.MIN_VALUE + 1;
+  private long deferrals, parks, undone;
+
+  /** Session s's next event, or -1 when all are placed. */
+  private int head(int s) {
+    int k = nextEv[s];
+    if (k >= 2 * (ssStart[s + 1] - ssStart[s])) return -1;
+    return 2 * ssTxn[ssStart[s] + (k >>> 1)] + (k & 1);
+  }
+
+  private void push(int e) {
+    if (inHeap[e]) return;
+    inHeap[e] = true;
+    heap.push(((e & 1) == 1 ? 0 : rank[e >>> 1]) << 32 | e);
+  }
+
+  /**
+   * What head e waits for: an event f (≥ 0), a version v (-v - 1; a commit waits for its
+   * readers), MIN_VALUE for nothing, DEAD when a read names a version already overwritten
+   * (cannot happen while commits wait for the readers of what they overwrite; a guard). Sets
+   * parkedNg and parkedOpen for the wait it returns.
+   */
+  private int blocker(int e) {
+    parkedNg[e] = -1;
+    parkedOpen[e] = false;
+    for (int i = ngHead[e]; i >= 0; i = ngNext[i]) {
+      if (!ngAlive[i]) continue;
+      boolean any = false;
+      for (int j = ngFor[i]; j < ngFor[i + 1] && !any; j++) any = placed[nfW[j]];
+      if (!any) {
+        parkedNg[e] = i;
+        return nfW[ngFor[i]];
+      }
+    }
+    int t = e >>> 1;
+    if ((e & 1) == 0) {
+      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) {
+        int v = rdV[i];
+        if (latest[rdKey[i]] == v) continue;
+        if (v >= mops) return DEAD;
+        int wt = h.mopTxn(v);
+        if (placed[2 * wt + 1]) return DEAD;
+        return 2 * wt + 1;
+      }
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+        int u = open[wrKey[i]];
+        if (u >= 0) {
+          parkedOpen[e] = true;
+          return 2 * u + 1;
+        }
+      }
+      if (LOOK > 0 && wrStart[t] < wrStart[t + 1] && lookClear[t] != undos) {
+        lookWork = LOOK_WORK;
+        // A writer w of a key x t writes that some reader r of t's version follows (r itself, or
+        // an earlier transaction of r's session, read w's write, or one of the latter wrote x):
+        // w committed before r began, so w's version of x precedes t's, and t begins after w
+        // commits (first committer wins). Implied by session order and reads-from alone, as
+        // BacktrackingWitness's look-ahead.
+        for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+          int x = wrKey[i], v = wrMop[i];
+          for (int j = vrStart[v], jn = Math.min(vrStart[v + 1], vrStart[v] + LOOK); j < jn; j++) {
+            int r = vrTxn[j], s = sessionOf[r];
+            int first = ssStart[s] + (nextEv[s] >>> 1);
+            for (int q = posInSession[r], qn = Math.max(first, posInSession[r] - LOOK + 1); q >= qn && lookWork > 0; q--) {
+              int u = ssTxn[q];
+              if (u == t) break;
+              int w = writerOf(u, x, t, u == r);
+              if (w >= 0) return 2 * w + 1;
+            }
+          }
+        }
+        // (None: none until an undo, placements only take candidates away.)
+        if (lookWork > 0) lookClear[t] = undos;
+      }
+    } else {
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+        int lv = latest[wrKey[i]];
+        if (left[lv] > 0) return -lv - 1;
+      }
+    }
+    return Integer.MIN_VALUE;
+  }
+
+  /** How many readers, and transactions back in each one's session, the look-ahead tries (-Disocheck.witness.look=N; 0: none). */
+  private static final int LOOK = Integer.getInteger("isocheck.witness.look", 8);
+  /** The micro-ops one look-ahead may visit (as BacktrackingWitness's, -Disocheck.witness.look-work). */
+  private static final int LOOK_WORK = Integer.getInteger("isocheck.witness.look-work", 256);
+  private int lookWork;
+  /** Per transaction, the count of undos when its look-ahead last found no writer to wait for. */
+  private final int[] lookClear;
+
+  /**
+   * A transaction other than t, not committed, that writes key x and is u itself (not the
+   * reader) or a writer u read from, or -1.
+   */
+  private int writerOf(int u, int x, int t, boolean reader) {
+    lookWork -= wrStart[u + 1] - wrStart[u] + rdStart[u + 1] - rdStart[u];
+    if (!reader && !placed[2 * u + 1] && u != t) for (int i = wrStart[u]; i < wrStart[u + 1]; i++) if (wrKey[i] == x) return u;
+    for (int i = rdStart[u]; i < rdStart[u + 1]; i++) {
+      int v = rdV[i];
+      if (v >= mops) continue;
+      int w = h.mopTxn(v);
+      if (w == t || placed[2 * w + 1]) continue;
+      lookWork -= wrStart[w + 1] - wrStart[w];
+      for (int k = wrStart[w]; k < wrStart[w + 1]; k++) if (wrKey[k] == x) return w;
+    }
+    return -1;
+  }
+
+  /**
+   * How long writer t's begin, which could go, is deferred: 2 when a writer of a key it writes
+   * that wrote a lower integer has not committed ({@link #hinted}: the version order the values
+   * suggest), 1 when its commit would wait for readers were it to begin now ({@link #pending}),
+   * else 0.
+   */
+  private int tier(int t) {
+    if (kwSlot != null && !hinted(t)) return 2;
+    return pending(t) ? 1 : 0;
+  }
+
+  /**
+   * Per key, its writes (slots of wrKey) by the integers they wrote, from kwStart[x]; per slot its
+   * place there; per key the first place whose writer has not committed, or lower (raised as
+   * asked, lowered by an undo). Null where a value is not an integer.
+   */
+  private int[] kwStart, kwSlot, kwPlace, lowest;
+
+  /** Whether every write of a key t writes with a lower integer is committed. */
+  private boolean hinted(int t) {
+    for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+      int x = wrKey[i], end = kwStart[x + 1], l = lowest[x];
+      while (l < end && placed[2 * h.mopTxn(wrMop[kwSlot[l]]) + 1]) l++;
+      lowest[x] = l;
+      if (kwPlace[i] > l) return false;
+    }
+    return true;
+  }
+
+  /** Each key's writes by the integers they wrote (kwStart, kwSlot, kwPlace, lowest), or none. */
+  private void valueOrder() {
+    int nw = wrKey.length;
+    long[] packed = new long[nw];
+    int[] start = new int[nKeys + 1];
+    for (int i = 0; i < nw; i++) {
+      Object v = h.value(h.mopVal(wrMop[i]));
+      if (!(v instanceof Long) && !(v instanceof Integer)) return;
+      long x = ((Number) v).longValue();
+      if (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) return;
+      start[wrKey[i] + 1]++;
+    }
+    for (int x = 0; x < nKeys; x++) start[x + 1] += start[x];
+    int[] fill = Arrays.copyOf(start, nKeys);
+    for (int i = 0; i < nw; i++) packed[fill[wrKey[i]]++] = ((Number) h.value(h.mopVal(wrMop[i]))).longValue() << 32 | i;
+    for (int x = 0; x < nKeys; x++) Arrays.sort(packed, start[x], start[x + 1]);
+    kwStart = start;
+    kwSlot = new int[nw];
+    kwPlace = new int[nw];
+    for (int p = 0; p < nw; p++) {
+      kwSlot[p] = (int) packed[p];
+      kwPlace[kwSlot[p]] = p;
+    }
+    lowest = Arrays.copyOf(start, nKeys);
+  }
+
+  /**
+   * Whether writer t's commit would wait for readers were t to begin now: some reader of the
+   * current version of a key it writes, other than t itself, has not begun.
+   */
+  private boolean pending(int t) {
+    for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+      int lv = latest[wrKey[i]], c = left[lv];
+      if (c == 0) continue;
+      for (int j = rdStart[t]; j < rdStart[t + 1]; j++) if (rdV[j] == lv) c--;
+      if (c > 0) return true;
+    }
+    return false;
+  }
+
+  private void park(int e, int w) {
+    parkedOn[e] = w;
+    int k = w >= 0 ? w : 2 * n + (-w - 1);
+    parkKey[e] = k;
+    parkPrev[e] = -1;
+    parkNext[e] = listHead[k];
+    if (listHead[k] >= 0) parkPrev[listHead[k]] = e;
+    listHead[k] = e;
+  }
+
+  /** Takes parked e out of its list. */
+  private void unpark(int e) {
+    int k = parkKey[e];
+    if (parkPrev[e] >= 0) parkNext[parkPrev[e]] = parkNext[e];
+    else listHead[k] = parkNext[e];
+    if (parkNext[e] >= 0) parkPrev[parkNext[e]] = parkPrev[e];
+    parkKey[e] = -1;
+  }
+
+  /** Every head parked on list k back into the heap. */
+  private void wake(int k) {
+    for (int e = listHead[k]; e >= 0; e = parkNext[e]) {
+      parkKey[e] = -1;
+      push(e);
+    }
+    listHead[k] = -1;
+  }
+
+  private void wakeVer(int v) { if (listHead[2 * n + v] >= 0) wake(2 * n + v); }
+
+  private void place(int e) {
+    placed[e] = true;
+    posOf[e] = placedCount;
+    order[placedCount++] = e;
+    int t = e >>> 1;
+    if ((e & 1) == 0) {
+      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) if (--left[rdV[i]] == 0) wakeVer(rdV[i]);
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) open[wrKey[i]] = t;
+    } else {
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+        int x = wrKey[i];
+        replaced[replacedTop++] = latest[x];
+        latest[x] = wrMop[i];
+        open[x] = -1;
+      }
+    }
+    int s = sessionOf[t];
+    nextEv[s]++;
+    int hd = head(s);
+    if (hd >= 0) push(hd);
+    if (listHead[e] >= 0) wake(e);
+  }
+
+  /**
+   * Undoes the placements from position p on, and drops the nogoods that needed them. The heads
+   * parked on what is undone stay parked (it is unplaced again), but for those parked on a
+   * version an undone commit wrote (the current version of its key went back), those parked on
+   * the commit of a writer whose begin is undone (it is no longer open) and those parked by a
+   * dropped nogood; the undone events are tried again (those that are heads).
+   */
+  private void undoTo(int p) {
+    undos++;
+    while (placedCount > p) {
+      int e = order[--placedCount];
+      steps++;
+      if (DEBUG) undone++;
+      int t = e >>> 1, s = sessionOf[t];
+      int hd = head(s);
+      if (hd >= 0 && parkKey[hd] >= 0) unpark(hd); // no longer a head
+      nextEv[s]--;
+      placed[e] = false;
+      if ((e & 1) == 1) {
+        for (int i = wrStart[t + 1] - 1; i >= wrStart[t]; i--) {
+          latest[wrKey[i]] = replaced[--replacedTop];
+          open[wrKey[i]] = t;
+          if (kwPlace != null && lowest[wrKey[i]] > kwPlace[i]) lowest[wrKey[i]] = kwPlace[i];
+          if (listHead[2 * n + wrMop[i]] >= 0) wake(2 * n + wrMop[i]);
+        }
+      } else {
+        for (int i = wrStart[t]; i < wrStart[t + 1]; i++) open[wrKey[i]] = -1;
+        for (int i = rdStart[t]; i < rdStart[t + 1]; i++) left[rdV[i]]++;
+        if (wrStart[t] < wrStart[t + 1] && listHead[e + 1] >= 0) wake(e + 1);
+      }
+      push(e);
+    }
+    for (int l = p + 1; l <= maxLevel; l++) {
+      for (int i = levelHead[l]; i >= 0; i = levelNext[i]) {
+        ngAlive[i] = false;
+        int b = ngBlocked[i];
+        if (parkKey[b] >= 0 && parkedNg[b] == i) {
+          unpark(b);
+          push(b);
+        }
+      }
+      levelHead[l] = -1;
+    }
+    maxLevel = Math.min(maxLevel, p);
+  }
+
+  /** Undos so far. */
+  private int undos;
+
+  /** Per level, its nogoods (through levelNext); the highest level with nogoods, or lower. */
+  private final int[] levelHead;
+  private int[] levelNext = new int[16];
+  private int maxLevel;
+
+  /** Per head, the step of the current cycle search it was reached at (stamped by search). */
+  private int[] seen, seenStep;
+  private int search;
+
+  /**
+   * The heads wait for each other in a cycle: undoes the last choice on it, records the nogood,
+   * and starts again. False when the cycle has no choice (the pass gives up).
+   */
+  private boolean backtrack() {
+    if (seen == null) {
+      seen = new int[2 * n];
+      seenStep = new int[2 * n];
+    }
+    search++;
+    int e = -1;
+    for (int s = 0; s + 1 < ssStart.length && e < 0; s++) e = head(s);
+    isocheck.util.IntList path = new isocheck.util.IntList(16);
+    while (seen[e] != search) {
+      seen[e] = search;
+      seenStep[e] = path.size();
+      path.add(e);
+      if (parkKey[e] >= 0 && parkedNg[e] >= 0 && blocker(e) != parkedOn[e]) {
+        // Parked by a nogood another of whose commits is placed since: tried again.
+        unpark(e);
+        push(e);
+        return true;
+      }
+      int u = successor(e);
+      if (u < 0) {
+        if (DEBUG) System.err.println("no successor of " + e + " parked " + (parkKey[e] >= 0) + " on " + parkedOn[e] + " placed " + placedCount);
+        gaveUp = "cycle";
+        return false;
+      }
+      e = u;
+    }
+    // The cycle: path from seenStep[e] on. Its choices: each commit waiting for the readers of
+    // the current version (whose commit D was placed first), each begin waiting for an open
+    // writer (whose begin was placed before this one's commit), and each nogood's reasons.
+    conflict.clear();
+    for (int i = seenStep[e]; i < path.size(); i++) {
+      int w = path.get(i);
+      if (parkedOn[w] < 0) {
+        int v = -parkedOn[w] - 1;
+        if (v < mops) { // (⊥ comes first in every order: no choice)
+          conflict.add(2 * h.mopTxn(v) + 1);
+          conflict.add(w);
+        }
+      } else if (parkedNg[w] >= 0) {
+        int g = parkedNg[w];
+        for (int j = ngReason[g]; j < ngReason[g + 1]; j++) {
+          conflict.add(rsD[j]);
+          conflict.add(rsW[j]);
+        }
+      } else if (parkedOpen[w]) {
+        conflict.add(parkedOn[w] - 1); // the open writer's begin
+        conflict.add(w | 1); // before this one's commit
+      }
+    }
+    // A head parked by a nogood with commits left to wait for besides the one on the cycle: it
+    // waits for the others (unit propagation), by a nogood implied by the cycle's choices.
+    for (int i = seenStep[e]; i < path.size(); i++) {
+      int w = path.get(i), g = parkedNg[w];
+      if (parkedOn[w] < 0 || g < 0 || ngFor[g + 1] - ngFor[g] < 2) continue;
+      fors.clear();
+      for (int j = ngFor[g]; j < ngFor[g + 1]; j++) if (nfW[j] != parkedOn[w]) fors.add(nfW[j]);
+      steps++;
+      addNogood(w, -1);
+      unpark(w);
+      push(w);
+      return true;
+    }
+    int best = -1;
+    for (int i = 0; i < conflict.size(); i += 2) {
+      int d = conflict.get(i);
+      if (best < 0 || posOf[d] > posOf[best]) best = d;
+    }
+    int bestDbg = -1;
+    for (int i = 0; i < conflict.size(); i += 2) if (bestDbg < 0 || posOf[conflict.get(i)] > posOf[bestDbg]) bestDbg = conflict.get(i);
+    if (DEBUG && bestDbg >= 0 && placedCount - posOf[bestDbg] > 3000) {
+      StringBuilder sb = new StringBuilder("  cycle:");
+      for (int i = seenStep[e]; i < path.size(); i++) {
+        int w = path.get(i);
+        sb.append(' ').append((w & 1) == 0 ? "B" : "C").append(w >>> 1).append("[s").append(sessionOf[w >>> 1]).append(" d").append(rank[w >>> 1]).append(" p").append(posInSession[w >>> 1] - ssStart[sessionOf[w >>> 1]]).append(']');
+        if (parkedOn[w] < 0) {
+          int v = -parkedOn[w] - 1;
+          for (int k = vrStart[v]; k < vrStart[v + 1]; k++) if (!placed[2 * vrTxn[k]]) sb.append(" {unbegun reader T").append(vrTxn[k]).append(" d").append(rank[vrTxn[k]]).append(" s").append(sessionOf[vrTxn[k]]).append(" p").append(posInSession[vrTxn[k]] - ssStart[sessionOf[vrTxn[k]]]).append('}');
+        }
+        if (parkedOn[w] < 0) sb.append(" ~ver of T").append(-parkedOn[w] - 1 < mops ? h.mopTxn(-parkedOn[w] - 1) : -1);
+        else if (parkedNg[w] >= 0) sb.append(" ~ng C").append(parkedOn[w] >>> 1);
+        else if (parkedOpen[w]) sb.append(" ~open C").append(parkedOn[w] >>> 1);
+        else sb.append(" ~").append((parkedOn[w] & 1) == 0 ? "B" : "C").append(parkedOn[w] >>> 1);
+        sb.append(" ->");
+      }
+      for (int i = 0; i < conflict.size(); i += 2) sb.append(" choice ").append(conflict.get(i)).append("@").append(posOf[conflict.get(i)]).append(">").append(conflict.get(i + 1));
+      System.err.println(sb);
+    }
+    if (DEBUG) System.err.println("backtrack " + backtracks + " placed " + placedCount + " cycle " + (path.size() - seenStep[e]) + " choices " + conflict.size() / 2 + " undo to " + (best < 0 ? -1 : posOf[best]) + " steps " + steps + " nogoods " + ngTop);
+    if (best < 0 || !placed[best]) {
+      gaveUp = "cycle";
+      return false;
+    }
+    backtracks++;
+    steps++;
+    undoTo(posOf[best]);
+    // Its opposite: best waits for one of the commits it was placed before on the cycle.
+    fors.clear();
+    for (int i = 0; i < conflict.size(); i += 2) {
+      if (conflict.get(i) != best) continue;
+      boolean dup = false;
+      for (int j = 0; j < fors.size() && !dup; j++) dup = fors.get(j) == conflict.get(i + 1);
+      if (!dup) fors.add(conflict.get(i + 1));
+    }
+    addNogood(best, best);
+    return true;
+  }
+
+  /**
+   * Records the nogood "blocked waits until one of {@link #fors} is placed", implied by the
+   * choices of {@link #conflict} but those of {@code undone} (the choice it reverses).
+   */
+  private void addNogood(int blocked, int undone) {
+    if (ngTop + 1 >= ngBlocked.length) {
+      int c = 2 * ngBlocked.length;
+      ngBlocked = Arrays.copyOf(ngBlocked, c);
+      ngFor = Arrays.copyOf(ngFor, c + 1);
+      ngLevel = Arrays.copyOf(ngLevel, c);
+      ngNext = Arrays.copyOf(ngNext, c);
+      ngReason = Arrays.copyOf(ngReason, c + 1);
+      ngAlive = Arrays.copyOf(ngAlive, c);
+      levelNext = Arrays.copyOf(levelNext, c);
+    }
+    int g = ngTop++, level = 0;
+    ngAlive[g] = true;
+    ngBlocked[g] = blocked;
+    ngFor[g] = nfTop;
+    for (int i = 0; i < fors.size(); i++) {
+      if (nfTop == nfW.length) nfW = Arrays.copyOf(nfW, 2 * nfTop);
+      nfW[nfTop++] = fors.get(i);
+    }
+    ngFor[g + 1] = nfTop;
+    ngReason[g] = rsTop;
+    for (int i = 0; i < conflict.size(); i += 2) {
+      int d = conflict.get(i), w = conflict.get(i + 1);
+      if (d == undone) continue;
+      boolean dup = false;
+      for (int j = ngReason[g]; j < rsTop && !dup; j++) dup = rsD[j] == d && rsW[j] == w;
+      if (dup) continue;
+      if (rsTop == rsD.length) {
+        rsD = Arrays.copyOf(rsD, 2 * rsTop);
+        rsW = Arrays.copyOf(rsW, 2 * rsTop);
+      }
+      rsD[rsTop] = d;
+      rsW[rsTop++] = w;
+      level = Math.max(level, posOf[d] + 1);
+    }
+    ngReason[g + 1] = rsTop;
+    ngLevel[g] = level;
+    levelNext[g] = levelHead[level];
+    levelHead[level] = g;
+    maxLevel = Math.max(maxLevel, level);
+    ngNext[g] = ngHead[blocked];
+    ngHead[blocked] = g;
+  }
+
+  private final isocheck.util.IntList fors = new isocheck.util.IntList(4);
+  private final isocheck.util.IntList conflict = new isocheck.util.IntList(16);
+
+  /**
+   * The head parked head e waits for: the session head of what it waits for; for a version, of
+   * one of its readers that has not begun. -1 when e is not parked.
+   */
+  private int successor(int e) {
+    if (parkKey[e] < 0) return -1;
+    int w = parkedOn[e];
+    int u;
+    if (w >= 0) u = w >>> 1;
+    else {
+      int v = -w - 1, t = e >>> 1;
+      u = -1;
+      for (int i = vrStart[v]; i < vrStart[v + 1]; i++) {
+        int r = vrTxn[i];
+        if (r != t && !placed[2 * r]) {
+          u = r;
+          break;
+        }
+      }
+      if (u < 0) return -1;
+    }
+    return head(sessionOf[u]);
+  }
+}
