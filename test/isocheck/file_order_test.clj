@@ -195,10 +195,12 @@
     (is (<= 2 @found) (str @found " of 4 decided by the backtracking witness"))))
 
 (deftest the-backtracking-witness-keeps-every-verdict
-  ;; On and off (-Disocheck.search.backtracking-witness=false), over the simulator's stores and
+  ;; On and off (-Disocheck.search.backtracking-witness=false: BacktrackingWitness and, for
+  ;; snapshot isolation, BacktrackingSchedule), over the simulator's stores and
   ;; bugs, listed session by session and interleaved at random: the same verdicts at every
   ;; level; a level it witnessed holds (it never claims a witness for a violated history).
-  (let [used (atom 0)]
+  (let [used (atom 0)
+        used-si (atom 0)]
     (doseq [store [Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED Store/STRICT_SERIALIZABLE]
             bug (cons nil (seq (Bug/values)))
             :when (or (nil? bug) (.contains (.stores ^Bug bug) store))
@@ -214,5 +216,89 @@
         (is (= v0 v) what)
         (doseq [[l st] m :when (by-backtracking? st)]
           (swap! used inc)
+          (when (.contains ^String l "snapshot") (swap! used-si inc))
           (is (= "TRUE" (get v0 l)) (str what ": " l " witnessed by backtracking")))))
-    (is (pos? @used) "the backtracking witness decided some level")))
+    (is (pos? @used) "the backtracking witness decided some level")
+    (is (pos? @used-si) "the backtracking schedule decided some snapshot-isolation level")))
+
+;; ------------------------------------------------- snapshot isolation's backtracking schedule
+
+(defn- check-si
+  "[verdicts search-stats] of h at the given levels, snapshot isolation's backtracking schedule
+  on or off (-Disocheck.search.backtracking-schedule=false)."
+  [^History h level-ids on?]
+  (if on?
+    (System/clearProperty "isocheck.search.backtracking-schedule")
+    (System/setProperty "isocheck.search.backtracking-schedule" "false"))
+  (try
+    (let [r (Checker/check h (doto (CheckOptions.) (.levels (mapv #(Level/parse %) level-ids))))]
+      [(tu/verdict-strings r) (search-stats r)])
+    (finally (System/clearProperty "isocheck.search.backtracking-schedule"))))
+
+(deftest a-hand-built-snapshot-history-needs-the-schedule-to-undo-a-choice
+  ;; Session 0: T1 writes x = 1. Session 1: T2 writes x = 2, ten transactions writing other
+  ;; keys, then T3 reads x = 1. No invocations, listed session by session. Under strong-session
+  ;; SI, T3 begins after T2 commits and sees T1's write: x's versions go 2, then 1, and T1 begins
+  ;; after T2 commits (first committer wins). The greedy passes put T1 first (the file lists it
+  ;; first) and stall: T2's commit waits for T3 to begin, which waits for T2's commit; Kahn's
+  ;; schedule orders x the same way. The backtracking schedule begins and commits T1 first too
+  ;; (depth 0, and it wrote the lower integer), then undoes T1's commit (the one choice on the
+  ;; cycle C2 -> T3 -> C2), then T1's begin (T2's begin waits for T1, open, whose commit now
+  ;; waits for T2's), and finds B2 C2 ... B1 C1 B3 C3. Ten fillers put T2 beyond the look-ahead.
+  (let [ops (concat [(tu/ok 0 [[:w :x 1]]) (tu/ok 1 [[:w :x 2]])]
+                    (for [i (range 10)] (tu/ok 1 [[:w (keyword (str "y" i)) 1]]))
+                    [(tu/ok 1 [[:r :x 1]])])
+        h (j/->history (vec ops))
+        lv ["strong-session-snapshot-isolation"]
+        [v m] (check-si h lv true)
+        [v0 m0] (check-si h lv false)
+        st (get m "strong-session-snapshot-isolation")]
+    (is (= {"strong-session-snapshot-isolation" "TRUE"} v v0))
+    (is (= ":witness" (str (get st "decided-by"))) (pr-str st))
+    (is (by-backtracking? st) (pr-str st))
+    (is (pos? (get st "witness-backtracks" 0)) (pr-str st))
+    (is (not= ":witness" (str (get-in m0 ["strong-session-snapshot-isolation" "decided-by"]))) "without it, the search decides")
+    (testing "with T4 after T1 in session 0 reading x = 2, no schedule: T1 committed before T4 began, which
+             saw 2 (x: 1 then 2), and T2 before T3, which saw 1 (x: 2 then 1): violated, and no witness claimed"
+      (let [h (j/->history (vec (concat [(first ops) (tu/ok 0 [[:r :x 2]])] (rest ops))))
+            [v m] (check-si h lv true)
+            [v0] (check-si h lv false)
+            st (get m "strong-session-snapshot-isolation")]
+        (is (= {"strong-session-snapshot-isolation" "FALSE"} v v0))
+        (is (not= ":witness" (str (get st "decided-by"))) (pr-str st))))
+    (testing "write skew, which SI allows and the schedule must find (T1 and T2 overlap): T1 reads y = nil and
+             writes x, T2 reads x = nil and writes y, then each session reads both writes"
+      (let [h (j/->history [(tu/ok 0 [[:r :y nil] [:w :x 1]]) (tu/ok 0 [[:r :x 1] [:r :y 1]])
+                            (tu/ok 1 [[:r :x nil] [:w :y 1]]) (tu/ok 1 [[:r :x 1] [:r :y 1]])])
+            [v m] (check-si h (conj lv "strong-session-serializable") true)
+            [v0] (check-si h (conj lv "strong-session-serializable") false)]
+        (is (= {"strong-session-snapshot-isolation" "TRUE" "strong-session-serializable" "FALSE"} v v0))))
+    (testing "a lost update (both read x = nil and wrote x): no schedule (two writers of x overlap), none claimed"
+      (let [h (j/->history [(tu/ok 0 [[:r :x nil] [:w :x 1]]) (tu/ok 1 [[:r :x nil] [:w :x 2]])
+                            (tu/ok 1 [[:r :x 1]])])
+            [v m] (check-si h lv true)
+            [v0] (check-si h lv false)]
+        (is (= {"strong-session-snapshot-isolation" "FALSE"} v v0))
+        (is (not= ":witness" (str (get-in m ["strong-session-snapshot-isolation" "decided-by"]))))))))
+
+(deftest the-backtracking-schedule-decides-session-ordered-snapshot-histories
+  ;; The simulated snapshot-isolation store's histories listed session by session (no
+  ;; invocations): the greedy passes and Kahn's schedule fail, the backtracking schedule finds
+  ;; a begin/commit schedule.
+  (let [found (atom 0)]
+    (doseq [seed (range 4)]
+      (let [ops (completions (simulated Store/SNAPSHOT_ISOLATION nil seed 600))
+            h (j/->history (:session-ordered (listings ops seed)))
+            lv ["strong-session-snapshot-isolation" "snapshot-isolation"]
+            [v m] (check-si h lv true)
+            [v0 m0] (check-si h lv false)
+            ss "strong-session-snapshot-isolation"]
+        (is (= v v0) (str "seed " seed))
+        (when (by-backtracking? (get m ss))
+          (swap! found inc)
+          (is (= "TRUE" (get v ss)))
+          (is (pos? (get-in m [ss "witness-backtrack-steps"] 0)))
+          (is (not (by-backtracking? (get m0 ss))))
+          (is (not= ":witness" (str (get-in m0 [ss "decided-by"])))
+              (str "seed " seed ": the greedy passes and Kahn's schedule alone do not decide it")))))
+    (is (<= 2 @found) (str @found " of 4 decided by the backtracking schedule"))))

@@ -104,7 +104,7 @@ final class BacktrackingSchedule {
   private final java.util.function.BooleanSupplier cancelled;
 
   BacktrackingSchedule(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
-    long t0 = System.nanoTime();
+    long t0 = cpu();
     this.h = h;
     this.cancelled = cancelled;
     n = h.nTxns;
@@ -180,8 +180,11 @@ final class BacktrackingSchedule {
       posInSession[t] = i;
       rank[t] = wrStart[t] == wrStart[t + 1] ? 0 : 1 + i - ssStart[s];
     }
+    if (DEBUG) System.err.println("backtracking schedule: tables " + (cpu() - t0) / 1000000 + " ms");
     if (!"false".equals(System.getProperty("isocheck.witness.value-hint"))) valueOrder();
+    if (DEBUG) System.err.println("backtracking schedule: values " + (cpu() - t0) / 1000000 + " ms");
     depthRanks(committed);
+    if (DEBUG) System.err.println("backtracking schedule: depths " + (cpu() - t0) / 1000000 + " ms");
     placed = new boolean[2 * n];
     posOf = new int[2 * n];
     order = new int[2 * tot];
@@ -207,7 +210,7 @@ final class BacktrackingSchedule {
     Arrays.fill(listHead, -1);
     lookClear = new int[n];
     Arrays.fill(lookClear, -1);
-    if (DEBUG) System.err.println("backtracking schedule: set up " + (System.nanoTime() - t0) / 1000000 + " ms");
+    if (DEBUG) System.err.println("backtracking schedule: set up " + (cpu() - t0) / 1000000 + " ms");
   }
 
   /** Per committed transaction, its place in ssTxn. */
@@ -308,11 +311,14 @@ final class BacktrackingSchedule {
   /** Rounds of relaxation over the value and gate edges ({@link #depths}). */
   private static final int ROUNDS = Integer.getInteger("isocheck.witness.depth-rounds", 3);
 
+  /** This thread's CPU time, ns (the debug output's timings). */
+  private static long cpu() { return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(); }
+
   /** The schedule found (begin 2t, commit 2t + 1, of the committed transactions), or null when the pass gave up. */
   int[] run() {
-    long t0 = System.nanoTime();
+    long t0 = cpu();
     int[] r = run0();
-    if (DEBUG) System.err.println("backtracking schedule: " + (System.nanoTime() - t0) / 1000000 + " ms, steps " + steps + " backtracks " + backtracks + " nogoods " + ngTop + " deferrals " + deferrals + " parks " + parks + " undone " + undone + " gave up " + gaveUp);
+    if (DEBUG) System.err.println("backtracking schedule: " + (cpu() - t0) / 1000000 + " ms, steps " + steps + " backtracks " + backtracks + " nogoods " + ngTop + " deferrals " + deferrals + " parks " + parks + " undone " + undone + " gave up " + gaveUp);
     return r;
   }
 
@@ -721,8 +727,9 @@ final class BacktrackingSchedule {
       if (best < 0 || posOf[d] > posOf[best]) best = d;
     }
     int bestDbg = -1;
-    for (int i = 0; i < conflict.size(); i += 2) if (bestDbg < 0 || posOf[conflict.get(i)] > posOf[bestDbg]) bestDbg = conflict.get(i);
+    for (int i = 0; DEBUG && i < conflict.size(); i += 2) if (bestDbg < 0 || posOf[conflict.get(i)] > posOf[bestDbg]) bestDbg = conflict.get(i);
     if (DEBUG && bestDbg >= 0 && placedCount - posOf[bestDbg] > 3000) {
+      // (The cycles that undo much: each head, what it waits for, and the readers not begun.)
       StringBuilder sb = new StringBuilder("  cycle:");
       for (int i = seenStep[e]; i < path.size(); i++) {
         int w = path.get(i);

@@ -241,13 +241,16 @@ final class SerialWitness {
   private boolean greedy(boolean si, boolean session, boolean realtime, boolean again) {
     int mops = h.mopCount(), nKeys = h.keyCount();
     passes = 1;
+    long c0 = DBG ? cpu() : 0;
     Greedy first = new Greedy(si, mops, nKeys, session, realtime, false, null);
     int[] order = cancelled ? null : first.run();
+    if (DBG) System.err.println("witness: first greedy pass " + (cpu() - c0) / 1000000 + " ms, " + (order != null));
     if (order == null && again) {
       // Stalled: again, with each key's writers placed in the order they were first tried (in
       // the first pass's arrays, reset).
       passes = 2;
       order = new Greedy(si, mops, nKeys, session, realtime, true, first).run();
+      if (DBG) System.err.println("witness: second greedy pass " + (cpu() - c0) / 1000000 + " ms, " + (order != null));
     }
     if (order == null && !si && session && (again || realtime) && timeless() && !cancelled && backtrackingOn()) {
       // Stalled on a file with no invocations (dbcop, Cobra, Plume text; a realtime level's
@@ -272,8 +275,14 @@ final class SerialWitness {
     }
     if (order == null || cancelled) return false;
     lastOrder = order;
-    return verified(order, si, session, realtime);
+    boolean ok = verified(order, si, session, realtime);
+    if (DBG) System.err.println("witness: verified " + (cpu() - c0) / 1000000 + " ms, " + ok);
+    return ok;
   }
+
+  private static final boolean DBG = Boolean.getBoolean("isocheck.witness.debug");
+
+  private static long cpu() { return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(); }
 
   /**
    * Whether the greedy passes that stall are followed by {@link BacktrackingWitness} or, for
