@@ -28,7 +28,11 @@ import java.util.Arrays;
  * go never rules a schedule out: an earlier commit only shortens its transaction's window, in
  * which no reader of what it overwrites is left to begin), then writers' begins by their depth
  * over session order and reads-from; a writer's begin whose commit would still wait for readers is
- * deferred while anything else can go (so that its window stays short). The state (placements,
+ * deferred while anything else can go (so that its window stays short), and so is one that
+ * wrote a higher integer than a writer of the same key not yet committed (the order the values
+ * suggest; {@link #hinted}). No look-ahead as {@link BacktrackingWitness}'s: at 10^5 on the
+ * snapshot-isolation store's session-ordered history it halved the backtracks (1,165 to 507) but
+ * cost more than they did (pass CPU 50 ms without, 90-190 ms with). The state (placements,
  * each key's current version and open writer, the readers left of each version) is kept with an
  * undo log. When no head can be placed, the heads wait for each other in a cycle. Two of the
  * waits are choices: a commit waiting for the readers of the current version of a key it writes
@@ -208,8 +212,6 @@ final class BacktrackingSchedule {
     parkedOpen = new boolean[2 * n];
     listHead = new int[2 * n + mops + nKeys];
     Arrays.fill(listHead, -1);
-    lookClear = new int[n];
-    Arrays.fill(lookClear, -1);
     if (DEBUG) System.err.println("backtracking schedule: set up " + (cpu() - t0) / 1000000 + " ms");
   }
 
@@ -218,33 +220,24 @@ final class BacktrackingSchedule {
 
   /**
    * Writers ranked by their depth (Lamport's clocks, as {@link BacktrackingWitness}'s: a session
-   * step 8, a read 1 after its writer), over session order, reads-from and, where they close no
-   * cycle, two edges that order no schedule but estimate time: a key's readers of its initial
-   * state before its writers (through one gate node per key; under snapshot isolation a writer
-   * may begin before them), and each key's writers by the integers they wrote. The last two,
-   * which may close cycles, are relaxed in a few rounds over the topological order of
-   * the others (so a cycle of them only raises some depths a little). Without them, the first transaction of a session that began late (Jepsen gives a process a new
-   * id after an indeterminate operation) that reads nothing written, or a writer of a new key,
-   * had depth 0: its begin went first, and its commit waited for readers of the initial state
-   * thousands of events on, while no other writer of its key could begin (at 10^5 on the
-   * snapshot-isolation store's session-ordered history: undos of 3,000 to 11,000 events, and
-   * the pass ran out of budget).
+   * step 8, a read 1 after its writer) over session order and reads-from and, where it goes
+   * forward in that order, each key's next writer by the integers they wrote (an estimate of
+   * time, which orders no schedule). Without the last, the first transaction of a session that
+   * began late (Jepsen gives a process a new id after an indeterminate operation) that read nothing
+   * written, or a writer of a new key, had depth 0: its begin went first, and its commit waited
+   * for readers of the initial state thousands of events on, while no other writer of its keys
+   * could begin (at 10^5 on the snapshot-isolation store's session-ordered history, undos of
+   * 3,000 to 11,000 events, and the pass ran out of budget; with it, 505 backtracks and 286,055
+   * steps, and so in one round of relaxation as in three, with or without readers of the initial
+   * state placed before each key's writers).
    */
   private void depthRanks(boolean[] committed) {
-    boolean gates = !"false".equals(System.getProperty("isocheck.witness.gates"));
-    long[] d = depths(committed, gates, kwSlot != null);
-    if (d == null) return; // a cycle of session order and reads-from: the session ranks stand
-    for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + Math.min(d[t], DEFER / 2);
-  }
-
-  /** Per transaction its depth over the edges {@link #depthRanks} names, or null when they close a cycle. */
-  private long[] depths(boolean[] committed, boolean gates, boolean values) {
-    int nodes = n + (gates ? nKeys : 0);
-    int[] start = new int[nodes + 1];
-    int[] target = null, weight = null;
-    boolean[] soft = null;
+    int[] start = new int[n + 1];
+    int[] target = null;
+    byte[] weight = null;
+    boolean values = kwSlot != null;
     for (int pass = 0; pass < 2; pass++) {
-      int[] fill = pass == 0 ? null : Arrays.copyOf(start, nodes);
+      int[] fill = pass == 0 ? null : Arrays.copyOf(start, n);
       for (int t = 0; t < n; t++) {
         if (!committed[t]) continue;
         int q = posInSession[t] + 1;
@@ -258,58 +251,36 @@ final class BacktrackingSchedule {
             if (pass == 0) start[t + 1]++;
             else { target[fill[t]] = vrTxn[j]; weight[fill[t]++] = 1; }
           }
-          if (gates) {
-            int g = n + wrKey[i];
-            if (pass == 0) start[g + 1]++;
-            else { soft[fill[g]] = true; target[fill[g]] = t; weight[fill[g]++] = 1; }
-          }
           if (values && kwPlace[i] + 1 < kwStart[wrKey[i] + 1]) {
             if (pass == 0) start[t + 1]++;
-            else { soft[fill[t]] = true; target[fill[t]] = h.mopTxn(wrMop[kwSlot[kwPlace[i] + 1]]); weight[fill[t]++] = 1; }
-          }
-        }
-        if (gates) {
-          for (int i = rdStart[t]; i < rdStart[t + 1]; i++) {
-            if (rdV[i] < mops) continue;
-            if (pass == 0) start[t + 1]++;
-            else { soft[fill[t]] = true; target[fill[t]] = n + rdKey[i]; weight[fill[t]++] = 0; }
+            else { target[fill[t]] = h.mopTxn(wrMop[kwSlot[kwPlace[i] + 1]]); weight[fill[t]++] = -1; }
           }
         }
       }
       if (pass == 0) {
-        for (int v = 0; v < nodes; v++) start[v + 1] += start[v];
-        target = new int[start[nodes]];
-        weight = new int[start[nodes]];
-        soft = new boolean[start[nodes]];
+        for (int v = 0; v < n; v++) start[v + 1] += start[v];
+        target = new int[start[n]];
+        weight = new byte[start[n]];
       }
     }
-    // Kahn's order over the edges every schedule extends (weight 8 or 1, from a transaction to a
-    // transaction, not a value edge: soft[e] false), then rounds of relaxation over all of them.
-    int[] indeg = new int[nodes], queue = new int[nodes];
-    for (int e = 0; e < target.length; e++) if (!soft[e]) indeg[target[e]]++;
-    int tail = 0, live = 0;
-    for (int v = 0; v < nodes; v++) {
-      if (v < n && !committed[v]) continue;
-      live++;
-      if (indeg[v] == 0) queue[tail++] = v;
-    }
+    // Kahn's algorithm on session order and reads-from, relaxing the value edges too (weight -1
+    // marks them: length 1, not counted in the in-degrees) where they go forward in its order.
+    int[] indeg = new int[n], queue = new int[total];
+    for (int e = 0; e < target.length; e++) if (weight[e] > 0) indeg[target[e]]++;
+    int tail = 0;
+    for (int t = 0; t < n; t++) if (committed[t] && indeg[t] == 0) queue[tail++] = t;
+    int[] depth = new int[n];
     for (int head = 0; head < tail; head++) {
       int v = queue[head];
-      for (int e = start[v]; e < start[v + 1]; e++) if (!soft[e] && --indeg[target[e]] == 0) queue[tail++] = target[e];
-    }
-    if (tail < live) return null;
-    long[] depth = new long[nodes];
-    for (int round = 0; round < (gates || values ? ROUNDS : 1); round++) {
-      for (int k = 0; k < tail; k++) {
-        int v = queue[k];
-        for (int e = start[v]; e < start[v + 1]; e++) depth[target[e]] = Math.max(depth[target[e]], depth[v] + weight[e]);
+      for (int e = start[v]; e < start[v + 1]; e++) {
+        int u = target[e], w = weight[e];
+        depth[u] = Math.max(depth[u], depth[v] + Math.abs(w));
+        if (w > 0 && --indeg[u] == 0) queue[tail++] = u;
       }
     }
-    return depth;
+    if (tail < total) return; // a cycle of session order and reads-from: the session ranks stand
+    for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + Math.min(depth[t], DEFER / 2);
   }
-
-  /** Rounds of relaxation over the value and gate edges ({@link #depths}). */
-  private static final int ROUNDS = Integer.getInteger("isocheck.witness.depth-rounds", 3);
 
   /** This thread's CPU time, ns (the debug output's timings). */
   private static long cpu() { return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(); }
@@ -416,29 +387,6 @@ final class BacktrackingSchedule {
           return 2 * u + 1;
         }
       }
-      if (LOOK > 0 && wrStart[t] < wrStart[t + 1] && lookClear[t] != undos) {
-        lookWork = LOOK_WORK;
-        // A writer w of a key x t writes that some reader r of t's version follows (r itself, or
-        // an earlier transaction of r's session, read w's write, or one of the latter wrote x):
-        // w committed before r began, so w's version of x precedes t's, and t begins after w
-        // commits (first committer wins). Implied by session order and reads-from alone, as
-        // BacktrackingWitness's look-ahead.
-        for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
-          int x = wrKey[i], v = wrMop[i];
-          for (int j = vrStart[v], jn = Math.min(vrStart[v + 1], vrStart[v] + LOOK); j < jn; j++) {
-            int r = vrTxn[j], s = sessionOf[r];
-            int first = ssStart[s] + (nextEv[s] >>> 1);
-            for (int q = posInSession[r], qn = Math.max(first, posInSession[r] - LOOK + 1); q >= qn && lookWork > 0; q--) {
-              int u = ssTxn[q];
-              if (u == t) break;
-              int w = writerOf(u, x, t, u == r);
-              if (w >= 0) return 2 * w + 1;
-            }
-          }
-        }
-        // (None: none until an undo, placements only take candidates away.)
-        if (lookWork > 0) lookClear[t] = undos;
-      }
     } else {
       for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
         int lv = latest[wrKey[i]];
@@ -446,32 +394,6 @@ final class BacktrackingSchedule {
       }
     }
     return Integer.MIN_VALUE;
-  }
-
-  /** How many readers, and transactions back in each one's session, the look-ahead tries (-Disocheck.witness.look=N; 0: none). */
-  private static final int LOOK = Integer.getInteger("isocheck.witness.look", 8);
-  /** The micro-ops one look-ahead may visit (as BacktrackingWitness's, -Disocheck.witness.look-work). */
-  private static final int LOOK_WORK = Integer.getInteger("isocheck.witness.look-work", 256);
-  private int lookWork;
-  /** Per transaction, the count of undos when its look-ahead last found no writer to wait for. */
-  private final int[] lookClear;
-
-  /**
-   * A transaction other than t, not committed, that writes key x and is u itself (not the
-   * reader) or a writer u read from, or -1.
-   */
-  private int writerOf(int u, int x, int t, boolean reader) {
-    lookWork -= wrStart[u + 1] - wrStart[u] + rdStart[u + 1] - rdStart[u];
-    if (!reader && !placed[2 * u + 1] && u != t) for (int i = wrStart[u]; i < wrStart[u + 1]; i++) if (wrKey[i] == x) return u;
-    for (int i = rdStart[u]; i < rdStart[u + 1]; i++) {
-      int v = rdV[i];
-      if (v >= mops) continue;
-      int w = h.mopTxn(v);
-      if (w == t || placed[2 * w + 1]) continue;
-      lookWork -= wrStart[w + 1] - wrStart[w];
-      for (int k = wrStart[w]; k < wrStart[w + 1]; k++) if (wrKey[k] == x) return w;
-    }
-    return -1;
   }
 
   /**
@@ -604,7 +526,6 @@ final class BacktrackingSchedule {
    * dropped nogood; the undone events are tried again (those that are heads).
    */
   private void undoTo(int p) {
-    undos++;
     while (placedCount > p) {
       int e = order[--placedCount];
       steps++;
@@ -642,8 +563,6 @@ final class BacktrackingSchedule {
     maxLevel = Math.min(maxLevel, p);
   }
 
-  /** Undos so far. */
-  private int undos;
 
   /** Per level, its nogoods (through levelNext); the highest level with nogoods, or lower. */
   private final int[] levelHead;
