@@ -16,9 +16,9 @@ import java.util.Arrays;
  * consistency models with atomic visibility", CONCUR'15, §4; Adya's start-ordered serialization
  * graph, PhD thesis, MIT 1999, §4.3). The search is {@link BacktrackingWitness}'s
  * conflict-directed backjumping with nogoods (Prosser 1993, §4; Dechter 1990, §3) over events
- * rather than transactions. Called where {@link SerialWitness}'s greedy passes stall on a
- * file with no invocations (dbcop, Cobra, Plume text list transactions session by session: no
- * time to go by; issue 29).
+ * rather than transactions. Called by {@link SerialWitness} on a file with no invocations:
+ * where it lists transactions session by session (dbcop, Cobra, Plume text: no time to go by;
+ * issue 29), instead of the greedy passes; where it interleaves them, once Kahn's schedule failed.
  *
  * <p>The pass: each session's next event (its head) is placed when it can be. A begin can when
  * every read names the current version of its key and no other transaction that writes a key it
@@ -27,7 +27,7 @@ import java.util.Arrays;
  * never names an overwritten version). Commits and read-only begins go first (placing one that can
  * go never rules a schedule out: an earlier commit only shortens its transaction's window, in
  * which no reader of what it overwrites is left to begin), then writers' begins by their depth
- * over session order and reads-from; a writer's begin whose commit would still wait for readers is
+ * over session order, reads-from and each key's writers by value ({@link #depthRanks}); a writer's begin whose commit would still wait for readers is
  * deferred while anything else can go (so that its window stays short), and so is one that
  * wrote a higher integer than a writer of the same key not yet committed (the order the values
  * suggest; {@link #hinted}). No look-ahead as {@link BacktrackingWitness}'s: at 10^5 on the
@@ -49,10 +49,12 @@ import java.util.Arrays;
  * event, as it checks its own, so a witness is never claimed wrongly. The pass gives up (the
  * search decides, as without it) when a cycle has no choice to undo, or after a budget of
  * placements and undos proportional to the history (-Disocheck.witness.backtrack-budget, per
- * event; default {@link BacktrackingWitness#BUDGET}). -Disocheck.witness.debug=true prints its
+ * event; default {@link #BUDGET}, as {@link BacktrackingWitness}'s per transaction). -Disocheck.witness.debug=true prints its
  * cycles and timings.
  */
 final class BacktrackingSchedule {
+  /** Placements and undos allowed, per event. */
+  static final int BUDGET = 20;
   private static final boolean DEBUG = Boolean.getBoolean("isocheck.witness.debug");
 
   private final History h;
@@ -108,7 +110,7 @@ final class BacktrackingSchedule {
   private final java.util.function.BooleanSupplier cancelled;
 
   BacktrackingSchedule(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
-    long t0 = cpu();
+    long t0 = DEBUG ? cpu() : 0;
     this.h = h;
     this.cancelled = cancelled;
     n = h.nTxns;
@@ -287,7 +289,7 @@ final class BacktrackingSchedule {
 
   /** The schedule found (begin 2t, commit 2t + 1, of the committed transactions), or null when the pass gave up. */
   int[] run() {
-    long t0 = cpu();
+    long t0 = DEBUG ? cpu() : 0;
     int[] r = run0();
     if (DEBUG) System.err.println("backtracking schedule: " + (cpu() - t0) / 1000000 + " ms, steps " + steps + " backtracks " + backtracks + " nogoods " + ngTop + " deferrals " + deferrals + " parks " + parks + " undone " + undone + " gave up " + gaveUp);
     return r;
@@ -295,7 +297,7 @@ final class BacktrackingSchedule {
 
   private int[] run0() {
     String b = System.getProperty("isocheck.witness.backtrack-budget");
-    long budget = (long) (b != null ? Integer.parseInt(b) : BacktrackingWitness.BUDGET) * Math.max(2 * total, 16);
+    long budget = (long) (b != null ? Integer.parseInt(b) : BUDGET) * Math.max(2 * total, 16);
     backtracks = 0;
     steps = 0;
     gaveUp = null;
