@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Checks an rw-register history ({@code [:w k v]}, {@code [:r k v]}, nil the initial value) while
@@ -92,8 +93,14 @@ final class RegisterOnline {
   private static final int AMBIGUOUS = Integer.MAX_VALUE;
   /** The code of nil (never a value's: interned codes start above it). */
   private static final long NIL = Long.MIN_VALUE;
+  /** In a key's writer map: the value's writer was dropped by the window. */
+  private static final int DROPPED_IN_MAP = Integer.MAX_VALUE - 1;
+  /** A session's last commit, dropped by the window (lastCommittedOf). */
+  private static final int DROPPED = -2;
 
   private final WeakOnline.Reporter out;
+  /** Told when an event needs what the window dropped (the verdicts are incomplete from there). */
+  private final Consumer<String> needDropped;
   private final List<Level> all;
   /** Every level but RC, which lets a transaction read a key twice and see two committed values (Plume's TAP j). */
   private final List<Level> allButRc;
@@ -117,16 +124,31 @@ final class RegisterOnline {
   private final HashMap<Object, Integer> objSessions = new HashMap<>();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
   private long[] lastFirstEv = new long[16];
+  /** Per session: its last commit, dropped by the window, was an :info transaction. */
+  private boolean[] lastInfo = new boolean[16];
 
   // Keys and values
-  private final LongIntMap longKeys = new LongIntMap();
+  private LongIntMap longKeys = new LongIntMap();
   private final HashMap<Object, Integer> objKeys = new HashMap<>();
   private final ArrayList<Object> keyObjs = new ArrayList<>();
   private final ArrayList<LongIntMap> writerOf = new ArrayList<>();
   /** Per key: value -> readers (txn, in pairs with the read's event) of a value no one had written yet. */
   private final ArrayList<HashMap<Long, IntList>> waiting = new ArrayList<>();
   private final ValueCodes values = new ValueCodes();
-  private long ambiguous, waitingReads;
+  private long ambiguous, waitingReads, txnsSeen, keysSeen;
+
+  // The window (maxWritesPerKey > 0; see the class comment)
+  private int gcMin = 4096, gcAt = 4096, peakHeld;
+  private long gcs, droppedTxns, droppedNodes, droppedEdges, forgottenKeys, needed;
+  /**
+   * Per key: the latest invocation of an :ok writer of it that completed before every transaction
+   * in flight (at some collection) was invoked; a writer that completed before it is superseded.
+   */
+  private long[] keySup = new long[64];
+  /** Per key: some writer of it was dropped (a nil read of it then needs them). */
+  private boolean[] keyThin = new boolean[64];
+  private final WeakOnline.LongRanges forgottenLong = new WeakOnline.LongRanges();
+  private final java.util.HashSet<Object> forgottenObj = new java.util.HashSet<>();
 
   // Graphs, one per family; nodes are committed transactions, numbered alike in every graph.
   private final Graph[] graphs;
@@ -167,14 +189,20 @@ final class RegisterOnline {
   private boolean[] seenWrite = new boolean[8], seenOwn = new boolean[8];
   private final IntList preds = new IntList();
 
-  RegisterOnline(List<Level> levels, WeakOnline.Reporter out) { this(levels, out, 0); }
+  RegisterOnline(List<Level> levels, WeakOnline.Reporter out) { this(levels, out, why -> { }, 0); }
 
   /**
    * @param maxWritesPerKey the writes a key gets before the workload retires it (Jepsen's
-   *     {@code :max-writes-per-key}; 0: none): TCC's clocks recycle the chains of writers of retired keys
+   *     {@code :max-writes-per-key}; 0: none): memory is bounded by a window (class comment), and
+   *     TCC's clocks recycle the chains of writers of retired keys
+   * @param needDropped told when an event needs what the window dropped
    */
-  RegisterOnline(List<Level> levels, WeakOnline.Reporter out, int maxWritesPerKey) {
+  RegisterOnline(List<Level> levels, WeakOnline.Reporter out, Consumer<String> needDropped, int maxWritesPerKey) {
     this.out = out;
+    this.needDropped = why -> {
+      needed++;
+      needDropped.accept(why);
+    };
     this.maxWritesPerKey = maxWritesPerKey;
     this.all = List.copyOf(levels);
     ArrayList<Level> nr = new ArrayList<>(levels);
@@ -205,7 +233,7 @@ final class RegisterOnline {
     raForced = ra || tc;
     anyForced = rc || raForced;
     tcc = tc;
-    touched = tc && maxWritesPerKey > 0 ? new int[1024][] : null;
+    touched = maxWritesPerKey > 0 ? new int[1024][] : null;
     causal = !tc ? null : new CausalClocks(new CausalClocks.Owner() {
       @Override public int sessionOf(int t) { return session[t]; }
 
@@ -270,9 +298,9 @@ final class RegisterOnline {
 
   Map<String, Object> stats() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("txns", (long) n);
-    m.put("committed", (long) txnOfNode.size());
-    m.put("keys", (long) keyObjs.size());
+    m.put("txns", txnsSeen);
+    m.put("committed", (long) txnOfNode.size() + droppedNodes);
+    m.put("keys", keysSeen);
     m.put("wr-edges", wr);
     m.put("process-edges", so);
     m.put("realtime-edges", rt);
@@ -280,11 +308,37 @@ final class RegisterOnline {
     if (causal != null) causal.stats(m);
     m.put("ambiguous-values", ambiguous);
     m.put("reads-before-their-writer", waitingReads);
+    if (maxWritesPerKey > 0) m.put("window", windowStats());
     return m;
+  }
+
+  /** The window's figures (the same names as {@link OnlineChecker}'s list-append window). */
+  Map<String, Object> windowStats() {
+    Map<String, Object> w = new LinkedHashMap<>();
+    w.put("max-writes-per-key", (long) maxWritesPerKey);
+    w.put("live-txns", (long) n);
+    w.put("live-nodes", (long) txnOfNode.size());
+    w.put("live-keys", (long) keyObjs.size());
+    w.put("peak-live-txns", (long) Math.max(peakHeld, n));
+    w.put("dropped-txns", droppedTxns);
+    w.put("dropped-edges", droppedEdges);
+    w.put("forgotten-keys", forgottenKeys);
+    w.put("collections", gcs);
+    w.put("needed-dropped", needed);
+    return w;
   }
 
   /** Transactions held. */
   int held() { return mode > 0 ? n : 0; }
+
+  /** The most transactions held at once (sampled before each collection). */
+  int peakHeld() { return mode > 0 ? Math.max(peakHeld, n) : 0; }
+
+  /** Collect the window once this many transactions are held (then twice what a collection keeps). */
+  void gcThreshold(int t) {
+    gcMin = t;
+    gcAt = Math.max(t, Math.min(gcAt, 2 * n));
+  }
 
   /**
    * What level l's online verdict covers: "exact" for RC, RA and TCC (Plume's Theorems 3-5: the
@@ -335,6 +389,7 @@ final class RegisterOnline {
       if (r.type == OpType.INFO) causal.retire(s);
     }
     release(t);
+    if (maxWritesPerKey > 0 && n >= gcAt) collect();
   }
 
   /** t completed (or will not): the keys it named no longer have it in flight. */
@@ -353,6 +408,7 @@ final class RegisterOnline {
   }
 
   private int newTxn(int s, OpRecord r, long ev, boolean invoked) {
+    txnsSeen++;
     int t = n++;
     if (t == status.length) grow();
     status[t] = PENDING;
@@ -429,7 +485,7 @@ final class RegisterOnline {
     if (maxWritesPerKey <= 0) return;
     int f = keyInFlight.get(k) + delta;
     keyInFlight.set(k, f);
-    if (f == 0 && keyWrites.get(k) >= maxWritesPerKey) causal.retireKey(k);
+    if (f == 0 && keyWrites.get(k) >= maxWritesPerKey && causal != null) causal.retireKey(k);
   }
 
   private static boolean dupWithin(int[] ks, long[] vs, int j) {
@@ -501,12 +557,19 @@ final class RegisterOnline {
         if (kind != OpRecord.READ) continue;
       }
       if (v == NIL) {
+        if (keyThin[k]) needDropped.accept(name(t) + " read key " + Edn.str(keyObjs.get(k))
+            + " = nil after the window had dropped a writer of it (its forced commit order needs that writer)");
         rKey.add(k);
         rFrom.add(INITIAL);
         continue;
       }
       int w = writerOf.get(k).get(v);
       if (w == AMBIGUOUS) continue;
+      if (w == DROPPED_IN_MAP) {
+        needDropped.accept(name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v)
+            + ", written by a transaction the window had dropped");
+        continue;
+      }
       if (again) { // the same value again: the same writer, already followed
         if (w >= 0 && w != t && status[w] != OpType.FAIL) {
           rKey.add(k);
@@ -672,10 +735,10 @@ final class RegisterOnline {
           edge(p, t, Edge.SO, -1);
           // A process reused after an :info transaction a read showed committed: the weak levels'
           // session facts (RA's session writers, TCC's chains) leave that one out.
-          if (status[p] == OpType.INFO) inexact(name(t) + "'s process went on after " + name(p)
+          if (p == DROPPED ? lastInfo[s] : status[p] == OpType.INFO) inexact(name(t) + "'s process went on after " + (p == DROPPED ? "an earlier transaction" : name(p))
               + ", an :info transaction shown committed: the session order past it was not followed");
         }
-        soPred[t] = p;
+        soPred[t] = p >= 0 ? p : -1;
         lastCommittedOf.set(s, t);
         lastFirstEv[s] = firstEv[t];
       } else {
@@ -697,9 +760,236 @@ final class RegisterOnline {
   }
 
   private void edge(int a, int b, int type, int k) {
-    if (a == b) return;
+    if (a == b || a == DROPPED) return; // from a dropped transaction: on no cycle (class comment)
+    if (b == DROPPED) {
+      needDropped.accept("a " + Edge.name(type) + " edge into a transaction the window had dropped");
+      return;
+    }
     int tag = type | (k >= 0 && k < (1 << 24) - 1 ? (k + 1) << 7 : 0);
     for (Graph g : graphs) g.edge(node[a], node[b], type, tag);
+  }
+
+  // ------------------------------------------------------------------ the window
+
+  /** Whether no write to key k will be invoked any more and no transaction naming it is in flight (or waits for its clock). */
+  private boolean closed(int k) {
+    return keyWrites.get(k) >= maxWritesPerKey && keyInFlight.get(k) == 0;
+  }
+
+  /**
+   * Whether t is live by itself (class comment): in flight; or with a write to an open key, and
+   * either not committed by an :ok (it may yet be shown committed, or a read of it is G1a) or not
+   * superseded there.
+   */
+  private boolean live(int t, boolean[] closed) {
+    if (status[t] == PENDING) return true;
+    int[] ks = wKeys[t];
+    if (ks == null) return false;
+    for (int k : ks) {
+      if (closed[k]) continue;
+      if (node[t] < 0 || status[t] != OpType.OK || doneEv[t] >= keySup[k]) return true;
+    }
+    return false;
+  }
+
+  private int mark(int t, boolean[] keep, boolean[] liveNode, int[] queue, int qn) {
+    keep[t] = true;
+    int v = node[t];
+    if (v >= 0 && !liveNode[v]) {
+      liveNode[v] = true;
+      queue[qn++] = v;
+    }
+    return qn;
+  }
+
+  /**
+   * Drops what no later event can need (class comment): the live transactions and every node a
+   * graph reaches from them are kept, renumbered densely in the same order; the rest is dropped
+   * with its edges. Keys closed with no writer kept are forgotten (their ids reused).
+   */
+  private void collect() {
+    gcs++;
+    peakHeld = Math.max(peakHeld, n);
+    int nodes = txnOfNode.size(), nk = keyObjs.size();
+    long oldest = Long.MAX_VALUE;
+    for (int t = 0; t < n; t++) if (status[t] == PENDING) oldest = Math.min(oldest, firstEv[t]);
+    for (int t = 0; t < n; t++) {
+      if (status[t] != OpType.OK || wKeys[t] == null || doneEv[t] >= oldest) continue;
+      for (int k : wKeys[t]) keySup[k] = Math.max(keySup[k], invEv[t]);
+    }
+    boolean[] closed = new boolean[nk];
+    for (int k = 0; k < nk; k++) closed[k] = closed(k);
+    boolean[] keep = new boolean[n], liveNode = new boolean[nodes];
+    int[] queue = new int[nodes];
+    int qn = 0;
+    for (int t = 0; t < n; t++) {
+      if (!live(t, closed)) continue;
+      qn = mark(t, keep, liveNode, queue, qn);
+      // Not committed, it may yet be: then its session's last commit, if later, gets an edge from it.
+      if (node[t] >= 0 || status[t] == OpType.FAIL || wKeys[t] == null) continue;
+      int p = lastCommittedOf.get(session[t]);
+      if (p >= 0 && firstEv[p] > firstEv[t]) qn = mark(p, keep, liveNode, queue, qn);
+    }
+    // Readers of a value no one had written yet: its writer's edge to them is to come.
+    for (int k = 0; k < nk; k++) {
+      HashMap<Long, IntList> w = waiting.get(k);
+      if (w == null) continue;
+      for (IntList rs : w.values()) for (int i = 0; i < rs.size(); i++) qn = mark(rs.get(i), keep, liveNode, queue, qn);
+    }
+    if (causal != null) {
+      IntList hs = new IntList();
+      causal.holds(n, hs);
+      for (int i = 0; i < hs.size(); i++) if (hs.get(i) >= 0) qn = mark(hs.get(i), keep, liveNode, queue, qn);
+    }
+    // Everything a graph reaches from the live ones.
+    for (int qi = 0; qi < qn; qi++) {
+      int v = queue[qi];
+      for (Graph g : graphs) {
+        for (int i = 0, d = g.g.outDegree(v); i < d; i++) {
+          int u = g.g.to(g.g.outEdge(v, i));
+          if (!liveNode[u]) {
+            liveNode[u] = true;
+            queue[qn++] = u;
+          }
+        }
+      }
+    }
+    for (int v = 0; v < nodes; v++) if (liveNode[v]) keep[txnOfNode.get(v)] = true;
+    int[] newId = new int[n];
+    int kept = 0;
+    for (int t = 0; t < n; t++) newId[t] = keep[t] ? kept++ : -1;
+    gcAt = Math.max(gcMin, 2 * kept);
+    if (kept == n) return;
+
+    // Keys: those closed with no writer kept and no reader waiting are forgotten; the others
+    // renumbered densely, a dropped writer's values marked.
+    boolean[] heldWriter = new boolean[nk];
+    for (int t = 0; t < n; t++) {
+      int[] ks = wKeys[t];
+      if (ks != null) for (int k : ks) if (keep[t]) heldWriter[k] = true; else keyThin[k] = true;
+    }
+    int[] newKey = new int[nk];
+    int kk = 0;
+    for (int k = 0; k < nk; k++) {
+      HashMap<Long, IntList> w = waiting.get(k);
+      if (closed[k] && !heldWriter[k] && (w == null || w.isEmpty())) {
+        newKey[k] = -1;
+        Object key = keyObjs.get(k);
+        if (key instanceof Long && longKeys.get((Long) key) == k) forgottenLong.add((Long) key);
+        else forgottenObj.add(key);
+        forgottenKeys++;
+      } else newKey[k] = kk++;
+    }
+    LongIntMap lk = new LongIntMap(Math.max(16, kk));
+    for (int k = 0; k < nk; k++) {
+      int j = newKey[k];
+      Object key = keyObjs.get(k);
+      boolean isLong = key instanceof Long && longKeys.get((Long) key) == k;
+      if (!isLong && j < 0) objKeys.remove(key);
+      else if (!isLong) objKeys.put(key, j);
+      if (j < 0) continue;
+      if (isLong) lk.put((Long) key, j);
+      LongIntMap wm = writerOf.get(k);
+      for (int i = 0, c = wm.slots(); i < c; i++) {
+        int w = wm.slotValue(i);
+        if (w < 0 || w == AMBIGUOUS || w == DROPPED_IN_MAP) continue;
+        wm.setSlotValue(i, newId[w] >= 0 ? newId[w] : DROPPED_IN_MAP);
+      }
+      HashMap<Long, IntList> wt = waiting.get(k);
+      if (wt != null) for (IntList rs : wt.values()) for (int i = 0; i < rs.size(); i++) rs.set(i, newId[rs.get(i)]);
+      keyObjs.set(j, key);
+      writerOf.set(j, wm);
+      waiting.set(j, wt);
+      keyWrites.set(j, keyWrites.get(k));
+      keyInFlight.set(j, keyInFlight.get(k));
+      keySup[j] = keySup[k];
+      keyThin[j] = keyThin[k];
+    }
+    longKeys = lk;
+    for (int k = nk - 1; k >= kk; k--) {
+      keyObjs.remove(k);
+      writerOf.remove(k);
+      waiting.remove(k);
+    }
+    keyWrites.truncate(kk);
+    keyInFlight.truncate(kk);
+
+    // Sessions whose last commit is dropped: whether it was an :info one (read before the move below).
+    for (int s = 0, m = lastCommittedOf.size(); s < m; s++) {
+      int c = lastCommittedOf.get(s);
+      if (c >= 0 && newId[c] < 0) lastInfo[s] = status[c] == OpType.INFO;
+    }
+    // Transactions and nodes.
+    int[] nodeMap = new int[nodes];
+    int nn = 0;
+    for (int v = 0; v < nodes; v++) nodeMap[v] = liveNode[v] ? nn++ : -1;
+    for (int t = 0; t < n; t++) {
+      int j = newId[t];
+      if (j < 0) continue;
+      status[j] = status[t];
+      session[j] = session[t];
+      node[j] = node[t] >= 0 ? nodeMap[node[t]] : -1;
+      readBy[j] = readBy[t] >= 0 ? newId[readBy[t]] : -1;
+      soPred[j] = soPred[t] >= 0 ? newId[soPred[t]] : -1;
+      firstEv[j] = firstEv[t];
+      invEv[j] = invEv[t];
+      doneEv[j] = doneEv[t];
+      display[j] = display[t];
+      rtPreds[j] = remap(rtPreds[t], newId);
+      wKeys[j] = remap(wKeys[t], newKey);
+      wVals[j] = wVals[t];
+      wInter[j] = wInter[t];
+      if (touched != null) touched[j] = remap(touched[t], newKey);
+    }
+    for (int t = kept; t < n; t++) {
+      rtPreds[t] = null;
+      wKeys[t] = null;
+      wVals[t] = null;
+      wInter[t] = null;
+      if (touched != null) touched[t] = null;
+    }
+    droppedTxns += n - kept;
+    droppedNodes += nodes - nn;
+    n = kept;
+    txnOfNode.clear();
+    for (int v = 0; v < nn; v++) txnOfNode.add(-1);
+    for (int t = 0; t < kept; t++) if (node[t] >= 0) txnOfNode.set(node[t], t);
+    for (Graph g : graphs) g.rebuild(nodeMap, nn, newKey);
+    for (int s = 0, m = pendingOf.size(); s < m; s++) {
+      int p = pendingOf.get(s);
+      if (p >= 0) pendingOf.set(s, newId[p]);
+      int c = lastCommittedOf.get(s);
+      if (c >= 0) lastCommittedOf.set(s, newId[c] >= 0 ? newId[c] : DROPPED);
+    }
+    int fj = 0;
+    for (int i = 0, m = frontier.size(); i < m; i++) {
+      int f = newId[frontier.get(i)];
+      if (f >= 0) frontier.set(fj++, f);
+    }
+    frontier.truncate(fj);
+    // RA's session writers: a dropped one is before every held write of its key.
+    for (int s = 0; s < sessionWriters.size(); s++) {
+      LongIntMap sw = sessionWriters.get(s);
+      if (sw == null) continue;
+      LongIntMap nw = new LongIntMap(Math.max(4, sw.size()));
+      for (int i = 0, c = sw.slots(); i < c; i++) {
+        int w = sw.slotValue(i);
+        if (w < 0) continue;
+        int k = (int) sw.slotKey(i);
+        if (newId[w] >= 0 && newKey[k] >= 0) nw.put(newKey[k], newId[w]);
+      }
+      sessionWriters.set(s, nw.size() == 0 ? null : nw);
+    }
+    if (causal != null) causal.remap(newId, kept, newKey, kk);
+  }
+
+  /** a's elements mapped (the dropped ones, mapped to -1, left out); null for none. */
+  private static int[] remap(int[] a, int[] map) {
+    if (a == null) return null;
+    int j = 0;
+    int[] out = new int[a.length];
+    for (int x : a) if (map[x] >= 0) out[j++] = map[x];
+    return j == 0 ? null : j == a.length ? out : Arrays.copyOf(out, j);
   }
 
   // ------------------------------------------------------------------ names
@@ -725,7 +1015,10 @@ final class RegisterOnline {
     int s = pendingOf.size();
     pendingOf.add(-1);
     lastCommittedOf.add(-1);
-    if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
+    if (s == lastFirstEv.length) {
+      lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
+      lastInfo = Arrays.copyOf(lastInfo, 2 * s);
+    }
     return s;
   }
 
@@ -734,6 +1027,7 @@ final class RegisterOnline {
       long k = r.keyLong(i);
       int id = longKeys.get(k);
       if (id >= 0) return id;
+      if (forgottenKeys > 0 && forgottenLong.contains(k)) forgotten(k);
       id = newKey(k);
       longKeys.put(k, id);
       return id;
@@ -741,13 +1035,26 @@ final class RegisterOnline {
     Object k = r.key(i);
     Integer id = objKeys.get(k);
     if (id != null) return id;
+    if (forgottenKeys > 0 && forgottenObj.contains(k)) forgotten(k);
     int nid = newKey(k);
     objKeys.put(k, nid);
     return nid;
   }
 
+  /** A key the window forgot is named again: what it knew of it is gone. */
+  private void forgotten(Object k) {
+    needDropped.accept("an op naming key " + Edn.str(k) + ", which the window had forgotten (it had retired)");
+  }
+
   private int newKey(Object k) {
+    keysSeen++;
     int id = keyObjs.size();
+    if (id == keySup.length) {
+      keySup = Arrays.copyOf(keySup, 2 * id);
+      keyThin = Arrays.copyOf(keyThin, 2 * id);
+    }
+    keySup[id] = -1;
+    keyThin[id] = false;
     keyObjs.add(k);
     writerOf.add(new LongIntMap(4));
     waiting.add(null);
@@ -776,7 +1083,41 @@ final class RegisterOnline {
     final boolean so, rt, rtCommit;
     /** 0 for a strong level's graph; else the commit-order edges it gets (RC_FORCED, RA_FORCED). */
     final int forced;
-    final TopologicalOrder g = new TopologicalOrder(0);
+    TopologicalOrder g = new TopologicalOrder(0);
+
+    /**
+     * Keeps the nodes nodeMap keeps (renumbered, in the same order) and the edges between them,
+     * their keys (in their tags) renumbered by newKey.
+     */
+    void rebuild(int[] nodeMap, int nodes, int[] newKey) {
+      TopologicalOrder ng = new TopologicalOrder(nodes);
+      int[] order = g.order(), keep = new int[nodes];
+      int j = 0;
+      for (int x : order) if (nodeMap[x] >= 0) keep[j++] = nodeMap[x];
+      ng.setOrder(keep);
+      int m = g.edgeCount(), kept = 0;
+      int[] outDeg = new int[nodes], inDeg = new int[nodes];
+      for (int e = 0; e < m; e++) {
+        int a = nodeMap[g.from(e)], b = nodeMap[g.to(e)];
+        if (a < 0 || b < 0) continue;
+        outDeg[a]++;
+        inDeg[b]++;
+        kept++;
+      }
+      ng.reserve(kept, outDeg, inDeg);
+      for (int e = 0; e < m; e++) {
+        int a = nodeMap[g.from(e)], b = nodeMap[g.to(e)];
+        if (a < 0 || b < 0) continue;
+        int tag = g.tag(e), k = ((tag & ~CAUSAL_TAG) >>> 7) - 1;
+        if (k >= 0) {
+          int nk = newKey[k];
+          tag = (tag & (CAUSAL_TAG | 127)) | (nk >= 0 && nk < (1 << 24) - 1 ? (nk + 1) << 7 : 0);
+        }
+        ng.add(a, b, tag, 0);
+      }
+      droppedEdges += m - ng.edgeCount();
+      g = ng;
+    }
 
     Graph(Level.Family f, List<Level> levels, int forced) {
       this.levels = List.copyOf(levels);
