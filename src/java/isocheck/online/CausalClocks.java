@@ -43,9 +43,11 @@ import java.util.Map;
  * of x. A read of nil (t1 the initial state) with such a writer is a violation at once
  * (COConflictCM).
  *
- * <p><b>Memory.</b> A writer's clock is kept while the history goes on (a read may name it any
- * time; the register engine keeps every transaction, no window), a non-writer's until its session
- * successor has joined it.
+ * <p><b>Memory.</b> A writer's clock is kept while the owner holds it (a read may name it any
+ * time), a non-writer's until its session successor has joined it. The owner's window ({@link
+ * RegisterOnline}, class comment) drops transactions and forgets keys, and this state is renumbered
+ * with them ({@link #remap}): a dropped transaction's causal past is dropped too, so a held
+ * transaction's clock keeps all it needs (entries for dropped members are never asked about).
  */
 final class CausalClocks {
   /** What the owner does: the facts of transactions, and the forced edges. */

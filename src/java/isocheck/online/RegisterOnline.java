@@ -79,9 +79,58 @@ import java.util.function.Consumer;
  * writer).
  *
  * <p>Left to the final check: every violation of a strong level that needs the version order (ww,
- * rw: G0, G-single, G2, lost update). Every transaction is kept (no window: memory grows with the
- * run); with {@code maxWritesPerKey} (Jepsen's {@code :max-writes-per-key}) TCC's clocks recycle
- * the chains of writers of retired keys, so their width stays near the number of live processes.
+ * rw: G0, G-single, G2, lost update).
+ *
+ * <p><b>The window</b> (with {@code maxWritesPerKey} > 0, Jepsen's {@code :max-writes-per-key},
+ * which its rw-register generator and the simulator retire keys after): memory bounded by what can
+ * still change, not by the run; without it every transaction is kept. A key is <i>closed</i> once
+ * it has had maxWritesPerKey writes invoked and no transaction naming it is in flight (nor waits
+ * for its clock, TCC's pin); <i>open</i> otherwise. A write of t to key x is <i>superseded</i> when
+ * another {@code :ok} writer of x was invoked after t completed and itself completed before every
+ * transaction in flight (at some collection) was invoked: a read of t's value of x from then on is
+ * a stale read in real time. A transaction is <i>live</i> when it is in flight; or has a write to
+ * an open key that is not superseded, or whose transaction is not committed by an {@code :ok} (an
+ * {@code :info} or failed one: a read may yet show it committed, or aborted: G1a); or is a reader
+ * waiting for a value's writer; or is the last commit of a session an earlier live transaction
+ * not committed may yet precede (an {@code :info} one shown committed later: an edge into it); or,
+ * for TCC, waits for its clock, or is a pred it will join, or a writer its reads name. Every so
+ * often (when twice as many transactions are held as the last collection kept; {@link
+ * #gcThreshold}) the live transactions and every node a graph (of any level) reaches from them are
+ * kept, renumbered densely in the same order, with the edges among them; the rest D is dropped. A
+ * dropped writer's values stay in its key's writer map, marked dropped, and the key marked as
+ * having lost a writer; a closed key with no writer kept and no reader waiting is forgotten (its
+ * id reused; remembered as forgotten, integer keys as ranges). TCC's clocks are renumbered with
+ * the transactions ({@link CausalClocks#remap}): a dropped writer leaves its keys' lists.
+ *
+ * <p><i>Soundness</i> (it does not rest on which transactions are live, which only makes the
+ * detection below rare). (1) D is closed under predecessors in every graph when it is dropped
+ * (what is kept is everything the graphs reach from the live set). (2) Every later edge into D is
+ * detected and makes the verdicts incomplete ({@link OnlineChecker#complete}) from that event:
+ * the edges into a transaction are write-read into its reader (a reader in flight, or waiting:
+ * live), session and realtime order into a transaction as it commits (in flight, or not committed
+ * with an open write: live; or shown committed through a read of a dropped or forgotten one,
+ * detected below), session order from an {@code :info} transaction shown committed into its
+ * session's later last commit (live while that transaction is; else detected), and a forced
+ * commit-order edge t2 → t1 into the writer t1 a read names (the read of a value whose writer was
+ * dropped, or of a forgotten key, is detected). An edge from D into a kept node is skipped. If (2)
+ * never fires, a cycle through D would enter D by an edge added before its target was dropped,
+ * whose source is then in D by (1); following the cycle back, all of it was in the graph when its
+ * last node was dropped, and the graph was acyclic then (an edge closing a cycle is refused and
+ * reported): so no cycle is missed. (3) The forced edges: a read's writers and RA's session writers
+ * are held or detected; a forced edge into the initial state (a nil read) from a dropped writer
+ * is a violation, not an edge, so a nil read of a key that lost a writer is detected; TCC's
+ * queries see held writers only, and a held writer is in a held reader's causal past iff it was
+ * before (a dropped pred's past is dropped, by (1), so a clock loses only dropped members; the
+ * last held writer of a key on a chain below a bound is the last writer there, as a held writer's
+ * CO successors are held). (4) The pre-checks consult held writers (G1a: a failed writer of an
+ * open key is live; G1b, future read, internal: the transaction itself), and a garbage read's
+ * reader waits, live. So a complete verdict is the verdict without the window, and an incomplete
+ * one still reports only certain violations. On Jepsen-shaped histories (2) fires only on a
+ * stale read (of a superseded write, or a nil read after a dropped write) and on a read of a
+ * retired key, which Jepsen's generator never issues. What grows with the run: a few words per
+ * process that ever ran (Jepsen's processes are replaced after each {@code :info}), the forgotten
+ * integer keys' ranges (one while they are forgotten in order), and the codes of non-integer
+ * values ({@link ValueCodes}).
  *
  * <p>The workload is told by the first op that shows it: a write or a non-list read makes this
  * engine take the history (and {@link OnlineChecker}'s list-append engines see no more of it); an
