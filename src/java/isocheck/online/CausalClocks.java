@@ -103,7 +103,7 @@ final class CausalClocks {
   private boolean[] lateReaderOn = new boolean[16], free = new boolean[16];
   private final ArrayList<IntList> keysOn = new ArrayList<>();
   private final IntList recyclable = new IntList();
-  private long recycled, retracted, moved;
+  private long recycled, retracted, moved, droppedChains;
 
   private final IntList work = new IntList();
   private long waited, queries, examined, edges;
@@ -633,6 +633,84 @@ final class CausalClocks {
       }
       ks.truncate(c);
     }
+    dropChains(kept);
+  }
+
+  /**
+   * Chains with no held member and no session going on them are never asked about again: they
+   * leave every clock, and the others are renumbered in order (a free one with no held member is
+   * no longer offered to a new session).
+   */
+  private void dropChains(int kept) {
+    int nc = chainLen.size();
+    boolean[] keepCh = new boolean[nc];
+    for (int t = 0, m = Math.min(kept, cap); t < m; t++) if (state[t] == RESOLVED && chain[t] >= 0) keepCh[chain[t]] = true;
+    for (int s = 0; s < sessionChain.size(); s++) if (sessionChain.get(s) >= 0) keepCh[sessionChain.get(s)] = true;
+    int[] chMap = new int[nc];
+    int c2 = 0;
+    for (int ch = 0; ch < nc; ch++) chMap[ch] = keepCh[ch] ? c2++ : -1;
+    if (c2 == nc) return;
+    droppedChains += nc - c2;
+    for (int ch = 0; ch < nc; ch++) {
+      int j = chMap[ch];
+      if (j < 0) continue;
+      chainLen.set(j, chainLen.get(ch));
+      tailOf.set(j, tailOf.get(ch));
+      tailIdx.set(j, tailIdx.get(ch));
+      liveOf.set(j, liveOf.get(ch));
+      lateReaderOn[j] = lateReaderOn[ch];
+      free[j] = free[ch];
+      keysOn.set(j, keysOn.get(ch));
+    }
+    chainLen.truncate(c2);
+    tailOf.truncate(c2);
+    tailIdx.truncate(c2);
+    liveOf.truncate(c2);
+    for (int ch = c2; ch < nc; ch++) {
+      lateReaderOn[ch] = false;
+      free[ch] = false;
+    }
+    while (keysOn.size() > c2) keysOn.remove(keysOn.size() - 1);
+    mapChains(freeChains, chMap);
+    mapChains(recyclable, chMap);
+    for (int s = 0; s < sessionChain.size(); s++) if (sessionChain.get(s) >= 0) sessionChain.set(s, chMap[sessionChain.get(s)]);
+    for (int t = 0, m = Math.min(kept, cap); t < m; t++) if (state[t] == RESOLVED && chain[t] >= 0) chain[t] = chMap[chain[t]];
+    for (KeyWriters kw : keys) {
+      if (kw == null) continue;
+      int j = 0;
+      for (int i = 0; i < kw.n; i++) {
+        int ch = chMap[kw.chains[i]];
+        if (ch < 0) continue; // no held member: its list is empty
+        kw.chains[j] = ch;
+        kw.lists[j++] = kw.lists[i];
+      }
+      for (int i = j; i < kw.n; i++) kw.lists[i] = null;
+      kw.n = j;
+    }
+    // Clocks: each array once (a clock may be shared by several transactions).
+    java.util.IdentityHashMap<int[], int[]> done = new java.util.IdentityHashMap<>();
+    for (int t = 0, m = Math.min(kept, cap); t < m; t++) {
+      int[] c = clock[t];
+      if (c == null) continue;
+      int[] nc2 = done.get(c);
+      if (nc2 == null) {
+        int e = 0;
+        for (int ch = 0; ch < c.length; ch++) if (c[ch] != 0 && chMap[ch] >= 0) e = chMap[ch] + 1;
+        nc2 = e == 0 ? EMPTY : new int[e];
+        for (int ch = 0; ch < c.length; ch++) if (c[ch] != 0 && chMap[ch] >= 0 && chMap[ch] < e) nc2[chMap[ch]] = c[ch];
+        done.put(c, nc2);
+      }
+      clock[t] = nc2;
+    }
+  }
+
+  private static void mapChains(IntList l, int[] chMap) {
+    int c = 0;
+    for (int i = 0; i < l.size(); i++) {
+      int ch = chMap[l.get(i)];
+      if (ch >= 0) l.set(c++, ch);
+    }
+    l.truncate(c);
   }
 
   private static IntList remap(IntList l, int[] newId) {
@@ -656,6 +734,7 @@ final class CausalClocks {
   void stats(Map<String, Object> m) {
     m.put("chains", (long) chainLen.size());
     m.put("chains-recycled", recycled);
+    m.put("chains-dropped", droppedChains);
     m.put("chains-free", (long) freeChains.size());
     m.put("retracted", retracted);
     m.put("sessions-moved", moved);
