@@ -908,7 +908,8 @@ final class RegisterOnline {
     int kept = 0;
     for (int t = 0; t < n; t++) newId[t] = keep[t] ? kept++ : -1;
     gcAt = Math.max(gcMin, 2 * kept);
-    if (kept == n) return;
+    // Rebuilding the graphs costs about what they hold: not for less than an eighth of them.
+    if (kept == n || n - kept < n / 8) return;
 
     // Keys: those closed with no writer kept and no reader waiting are forgotten; the others
     // renumbered densely, a dropped writer's values marked.
