@@ -23,9 +23,9 @@
 
 (defn- fed
   "A checker at levels (keywords) with max-writes (0: no window), collected after every
-  completion, after ops."
+  completion, keeping no retired key it can forget, after ops."
   ^OnlineChecker [levels max-writes ops]
-  (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) levels) "txn" 4 nil (int max-writes)) (.gcThreshold 1))
+  (let [oc (doto (OnlineChecker. (mapv #(Level/parse (name %)) levels) "txn" 4 nil (int max-writes)) (.gcThreshold 1) (.retiredKeysKept 0))
         r  (OpRecord.)]
     (doseq [[i op] (map-indexed vector ops)] (.op oc (isocheck.jepsen/fill! r i op)))
     (.end oc)
@@ -123,6 +123,33 @@
     (is (:window-complete? win))))
 
 ;; ---------------------------------------------------------------------------
+;; Without the weak levels no later edge goes into a committed writer
+
+(deftest without-the-weak-levels-old-writers-are-dropped-at-once
+  ;; Only RC, RA and TCC force edges into the writer a read names; the strong levels' graphs get
+  ;; none, so a committed writer is dropped once nothing live reaches it, and a later read of its
+  ;; value (here a stale one) needs nothing: its write-read edge is from a dropped transaction.
+  (let [win (data (fed [:serializable :snapshot-isolation] 3 session-stale))]
+    (is (<= 2 (get-in win [:stats :window :dropped-txns])) "T1 and T2, though x is still open")
+    (is (:window-complete? win))
+    (is (true? (valid win :serializable)))))
+
+(deftest an-intermediate-read-of-a-dropped-writer-is-still-found
+  (let [ops  (history [0 :invoke [[:w :x 1] [:w :x 2]]]
+                      [0 :ok     [[:w :x 1] [:w :x 2]]]
+                      [1 :invoke [[:w :y 1]]]
+                      [1 :ok     [[:w :y 1]]]
+                      [2 :invoke [[:r :x nil]]]
+                      [2 :ok     [[:r :x 1]]])
+        full (data (fed [:serializable] 0 ops))
+        win  (data (fed [:serializable] 8 ops))]
+    (is (pos? (get-in win [:stats :window :dropped-txns])) "the writer was dropped before the read")
+    (is (:window-complete? win))
+    (is (= :G1b (get-in full [:levels :serializable :first :anomaly])))
+    (is (= :G1b (get-in win [:levels :serializable :first :anomaly])) (pr-str (:violations win)))
+    (is (= [5 1] (get-in win [:levels :serializable :first :txns])) "the reader and the dropped writer")))
+
+;; ---------------------------------------------------------------------------
 ;; Over the simulator: the window changes no complete verdict, and reports only what offline does
 
 (defn- sim-config
@@ -146,10 +173,10 @@
   "One simulated rw-register history checked offline, online without a window (told the same
   :max-writes-per-key, so that TCC's clocks recycle chains alike, but never collected) and online
   with one collected every `every` completions."
-  [{:keys [max-writes every] :as cfg}]
+  [{:keys [max-writes every all-levels keys-kept] :or {all-levels all-levels, keys-kept 8192} :as cfg}]
   (let [b    (HistoryBuilder. History$Workload/REGISTER)
         full (doto (OnlineChecker. all-levels "txn" 4 nil (int max-writes)) (.gcThreshold Integer/MAX_VALUE))
-        win  (doto (OnlineChecker. all-levels "txn" 4 nil (int max-writes)) (.gcThreshold (int every)))
+        win  (doto (OnlineChecker. all-levels "txn" 4 nil (int max-writes)) (.gcThreshold (int every)) (.retiredKeysKept (int keys-kept)))
         _    (Simulator/run (sim-config cfg) (reify OpSink (op [_ r] (.op b r) (.op full r) (.op win r)) (end [_] (.end full) (.end win))))
         r    (Checker/check (.build b) (.levels (CheckOptions.) all-levels))
         scope (fn [^OnlineChecker oc] (into {} (map (fn [[l v]] [l (.name ^isocheck.history.Kw (get v "online-scope"))])) (get (.toData oc) "levels")))]
@@ -171,7 +198,8 @@
                     :txns (nth [300 800 1500] (mod i 3)), :sessions (nth [3 5 10] (mod (quot i 3) 3))
                     :keys (nth [4 10 30] (mod i 3)), :ops (nth [2 4 6] (mod (quot i 2) 3))
                     :info-rate (nth [0.0 0.02 0.1] (mod i 3))
-                    :max-writes (nth [4 8 16] (mod (quot i 2) 3)), :every (nth [1 8 32] (mod (+ i (quot i 3)) 3))})))))
+                    :max-writes (nth [4 8 16] (mod (quot i 2) 3)), :every (nth [1 8 32] (mod (+ i (quot i 3)) 3))
+                    :keys-kept (nth [0 16 8192] (mod (quot i 3) 3))})))))
 
 (deftest the-window-keeps-the-register-verdicts
   (let [rs       @results
@@ -198,12 +226,36 @@
       (doseq [l ["rc" "ra" "tcc"] :when (= "exact" (win-scope l))]
         (is (= (off l) (win l)) (str l ": exact and complete, yet the window and offline differ: " cfg))))))
 
+(deftest the-window-keeps-the-strong-verdicts
+  ;; The strong levels alone: committed writers are not kept for later forced edges.
+  (let [strong (mapv #(Level/parse (name %)) [:strict-serializable :serializable :snapshot-isolation])
+        rs (doall (for [i (range 6)
+                        [store bug] store-bugs]
+                    (sim-window {:seed (+ 7800 i), :store store, :bug bug, :all-levels strong
+                                 :txns (nth [300 1500] (mod i 2)), :sessions (nth [3 10] (mod (quot i 2) 2))
+                                 :keys (nth [4 10 30] (mod i 3)), :ops (nth [2 4] (mod (quot i 3) 2))
+                                 :info-rate (nth [0.0 0.05] (mod i 2)), :max-writes (nth [4 8 16] (mod i 3)), :every (nth [1 8] (mod i 2))
+                                 :keys-kept (nth [0 8192] (mod (quot i 3) 2))})))
+        complete (filter :complete? rs)]
+    (is (< (* 0.75 (count rs)) (count complete)) "most histories complete: a stale read needs nothing dropped here")
+    (is (< (count (remove :complete? (filter #(= 8192 (:keys-kept (:cfg %))) rs)))
+           (count (remove :complete? (filter #(= 0 (:keys-kept (:cfg %))) rs))))
+        "keeping retired keys' writer maps, fewer histories need what was forgotten (the simulator's bugs read retired keys)")
+    (is (< 10 (count (filter #(some true? (vals (:win %))) complete))) "violations found (pre-checks, G1c)")
+    (doseq [{:keys [cfg off full win]} rs]
+      (doseq [[l v] win :when v]
+        (is (true? (off l)) (str "the window reported a violation of " l " offline did not: " cfg))))
+    (doseq [{:keys [cfg full win full-counts win-counts]} complete]
+      (is (= full win) (str "complete, yet the window's verdicts differ from those without it: " cfg))
+      (is (= full-counts win-counts) (str "complete, yet the window's anomaly counts differ: " cfg)))))
+
 (deftest the-window-holds-a-bounded-number-of-transactions
   ;; A longer Jepsen-shaped run: what the window holds stays a small part of the run.
   (let [{:keys [window complete?]} (sim-window {:seed 5, :store Store/STRICT_SERIALIZABLE, :bug nil, :txns 20000
                                                 :sessions 10, :keys 20, :ops 4, :info-rate 0.01
-                                                :max-writes 16, :every 256})]
+                                                :max-writes 16, :every 256, :keys-kept 64})]
     (is complete?)
     (is (< 18000 (window "dropped-txns")) (pr-str window))
     (is (< (window "peak-live-txns") 2000) (pr-str window))
-    (is (< (window "live-keys") 200) (pr-str window))))
+    (is (< (window "live-keys") 300) (pr-str window))
+    (is (< 500 (window "forgotten-keys")) (pr-str window))))

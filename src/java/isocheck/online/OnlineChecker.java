@@ -637,6 +637,7 @@ public final class OnlineChecker implements OpSink {
   public void retiredKeysKept(int n) {
     if (n < 0) throw new IllegalArgumentException("retired keys kept must be >= 0");
     retiredKeysKept = n;
+    if (reg != null) reg.retiredKeysKept(n);
   }
 
   /**

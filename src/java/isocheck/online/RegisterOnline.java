@@ -144,6 +144,8 @@ final class RegisterOnline {
   private static final long NIL = Long.MIN_VALUE;
   /** In a key's writer map: the value's writer was dropped by the window. */
   private static final int DROPPED_IN_MAP = Integer.MAX_VALUE - 1;
+  /** In a key's writer map: the value's writer, not committed by an :ok, was dropped (a read of it needs it). */
+  private static final int DROPPED_OTHER_IN_MAP = Integer.MAX_VALUE - 2;
   /** A session's last commit, dropped by the window (lastCommittedOf). */
   private static final int DROPPED = -2;
 
@@ -187,7 +189,7 @@ final class RegisterOnline {
   private long ambiguous, waitingReads, txnsSeen, keysSeen;
 
   // The window (maxWritesPerKey > 0; see the class comment)
-  private int gcMin = 4096, gcAt = 4096, peakHeld;
+  private int gcMin = 4096, gcAt = 4096, peakHeld, retiredKeysKept = 8192;
   private long gcs, droppedTxns, droppedNodes, droppedEdges, forgottenKeys, needed;
   /**
    * Per key: the latest invocation of an :ok writer of it that completed before every transaction
@@ -196,6 +198,10 @@ final class RegisterOnline {
   private long[] keySup = new long[64];
   /** Per key: some writer of it was dropped (a nil read of it then needs them). */
   private boolean[] keyThin = new boolean[64];
+  /** Per key: named again after the window forgot it (a value of it no one wrote since may be a forgotten writer's). */
+  private boolean[] keyReborn = new boolean[64];
+  /** Per key (null: none): the values dropped :ok writers overwrote themselves, with the writer's name (G1b). */
+  private final ArrayList<HashMap<Long, Long>> keyInter = new ArrayList<>();
   private final WeakOnline.LongRanges forgottenLong = new WeakOnline.LongRanges();
   private final java.util.HashSet<Object> forgottenObj = new java.util.HashSet<>();
 
@@ -382,6 +388,9 @@ final class RegisterOnline {
 
   /** The most transactions held at once (sampled before each collection). */
   int peakHeld() { return mode > 0 ? Math.max(peakHeld, n) : 0; }
+
+  /** How many retired keys with no writer held the window keeps (their writer maps) before forgetting the oldest. */
+  void retiredKeysKept(int k) { retiredKeysKept = k; }
 
   /** Collect the window once this many transactions are held (then twice what a collection keeps). */
   void gcThreshold(int t) {
@@ -606,7 +615,7 @@ final class RegisterOnline {
         if (kind != OpRecord.READ) continue;
       }
       if (v == NIL) {
-        if (keyThin[k]) needDropped.accept(name(t) + " read key " + Edn.str(keyObjs.get(k))
+        if (anyForced && keyThin[k]) needDropped.accept(name(t) + " read key " + Edn.str(keyObjs.get(k))
             + " = nil after the window had dropped a writer of it (its forced commit order needs that writer)");
         rKey.add(k);
         rFrom.add(INITIAL);
@@ -614,7 +623,19 @@ final class RegisterOnline {
       }
       int w = writerOf.get(k).get(v);
       if (w == AMBIGUOUS) continue;
-      if (w == DROPPED_IN_MAP) {
+      if (w == DROPPED_IN_MAP && !anyForced) {
+        // No forced commit order: a dropped :ok writer is only the source of an edge, skipped
+        // (class comment); G1b from the values it overwrote.
+        HashMap<Long, Long> iv = keyInter.get(k);
+        Long by = again || iv == null ? null : iv.get(v);
+        if (by != null) {
+          out.report("G1b", all, new long[] {display[t], by}, new String[0],
+              name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", but T" + by
+                  + " overwrote that value within the same transaction: an intermediate read.");
+        }
+        continue;
+      }
+      if (w == DROPPED_IN_MAP || w == DROPPED_OTHER_IN_MAP) {
         needDropped.accept(name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v)
             + ", written by a transaction the window had dropped");
         continue;
@@ -626,6 +647,7 @@ final class RegisterOnline {
         }
         continue;
       }
+      if (w < 0 && keyReborn[k]) continue; // maybe a forgotten writer's (the verdicts say they are incomplete)
       if (w < 0) {
         HashMap<Long, IntList> wait = waiting.get(k);
         if (wait == null) waiting.set(k, wait = new HashMap<>());
@@ -836,7 +858,8 @@ final class RegisterOnline {
     if (ks == null) return false;
     for (int k : ks) {
       if (closed[k]) continue;
-      if (node[t] < 0 || status[t] != OpType.OK || doneEv[t] >= keySup[k]) return true;
+      // Without the weak levels' forced edges, no later edge goes into a committed writer.
+      if (node[t] < 0 || status[t] != OpType.OK || anyForced && doneEv[t] >= keySup[k]) return true;
     }
     return false;
   }
@@ -918,11 +941,34 @@ final class RegisterOnline {
       int[] ks = wKeys[t];
       if (ks != null) for (int k : ks) if (keep[t]) heldWriter[k] = true; else keyThin[k] = true;
     }
+    for (int t = 0; t < n; t++) {
+      if (keep[t] || wKeys[t] == null || node[t] < 0 || status[t] != OpType.OK) continue;
+      int[] ks = wKeys[t];
+      for (int j = 0; j < ks.length; j++) {
+        if (!wInter[t][j]) continue;
+        HashMap<Long, Long> iv = keyInter.get(ks[j]);
+        if (iv == null) keyInter.set(ks[j], iv = new HashMap<>());
+        iv.put(wVals[t][j], display[t]);
+      }
+    }
+    // Retired keys no held transaction writes: the newest retiredKeysKept keep their writer maps
+    // (a stale read of one needs no more without the weak levels), the older ones are forgotten.
+    boolean[] forget = new boolean[nk];
+    int idle = 0;
+    for (int k = 0; k < nk; k++) {
+      HashMap<Long, IntList> w = waiting.get(k);
+      forget[k] = closed[k] && !heldWriter[k] && (w == null || w.isEmpty());
+      if (forget[k]) idle++;
+    }
+    for (int k = 0, drop = idle - retiredKeysKept; k < nk; k++) { // ids are in order of first use
+      if (!forget[k]) continue;
+      if (drop > 0) drop--;
+      else forget[k] = false;
+    }
     int[] newKey = new int[nk];
     int kk = 0;
     for (int k = 0; k < nk; k++) {
-      HashMap<Long, IntList> w = waiting.get(k);
-      if (closed[k] && !heldWriter[k] && (w == null || w.isEmpty())) {
+      if (forget[k]) {
         newKey[k] = -1;
         Object key = keyObjs.get(k);
         if (key instanceof Long && longKeys.get((Long) key) == k) forgottenLong.add((Long) key);
@@ -942,22 +988,25 @@ final class RegisterOnline {
       LongIntMap wm = writerOf.get(k);
       for (int i = 0, c = wm.slots(); i < c; i++) {
         int w = wm.slotValue(i);
-        if (w < 0 || w == AMBIGUOUS || w == DROPPED_IN_MAP) continue;
-        wm.setSlotValue(i, newId[w] >= 0 ? newId[w] : DROPPED_IN_MAP);
+        if (w < 0 || w == AMBIGUOUS || w == DROPPED_IN_MAP || w == DROPPED_OTHER_IN_MAP) continue;
+        wm.setSlotValue(i, newId[w] >= 0 ? newId[w] : node[w] >= 0 && status[w] == OpType.OK ? DROPPED_IN_MAP : DROPPED_OTHER_IN_MAP);
       }
       HashMap<Long, IntList> wt = waiting.get(k);
       if (wt != null) for (IntList rs : wt.values()) for (int i = 0; i < rs.size(); i++) rs.set(i, newId[rs.get(i)]);
       keyObjs.set(j, key);
+      keyInter.set(j, keyInter.get(k));
       writerOf.set(j, wm);
       waiting.set(j, wt);
       keyWrites.set(j, keyWrites.get(k));
       keyInFlight.set(j, keyInFlight.get(k));
       keySup[j] = keySup[k];
       keyThin[j] = keyThin[k];
+      keyReborn[j] = keyReborn[k];
     }
     longKeys = lk;
     for (int k = nk - 1; k >= kk; k--) {
       keyObjs.remove(k);
+      keyInter.remove(k);
       writerOf.remove(k);
       waiting.remove(k);
     }
@@ -1077,16 +1126,20 @@ final class RegisterOnline {
       long k = r.keyLong(i);
       int id = longKeys.get(k);
       if (id >= 0) return id;
-      if (forgottenKeys > 0 && forgottenLong.contains(k)) forgotten(k);
+      boolean again = forgottenKeys > 0 && forgottenLong.contains(k);
+      if (again) forgotten(k);
       id = newKey(k);
+      keyReborn[id] = again;
       longKeys.put(k, id);
       return id;
     }
     Object k = r.key(i);
     Integer id = objKeys.get(k);
     if (id != null) return id;
-    if (forgottenKeys > 0 && forgottenObj.contains(k)) forgotten(k);
+    boolean again = forgottenKeys > 0 && forgottenObj.contains(k);
+    if (again) forgotten(k);
     int nid = newKey(k);
+    keyReborn[nid] = again;
     objKeys.put(k, nid);
     return nid;
   }
@@ -1102,10 +1155,13 @@ final class RegisterOnline {
     if (id == keySup.length) {
       keySup = Arrays.copyOf(keySup, 2 * id);
       keyThin = Arrays.copyOf(keyThin, 2 * id);
+      keyReborn = Arrays.copyOf(keyReborn, 2 * id);
     }
     keySup[id] = -1;
     keyThin[id] = false;
+    keyReborn[id] = false;
     keyObjs.add(k);
+    keyInter.add(null);
     writerOf.add(new LongIntMap(4));
     waiting.add(null);
     keyWrites.add(0);
