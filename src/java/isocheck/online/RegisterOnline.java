@@ -89,18 +89,25 @@ import java.util.function.Consumer;
  * another {@code :ok} writer of x was invoked after t completed and itself completed before every
  * transaction in flight (at some collection) was invoked: a read of t's value of x from then on is
  * a stale read in real time. A transaction is <i>live</i> when it is in flight; or has a write to
- * an open key that is not superseded, or whose transaction is not committed by an {@code :ok} (an
- * {@code :info} or failed one: a read may yet show it committed, or aborted: G1a); or is a reader
+ * an open key that is not superseded (only when a weak level is checked: its forced edges go into
+ * the writer a read names; the strong levels' graphs get no later edge into a committed writer),
+ * or whose transaction is not committed by an {@code :ok} (an {@code :info} or failed one: a read
+ * may yet show it committed, or aborted: G1a); or is a reader
  * waiting for a value's writer; or is the last commit of a session an earlier live transaction
  * not committed may yet precede (an {@code :info} one shown committed later: an edge into it); or,
  * for TCC, waits for its clock, or is a pred it will join, or a writer its reads name. Every so
  * often (when twice as many transactions are held as the last collection kept; {@link
  * #gcThreshold}) the live transactions and every node a graph (of any level) reaches from them are
- * kept, renumbered densely in the same order, with the edges among them; the rest D is dropped. A
- * dropped writer's values stay in its key's writer map, marked dropped, and the key marked as
- * having lost a writer; a closed key with no writer kept and no reader waiting is forgotten (its
- * id reused; remembered as forgotten, integer keys as ranges). TCC's clocks are renumbered with
- * the transactions ({@link CausalClocks#remap}): a dropped writer leaves its keys' lists.
+ * kept, renumbered densely in the same order, with the edges among them; the rest D is dropped
+ * (not when that would be less than an eighth: the rebuild costs about what the graphs hold). A
+ * dropped writer's values stay in its key's writer map, marked dropped (and whether it was
+ * committed by an {@code :ok}), with the values it overwrote itself (G1b), and the key marked as
+ * having lost a writer; of the closed keys with no writer kept and no reader waiting, the newest
+ * {@link #retiredKeysKept} (8192) keep that map and the older ones are forgotten (their ids
+ * reused; remembered as forgotten, integer keys as ranges; a key named again after that never
+ * reports a garbage read, as its values may be a forgotten writer's). TCC's clocks are renumbered
+ * with the transactions ({@link CausalClocks#remap}): a dropped writer leaves its keys' lists, and
+ * a chain with no held member and no session on it leaves every clock.
  *
  * <p><i>Soundness</i> (it does not rest on which transactions are live, which only makes the
  * detection below rare). (1) D is closed under predecessors in every graph when it is dropped
@@ -111,8 +118,10 @@ import java.util.function.Consumer;
  * with an open write: live; or shown committed through a read of a dropped or forgotten one,
  * detected below), session order from an {@code :info} transaction shown committed into its
  * session's later last commit (live while that transaction is; else detected), and a forced
- * commit-order edge t2 → t1 into the writer t1 a read names (the read of a value whose writer was
- * dropped, or of a forgotten key, is detected). An edge from D into a kept node is skipped. If (2)
+ * commit-order edge t2 → t1 into the writer t1 a read names, with a weak level checked (the read
+ * of a value whose writer was dropped, or of a forgotten key, is detected; without one, the read
+ * of a dropped {@code :ok} writer's value adds only an edge from D). An edge from D into a kept
+ * node is skipped. If (2)
  * never fires, a cycle through D would enter D by an edge added before its target was dropped,
  * whose source is then in D by (1); following the cycle back, all of it was in the graph when its
  * last node was dropped, and the graph was acyclic then (an edge closing a cycle is refused and
@@ -122,12 +131,14 @@ import java.util.function.Consumer;
  * queries see held writers only, and a held writer is in a held reader's causal past iff it was
  * before (a dropped pred's past is dropped, by (1), so a clock loses only dropped members; the
  * last held writer of a key on a chain below a bound is the last writer there, as a held writer's
- * CO successors are held). (4) The pre-checks consult held writers (G1a: a failed writer of an
- * open key is live; G1b, future read, internal: the transaction itself), and a garbage read's
- * reader waits, live. So a complete verdict is the verdict without the window, and an incomplete
- * one still reports only certain violations. On Jepsen-shaped histories (2) fires only on a
- * stale read (of a superseded write, or a nil read after a dropped write) and on a read of a
- * retired key, which Jepsen's generator never issues. What grows with the run: a few words per
+ * CO successors are held). (4) The pre-checks consult held writers or what their marks keep (G1a:
+ * a failed writer of an open key is live, a dropped one not committed by an {@code :ok} is
+ * detected when read; G1b: the values dropped writers overwrote; future read, internal: the
+ * transaction itself), and a garbage read's reader waits, live. So a complete verdict is the verdict without the window, and an incomplete
+ * one still reports only certain violations. On Jepsen-shaped histories (2) fires only, with a
+ * weak level, on a stale read (of a superseded write, or a nil read after a dropped write) or a
+ * read of a retired key, and, without one, on a read of a forgotten key or of a dropped {@code
+ * :info} or failed writer's value; Jepsen's generator never names a retired key again. What grows with the run: a few words per
  * process that ever ran (Jepsen's processes are replaced after each {@code :info}), the forgotten
  * integer keys' ranges (one while they are forgotten in order), and the codes of non-integer
  * values ({@link ValueCodes}).
