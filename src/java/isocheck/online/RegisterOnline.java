@@ -89,10 +89,10 @@ import java.util.function.Consumer;
  * another {@code :ok} writer of x was invoked after t completed and itself completed before every
  * transaction in flight (at some collection) was invoked: a read of t's value of x from then on is
  * a stale read in real time. A transaction is <i>live</i> when it is in flight; or has a write to
- * an open key that is not superseded (only when a weak level is checked: its forced edges go into
- * the writer a read names; the strong levels' graphs get no later edge into a committed writer),
- * or whose transaction is not committed by an {@code :ok} (an {@code :info} or failed one: a read
- * may yet show it committed, or aborted: G1a); or is a reader
+ * an open key, and is not committed (an {@code :info} or failed one: a read may yet show it
+ * committed, or aborted: G1a), or, when a weak level is checked, has not completed {@code :ok} or
+ * that write is not superseded (the weak levels' forced edges go into the writer a read names; the
+ * strong levels' graphs get no later edge into a committed writer); or is a reader
  * waiting for a value's writer; or is the last commit of a session an earlier live transaction
  * not committed may yet precede (an {@code :info} one shown committed later: an edge into it); or,
  * for TCC, waits for its clock, or is a pred it will join, or a writer its reads name. Every so
@@ -101,7 +101,7 @@ import java.util.function.Consumer;
  * kept, renumbered densely in the same order, with the edges among them; the rest D is dropped
  * (not when that would be less than an eighth: the rebuild costs about what the graphs hold). A
  * dropped writer's values stay in its key's writer map, marked dropped (and whether it was
- * committed by an {@code :ok}), with the values it overwrote itself (G1b), and the key marked as
+ * committed), with the values a committed one overwrote itself (G1b), and the key marked as
  * having lost a writer; of the closed keys with no writer kept and no reader waiting, the newest
  * {@link #retiredKeysKept} (8192) keep that map and the older ones are forgotten (their ids
  * reused; remembered as forgotten, integer keys as ranges; a key named again after that never
@@ -120,7 +120,7 @@ import java.util.function.Consumer;
  * session's later last commit (live while that transaction is; else detected), and a forced
  * commit-order edge t2 → t1 into the writer t1 a read names, with a weak level checked (the read
  * of a value whose writer was dropped, or of a forgotten key, is detected; without one, the read
- * of a dropped {@code :ok} writer's value adds only an edge from D). An edge from D into a kept
+ * of a dropped committed writer's value adds only an edge from D). An edge from D into a kept
  * node is skipped. If (2)
  * never fires, a cycle through D would enter D by an edge added before its target was dropped,
  * whose source is then in D by (1); following the cycle back, all of it was in the graph when its
@@ -132,13 +132,12 @@ import java.util.function.Consumer;
  * before (a dropped pred's past is dropped, by (1), so a clock loses only dropped members; the
  * last held writer of a key on a chain below a bound is the last writer there, as a held writer's
  * CO successors are held). (4) The pre-checks consult held writers or what their marks keep (G1a:
- * a failed writer of an open key is live, a dropped one not committed by an {@code :ok} is
- * detected when read; G1b: the values dropped writers overwrote; future read, internal: the
+ * a failed writer of an open key is live, a dropped one not committed is detected when read; G1b: the values dropped writers overwrote; future read, internal: the
  * transaction itself), and a garbage read's reader waits, live. So a complete verdict is the verdict without the window, and an incomplete
  * one still reports only certain violations. On Jepsen-shaped histories (2) fires only, with a
  * weak level, on a stale read (of a superseded write, or a nil read after a dropped write) or a
- * read of a retired key, and, without one, on a read of a forgotten key or of a dropped {@code
- * :info} or failed writer's value; Jepsen's generator never names a retired key again. What grows with the run: a few words per
+ * read of a retired key, and, without one, on a read of a forgotten key or of the value of a
+ * dropped writer never shown committed; Jepsen's generator never names a retired key again. What grows with the run: a few words per
  * process that ever ran (Jepsen's processes are replaced after each {@code :info}), the forgotten
  * integer keys' ranges (one while they are forgotten in order), and the codes of non-integer
  * values ({@link ValueCodes}).
@@ -153,9 +152,9 @@ final class RegisterOnline {
   private static final int AMBIGUOUS = Integer.MAX_VALUE;
   /** The code of nil (never a value's: interned codes start above it). */
   private static final long NIL = Long.MIN_VALUE;
-  /** In a key's writer map: the value's writer was dropped by the window. */
+  /** In a key's writer map: the value's writer, committed, was dropped by the window. */
   private static final int DROPPED_IN_MAP = Integer.MAX_VALUE - 1;
-  /** In a key's writer map: the value's writer, not committed by an :ok, was dropped (a read of it needs it). */
+  /** In a key's writer map: the value's writer, not committed, was dropped (a read of it needs it). */
   private static final int DROPPED_OTHER_IN_MAP = Integer.MAX_VALUE - 2;
   /** A session's last commit, dropped by the window (lastCommittedOf). */
   private static final int DROPPED = -2;
@@ -635,7 +634,7 @@ final class RegisterOnline {
       int w = writerOf.get(k).get(v);
       if (w == AMBIGUOUS) continue;
       if (w == DROPPED_IN_MAP && !anyForced) {
-        // No forced commit order: a dropped :ok writer is only the source of an edge, skipped
+        // No forced commit order: a dropped committed writer is only the source of an edge, skipped
         // (class comment); G1b from the values it overwrote.
         HashMap<Long, Long> iv = keyInter.get(k);
         Long by = again || iv == null ? null : iv.get(v);
@@ -870,7 +869,7 @@ final class RegisterOnline {
     for (int k : ks) {
       if (closed[k]) continue;
       // Without the weak levels' forced edges, no later edge goes into a committed writer.
-      if (node[t] < 0 || status[t] != OpType.OK || anyForced && doneEv[t] >= keySup[k]) return true;
+      if (node[t] < 0 || anyForced && (status[t] != OpType.OK || doneEv[t] >= keySup[k])) return true;
     }
     return false;
   }
@@ -953,7 +952,7 @@ final class RegisterOnline {
       if (ks != null) for (int k : ks) if (keep[t]) heldWriter[k] = true; else keyThin[k] = true;
     }
     for (int t = 0; t < n; t++) {
-      if (keep[t] || wKeys[t] == null || node[t] < 0 || status[t] != OpType.OK) continue;
+      if (keep[t] || wKeys[t] == null || node[t] < 0) continue;
       int[] ks = wKeys[t];
       for (int j = 0; j < ks.length; j++) {
         if (!wInter[t][j]) continue;
@@ -1000,7 +999,7 @@ final class RegisterOnline {
       for (int i = 0, c = wm.slots(); i < c; i++) {
         int w = wm.slotValue(i);
         if (w < 0 || w == AMBIGUOUS || w == DROPPED_IN_MAP || w == DROPPED_OTHER_IN_MAP) continue;
-        wm.setSlotValue(i, newId[w] >= 0 ? newId[w] : node[w] >= 0 && status[w] == OpType.OK ? DROPPED_IN_MAP : DROPPED_OTHER_IN_MAP);
+        wm.setSlotValue(i, newId[w] >= 0 ? newId[w] : node[w] >= 0 ? DROPPED_IN_MAP : DROPPED_OTHER_IN_MAP);
       }
       HashMap<Long, IntList> wt = waiting.get(k);
       if (wt != null) for (IntList rs : wt.values()) for (int i = 0; i < rs.size(); i++) rs.set(i, newId[rs.get(i)]);
