@@ -951,6 +951,18 @@ final class RegisterOnline {
       int[] ks = wKeys[t];
       if (ks != null) for (int k : ks) if (keep[t]) heldWriter[k] = true; else keyThin[k] = true;
     }
+    // Writer maps: each writer's values to its new id, or marked dropped (a map holds only its
+    // key's writers' values, by their writes; ids before the first dropped one do not change).
+    for (int t = 0; t < n; t++) {
+      int[] ks = wKeys[t];
+      int to = newId[t] >= 0 ? newId[t] : node[t] >= 0 ? DROPPED_IN_MAP : DROPPED_OTHER_IN_MAP;
+      if (ks == null || to == t) continue;
+      long[] vs = wVals[t];
+      for (int j = 0; j < ks.length; j++) {
+        LongIntMap wm = writerOf.get(ks[j]);
+        if (wm.get(vs[j]) == t) wm.put(vs[j], to);
+      }
+    }
     for (int t = 0; t < n; t++) {
       if (keep[t] || wKeys[t] == null || node[t] < 0) continue;
       int[] ks = wKeys[t];
@@ -996,11 +1008,6 @@ final class RegisterOnline {
       if (j < 0) continue;
       if (isLong) lk.put((Long) key, j);
       LongIntMap wm = writerOf.get(k);
-      for (int i = 0, c = wm.slots(); i < c; i++) {
-        int w = wm.slotValue(i);
-        if (w < 0 || w == AMBIGUOUS || w == DROPPED_IN_MAP || w == DROPPED_OTHER_IN_MAP) continue;
-        wm.setSlotValue(i, newId[w] >= 0 ? newId[w] : node[w] >= 0 ? DROPPED_IN_MAP : DROPPED_OTHER_IN_MAP);
-      }
       HashMap<Long, IntList> wt = waiting.get(k);
       if (wt != null) for (IntList rs : wt.values()) for (int i = 0; i < rs.size(); i++) rs.set(i, newId[rs.get(i)]);
       keyObjs.set(j, key);
