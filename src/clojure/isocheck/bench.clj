@@ -1357,7 +1357,7 @@
 (defn- online-register-rows
   "rw-register rows of `lein bench online` (isocheck.online.RegisterOnline): the Java
   OnlineChecker's ingest rate (median of 3, wall clock and CPU time of the ingesting thread),
-  the heap it retains at the end (no window: every transaction is kept), violations found,
+  the heap it retains at the end (with the window, :max-writes-per-key 32), violations found,
   whether the weak levels' online verdicts are exact (:online-scope :exact; TCC's causal edges,
   CausalClocks) and TCC's chains (its clocks' width), on the SSER store (valid) and the SI store
   with 1% causality violations (TCC violated)."
@@ -1370,8 +1370,8 @@
       (let [s (recorded (online-register-config store bug 20000))]
         (dotimes [_ 3] (ingest-register s (mapv #(Level/parse %) (into ser+si weak))))))
     (println)
-    (println "rw-register (RegisterOnline, no window): Java ingest, median of 3 (wall, and CPU of the ingesting thread); weak levels exact online (:online-scope :exact)?")
-    (println (format "%-24s %-11s %10s %10s %10s %8s %7s %7s %7s %s" "history" "levels" "txns" "java txn/s" "cpu txn/s" "ckr heap" "found" "exact" "chains" "violated online"))
+    (println "rw-register (RegisterOnline, window :max-writes-per-key 32): Java ingest, median of 3 (wall, and CPU of the ingesting thread); weak levels exact online (:online-scope :exact)?")
+    (println (format "%-24s %-11s %10s %10s %10s %8s %9s %7s %7s %7s %s" "history" "levels" "txns" "java txn/s" "cpu txn/s" "ckr heap" "held max" "found" "exact" "chains" "violated online"))
     (doseq [n sizes
             [label store bug] stores]
       (let [s (recorded (online-register-config store bug n))]
@@ -1390,7 +1390,8 @@
                 more (vec (for [_ (range 2)] (ingest-register s levels)))
                 java-s (median (cons s1 (map second more)))
                 cpu-s (median (cons c1 (map #(nth % 2) more)))]
-            (println (format "%-24s %-11s %,10d %,10.0f %,10.0f %8s %,7d %7s %7s %s" label lname n (/ n java-s) (/ n cpu-s) (mb heap) (long found)
+            (println (format "%-24s %-11s %,10d %,10.0f %,10.0f %8s %,9d %,7d %7s %7s %s" label lname n (/ n java-s) (/ n cpu-s) (mb heap)
+                             (.peakLiveTxns oc) (long found)
                              (if (some (set weak) names) (if exact "yes" "no") "-") (or chains "-") (str/join " " violated)))
             (flush)))))))
 
@@ -1507,6 +1508,64 @@
 
 ;; lein bench online-stream
 
+(defn online-stream-register-main
+  "`lein bench online-stream-register [SIZES...]`: as online-stream, on rw-register
+  (RegisterOnline's window, issue 28): one Jepsen-shaped rw-register history
+  (online-register-config: 10 sessions, 4 micro-ops, half reads, 1,000 keys zipf rotating after
+  32 writes, 5% :fail, 1% :info; the strict-serializable store) as long as the largest size,
+  streamed from the simulator into an OnlineChecker with the window (:max-writes-per-key 32) for
+  serializable + snapshot-isolation + rc + ra + tcc. At each size: the heap in use after a full GC
+  (simulator and checker), the transactions held now and at most, the keys held and forgotten,
+  TCC's chains, the rate so far, and whether the verdicts are complete (nothing dropped was
+  needed) and the weak levels exact."
+  [sizes]
+  (let [sizes  (vec (sort sizes))
+        n      (long (peek sizes))
+        levels (mapv #(Level/parse %) ["serializable" "snapshot-isolation" "rc" "ra" "tcc"])
+        oc     (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
+        done   (long-array 1)
+        next   (volatile! sizes)
+        t0     (System/nanoTime)
+        rt     (Runtime/getRuntime)]
+    (println (format "isocheck online-stream-register bench: %d cores, max heap %s; load average %s; rw-register, SER+SI+RC+RA+TCC, window :max-writes-per-key %d"
+                     (.availableProcessors rt) (mb (.maxMemory rt))
+                     (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                           (catch java.io.IOException _ "? ? ?")) #" ")))
+                     online-mwpk))
+    (println (format "%12s %9s %10s %10s %9s %10s %9s %10s %7s %6s %6s"
+                     "txns" "time (s)" "txn/s" "heap (GC)" "held" "peak held" "keys held" "keys forg" "chains" "compl" "exact"))
+    (flush)
+    (Simulator/run (online-register-config Store/STRICT_SERIALIZABLE nil (+ n 1000)) ; a margin: transactions in flight at the end never complete
+                   (reify OpSink
+                     (op [_ r]
+                       (.op oc r)
+                       (when (not= OpType/INVOKE (.type ^OpRecord r))
+                         (let [c (aset done 0 (inc (aget done 0)))]
+                           (when (and (seq @next) (= c (long (first @next))))
+                             (vswap! next rest)
+                             (let [s  (/ (- (System/nanoTime) t0) 1e9)
+                                   _  (gc!)
+                                   h  (used)
+                                   st (into {} (.stats oc))
+                                   w  (into {} (get st "window"))
+                                   rg (into {} (get st "register"))
+                                   d  (.toData oc)
+                                   exact (every? (fn [l] (= "exact" (.name ^isocheck.history.Kw (get-in (into {} (get d "levels")) [l "online-scope"]))))
+                                                 ["rc" "ra" "tcc"])]
+                               (println (format "%,12d %9.0f %,10.0f %10s %,9d %,10d %,9d %,10d %7d %6s %6s"
+                                                c s (/ c s) (mb h) (long (w "live-txns")) (long (w "peak-live-txns"))
+                                                (long (w "live-keys")) (long (w "forgotten-keys")) (long (rg "chains"))
+                                                (if (.complete oc) "yes" "no") (if exact "yes" "no")))
+                               (flush))))))
+                     (end [_] (.end oc))))
+    (println (format "violations: %d; %s" (count (.violations oc)) (pr-str (into {} (.counts oc)))))))
+
+(defn online-register-main
+  "`lein bench online-register [SIZES...]`: only the rw-register rows of `lein bench online`
+  (online-register-rows), default 10^5 transactions."
+  [sizes]
+  (online-register-rows sizes))
+
 (defn online-stream-main
   "`lein bench online-stream [SIZES...]`: the window's memory over a long run (issue 28). One
   Jepsen-shaped list-append history (online-config: 10 sessions, 4 micro-ops, half reads, 1,000
@@ -1575,6 +1634,8 @@
    "certificates" [certificates-main [100000 1000000]]
    "online" [online-main [100000 1000000]]
    "online-stream" [online-stream-main [1000000 5000000 10000000]]
+   "online-stream-register" [online-stream-register-main [1000000 5000000 10000000]]
+   "online-register" [online-register-main [100000]]
    "fill"   [fill-main [100000]]})
 
 (defn -main [& args]

@@ -43,9 +43,11 @@ import java.util.Map;
  * of x. A read of nil (t1 the initial state) with such a writer is a violation at once
  * (COConflictCM).
  *
- * <p><b>Memory.</b> A writer's clock is kept while the history goes on (a read may name it any
- * time; the register engine keeps every transaction, no window), a non-writer's until its session
- * successor has joined it.
+ * <p><b>Memory.</b> A writer's clock is kept while the owner holds it (a read may name it any
+ * time), a non-writer's until its session successor has joined it. The owner's window ({@link
+ * RegisterOnline}, class comment) drops transactions and forgets keys, and this state is renumbered
+ * with them ({@link #remap}): a dropped transaction's causal past is dropped too, so a held
+ * transaction's clock keeps all it needs (entries for dropped members are never asked about).
  */
 final class CausalClocks {
   /** What the owner does: the facts of transactions, and the forced edges. */
@@ -101,7 +103,7 @@ final class CausalClocks {
   private boolean[] lateReaderOn = new boolean[16], free = new boolean[16];
   private final ArrayList<IntList> keysOn = new ArrayList<>();
   private final IntList recyclable = new IntList();
-  private long recycled, retracted, moved;
+  private long recycled, retracted, moved, droppedChains;
 
   private final IntList work = new IntList();
   private long waited, queries, examined, edges;
@@ -500,6 +502,228 @@ final class CausalClocks {
     }
   }
 
+  /**
+   * The transactions among the owner's first n that its window must hold for these clocks: those
+   * waiting for their clock, the preds they will join, and the writers their reads name (the
+   * targets of the edges their check may force).
+   */
+  void holds(int n, IntList out) {
+    for (int t = 0, m = Math.min(n, cap); t < m; t++) {
+      if (state[t] != WAITING) continue;
+      out.add(t);
+      int[] ps = pendPreds[t];
+      if (ps != null) for (int p : ps) out.add(p);
+      int[] q = pendQueries[t];
+      if (q != null) for (int i = 1; i < q.length; i += 2) if (q[i] >= 0) out.add(q[i]);
+    }
+  }
+
+  /**
+   * The owner's window dropped transactions and forgot keys: transaction t is now newId[t] (-1:
+   * dropped), key x newKey[x] (-1: forgotten); kept transactions and keys keep their order. What
+   * a held transaction names after it (its readers, waiters, a retracted member's successors) is
+   * held (the owner keeps what its graphs reach); what it names before it (session predecessor,
+   * chain predecessor) may be dropped, and is then forgotten. A dropped writer leaves its keys'
+   * lists; its causal past is dropped too, so no query about a held writer changes (class comment).
+   */
+  void remap(int[] newId, int kept, int[] newKey, int keysKept) {
+    for (int t = 0; t < newId.length; t++) {
+      int j = newId[t];
+      if (j < 0) continue;
+      if (t >= cap) { // never committed (nothing here): an empty slot
+        ensure(j);
+        state[j] = NONE;
+        clock[j] = null;
+        pendPreds[j] = pendQueries[j] = null;
+        waiters[j] = readersOf[j] = null;
+        continue;
+      }
+      state[j] = state[t];
+      soPred[j] = soPred[t] >= 0 ? newId[soPred[t]] : -1;
+      waitN[j] = waitN[t];
+      chain[j] = chain[t];
+      idx[j] = idx[t];
+      chainPrev[j] = chainPrev[t] >= 0 ? newId[chainPrev[t]] : -1;
+      late[j] = late[t];
+      readsLate[j] = readsLate[t];
+      hasReader[j] = hasReader[t];
+      clock[j] = clock[t];
+      int[] ps = pendPreds[t];
+      if (ps != null) {
+        ps = ps.clone();
+        for (int i = 0; i < ps.length; i++) ps[i] = newId[ps[i]]; // held (holds)
+      }
+      pendPreds[j] = ps;
+      int[] q = pendQueries[t];
+      if (q != null) {
+        q = q.clone();
+        for (int i = 0; i < q.length; i += 2) {
+          q[i] = newKey[q[i]]; // pinned: open, kept
+          if (q[i + 1] >= 0) q[i + 1] = newId[q[i + 1]];
+        }
+      }
+      pendQueries[j] = q;
+      waiters[j] = remap(waiters[t], newId);
+      readersOf[j] = remap(readersOf[t], newId);
+    }
+    for (int t = kept; t < cap; t++) {
+      state[t] = NONE;
+      clock[t] = null;
+      pendPreds[t] = pendQueries[t] = null;
+      waiters[t] = readersOf[t] = null;
+    }
+    for (int ch = 0; ch < tailOf.size(); ch++) {
+      int m = tailOf.get(ch);
+      if (m >= 0) tailOf.set(ch, newId[m]); // dropped: so is every member before it
+    }
+    for (int s = 0; s < lastRetracted.size(); s++) {
+      int m = lastRetracted.get(s);
+      if (m >= 0) lastRetracted.set(s, newId[m]);
+    }
+    // Keys: renumbered; dropped writers leave their lists (and the count of live pairs of their chain).
+    ArrayList<KeyWriters> nks = new ArrayList<>(keysKept);
+    for (int x = 0; x < keysKept; x++) nks.add(null);
+    boolean[] nr = new boolean[Math.max(64, keysKept)], nst = new boolean[Math.max(64, keysKept)];
+    for (int x = 0; x < newKey.length; x++) {
+      KeyWriters kw = x < keys.size() ? keys.get(x) : null;
+      boolean ret = x < retired.length && retired[x];
+      if (kw != null) {
+        for (int j = 0; j < kw.n; j++) {
+          int ch = kw.chains[j];
+          IntList l = kw.lists[j];
+          int c = 0;
+          for (int i = 0; i < l.size(); i++) {
+            int w = newKey[x] >= 0 ? newId[l.get(i)] : -1;
+            if (w >= 0) l.set(c++, w);
+            else if (!ret) {
+              int live = liveOf.get(ch) - 1;
+              liveOf.set(ch, live);
+              if (live == 0 && free[ch] && !lateReaderOn[ch]) recyclable.add(ch);
+            }
+          }
+          l.truncate(c);
+        }
+        if (kw.late != null) {
+          IntList l = kw.late;
+          int c = 0;
+          for (int i = 0; i < l.size(); i++) {
+            int w = newKey[x] >= 0 ? newId[l.get(i)] : -1;
+            if (w >= 0) l.set(c++, w);
+          }
+          l.truncate(c);
+        }
+      }
+      int nx = newKey[x];
+      if (nx < 0) continue;
+      nks.set(nx, kw);
+      nr[nx] = ret;
+      nst[nx] = x < stale.length && stale[x];
+    }
+    keys.clear();
+    keys.addAll(nks);
+    retired = nr;
+    stale = nst;
+    for (int ch = 0; ch < keysOn.size(); ch++) {
+      IntList ks = keysOn.get(ch);
+      int c = 0;
+      for (int i = 0; i < ks.size(); i++) {
+        int x = ks.get(i);
+        int nx = x < newKey.length ? newKey[x] : -1;
+        if (nx >= 0) ks.set(c++, nx);
+      }
+      ks.truncate(c);
+    }
+    dropChains(kept);
+  }
+
+  /**
+   * Chains with no held member and no session going on them are never asked about again: they
+   * leave every clock, and the others are renumbered in order (a free one with no held member is
+   * no longer offered to a new session).
+   */
+  private void dropChains(int kept) {
+    int nc = chainLen.size();
+    boolean[] keepCh = new boolean[nc];
+    for (int t = 0, m = Math.min(kept, cap); t < m; t++) if (state[t] == RESOLVED && chain[t] >= 0) keepCh[chain[t]] = true;
+    for (int s = 0; s < sessionChain.size(); s++) if (sessionChain.get(s) >= 0) keepCh[sessionChain.get(s)] = true;
+    int[] chMap = new int[nc];
+    int c2 = 0;
+    for (int ch = 0; ch < nc; ch++) chMap[ch] = keepCh[ch] ? c2++ : -1;
+    if (c2 == nc) return;
+    droppedChains += nc - c2;
+    for (int ch = 0; ch < nc; ch++) {
+      int j = chMap[ch];
+      if (j < 0) continue;
+      chainLen.set(j, chainLen.get(ch));
+      tailOf.set(j, tailOf.get(ch));
+      tailIdx.set(j, tailIdx.get(ch));
+      liveOf.set(j, liveOf.get(ch));
+      lateReaderOn[j] = lateReaderOn[ch];
+      free[j] = free[ch];
+      keysOn.set(j, keysOn.get(ch));
+    }
+    chainLen.truncate(c2);
+    tailOf.truncate(c2);
+    tailIdx.truncate(c2);
+    liveOf.truncate(c2);
+    for (int ch = c2; ch < nc; ch++) {
+      lateReaderOn[ch] = false;
+      free[ch] = false;
+    }
+    while (keysOn.size() > c2) keysOn.remove(keysOn.size() - 1);
+    mapChains(freeChains, chMap);
+    mapChains(recyclable, chMap);
+    for (int s = 0; s < sessionChain.size(); s++) if (sessionChain.get(s) >= 0) sessionChain.set(s, chMap[sessionChain.get(s)]);
+    for (int t = 0, m = Math.min(kept, cap); t < m; t++) if (state[t] == RESOLVED && chain[t] >= 0) chain[t] = chMap[chain[t]];
+    for (KeyWriters kw : keys) {
+      if (kw == null) continue;
+      int j = 0;
+      for (int i = 0; i < kw.n; i++) {
+        int ch = chMap[kw.chains[i]];
+        if (ch < 0) continue; // no held member: its list is empty
+        kw.chains[j] = ch;
+        kw.lists[j++] = kw.lists[i];
+      }
+      for (int i = j; i < kw.n; i++) kw.lists[i] = null;
+      kw.n = j;
+    }
+    // Clocks: each array once (a clock may be shared by several transactions).
+    java.util.IdentityHashMap<int[], int[]> done = new java.util.IdentityHashMap<>();
+    for (int t = 0, m = Math.min(kept, cap); t < m; t++) {
+      int[] c = clock[t];
+      if (c == null) continue;
+      int[] nc2 = done.get(c);
+      if (nc2 == null) {
+        int e = 0;
+        for (int ch = 0; ch < c.length; ch++) if (c[ch] != 0 && chMap[ch] >= 0) e = chMap[ch] + 1;
+        nc2 = e == 0 ? EMPTY : new int[e];
+        for (int ch = 0; ch < c.length; ch++) if (c[ch] != 0 && chMap[ch] >= 0 && chMap[ch] < e) nc2[chMap[ch]] = c[ch];
+        done.put(c, nc2);
+      }
+      clock[t] = nc2;
+    }
+  }
+
+  private static void mapChains(IntList l, int[] chMap) {
+    int c = 0;
+    for (int i = 0; i < l.size(); i++) {
+      int ch = chMap[l.get(i)];
+      if (ch >= 0) l.set(c++, ch);
+    }
+    l.truncate(c);
+  }
+
+  private static IntList remap(IntList l, int[] newId) {
+    if (l == null) return null;
+    int c = 0;
+    for (int i = 0; i < l.size(); i++) {
+      int w = newId[l.get(i)];
+      if (w >= 0) l.set(c++, w);
+    }
+    l.truncate(c);
+    return c == 0 ? null : l;
+  }
+
   private KeyWriters writer(int x) {
     while (keys.size() <= x) keys.add(null);
     KeyWriters kw = keys.get(x);
@@ -510,6 +734,7 @@ final class CausalClocks {
   void stats(Map<String, Object> m) {
     m.put("chains", (long) chainLen.size());
     m.put("chains-recycled", recycled);
+    m.put("chains-dropped", droppedChains);
     m.put("chains-free", (long) freeChains.size());
     m.put("retracted", retracted);
     m.put("sessions-moved", moved);

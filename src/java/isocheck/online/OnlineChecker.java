@@ -273,7 +273,7 @@ public final class OnlineChecker implements OpSink {
         why -> needDroppedAt(wEvent, wIndex, why, true), maxWritesPerKey);
     this.anySo = so;
     this.anyRt = rt;
-    this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report, maxWritesPerKey);
+    this.reg = ls.isEmpty() ? null : new RegisterOnline(ls, this::report, this::needDropped, maxWritesPerKey);
   }
 
   /** The levels checked online. */
@@ -363,7 +363,7 @@ public final class OnlineChecker implements OpSink {
    */
   public int liveTxns() {
     sync();
-    return nTxns + (weak != null ? weak.held() : 0);
+    return nTxns + (weak != null ? weak.held() : 0) + (reg != null ? reg.held() : 0);
   }
 
   public int liveNodes() { return txnOfNode.size(); }
@@ -371,7 +371,7 @@ public final class OnlineChecker implements OpSink {
   /** The most transactions held at once (sampled before each window collection and at the end). */
   public long peakLiveTxns() {
     sync();
-    return Math.max(peakLive, nTxns) + (weak != null ? weak.peakHeld() : 0);
+    return Math.max(peakLive, nTxns) + (weak != null ? weak.peakHeld() : 0) + (reg != null ? reg.peakHeld() : 0);
   }
 
   /** Collect the window once this many transactions are held (default 4096; then twice what a collection keeps). */
@@ -381,6 +381,7 @@ public final class OnlineChecker implements OpSink {
     gcAt = Math.max(n, Math.min(gcAt, 2 * nTxns));
     sync();
     if (weak != null) weak.gcThreshold(n);
+    if (reg != null) reg.gcThreshold(n);
   }
 
   /** Violations found per anomaly type (kept or not). */
@@ -404,7 +405,11 @@ public final class OnlineChecker implements OpSink {
     m.put("edges", es);
     if (weak != null) m.put("weak", weak.stats());
     if (reg != null && reg.active()) m.put("register", reg.stats());
-    if (maxWritesPerKey > 0) {
+    if (maxWritesPerKey > 0 && reg != null && reg.active()) {
+      Map<String, Object> w = reg.windowStats(); // an rw-register history: the register engine's window
+      w.put("needed-dropped", degradations);
+      m.put("window", w);
+    } else if (maxWritesPerKey > 0) {
       Map<String, Object> w = new LinkedHashMap<>();
       w.put("max-writes-per-key", (long) maxWritesPerKey);
       w.put("live-txns", (long) nTxns);
@@ -632,6 +637,7 @@ public final class OnlineChecker implements OpSink {
   public void retiredKeysKept(int n) {
     if (n < 0) throw new IllegalArgumentException("retired keys kept must be >= 0");
     retiredKeysKept = n;
+    if (reg != null) reg.retiredKeysKept(n);
   }
 
   /**

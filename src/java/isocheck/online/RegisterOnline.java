@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Checks an rw-register history ({@code [:w k v]}, {@code [:r k v]}, nil the initial value) while
@@ -78,9 +79,68 @@ import java.util.Map;
  * writer).
  *
  * <p>Left to the final check: every violation of a strong level that needs the version order (ww,
- * rw: G0, G-single, G2, lost update). Every transaction is kept (no window: memory grows with the
- * run); with {@code maxWritesPerKey} (Jepsen's {@code :max-writes-per-key}) TCC's clocks recycle
- * the chains of writers of retired keys, so their width stays near the number of live processes.
+ * rw: G0, G-single, G2, lost update).
+ *
+ * <p><b>The window</b> (with {@code maxWritesPerKey} > 0, Jepsen's {@code :max-writes-per-key},
+ * which its rw-register generator and the simulator retire keys after): memory bounded by what can
+ * still change, not by the run; without it every transaction is kept. A key is <i>closed</i> once
+ * it has had maxWritesPerKey writes invoked and no transaction naming it is in flight (nor waits
+ * for its clock, TCC's pin); <i>open</i> otherwise. A write of t to key x is <i>superseded</i> when
+ * another {@code :ok} writer of x was invoked after t completed and itself completed before every
+ * transaction in flight (at some collection) was invoked: a read of t's value of x from then on is
+ * a stale read in real time. A transaction is <i>live</i> when it is in flight; or has a write to
+ * an open key, and is not committed (an {@code :info} or failed one: a read may yet show it
+ * committed, or aborted: G1a), or, when a weak level is checked, has not completed {@code :ok} or
+ * that write is not superseded (the weak levels' forced edges go into the writer a read names; the
+ * strong levels' graphs get no later edge into a committed writer); or is a reader
+ * waiting for a value's writer; or is the last commit of a session an earlier live transaction
+ * not committed may yet precede (an {@code :info} one shown committed later: an edge into it); or,
+ * for TCC, waits for its clock, or is a pred it will join, or a writer its reads name. Every so
+ * often (when twice as many transactions are held as the last collection kept; {@link
+ * #gcThreshold}) the live transactions and every node a graph (of any level) reaches from them are
+ * kept, renumbered densely in the same order, with the edges among them; the rest D is dropped
+ * (not when that would be less than an eighth: the rebuild costs about what the graphs hold). A
+ * dropped writer's values stay in its key's writer map, marked dropped (and whether it was
+ * committed), with the values a committed one overwrote itself (G1b), and the key marked as
+ * having lost a writer; of the closed keys with no writer kept and no reader waiting, the newest
+ * {@link #retiredKeysKept} (8192) keep that map and the older ones are forgotten (their ids
+ * reused; remembered as forgotten, integer keys as ranges; a key named again after that never
+ * reports a garbage read, as its values may be a forgotten writer's). TCC's clocks are renumbered
+ * with the transactions ({@link CausalClocks#remap}): a dropped writer leaves its keys' lists, and
+ * a chain with no held member and no session on it leaves every clock.
+ *
+ * <p><i>Soundness</i> (it does not rest on which transactions are live, which only makes the
+ * detection below rare). (1) D is closed under predecessors in every graph when it is dropped
+ * (what is kept is everything the graphs reach from the live set). (2) Every later edge into D is
+ * detected and makes the verdicts incomplete ({@link OnlineChecker#complete}) from that event:
+ * the edges into a transaction are write-read into its reader (a reader in flight, or waiting:
+ * live), session and realtime order into a transaction as it commits (in flight, or not committed
+ * with an open write: live; or shown committed through a read of a dropped or forgotten one,
+ * detected below), session order from an {@code :info} transaction shown committed into its
+ * session's later last commit (live while that transaction is; else detected), and a forced
+ * commit-order edge t2 → t1 into the writer t1 a read names, with a weak level checked (the read
+ * of a value whose writer was dropped, or of a forgotten key, is detected; without one, the read
+ * of a dropped committed writer's value adds only an edge from D). An edge from D into a kept
+ * node is skipped. If (2)
+ * never fires, a cycle through D would enter D by an edge added before its target was dropped,
+ * whose source is then in D by (1); following the cycle back, all of it was in the graph when its
+ * last node was dropped, and the graph was acyclic then (an edge closing a cycle is refused and
+ * reported): so no cycle is missed. (3) The forced edges: a read's writers and RA's session writers
+ * are held or detected; a forced edge into the initial state (a nil read) from a dropped writer
+ * is a violation, not an edge, so a nil read of a key that lost a writer is detected; TCC's
+ * queries see held writers only, and a held writer is in a held reader's causal past iff it was
+ * before (a dropped pred's past is dropped, by (1), so a clock loses only dropped members; the
+ * last held writer of a key on a chain below a bound is the last writer there, as a held writer's
+ * CO successors are held). (4) The pre-checks consult held writers or what their marks keep (G1a:
+ * a failed writer of an open key is live, a dropped one not committed is detected when read; G1b: the values dropped writers overwrote; future read, internal: the
+ * transaction itself), and a garbage read's reader waits, live. So a complete verdict is the verdict without the window, and an incomplete
+ * one still reports only certain violations. On Jepsen-shaped histories (2) fires only, with a
+ * weak level, on a stale read (of a superseded write, or a nil read after a dropped write) or a
+ * read of a retired key, and, without one, on a read of a forgotten key or of the value of a
+ * dropped writer never shown committed; Jepsen's generator never names a retired key again. What grows with the run: a few words per
+ * process that ever ran (Jepsen's processes are replaced after each {@code :info}), the forgotten
+ * integer keys' ranges (one while they are forgotten in order), and the codes of non-integer
+ * values ({@link ValueCodes}).
  *
  * <p>The workload is told by the first op that shows it: a write or a non-list read makes this
  * engine take the history (and {@link OnlineChecker}'s list-append engines see no more of it); an
@@ -92,8 +152,16 @@ final class RegisterOnline {
   private static final int AMBIGUOUS = Integer.MAX_VALUE;
   /** The code of nil (never a value's: interned codes start above it). */
   private static final long NIL = Long.MIN_VALUE;
+  /** In a key's writer map: the value's writer, committed, was dropped by the window. */
+  private static final int DROPPED_IN_MAP = Integer.MAX_VALUE - 1;
+  /** In a key's writer map: the value's writer, not committed, was dropped (a read of it needs it). */
+  private static final int DROPPED_OTHER_IN_MAP = Integer.MAX_VALUE - 2;
+  /** A session's last commit, dropped by the window (lastCommittedOf). */
+  private static final int DROPPED = -2;
 
   private final WeakOnline.Reporter out;
+  /** Told when an event needs what the window dropped (the verdicts are incomplete from there). */
+  private final Consumer<String> needDropped;
   private final List<Level> all;
   /** Every level but RC, which lets a transaction read a key twice and see two committed values (Plume's TAP j). */
   private final List<Level> allButRc;
@@ -117,16 +185,35 @@ final class RegisterOnline {
   private final HashMap<Object, Integer> objSessions = new HashMap<>();
   private final IntList pendingOf = new IntList(), lastCommittedOf = new IntList();
   private long[] lastFirstEv = new long[16];
+  /** Per session: its last commit, dropped by the window, was an :info transaction. */
+  private boolean[] lastInfo = new boolean[16];
 
   // Keys and values
-  private final LongIntMap longKeys = new LongIntMap();
+  private LongIntMap longKeys = new LongIntMap();
   private final HashMap<Object, Integer> objKeys = new HashMap<>();
   private final ArrayList<Object> keyObjs = new ArrayList<>();
   private final ArrayList<LongIntMap> writerOf = new ArrayList<>();
   /** Per key: value -> readers (txn, in pairs with the read's event) of a value no one had written yet. */
   private final ArrayList<HashMap<Long, IntList>> waiting = new ArrayList<>();
   private final ValueCodes values = new ValueCodes();
-  private long ambiguous, waitingReads;
+  private long ambiguous, waitingReads, txnsSeen, keysSeen;
+
+  // The window (maxWritesPerKey > 0; see the class comment)
+  private int gcMin = 4096, gcAt = 4096, peakHeld, retiredKeysKept = 8192;
+  private long gcs, droppedTxns, droppedNodes, droppedEdges, forgottenKeys, needed;
+  /**
+   * Per key: the latest invocation of an :ok writer of it that completed before every transaction
+   * in flight (at some collection) was invoked; a writer that completed before it is superseded.
+   */
+  private long[] keySup = new long[64];
+  /** Per key: some writer of it was dropped (a nil read of it then needs them). */
+  private boolean[] keyThin = new boolean[64];
+  /** Per key: named again after the window forgot it (a value of it no one wrote since may be a forgotten writer's). */
+  private boolean[] keyReborn = new boolean[64];
+  /** Per key (null: none): the values dropped :ok writers overwrote themselves, with the writer's name (G1b). */
+  private final ArrayList<HashMap<Long, Long>> keyInter = new ArrayList<>();
+  private final WeakOnline.LongRanges forgottenLong = new WeakOnline.LongRanges();
+  private final java.util.HashSet<Object> forgottenObj = new java.util.HashSet<>();
 
   // Graphs, one per family; nodes are committed transactions, numbered alike in every graph.
   private final Graph[] graphs;
@@ -167,14 +254,20 @@ final class RegisterOnline {
   private boolean[] seenWrite = new boolean[8], seenOwn = new boolean[8];
   private final IntList preds = new IntList();
 
-  RegisterOnline(List<Level> levels, WeakOnline.Reporter out) { this(levels, out, 0); }
+  RegisterOnline(List<Level> levels, WeakOnline.Reporter out) { this(levels, out, why -> { }, 0); }
 
   /**
    * @param maxWritesPerKey the writes a key gets before the workload retires it (Jepsen's
-   *     {@code :max-writes-per-key}; 0: none): TCC's clocks recycle the chains of writers of retired keys
+   *     {@code :max-writes-per-key}; 0: none): memory is bounded by a window (class comment), and
+   *     TCC's clocks recycle the chains of writers of retired keys
+   * @param needDropped told when an event needs what the window dropped
    */
-  RegisterOnline(List<Level> levels, WeakOnline.Reporter out, int maxWritesPerKey) {
+  RegisterOnline(List<Level> levels, WeakOnline.Reporter out, Consumer<String> needDropped, int maxWritesPerKey) {
     this.out = out;
+    this.needDropped = why -> {
+      needed++;
+      needDropped.accept(why);
+    };
     this.maxWritesPerKey = maxWritesPerKey;
     this.all = List.copyOf(levels);
     ArrayList<Level> nr = new ArrayList<>(levels);
@@ -205,7 +298,7 @@ final class RegisterOnline {
     raForced = ra || tc;
     anyForced = rc || raForced;
     tcc = tc;
-    touched = tc && maxWritesPerKey > 0 ? new int[1024][] : null;
+    touched = maxWritesPerKey > 0 ? new int[1024][] : null;
     causal = !tc ? null : new CausalClocks(new CausalClocks.Owner() {
       @Override public int sessionOf(int t) { return session[t]; }
 
@@ -270,9 +363,9 @@ final class RegisterOnline {
 
   Map<String, Object> stats() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("txns", (long) n);
-    m.put("committed", (long) txnOfNode.size());
-    m.put("keys", (long) keyObjs.size());
+    m.put("txns", txnsSeen);
+    m.put("committed", (long) txnOfNode.size() + droppedNodes);
+    m.put("keys", keysSeen);
     m.put("wr-edges", wr);
     m.put("process-edges", so);
     m.put("realtime-edges", rt);
@@ -280,11 +373,40 @@ final class RegisterOnline {
     if (causal != null) causal.stats(m);
     m.put("ambiguous-values", ambiguous);
     m.put("reads-before-their-writer", waitingReads);
+    if (maxWritesPerKey > 0) m.put("window", windowStats());
     return m;
+  }
+
+  /** The window's figures (the same names as {@link OnlineChecker}'s list-append window). */
+  Map<String, Object> windowStats() {
+    Map<String, Object> w = new LinkedHashMap<>();
+    w.put("max-writes-per-key", (long) maxWritesPerKey);
+    w.put("live-txns", (long) n);
+    w.put("live-nodes", (long) txnOfNode.size());
+    w.put("live-keys", (long) keyObjs.size());
+    w.put("peak-live-txns", (long) Math.max(peakHeld, n));
+    w.put("dropped-txns", droppedTxns);
+    w.put("dropped-edges", droppedEdges);
+    w.put("forgotten-keys", forgottenKeys);
+    w.put("collections", gcs);
+    w.put("needed-dropped", needed);
+    return w;
   }
 
   /** Transactions held. */
   int held() { return mode > 0 ? n : 0; }
+
+  /** The most transactions held at once (sampled before each collection). */
+  int peakHeld() { return mode > 0 ? Math.max(peakHeld, n) : 0; }
+
+  /** How many retired keys with no writer held the window keeps (their writer maps) before forgetting the oldest. */
+  void retiredKeysKept(int k) { retiredKeysKept = k; }
+
+  /** Collect the window once this many transactions are held (then twice what a collection keeps). */
+  void gcThreshold(int t) {
+    gcMin = t;
+    gcAt = Math.max(t, Math.min(gcAt, 2 * n));
+  }
 
   /**
    * What level l's online verdict covers: "exact" for RC, RA and TCC (Plume's Theorems 3-5: the
@@ -335,6 +457,7 @@ final class RegisterOnline {
       if (r.type == OpType.INFO) causal.retire(s);
     }
     release(t);
+    if (maxWritesPerKey > 0 && n >= gcAt) collect();
   }
 
   /** t completed (or will not): the keys it named no longer have it in flight. */
@@ -353,6 +476,7 @@ final class RegisterOnline {
   }
 
   private int newTxn(int s, OpRecord r, long ev, boolean invoked) {
+    txnsSeen++;
     int t = n++;
     if (t == status.length) grow();
     status[t] = PENDING;
@@ -429,7 +553,7 @@ final class RegisterOnline {
     if (maxWritesPerKey <= 0) return;
     int f = keyInFlight.get(k) + delta;
     keyInFlight.set(k, f);
-    if (f == 0 && keyWrites.get(k) >= maxWritesPerKey) causal.retireKey(k);
+    if (f == 0 && keyWrites.get(k) >= maxWritesPerKey && causal != null) causal.retireKey(k);
   }
 
   private static boolean dupWithin(int[] ks, long[] vs, int j) {
@@ -501,12 +625,31 @@ final class RegisterOnline {
         if (kind != OpRecord.READ) continue;
       }
       if (v == NIL) {
+        if (anyForced && keyThin[k]) needDropped.accept(name(t) + " read key " + Edn.str(keyObjs.get(k))
+            + " = nil after the window had dropped a writer of it (its forced commit order needs that writer)");
         rKey.add(k);
         rFrom.add(INITIAL);
         continue;
       }
       int w = writerOf.get(k).get(v);
       if (w == AMBIGUOUS) continue;
+      if (w == DROPPED_IN_MAP && !anyForced) {
+        // No forced commit order: a dropped committed writer is only the source of an edge, skipped
+        // (class comment); G1b from the values it overwrote.
+        HashMap<Long, Long> iv = keyInter.get(k);
+        Long by = again || iv == null ? null : iv.get(v);
+        if (by != null) {
+          out.report("G1b", all, new long[] {display[t], by}, new String[0],
+              name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v) + ", but T" + by
+                  + " overwrote that value within the same transaction: an intermediate read.");
+        }
+        continue;
+      }
+      if (w == DROPPED_IN_MAP || w == DROPPED_OTHER_IN_MAP) {
+        needDropped.accept(name(t) + " read key " + Edn.str(keyObjs.get(k)) + " = " + valueStr(v)
+            + ", written by a transaction the window had dropped");
+        continue;
+      }
       if (again) { // the same value again: the same writer, already followed
         if (w >= 0 && w != t && status[w] != OpType.FAIL) {
           rKey.add(k);
@@ -514,6 +657,7 @@ final class RegisterOnline {
         }
         continue;
       }
+      if (w < 0 && keyReborn[k]) continue; // maybe a forgotten writer's (the verdicts say they are incomplete)
       if (w < 0) {
         HashMap<Long, IntList> wait = waiting.get(k);
         if (wait == null) waiting.set(k, wait = new HashMap<>());
@@ -672,10 +816,10 @@ final class RegisterOnline {
           edge(p, t, Edge.SO, -1);
           // A process reused after an :info transaction a read showed committed: the weak levels'
           // session facts (RA's session writers, TCC's chains) leave that one out.
-          if (status[p] == OpType.INFO) inexact(name(t) + "'s process went on after " + name(p)
+          if (p == DROPPED ? lastInfo[s] : status[p] == OpType.INFO) inexact(name(t) + "'s process went on after " + (p == DROPPED ? "an earlier transaction" : name(p))
               + ", an :info transaction shown committed: the session order past it was not followed");
         }
-        soPred[t] = p;
+        soPred[t] = p >= 0 ? p : -1;
         lastCommittedOf.set(s, t);
         lastFirstEv[s] = firstEv[t];
       } else {
@@ -697,9 +841,271 @@ final class RegisterOnline {
   }
 
   private void edge(int a, int b, int type, int k) {
-    if (a == b) return;
+    if (a == b || a == DROPPED) return; // from a dropped transaction: on no cycle (class comment)
+    if (b == DROPPED) {
+      needDropped.accept("a " + Edge.name(type) + " edge into a transaction the window had dropped");
+      return;
+    }
     int tag = type | (k >= 0 && k < (1 << 24) - 1 ? (k + 1) << 7 : 0);
     for (Graph g : graphs) g.edge(node[a], node[b], type, tag);
+  }
+
+  // ------------------------------------------------------------------ the window
+
+  /** Whether no write to key k will be invoked any more and no transaction naming it is in flight (or waits for its clock). */
+  private boolean closed(int k) {
+    return keyWrites.get(k) >= maxWritesPerKey && keyInFlight.get(k) == 0;
+  }
+
+  /**
+   * Whether t is live by itself (class comment): in flight; or with a write to an open key, and
+   * either not committed by an :ok (it may yet be shown committed, or a read of it is G1a) or not
+   * superseded there.
+   */
+  private boolean live(int t, boolean[] closed) {
+    if (status[t] == PENDING) return true;
+    int[] ks = wKeys[t];
+    if (ks == null) return false;
+    for (int k : ks) {
+      if (closed[k]) continue;
+      // Without the weak levels' forced edges, no later edge goes into a committed writer.
+      if (node[t] < 0 || anyForced && (status[t] != OpType.OK || doneEv[t] >= keySup[k])) return true;
+    }
+    return false;
+  }
+
+  private int mark(int t, boolean[] keep, boolean[] liveNode, int[] queue, int qn) {
+    keep[t] = true;
+    int v = node[t];
+    if (v >= 0 && !liveNode[v]) {
+      liveNode[v] = true;
+      queue[qn++] = v;
+    }
+    return qn;
+  }
+
+  /**
+   * Drops what no later event can need (class comment): the live transactions and every node a
+   * graph reaches from them are kept, renumbered densely in the same order; the rest is dropped
+   * with its edges. Keys closed with no writer kept are forgotten (their ids reused).
+   */
+  private void collect() {
+    gcs++;
+    peakHeld = Math.max(peakHeld, n);
+    int nodes = txnOfNode.size(), nk = keyObjs.size();
+    long oldest = Long.MAX_VALUE;
+    for (int t = 0; t < n; t++) if (status[t] == PENDING) oldest = Math.min(oldest, firstEv[t]);
+    for (int t = 0; t < n; t++) {
+      if (status[t] != OpType.OK || wKeys[t] == null || doneEv[t] >= oldest) continue;
+      for (int k : wKeys[t]) keySup[k] = Math.max(keySup[k], invEv[t]);
+    }
+    boolean[] closed = new boolean[nk];
+    for (int k = 0; k < nk; k++) closed[k] = closed(k);
+    boolean[] keep = new boolean[n], liveNode = new boolean[nodes];
+    int[] queue = new int[nodes];
+    int qn = 0;
+    for (int t = 0; t < n; t++) {
+      if (!live(t, closed)) continue;
+      qn = mark(t, keep, liveNode, queue, qn);
+      // Not committed, it may yet be: then its session's last commit, if later, gets an edge from it.
+      if (node[t] >= 0 || status[t] == OpType.FAIL || wKeys[t] == null) continue;
+      int p = lastCommittedOf.get(session[t]);
+      if (p >= 0 && firstEv[p] > firstEv[t]) qn = mark(p, keep, liveNode, queue, qn);
+    }
+    // Readers of a value no one had written yet: its writer's edge to them is to come.
+    for (int k = 0; k < nk; k++) {
+      HashMap<Long, IntList> w = waiting.get(k);
+      if (w == null) continue;
+      for (IntList rs : w.values()) for (int i = 0; i < rs.size(); i++) qn = mark(rs.get(i), keep, liveNode, queue, qn);
+    }
+    if (causal != null) {
+      IntList hs = new IntList();
+      causal.holds(n, hs);
+      for (int i = 0; i < hs.size(); i++) if (hs.get(i) >= 0) qn = mark(hs.get(i), keep, liveNode, queue, qn);
+    }
+    // Everything a graph reaches from the live ones.
+    for (int qi = 0; qi < qn; qi++) {
+      int v = queue[qi];
+      for (Graph g : graphs) {
+        for (int i = 0, d = g.g.outDegree(v); i < d; i++) {
+          int u = g.g.to(g.g.outEdge(v, i));
+          if (!liveNode[u]) {
+            liveNode[u] = true;
+            queue[qn++] = u;
+          }
+        }
+      }
+    }
+    for (int v = 0; v < nodes; v++) if (liveNode[v]) keep[txnOfNode.get(v)] = true;
+    int[] newId = new int[n];
+    int kept = 0;
+    for (int t = 0; t < n; t++) newId[t] = keep[t] ? kept++ : -1;
+    gcAt = Math.max(gcMin, 2 * kept);
+    // Rebuilding the graphs costs about what they hold: not for less than an eighth of them.
+    if (kept == n || n - kept < n / 8) return;
+
+    // Keys: those closed with no writer kept and no reader waiting are forgotten; the others
+    // renumbered densely, a dropped writer's values marked.
+    boolean[] heldWriter = new boolean[nk];
+    for (int t = 0; t < n; t++) {
+      int[] ks = wKeys[t];
+      if (ks != null) for (int k : ks) if (keep[t]) heldWriter[k] = true; else keyThin[k] = true;
+    }
+    // Writer maps: each writer's values to its new id, or marked dropped (a map holds only its
+    // key's writers' values, by their writes; ids before the first dropped one do not change).
+    for (int t = 0; t < n; t++) {
+      int[] ks = wKeys[t];
+      int to = newId[t] >= 0 ? newId[t] : node[t] >= 0 ? DROPPED_IN_MAP : DROPPED_OTHER_IN_MAP;
+      if (ks == null || to == t) continue;
+      long[] vs = wVals[t];
+      for (int j = 0; j < ks.length; j++) {
+        LongIntMap wm = writerOf.get(ks[j]);
+        if (wm.get(vs[j]) == t) wm.put(vs[j], to);
+      }
+    }
+    for (int t = 0; t < n; t++) {
+      if (keep[t] || wKeys[t] == null || node[t] < 0) continue;
+      int[] ks = wKeys[t];
+      for (int j = 0; j < ks.length; j++) {
+        if (!wInter[t][j]) continue;
+        HashMap<Long, Long> iv = keyInter.get(ks[j]);
+        if (iv == null) keyInter.set(ks[j], iv = new HashMap<>());
+        iv.put(wVals[t][j], display[t]);
+      }
+    }
+    // Retired keys no held transaction writes: the newest retiredKeysKept keep their writer maps
+    // (a stale read of one needs no more without the weak levels), the older ones are forgotten.
+    boolean[] forget = new boolean[nk];
+    int idle = 0;
+    for (int k = 0; k < nk; k++) {
+      HashMap<Long, IntList> w = waiting.get(k);
+      forget[k] = closed[k] && !heldWriter[k] && (w == null || w.isEmpty());
+      if (forget[k]) idle++;
+    }
+    for (int k = 0, drop = idle - retiredKeysKept; k < nk; k++) { // ids are in order of first use
+      if (!forget[k]) continue;
+      if (drop > 0) drop--;
+      else forget[k] = false;
+    }
+    int[] newKey = new int[nk];
+    int kk = 0;
+    for (int k = 0; k < nk; k++) {
+      if (forget[k]) {
+        newKey[k] = -1;
+        Object key = keyObjs.get(k);
+        if (key instanceof Long && longKeys.get((Long) key) == k) forgottenLong.add((Long) key);
+        else forgottenObj.add(key);
+        forgottenKeys++;
+      } else newKey[k] = kk++;
+    }
+    LongIntMap lk = new LongIntMap(Math.max(16, kk));
+    for (int k = 0; k < nk; k++) {
+      int j = newKey[k];
+      Object key = keyObjs.get(k);
+      boolean isLong = key instanceof Long && longKeys.get((Long) key) == k;
+      if (!isLong && j < 0) objKeys.remove(key);
+      else if (!isLong) objKeys.put(key, j);
+      if (j < 0) continue;
+      if (isLong) lk.put((Long) key, j);
+      LongIntMap wm = writerOf.get(k);
+      HashMap<Long, IntList> wt = waiting.get(k);
+      if (wt != null) for (IntList rs : wt.values()) for (int i = 0; i < rs.size(); i++) rs.set(i, newId[rs.get(i)]);
+      keyObjs.set(j, key);
+      keyInter.set(j, keyInter.get(k));
+      writerOf.set(j, wm);
+      waiting.set(j, wt);
+      keyWrites.set(j, keyWrites.get(k));
+      keyInFlight.set(j, keyInFlight.get(k));
+      keySup[j] = keySup[k];
+      keyThin[j] = keyThin[k];
+      keyReborn[j] = keyReborn[k];
+    }
+    longKeys = lk;
+    for (int k = nk - 1; k >= kk; k--) {
+      keyObjs.remove(k);
+      keyInter.remove(k);
+      writerOf.remove(k);
+      waiting.remove(k);
+    }
+    keyWrites.truncate(kk);
+    keyInFlight.truncate(kk);
+
+    // Sessions whose last commit is dropped: whether it was an :info one (read before the move below).
+    for (int s = 0, m = lastCommittedOf.size(); s < m; s++) {
+      int c = lastCommittedOf.get(s);
+      if (c >= 0 && newId[c] < 0) lastInfo[s] = status[c] == OpType.INFO;
+    }
+    // Transactions and nodes.
+    int[] nodeMap = new int[nodes];
+    int nn = 0;
+    for (int v = 0; v < nodes; v++) nodeMap[v] = liveNode[v] ? nn++ : -1;
+    for (int t = 0; t < n; t++) {
+      int j = newId[t];
+      if (j < 0) continue;
+      status[j] = status[t];
+      session[j] = session[t];
+      node[j] = node[t] >= 0 ? nodeMap[node[t]] : -1;
+      readBy[j] = readBy[t] >= 0 ? newId[readBy[t]] : -1;
+      soPred[j] = soPred[t] >= 0 ? newId[soPred[t]] : -1;
+      firstEv[j] = firstEv[t];
+      invEv[j] = invEv[t];
+      doneEv[j] = doneEv[t];
+      display[j] = display[t];
+      rtPreds[j] = remap(rtPreds[t], newId);
+      wKeys[j] = remap(wKeys[t], newKey);
+      wVals[j] = wVals[t];
+      wInter[j] = wInter[t];
+      if (touched != null) touched[j] = remap(touched[t], newKey);
+    }
+    for (int t = kept; t < n; t++) {
+      rtPreds[t] = null;
+      wKeys[t] = null;
+      wVals[t] = null;
+      wInter[t] = null;
+      if (touched != null) touched[t] = null;
+    }
+    droppedTxns += n - kept;
+    droppedNodes += nodes - nn;
+    n = kept;
+    txnOfNode.clear();
+    for (int v = 0; v < nn; v++) txnOfNode.add(-1);
+    for (int t = 0; t < kept; t++) if (node[t] >= 0) txnOfNode.set(node[t], t);
+    for (Graph g : graphs) g.rebuild(nodeMap, nn, newKey);
+    for (int s = 0, m = pendingOf.size(); s < m; s++) {
+      int p = pendingOf.get(s);
+      if (p >= 0) pendingOf.set(s, newId[p]);
+      int c = lastCommittedOf.get(s);
+      if (c >= 0) lastCommittedOf.set(s, newId[c] >= 0 ? newId[c] : DROPPED);
+    }
+    int fj = 0;
+    for (int i = 0, m = frontier.size(); i < m; i++) {
+      int f = newId[frontier.get(i)];
+      if (f >= 0) frontier.set(fj++, f);
+    }
+    frontier.truncate(fj);
+    // RA's session writers: a dropped one is before every held write of its key.
+    for (int s = 0; s < sessionWriters.size(); s++) {
+      LongIntMap sw = sessionWriters.get(s);
+      if (sw == null) continue;
+      LongIntMap nw = new LongIntMap(Math.max(4, sw.size()));
+      for (int i = 0, c = sw.slots(); i < c; i++) {
+        int w = sw.slotValue(i);
+        if (w < 0) continue;
+        int k = (int) sw.slotKey(i);
+        if (newId[w] >= 0 && newKey[k] >= 0) nw.put(newKey[k], newId[w]);
+      }
+      sessionWriters.set(s, nw.size() == 0 ? null : nw);
+    }
+    if (causal != null) causal.remap(newId, kept, newKey, kk);
+  }
+
+  /** a's elements mapped (the dropped ones, mapped to -1, left out); null for none. */
+  private static int[] remap(int[] a, int[] map) {
+    if (a == null) return null;
+    int j = 0;
+    int[] out = new int[a.length];
+    for (int x : a) if (map[x] >= 0) out[j++] = map[x];
+    return j == 0 ? null : j == a.length ? out : Arrays.copyOf(out, j);
   }
 
   // ------------------------------------------------------------------ names
@@ -725,7 +1131,10 @@ final class RegisterOnline {
     int s = pendingOf.size();
     pendingOf.add(-1);
     lastCommittedOf.add(-1);
-    if (s == lastFirstEv.length) lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
+    if (s == lastFirstEv.length) {
+      lastFirstEv = Arrays.copyOf(lastFirstEv, 2 * s);
+      lastInfo = Arrays.copyOf(lastInfo, 2 * s);
+    }
     return s;
   }
 
@@ -734,21 +1143,42 @@ final class RegisterOnline {
       long k = r.keyLong(i);
       int id = longKeys.get(k);
       if (id >= 0) return id;
+      boolean again = forgottenKeys > 0 && forgottenLong.contains(k);
+      if (again) forgotten(k);
       id = newKey(k);
+      keyReborn[id] = again;
       longKeys.put(k, id);
       return id;
     }
     Object k = r.key(i);
     Integer id = objKeys.get(k);
     if (id != null) return id;
+    boolean again = forgottenKeys > 0 && forgottenObj.contains(k);
+    if (again) forgotten(k);
     int nid = newKey(k);
+    keyReborn[nid] = again;
     objKeys.put(k, nid);
     return nid;
   }
 
+  /** A key the window forgot is named again: what it knew of it is gone. */
+  private void forgotten(Object k) {
+    needDropped.accept("an op naming key " + Edn.str(k) + ", which the window had forgotten (it had retired)");
+  }
+
   private int newKey(Object k) {
+    keysSeen++;
     int id = keyObjs.size();
+    if (id == keySup.length) {
+      keySup = Arrays.copyOf(keySup, 2 * id);
+      keyThin = Arrays.copyOf(keyThin, 2 * id);
+      keyReborn = Arrays.copyOf(keyReborn, 2 * id);
+    }
+    keySup[id] = -1;
+    keyThin[id] = false;
+    keyReborn[id] = false;
     keyObjs.add(k);
+    keyInter.add(null);
     writerOf.add(new LongIntMap(4));
     waiting.add(null);
     keyWrites.add(0);
@@ -776,7 +1206,41 @@ final class RegisterOnline {
     final boolean so, rt, rtCommit;
     /** 0 for a strong level's graph; else the commit-order edges it gets (RC_FORCED, RA_FORCED). */
     final int forced;
-    final TopologicalOrder g = new TopologicalOrder(0);
+    TopologicalOrder g = new TopologicalOrder(0);
+
+    /**
+     * Keeps the nodes nodeMap keeps (renumbered, in the same order) and the edges between them,
+     * their keys (in their tags) renumbered by newKey.
+     */
+    void rebuild(int[] nodeMap, int nodes, int[] newKey) {
+      TopologicalOrder ng = new TopologicalOrder(nodes);
+      int[] order = g.order(), keep = new int[nodes];
+      int j = 0;
+      for (int x : order) if (nodeMap[x] >= 0) keep[j++] = nodeMap[x];
+      ng.setOrder(keep);
+      int m = g.edgeCount(), kept = 0;
+      int[] outDeg = new int[nodes], inDeg = new int[nodes];
+      for (int e = 0; e < m; e++) {
+        int a = nodeMap[g.from(e)], b = nodeMap[g.to(e)];
+        if (a < 0 || b < 0) continue;
+        outDeg[a]++;
+        inDeg[b]++;
+        kept++;
+      }
+      ng.reserve(kept, outDeg, inDeg);
+      for (int e = 0; e < m; e++) {
+        int a = nodeMap[g.from(e)], b = nodeMap[g.to(e)];
+        if (a < 0 || b < 0) continue;
+        int tag = g.tag(e), k = ((tag & ~CAUSAL_TAG) >>> 7) - 1;
+        if (k >= 0) {
+          int nk = newKey[k];
+          tag = (tag & (CAUSAL_TAG | 127)) | (nk >= 0 && nk < (1 << 24) - 1 ? (nk + 1) << 7 : 0);
+        }
+        ng.add(a, b, tag, 0);
+      }
+      droppedEdges += m - ng.edgeCount();
+      g = ng;
+    }
 
     Graph(Level.Family f, List<Level> levels, int forced) {
       this.levels = List.copyOf(levels);
