@@ -76,10 +76,10 @@ final class ForcedWriters {
     start = new int[n + 1];
     lists(vc, out);
     writer = out.toArray();
-    if (DEBUG) System.err.println("forced writers: sweep " + (c1 - c0) / 1000000 + " ms, lists " + (BacktrackingWitness.cpu() - c1) / 1000000 + " ms, scans " + scans + " reader scans " + readerScans);
+    if (DEBUG) System.err.println("forced writers: sweep " + (c1 - c0) / 1000000 + " ms, lists " + (BacktrackingWitness.cpu() - c1) / 1000000 + " ms, scans " + scans + " reader scans " + readerScans + " reads " + readsCalls + " pairs " + writer.length);
   }
 
-  private long scans, readerScans;
+  private long scans, readerScans, readsCalls;
   private static final boolean DEBUG = Boolean.getBoolean("isocheck.witness.debug");
 
   // Occupancies: base (an entry is base + place in session), first entry, session.
@@ -209,6 +209,7 @@ final class ForcedWriters {
 
   /** The forced writers of each writer, from the clocks. */
   private void lists(int[] vc, IntList out) {
+    long cLists = DEBUG ? BacktrackingWitness.cpu() : 0;
     int K = slots, total = ssTxn.length, nw = wrKey.length;
     bStart = new int[nKeys + 1];
     for (int i = 0; i < nw; i++) bStart[wrKey[i] + 1]++;
@@ -238,6 +239,7 @@ final class ForcedWriters {
         }
       }
     }
+    long cFill = DEBUG ? BacktrackingWitness.cpu() : 0;
     // Pairs (writer t, a writer it waits for), key by key; then by t.
     IntList pt = new IntList(Math.max(16, nw)), pw = new IntList(Math.max(16, nw));
     int[] front = new int[K], stamp = new int[n];
@@ -256,6 +258,7 @@ final class ForcedWriters {
           rPlace[k] = posInSession[r];
         }
         if (b1 - b0 <= SCAN) {
+          int tb = t * K;
           // Few writers of x: each tried against the readers' clocks and places; of a
           // session's, the last that reaches a reader (the earlier ones reach it through it).
           int lastSession = -1; // (sessions by their end)
@@ -267,10 +270,13 @@ final class ForcedWriters {
               lastSession = s; // (its earlier ones precede t in its session)
               continue;
             }
-            int c = front[b[e + 3]];
-            boolean reach = c >= b[e + 4] && c <= b[e + 5];
+            int y = b[e + 3], c = front[y], lo = b[e + 4], hi = b[e + 5], ct = vc[tb + y];
+            // (w reaches t: it precedes t anyway, no wait needed.)
+            if (ct >= lo && ct <= hi) continue;
+            boolean reach = c >= lo && c <= hi;
             // (A reader later in w's session: places in ssTxn are by session.)
             for (int k = 0; k < nr && !reach; k++) reach = rPlace[k] > g && rPlace[k] < s;
+            if (DEBUG && reach) readsCalls++;
             if (!reach || reads(w, v)) continue;
             lastSession = s;
             if (stamp[w] != t + 1) {
@@ -293,6 +299,8 @@ final class ForcedWriters {
         }
       }
     }
+    long cScan = DEBUG ? BacktrackingWitness.cpu() : 0;
+    if (DEBUG) System.err.println("forced writers: fill " + (cFill - cLists) / 1000000 + " ms, scan " + (cScan - cFill) / 1000000 + " ms");
     int m = pt.size();
     for (int p = 0; p < m; p++) start[pt.get(p) + 1]++;
     for (int t = 0; t < n; t++) start[t + 1] += start[t];
