@@ -250,9 +250,11 @@
             [v m] (check-levels h ids true)
             [v0] (check-levels h ids false)
             [vp] (check-levels h ids true plain-pass)
+            [vl] (check-levels h ids true {"isocheck.witness.scan" "0"})
             what (str store " " bug " seed " seed " " (name k))]
         (is (= v0 v) what)
         (is (= v0 vp) (str what ", without the forced and soft waits"))
+        (is (= v0 vl) (str what ", forced writers looked up slot by slot"))
         (doseq [[l st] m :when (by-backtracking? st)]
           (swap! used inc)
           (is (= "TRUE" (get v0 l)) (str what ": " l " witnessed by backtracking")))))

@@ -13,17 +13,17 @@ import java.util.Arrays;
  * choices: conflict-directed backjumping with nogood recording (Prosser, "Hybrid algorithms for
  * the constraint satisfaction problem", Computational Intelligence 9(3), 1993, §4; Dechter,
  * "Enhancement schemes for constraint processing", Artificial Intelligence 41(3), 1990, §3).
- * Called where {@link SerialWitness}'s greedy passes stall on a file with no invocations: that pass fixes each writer's place in
- * its key's version order for good when it places it, and on a file listed session by session
- * (dbcop, Cobra, Plume text: no time to go by) one writer placed a step early leaves a reader
- * waiting for ever (issue 29).
+ * Called where {@link SerialWitness}'s greedy passes stall on a file with no invocations, and
+ * before them on a file listed session by session (dbcop, Cobra, Plume text: no time to go by):
+ * that pass fixes each writer's place in its key's version order for good when it places it, and
+ * there one writer placed a step early leaves a reader waiting for ever (issue 29).
  *
  * <p>The pass: each session's next transaction (its head) is placed when every read names the
  * current version of its key and, for each key it writes, every other reader of the current
  * version is placed (a writer waits for the readers of the version it overwrites, so no read is
  * ever left naming an overwritten version); read-only heads first (placing one never rules a
  * serial order out), then the others by their depth over session order and reads-from
- * ({@link #sweep}). A writer t of key x also waits for every writer w of x that session order
+ * ({@link ForcedWriters}). A writer t of key x also waits for every writer w of x that session order
  * and reads-from put before some reader of t's version (w before that reader, so before t, in
  * every serial order: the pruning rule of PolySI, PVLDB'23, §4.2, one round, on the known edges
  * alone), found once from vector clocks ({@link ForcedWriters}); and, softly, for the writer of
@@ -216,7 +216,7 @@ final class BacktrackingWitness {
     parkedNg = new int[n];
     parkedSoft = new boolean[n];
     vpTxn = values() ? valuePredecessors() : null;
-    if (DEBUG) System.err.println("backtracking: set up " + (cpu() - t0) / 1000000 + " ms");
+    if (DEBUG) System.err.println("backtracking: values' order " + (cpu() - t0) / 1000000 + " ms");
   }
 
   /** Session order and reads-from: depths (the ranks), and each writer's forced writers. */

@@ -201,8 +201,12 @@ final class ForcedWriters {
     return false;
   }
 
-  /** Keys with at most this many writers have each writer tried against the readers' clocks; the others, each slot's entry looked up. */
-  private static final int SCAN = 64;
+  /**
+   * Keys with at most this many writers have each writer tried against the readers' clocks; the
+   * others, each slot's entry looked up (-Disocheck.witness.scan=N, read at each construction:
+   * tests try both ways).
+   */
+  private final int scan = Integer.getInteger("isocheck.witness.scan", 64);
 
   // Each key's writers (their places in ssTxn), in that order, from bStart[x].
   private int[] bStart, bPlace;
@@ -257,7 +261,7 @@ final class ForcedWriters {
           for (int y = 0, rb = r * K; y < K; y++) if (vc[rb + y] > front[y]) front[y] = vc[rb + y];
           rPlace[k] = posInSession[r];
         }
-        if (b1 - b0 <= SCAN) {
+        if (b1 - b0 <= scan) {
           int tb = t * K;
           // Few writers of x: each tried against the readers' clocks and places; of a
           // session's, the last that reaches a reader (the earlier ones reach it through it).
