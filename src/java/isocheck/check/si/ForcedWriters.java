@@ -30,7 +30,10 @@ import java.util.Arrays;
  * r in r's own session.
  */
 final class ForcedWriters {
-  /** Slots of the clocks (-Disocheck.witness.clocks=N, read at each construction; 0: no forced writers, depths alone). */
+  /**
+   * Slots of the clocks: one per session up to twice this many sessions, else this many
+   * (-Disocheck.witness.clocks=N, read at each construction; 0: no forced writers, depths alone).
+   */
   static final int SLOTS = 16;
 
   /** Per transaction, its depth over session order and reads-from; null when those edges have a cycle. */
@@ -60,7 +63,9 @@ final class ForcedWriters {
     this.sessionOf = sessionOf;
     this.posInSession = posInSession;
     // The clocks: n × slots ints, at most 64 MB (fewer slots on larger histories).
-    int k = (int) Math.min(Integer.getInteger("isocheck.witness.clocks", SLOTS), (16L << 20) / Math.max(1, n));
+    // (Up to 32 sessions, one slot each: Plume's 25 sessions thrashed 16 slots, 96,000 takings.)
+    int sessions = ssStart.length - 1, want = Integer.getInteger("isocheck.witness.clocks", sessions <= 2 * SLOTS ? Math.max(sessions, SLOTS) : SLOTS);
+    int k = (int) Math.min(want, (16L << 20) / Math.max(1, n));
     slots = k < 2 ? 0 : k;
     int[] vc = slots > 0 ? new int[n * slots] : null;
     long c0 = BacktrackingWitness.cpu();
