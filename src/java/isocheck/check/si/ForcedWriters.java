@@ -25,9 +25,10 @@ import java.util.Arrays;
  * occupancy's entry, losing what the earlier one knew (a writer w of that session is then not
  * found to reach r: a wait missed, never one wrong). A transaction w of the occupancy's session
  * reaches r when r's entry for the slot lies in the occupancy's range at or after w's place.
- * Per reader, the last writer of x at or before the entry in each slot's session (writers of a
- * session earlier than that one reach it through session order), and the last writer of x before
- * r in r's own session.
+ * A key with few writers (64) has each of them tried against the readers' clocks and sessions,
+ * the last of each session that reaches a reader and not t (the earlier ones reach it through
+ * session order; one that reaches t precedes it anyway); a key with more, per reader, the last
+ * writer at or before each slot's entry in that slot's session, and before the reader in its own.
  */
 final class ForcedWriters {
   /**
@@ -68,9 +69,9 @@ final class ForcedWriters {
     int k = (int) Math.min(want, (16L << 20) / Math.max(1, n));
     slots = k < 2 ? 0 : k;
     int[] vc = slots > 0 ? new int[n * slots] : null;
-    long c0 = BacktrackingWitness.cpu();
+    long c0 = DEBUG ? BacktrackingWitness.cpu() : 0;
     long[] d = sweep(h, total, vc);
-    long c1 = BacktrackingWitness.cpu();
+    long c1 = DEBUG ? BacktrackingWitness.cpu() : 0;
     depth = d;
     if (d == null || vc == null) {
       start = null;
