@@ -133,47 +133,86 @@
 
 (defn- check-levels
   "[verdicts search-stats] of h at the given levels, the backtracking witness on or off
-  (-Disocheck.search.backtracking-witness=false)."
-  [^History h level-ids on?]
-  (if on?
-    (System/clearProperty "isocheck.search.backtracking-witness")
-    (System/setProperty "isocheck.search.backtracking-witness" "false"))
-  (try
-    (let [r (Checker/check h (doto (CheckOptions.) (.levels (mapv #(Level/parse %) level-ids))))]
-      [(tu/verdict-strings r) (search-stats r)])
-    (finally (System/clearProperty "isocheck.search.backtracking-witness"))))
+  (-Disocheck.search.backtracking-witness=false), with the system properties props set."
+  ([^History h level-ids on?] (check-levels h level-ids on? {}))
+  ([^History h level-ids on? props]
+   (if on?
+     (System/clearProperty "isocheck.search.backtracking-witness")
+     (System/setProperty "isocheck.search.backtracking-witness" "false"))
+   (doseq [[k v] props] (System/setProperty k v))
+   (try
+     (let [r (Checker/check h (doto (CheckOptions.) (.levels (mapv #(Level/parse %) level-ids))))]
+       [(tu/verdict-strings r) (search-stats r)])
+     (finally
+       (System/clearProperty "isocheck.search.backtracking-witness")
+       (doseq [k (keys props)] (System/clearProperty k))))))
+
+(def ^:private plain-pass
+  "The backtracking pass without its forced and soft waits (ForcedWriters, the values' order)."
+  {"isocheck.witness.clocks" "0" "isocheck.witness.values" "false"})
 
 (defn- by-backtracking? [m] (= ":backtracking" (str (get m "witness"))))
 
+;; Session 0: T1 writes x = 1. Session 1: T2 writes x = 2, ten transactions writing other keys,
+;; then T3 reads x = 1. Listed session by session, with no invocations, T1 comes first; placed
+;; first, x's versions go 1, 2 and T3 can never read 1 (T2 precedes it): the greedy passes stall,
+;; and Kahn's schedule orders x the same way. The only serial order is T2 ... T1 T3 (x: 2 then 1).
+(def ^:private undo-x
+  (concat [(tu/ok 0 [[:w :x 1]]) (tu/ok 1 [[:w :x 2]])]
+          (for [i (range 10)] (tu/ok 1 [[:w (keyword (str "y" i)) 1]]))
+          [(tu/ok 1 [[:r :x 1]])]))
+
 (deftest a-hand-built-history-needs-the-witness-to-undo-a-version-choice
-  ;; Session 0: T1 writes x = 1. Session 1: T2 writes x = 2, ten transactions writing other
-  ;; keys, then T3 reads x = 1. Listed session by session, with no invocations, T1 comes first;
-  ;; placed first, x's versions go 1, 2 and T3 can never read 1 (T2 precedes it): the greedy
-  ;; passes stall, and Kahn's schedule orders x the same way. The only serial order is T2 ...
-  ;; T1 T3 (x: 2 then 1). The backtracking pass undoes T1's placement (T1's version before T2's
-  ;; leaves T3 waiting for T2, its session predecessor, and T2 for T3: a cycle whose one choice
-  ;; is T1's) and finds it. Ten fillers put T2 beyond the look-ahead's reach from T3.
-  (let [ops (concat [(tu/ok 0 [[:w :x 1]]) (tu/ok 1 [[:w :x 2]])]
-                    (for [i (range 10)] (tu/ok 1 [[:w (keyword (str "y" i)) 1]]))
-                    [(tu/ok 1 [[:r :x 1]])])
-        h (j/->history (vec ops))
+  ;; Without its forced waits, the backtracking pass places T1 first and undoes it (T1's version
+  ;; before T2's leaves T3 waiting for T2, its session predecessor, and T2 for T3: a cycle whose
+  ;; one choice is T1's) and finds the order. With them, T1 waits for T2 from the start: T2
+  ;; reaches T3, a reader of T1's version, by session order (ForcedWriters), and nothing is undone.
+  (let [h (j/->history (vec undo-x))
         lv ["strong-session-serializable"]
-        [v m] (check-levels h lv true)
+        [v m] (check-levels h lv true plain-pass)
+        [vf mf] (check-levels h lv true)
         [v0 m0] (check-levels h lv false)
-        st (get m "strong-session-serializable")]
-    (is (= {"strong-session-serializable" "TRUE"} v v0))
+        st (get m "strong-session-serializable")
+        stf (get mf "strong-session-serializable")]
+    (is (= {"strong-session-serializable" "TRUE"} v vf v0))
     (is (= ":witness" (str (get st "decided-by"))) (pr-str st))
     (is (by-backtracking? st) (pr-str st))
     (is (pos? (get st "witness-backtracks" 0)) (pr-str st))
+    (is (by-backtracking? stf) (pr-str stf))
+    (is (zero? (get stf "witness-backtracks" -1)) (str "forced: T1 waits for T2 " (pr-str stf)))
     (is (not= ":witness" (str (get-in m0 ["strong-session-serializable" "decided-by"]))) "without it, the search decides")
     (testing "with T4 after T1 in session 0 reading x = 2, no serial order: T1 before T2 (T4 reads 2 after
              T1's write) and T2 before T1 (T3 reads 1 after T2): violated, and no witness claimed"
-      (let [h (j/->history (vec (concat [(first ops) (tu/ok 0 [[:r :x 2]])] (rest ops))))
-            [v m] (check-levels h lv true)
-            [v0] (check-levels h lv false)
-            st (get m "strong-session-serializable")]
-        (is (= {"strong-session-serializable" "FALSE"} v v0))
-        (is (not= ":witness" (str (get st "decided-by"))) (pr-str st))))))
+      (let [h (j/->history (vec (concat [(first undo-x) (tu/ok 0 [[:r :x 2]])] (rest undo-x))))]
+        (doseq [props [{} plain-pass]]
+          (let [[v m] (check-levels h lv true props)
+                [v0] (check-levels h lv false)
+                st (get m "strong-session-serializable")]
+            (is (= {"strong-session-serializable" "FALSE"} v v0) (pr-str props))
+            (is (not= ":witness" (str (get st "decided-by"))) (pr-str st))))))))
+
+(deftest the-forced-waits-leave-a-choice-that-only-backtracking-undoes
+  ;; T2 must precede T1 (both write x), but not because T2 reaches a reader of T1's version:
+  ;; session 1 is T2 (x = 2), P (y = 2), P' (reads y = 1); session 2 is A (y = 1), Q (reads
+  ;; y = 1), R (reads x = 1); T1 (x = 1) alone in session 0. P reaches P', a reader of A's
+  ;; version, so P precedes A (a forced wait: A waits for P); so T2 < P < A < Q < R, and R reads
+  ;; T1's x: T2 precedes T1. One round of the rule does not see it (no edge of session order or
+  ;; reads-from leads from T2 to R), so the pass places T1 first (the first-listed of the ready
+  ;; writers of equal depth, and the smaller value), then finds T2 waiting for R's session and A
+  ;; for P (T2's session): a cycle whose one choice is T1 before T2. It undoes it, and the order
+  ;; T2 P T1 A P' Q R is found.
+  (let [h (j/->history [(tu/ok 0 [[:w :x 1]])
+                        (tu/ok 1 [[:w :x 2]]) (tu/ok 1 [[:w :y 2]]) (tu/ok 1 [[:r :y 1]])
+                        (tu/ok 2 [[:w :y 1]]) (tu/ok 2 [[:r :y 1]]) (tu/ok 2 [[:r :x 1]])])
+        lv ["strong-session-serializable"]
+        [v m] (check-levels h lv true)
+        [v0] (check-levels h lv false)
+        st (get m "strong-session-serializable")]
+    (is (= {"strong-session-serializable" "TRUE"} v v0))
+    (is (by-backtracking? st) (pr-str st))
+    (is (= 1 (get st "witness-backtracks")) (pr-str st))
+    (is (pos? (get (get (second (check-levels h lv true plain-pass)) "strong-session-serializable") "witness-backtracks" 0))
+        "without the forced waits, the same choice undone")))
 
 (deftest the-backtracking-witness-decides-session-ordered-listings
   ;; The simulated serializable store's histories listed session by session (no invocations):
@@ -212,8 +251,12 @@
             ids (mapv str levels)
             [v m] (check-levels h ids true)
             [v0] (check-levels h ids false)
+            [vp] (check-levels h ids true plain-pass)
+            [vl] (check-levels h ids true {"isocheck.witness.scan" "0"})
             what (str store " " bug " seed " seed " " (name k))]
         (is (= v0 v) what)
+        (is (= v0 vp) (str what ", without the forced and soft waits"))
+        (is (= v0 vl) (str what ", forced writers looked up slot by slot"))
         (doseq [[l st] m :when (by-backtracking? st)]
           (swap! used inc)
           (when (.contains ^String l "snapshot") (swap! used-si inc))

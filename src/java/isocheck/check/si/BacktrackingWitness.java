@@ -13,20 +13,24 @@ import java.util.Arrays;
  * choices: conflict-directed backjumping with nogood recording (Prosser, "Hybrid algorithms for
  * the constraint satisfaction problem", Computational Intelligence 9(3), 1993, §4; Dechter,
  * "Enhancement schemes for constraint processing", Artificial Intelligence 41(3), 1990, §3).
- * Called where {@link SerialWitness}'s greedy passes stall on a file with no invocations: that pass fixes each writer's place in
- * its key's version order for good when it places it, and on a file listed session by session
- * (dbcop, Cobra, Plume text: no time to go by) one writer placed a step early leaves a reader
- * waiting for ever (issue 29).
+ * Called where {@link SerialWitness}'s greedy passes stall on a file with no invocations, and
+ * before them on a file listed session by session (dbcop, Cobra, Plume text: no time to go by):
+ * that pass fixes each writer's place in its key's version order for good when it places it, and
+ * there one writer placed a step early leaves a reader waiting for ever (issue 29).
  *
  * <p>The pass: each session's next transaction (its head) is placed when every read names the
  * current version of its key and, for each key it writes, every other reader of the current
  * version is placed (a writer waits for the readers of the version it overwrites, so no read is
  * ever left naming an overwritten version); read-only heads first (placing one never rules a
  * serial order out), then the others by their depth over session order and reads-from
- * ({@link #depthRanks}). A writer also waits for
- * another writer of a key it writes that some reader of its own version must follow (that reader,
- * or one of the {@link #LOOK} transactions before it in its session, read from that writer, or
- * one of the latter wrote the key): a look-ahead implied by session order and reads-from alone.
+ * ({@link ForcedWriters}). A writer t of key x also waits for every writer w of x that session order
+ * and reads-from put before some reader of t's version (w before that reader, so before t, in
+ * every serial order: the pruning rule of PolySI, PVLDB'23, §4.2, one round, on the known edges
+ * alone), found once from vector clocks ({@link ForcedWriters}); and, softly, for the writer of
+ * the key's next smaller integer ({@link #valuePredecessors}: Jepsen's, dbcop's and Cobra's
+ * clients count each key's values up, so a store that committed a key's writers about when they
+ * were invoked has about that version order). A soft wait is given up when nothing else can be
+ * placed: it chooses, it never rules out.
  * The state (placements, each key's current version, the readers left of each version) is kept
  * with an undo log. When no head can be placed, the heads wait for each other in a cycle: a head
  * waits for the writer of a version it reads, for its session's earlier transactions (through
@@ -45,13 +49,14 @@ import java.util.Arrays;
  * search decides, as without it) when a cycle has no version edge to undo, or after a budget of
  * placements and undos proportional to the history (-Disocheck.witness.backtrack-budget, per
  * transaction; default {@link #BUDGET}). -Disocheck.witness.debug=true prints its cycles and
- * timings.
+ * timings; -Disocheck.witness.clocks=0 and -Disocheck.witness.values=false turn the forced and the
+ * soft waits off (tests and benches compare).
  */
 final class BacktrackingWitness {
   /** Placements and undos allowed, per committed transaction. */
   static final int BUDGET = 20;
   private static final boolean DEBUG = Boolean.getBoolean("isocheck.witness.debug");
-  private long lookCalls, blockerCalls, walkSteps;
+  private long blockerCalls, walkSteps;
 
   private final History h;
   private final int n, mops, nKeys;
@@ -102,7 +107,7 @@ final class BacktrackingWitness {
   private final java.util.function.BooleanSupplier cancelled;
 
   BacktrackingWitness(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
-    long t0 = System.nanoTime();
+    long t0 = cpu();
     this.h = h;
     this.cancelled = cancelled;
     n = h.nTxns;
@@ -176,13 +181,18 @@ final class BacktrackingWitness {
       int s = h.session(t), i = sf[s]++;
       ssTxn[i] = t;
       posInSession[t] = i;
-      // Read-only transactions first (placing one never rules anything out), then by place in
-      // the session (the sessions advance together), or by depth (depthRanks).
+      // Read-only transactions first (placing one never rules anything out), then by depth
+      // (ForcedWriters), or by place in the session where the edges have a cycle.
       boolean readOnly = wrStart[t] == wrStart[t + 1];
       rank[t] = readOnly ? 0 : 1 + i - ssStart[s];
     }
-    if (DEBUG) System.err.println("backtracking: tables " + (System.nanoTime() - t0) / 1000000 + " ms");
-    depthRanks(committed);
+    if (DEBUG) System.err.println("backtracking: tables " + (cpu() - t0) / 1000000 + " ms");
+    forced = new ForcedWriters(h, total, rdStart, rdV, wrStart, wrKey, wrMop, vrStart, vrTxn, ssStart, ssTxn, sessionOf, posInSession);
+    if (forced.depth != null) for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + forced.depth[t];
+    forcedStart = forced.start;
+    forcedW = forced.writer;
+    if (DEBUG) System.err.println("backtracking: forced writers " + (cpu() - t0) / 1000000 + " ms, " + (forcedW == null ? 0 : forcedW.length)
+        + " (slots " + forced.slots + ", occupancies " + forced.occupancies + ", evictions " + forced.evictions + ")");
     placed = new boolean[n];
     posOf = new int[n];
     order = new int[tot];
@@ -202,16 +212,96 @@ final class BacktrackingWitness {
     parkedOn = new int[n];
     listHead = new int[n + mops + nKeys];
     Arrays.fill(listHead, -1);
-    if (DEBUG) System.err.println("backtracking: set up " + (System.nanoTime() - t0) / 1000000 + " ms");
+    if (DEBUG) System.err.println("backtracking: set up " + (cpu() - t0) / 1000000 + " ms");
     parkedNg = new int[n];
-    lookClear = new int[n];
+    parkedSoft = new boolean[n];
+    vpTxn = values() ? valuePredecessors() : null;
+    if (DEBUG) System.err.println("backtracking: values' order " + (cpu() - t0) / 1000000 + " ms");
   }
+
+  /** Session order and reads-from: depths (the ranks), and each writer's forced writers. */
+  final ForcedWriters forced;
+  /** Per committed transaction t, the writers it waits for (ForcedWriters), from forcedStart[t]; null for none. */
+  private final int[] forcedStart, forcedW;
+
+  /** Whether writers wait, softly, for the writer of their key's next smaller integer (-Disocheck.witness.values=false: not). */
+  static boolean values() { return !"false".equals(System.getProperty("isocheck.witness.values")); }
+  /** Per write (as wrKey), the transaction that wrote its key's next smaller integer, -1 for none; null when a value is not an integer. */
+  private final int[] vpTxn;
+  /** Per parked head, whether it waits softly (for vpTxn) and is in {@link #held}. */
+  private final boolean[] parkedSoft;
+  /** The heads parked by a soft wait, by rank (stale entries skipped). */
+  private final LongHeap held = new LongHeap(64);
+  /** Whether the last {@link #softBlocker} found a wait. */
+  private boolean soft;
+
+  /**
+   * Per write, the writer of its key's next smaller integer: null when some value written is not
+   * an integer that fits an int.
+   */
+  private int[] valuePredecessors() {
+    int nw = wrKey.length;
+    int[] kc = new int[nKeys + 1];
+    for (int i = 0; i < nw; i++) kc[wrKey[i] + 1]++;
+    for (int x = 0; x < nKeys; x++) kc[x + 1] += kc[x];
+    int[] fill = Arrays.copyOf(kc, nKeys);
+    long[] packed = new long[nw];
+    for (int i = 0; i < nw; i++) {
+      Object v = h.value(h.mopVal(wrMop[i]));
+      long x;
+      if (v instanceof Long) x = (Long) v;
+      else if (v instanceof Integer) x = (Integer) v;
+      else return null;
+      if (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) return null;
+      packed[fill[wrKey[i]]++] = x << 32 | i;
+    }
+    int[] vp = new int[nw];
+    Arrays.fill(vp, -1);
+    for (int x = 0; x < nKeys; x++) {
+      Arrays.sort(packed, kc[x], kc[x + 1]);
+      for (int j = kc[x] + 1; j < kc[x + 1]; j++) vp[(int) packed[j]] = h.mopTxn(wrMop[(int) packed[j - 1]]);
+    }
+    return vp;
+  }
+
+  /** The unplaced writer of the next smaller integer of a key t writes (a soft wait), or MIN_VALUE. */
+  private int softBlocker(int t) {
+    for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+      int p = vpTxn[i];
+      if (p >= 0 && p != t && !placed[p]) {
+        soft = true;
+        return p;
+      }
+    }
+    return Integer.MIN_VALUE;
+  }
+
+  /** No head is ready: places the head of least rank held by a soft wait alone, if any. */
+  private boolean releaseHeld() {
+    while (held.size() > 0) {
+      int t = (int) held.pop();
+      if (placed[t] || parkKey[t] < 0 || !parkedSoft[t] || ssTxn[next[sessionOf[t]]] != t) continue;
+      unpark(t);
+      steps++;
+      int w = blocker(t);
+      if (w == Integer.MIN_VALUE) {
+        place(t);
+        return true;
+      }
+      if (w != DEAD) park(t, w);
+    }
+    return false;
+  }
+
+  /** This thread's CPU time, ns (debug timings: the machine is shared). */
+  static long cpu() { return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(); }
 
   /** The serial order found (committed transactions), or null when the pass gave up. */
   int[] run() {
-    long t0 = System.nanoTime();
+    long t0 = cpu();
     int[] r = run0();
-    if (DEBUG) System.err.println("backtracking: " + (System.nanoTime() - t0) / 1000000 + " ms, steps " + steps + " blocker " + blockerCalls + " look " + lookCalls + " walk " + walkSteps + " gave up " + gaveUp);
+    if (DEBUG) System.err.println("backtracking: " + (cpu() - t0) / 1000000 + " ms, steps " + steps + " blocker " + blockerCalls + " walk " + walkSteps + " gave up " + gaveUp
+        + "; pops: stale " + dStale + " placed " + dPlace + " parked on nogood " + dNg + " version " + dVer + " forced " + dForced + " txn " + dTxn + "; placements " + placedCount);
     return r;
   }
 
@@ -224,6 +314,7 @@ final class BacktrackingWitness {
     restart();
     while (placedCount < total) {
       if (heap.size() == 0) {
+        if (releaseHeld()) continue;
         if (!backtrack()) return null;
         continue;
       }
@@ -233,59 +324,35 @@ final class BacktrackingWitness {
       }
       int t = (int) heap.pop();
       heapEpoch[t] = 0;
-      if (placed[t] || ssTxn[next[sessionOf[t]]] != t) continue;
+      if (placed[t] || ssTxn[next[sessionOf[t]]] != t) {
+        if (DEBUG) dStale++;
+        continue;
+      }
+      soft = false;
       int w = blocker(t);
+      if (DEBUG) { if (w == Integer.MIN_VALUE) dPlace++; else if (parkedNg[t] >= 0) dNg++; else if (w < 0) dVer++; else if (lastForced) dForced++; else dTxn++; }
+      if (w == Integer.MIN_VALUE && vpTxn != null) w = softBlocker(t);
       if (w == Integer.MIN_VALUE) place(t);
       else if (w == DEAD) {
         gaveUp = "cycle";
         return null;
-      } else park(t, w);
+      } else {
+        park(t, w);
+        if (soft) {
+          parkedSoft[t] = true;
+          held.push(rank[t] << 32 | t);
+        }
+      }
     }
     return order;
   }
 
   private static final int DEAD = Integer.MIN_VALUE + 1;
 
-  /**
-   * Writers ranked by their depth over session order and reads-from (Lamport's clocks: a session
-   * step 8, a read 1 after its writer), where those edges are acyclic: a session that began late
-   * (Jepsen gives a process a new id after an indeterminate operation) begins at the depth of
-   * what it first read, not at 0.
-   */
-  private void depthRanks(boolean[] committed) {
-    int[] indeg = new int[n], queue = new int[total];
-    long[] depth = new long[n];
-    int tail = 0;
-    for (int t = 0; t < n; t++) {
-      if (!committed[t]) continue;
-      if (posInSession[t] > ssStart[sessionOf[t]]) indeg[t]++;
-      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) if (rdV[i] < mops) indeg[t]++;
-      if (indeg[t] == 0) queue[tail++] = t;
-    }
-    for (int head = 0; head < tail; head++) {
-      int t = queue[head];
-      int q = posInSession[t] + 1;
-      if (q < ssStart[sessionOf[t] + 1]) {
-        int u = ssTxn[q];
-        depth[u] = Math.max(depth[u], depth[t] + 8);
-        if (--indeg[u] == 0) queue[tail++] = u;
-      }
-      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
-        int v = wrMop[i];
-        for (int j = vrStart[v]; j < vrStart[v + 1]; j++) {
-          int r = vrTxn[j];
-          depth[r] = Math.max(depth[r], depth[t] + 1);
-          if (--indeg[r] == 0) queue[tail++] = r;
-        }
-      }
-    }
-    if (tail < total) return; // a cycle: the history violates the level; the session ranks stand
-    for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + depth[t];
-  }
-
   /** Every session's head into the heap. */
   private void restart() {
     heap.clear();
+    held.clear();
     for (int s = 0; s + 1 < ssStart.length; s++) if (next[s] < ssStart[s + 1]) push(ssTxn[next[s]]);
   }
 
@@ -300,8 +367,11 @@ final class BacktrackingWitness {
    * DEAD when a read names a version already overwritten (cannot happen while writers wait for
    * their readers; a guard).
    */
+  private long dStale, dPlace, dNg, dVer, dForced, dTxn, dSoftRel;
+  private boolean lastForced;
+
   private int blocker(int t) {
-    if (DEBUG) blockerCalls++;
+    if (DEBUG) { blockerCalls++; lastForced = false; }
     parkedNg[t] = -1;
     for (int i = ngHead[t]; i >= 0; i = ngNext[i]) {
       if (!ngAlive[i]) continue;
@@ -326,71 +396,19 @@ final class BacktrackingWitness {
       for (int j = rdStart[t]; j < rdStart[t + 1]; j++) if (rdV[j] == lv) c--;
       if (c > 0) return -lv - 1;
     }
-    if (LOOK > 0 && lookClear[t] != undos) {
-      lookWork = LOOK_WORK;
-      // A writer w of a key t writes that some reader r of t's version follows (r itself, or
-      // an earlier transaction of r's session, writes it or read w's write): t before w would
-      // put r before w; so t waits for w (implied by session order and reads-from alone).
-      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
-        int x = wrKey[i], v = wrMop[i];
-        for (int j = vrStart[v], jn = Math.min(vrStart[v + 1], vrStart[v] + LOOK); j < jn; j++) {
-          int r = vrTxn[j], s = sessionOf[r];
-          for (int q = posInSession[r], qn = Math.max(next[s], posInSession[r] - LOOK + 1); q >= qn && lookWork > 0; q--) {
-            int u = ssTxn[q];
-            if (u == t) break;
-            if (DEBUG) lookCalls++;
-            int w = writerOf(u, x, t, u == r);
-            if (w >= 0) return w;
-          }
-        }
-      }
-      // (None: none until an undo, placements only take candidates away.)
-      if (lookWork > 0) lookClear[t] = undos;
+    if (forcedW != null) for (int i = forcedStart[t]; i < forcedStart[t + 1]; i++) if (!placed[forcedW[i]]) {
+      if (DEBUG) lastForced = true;
+      return forcedW[i];
     }
     return Integer.MIN_VALUE;
   }
-
-  /** How many readers, and transactions back in each one's session, the look-ahead tries (-Disocheck.witness.look=N; 0: none). */
-  private static final int LOOK = Integer.getInteger("isocheck.witness.look", 8);
-
-  /**
-   * An unplaced transaction other than t that writes key x and is u itself (not the reader) or a
-   * writer u read from, or -1.
-   */
-  private int writerOf(int u, int x, int t, boolean reader) {
-    // (The reader itself may overwrite the version it read: a read-modify-write.)
-    lookWork -= wrStart[u + 1] - wrStart[u] + rdStart[u + 1] - rdStart[u];
-    if (!reader && !placed[u] && u != t) for (int i = wrStart[u]; i < wrStart[u + 1]; i++) if (wrKey[i] == x) return u;
-    for (int i = rdStart[u]; i < rdStart[u + 1]; i++) {
-      int v = rdV[i];
-      if (v >= mops) continue;
-      int w = h.mopTxn(v);
-      if (w == t || placed[w]) continue;
-      lookWork -= wrStart[w + 1] - wrStart[w];
-      for (int k = wrStart[w]; k < wrStart[w + 1]; k++) if (wrKey[k] == x) return w;
-    }
-    return -1;
-  }
-
-  /**
-   * The micro-ops one look-ahead may visit: at 4 micro-ops a transaction (Jepsen's shape) about
-   * all it would; at 20 (Plume's), 8 readers and 8 transactions back cost about 7,000, and on the
-   * SI store's Plume-shaped history at 10^5 (serializability violated) the pass spent 6.8 s
-   * looking ahead before it gave up.
-   */
-  private static final int LOOK_WORK = Integer.getInteger("isocheck.witness.look-work", 256);
-  private int lookWork;
-
-  /** Per transaction, the count of undos when its look-ahead last found no writer to wait for. */
-  private final int[] lookClear;
-  /** Undos so far (from 1). */
-  private int undos = 1;
 
   /** Per committed transaction, its place in ssTxn. */
   private int[] posInSession;
 
   private void park(int t, int w) {
     parkedOn[t] = w;
+    parkedSoft[t] = false;
     int k = w >= 0 ? w : n + (-w - 1);
     parkKey[t] = k;
     parkPrev[t] = -1;
@@ -446,7 +464,6 @@ final class BacktrackingWitness {
    * (those that are heads).
    */
   private void undoTo(int p) {
-    undos++;
     while (placedCount > p) {
       int t = order[--placedCount];
       steps++;

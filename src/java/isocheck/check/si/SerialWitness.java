@@ -261,26 +261,36 @@ final class SerialWitness {
 
   private boolean greedy(boolean si, boolean session, boolean realtime, boolean again) {
     int mops = h.mopCount(), nKeys = h.keyCount();
-    passes = 1;
+    passes = 0;
     if (scheduleBacktracking(si, session, realtime, again) && !interleaved()) {
       // Listed session by session with no invocations: the greedy passes follow the file's
       // order, no guide to time there (on the snapshot-isolation store's 10^5 history so
       // listed, both stalled, in 30 ms); the backtracking schedule alone.
-      passes = 0;
       int[] order = backtrackingSchedule();
       if (order == null || cancelled) return false;
       lastOrder = order;
       return verified(order, si, session, realtime);
     }
-    Greedy first = new Greedy(si, mops, nKeys, session, realtime, false, null);
-    int[] order = cancelled ? null : first.run();
-    if (order == null && again) {
-      // Stalled: again, with each key's writers placed in the order they were first tried (in
-      // the first pass's arrays, reset).
-      passes = 2;
-      order = new Greedy(si, mops, nKeys, session, realtime, true, first).run();
+    boolean backtrack = !si && session && (again || realtime) && timeless() && backtrackingOn();
+    int[] order = null;
+    // A file listed session by session (dbcop, Cobra, Plume text), with no invocations: the
+    // greedy passes go by the file's order and stall (issue 29; at 10^5 rw-register they took
+    // 60-140 ms of CPU to fail): the backtracking pass first.
+    boolean first = backtrack && !interleaved();
+    if (first && !cancelled) order = backtracking();
+    if (order == null && !cancelled) {
+      passes = 1;
+      Greedy one = new Greedy(si, mops, nKeys, session, realtime, false, null);
+      order = one.run();
+      if (order == null && again && !cancelled) {
+        // Stalled: again, with each key's writers placed in the order they were first tried (in
+        // the first pass's arrays, reset).
+        passes = 2;
+        order = new Greedy(si, mops, nKeys, session, realtime, true, one).run();
+      }
+      if (order != null) by = "greedy";
     }
-    if (order == null && !si && session && (again || realtime) && timeless() && !cancelled && backtrackingOn()) {
+    if (order == null && backtrack && !first && !cancelled) {
       // Stalled on a file with no invocations (dbcop, Cobra, Plume text; a realtime level's
       // order is then empty, the level its session counterpart's): the pass that can undo its
       // version choices (BacktrackingWitness). Not where transactions have invocations: the
@@ -288,14 +298,20 @@ final class SerialWitness {
       // the SI store's Plume-shaped 10^5 history (strong-session serializability violated,
       // lein bench search) the backtracking pass cost 2 s (its set-up, and 52,195 placements
       // before a cycle with no choice to undo) before pruning decided.
-      BacktrackingWitness b = new BacktrackingWitness(h, ra, committed, version, () -> cancelled);
-      backtracking = b;
-      order = b.run();
-      if (order != null) by = "backtracking";
+      order = backtracking();
     }
     if (order == null || cancelled) return false;
     lastOrder = order;
     return verified(order, si, session, realtime);
+  }
+
+  /** The backtracking pass's order (by set to "backtracking"), or null when it gave up. */
+  private int[] backtracking() {
+    BacktrackingWitness b = new BacktrackingWitness(h, ra, committed, version, () -> cancelled);
+    backtracking = b;
+    int[] order = b.run();
+    if (order != null) by = "backtracking";
+    return order;
   }
 
   /**
