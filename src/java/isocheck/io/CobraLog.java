@@ -173,6 +173,8 @@ public final class CobraLog {
 
     /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
     Reader(OpSink sink) {
+      b.perTxn(txnFile);
+      b.perTxn(cobraId);
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
