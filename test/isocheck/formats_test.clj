@@ -380,6 +380,24 @@
            (error (cobra-dir (logs [\R 6001 60 60 0]))))
         "a write id written twice is its first write's")))
 
+(deftest cobra-reads-of-many-more-writes-check-each-part
+  ;; 400,000 writes: more than 4,096 in each of ReadCheck's 64 partitions, so each is split into
+  ;; parts by more of the hash before it is joined; reads of write ids spread over all of them.
+  (let [txns 40000
+        writes (apply cobra-log (mapcat (fn [t] (concat [[\S t]] (for [j (range 10)] [\W (+ (* 16 t) j) (mod (+ t j) 997) 0]) [[\C t]]))
+                                        (range 1 (inc txns))))
+        reads (fn [bad] (apply cobra-log (concat [[\S 900000]]
+                                                 (for [t (range 1 (inc txns) 97)]
+                                                   [\R (if (= t bad) (inc t) t) (+ (* 16 t) 3) (mod (+ t 3) 997) 0])
+                                                 [[\C 900000]])))]
+    (is (nil? (error (cobra-dir {"0.log" writes "1.log" (reads -1)}))) "every read names its write id's writer")
+    (doseq [bad [1 (inc (* 97 200)) (inc (* 97 412))]]
+      (let [m (error (cobra-dir {"0.log" writes "1.log" (reads bad)}))]
+        (is (one-line? m))
+        (is (and m (str/includes? m (str "reads write id 0x" (Long/toHexString (+ (* 16 bad) 3)) " as transaction 0x"
+                                         (Long/toHexString (inc bad)) "'s, but transaction 0x" (Long/toHexString bad) " wrote it")))
+            m)))))
+
 ;; ---------------------------------------------------------------- elle-cli
 
 (def elle-json

@@ -448,6 +448,7 @@ final class TxnBuffer {
       txnOpStart.ensureCapacity(txns);
       for (isocheck.util.IntList l : perTxnInts) l.ensureCapacity(txns);
       for (LongList l : perTxnLongs) l.ensureCapacity(txns);
+      if (onEstimate != null) onEstimate.accept(txns);
     }
   }
 
@@ -464,6 +465,11 @@ final class TxnBuffer {
 
   /** {@link #perTxn(isocheck.util.IntList...)} for columns of longs. */
   void perTxn(LongList... lists) { perTxnLongs = lists; }
+
+  private java.util.function.IntConsumer onEstimate;
+
+  /** Told, when streaming, about how many transactions to expect, once (for a reader's tables by transaction). */
+  void onEstimate(java.util.function.IntConsumer f) { onEstimate = f; }
 
   private static final long ESTIMATE_AFTER = 4 << 20;
 
