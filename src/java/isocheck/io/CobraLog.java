@@ -377,6 +377,8 @@ public final class CobraLog {
     /** Per partition: its blocks of writes and of reads, and how many longs each holds. */
     private final long[][][] wBlocks, rBlocks;
     private final int[] wLen, rLen;
+    /** Per partition: its last block of writes and of reads. */
+    private final long[][] wTail, rTail;
     /** The write id of a read {@link #allMatch} found naming another writer. */
     long badWid;
 
@@ -390,6 +392,8 @@ public final class CobraLog {
       rBlocks = new long[1 << b][][];
       wLen = new int[1 << b];
       rLen = new int[1 << b];
+      wTail = new long[1 << b][];
+      rTail = new long[1 << b][];
     }
 
     private int part(long h) { return bits == 0 ? 0 : (int) (h >>> (64 - bits)); }
@@ -399,29 +403,29 @@ public final class CobraLog {
 
     void write(long wid, long txn) {
       long h = hash(wid);
-      int p = part(h);
-      append(wBlocks, wLen[p], p, h, txn);
-      wLen[p] += 2;
+      int p = part(h), n = wLen[p], j = n & (BLOCK - 1);
+      long[] t = j == 0 ? block(wBlocks, wTail, p, n) : wTail[p];
+      t[j] = h;
+      t[j + 1] = txn;
+      wLen[p] = n + 2;
     }
 
     void read(long wid, long writer) {
       long h = hash(wid);
-      int p = part(h);
-      append(rBlocks, rLen[p], p, h, writer);
-      rLen[p] += 2;
+      int p = part(h), n = rLen[p], j = n & (BLOCK - 1);
+      long[] t = j == 0 ? block(rBlocks, rTail, p, n) : rTail[p];
+      t[j] = h;
+      t[j + 1] = writer;
+      rLen[p] = n + 2;
     }
 
-    /** Stores (a, b) at longs n, n + 1 of partition p's blocks. */
-    private static void append(long[][][] blocks, int n, int p, long a, long b) {
+    /** A new block for partition p, whose blocks hold n longs: added to its blocks, and its tail. */
+    private static long[] block(long[][][] blocks, long[][] tail, int p, int n) {
       int k = n >>> BLOCK_BITS;
       long[][] bl = blocks[p];
       if (bl == null) bl = blocks[p] = new long[4][];
       else if (k == bl.length) bl = blocks[p] = java.util.Arrays.copyOf(bl, 2 * k);
-      long[] blk = bl[k];
-      if (blk == null) blk = bl[k] = new long[BLOCK];
-      int j = n & (BLOCK - 1);
-      blk[j] = a;
-      blk[j + 1] = b;
+      return tail[p] = bl[k] = new long[BLOCK];
     }
 
     private static long hash(long k) {
