@@ -69,6 +69,7 @@ public final class PlumeText {
     Reader(InputStream in) {
       super(in, MAX_TOKEN);
       b.perTxn(plumeId, sessionOf);
+      b.noEstimateMargin();
     }
 
     /** The transaction of the last line read, or -1. */
