@@ -380,6 +380,24 @@
            (error (cobra-dir (logs [\R 6001 60 60 0]))))
         "a write id written twice is its first write's")))
 
+(deftest cobra-reads-of-many-more-writes-check-each-part
+  ;; 400,000 writes: more than 4,096 in each of ReadCheck's 64 partitions, so each is split into
+  ;; parts by more of the hash before it is joined; reads of write ids spread over all of them.
+  (let [txns 40000
+        writes (apply cobra-log (mapcat (fn [t] (concat [[\S t]] (for [j (range 10)] [\W (+ (* 16 t) j) (mod (+ t j) 997) 0]) [[\C t]]))
+                                        (range 1 (inc txns))))
+        reads (fn [bad] (apply cobra-log (concat [[\S 900000]]
+                                                 (for [t (range 1 (inc txns) 97)]
+                                                   [\R (if (= t bad) (inc t) t) (+ (* 16 t) 3) (mod (+ t 3) 997) 0])
+                                                 [[\C 900000]])))]
+    (is (nil? (error (cobra-dir {"0.log" writes "1.log" (reads -1)}))) "every read names its write id's writer")
+    (doseq [bad [1 (inc (* 97 200)) (inc (* 97 412))]]
+      (let [m (error (cobra-dir {"0.log" writes "1.log" (reads bad)}))]
+        (is (one-line? m))
+        (is (and m (str/includes? m (str "reads write id 0x" (Long/toHexString (+ (* 16 bad) 3)) " as transaction 0x"
+                                         (Long/toHexString (inc bad)) "'s, but transaction 0x" (Long/toHexString bad) " wrote it")))
+            m)))))
+
 ;; ---------------------------------------------------------------- elle-cli
 
 (def elle-json
@@ -609,6 +627,70 @@
       (let [m (error (tmp-file "e.txt" text))]
         (is (one-line? m))
         (is (and m (str/starts-with? m expect)) (str text " => " m))))))
+
+;; Streaming hands each transaction on as it completes and then numbers the buffer's ops from 0
+;; again (TxnBuffer.restart), so a file holds one chunk of ops at a time; a transaction longer
+;; than a chunk (65,536 ops) spans two; from 16 MB of input the buffer sizes its per-transaction
+;; columns (and its reader's) from the estimate. Either way the history read whole.
+
+(defn- first-difference
+  "The first place two histories differ ([what where a b]), or nil: every transaction's status,
+  process and micro-ops (kind, key, value)."
+  [^History a ^History b]
+  (if (not= (.nTxns a) (.nTxns b))
+    [:txns nil (.nTxns a) (.nTxns b)]
+    (or (some (fn [t]
+                (let [t (int t)]
+                  (cond (not= (.status a t) (.status b t)) [:status t (.status a t) (.status b t)]
+                        (not= (.process a t) (.process b t)) [:process t (.process a t) (.process b t)]
+                        (not= (- (.mopEnd a t) (.mopStart a t)) (- (.mopEnd b t) (.mopStart b t)))
+                        [:mops t (- (.mopEnd a t) (.mopStart a t)) (- (.mopEnd b t) (.mopStart b t))])))
+              (range (.nTxns a)))
+        (some (fn [m]
+                (let [m (int m)]
+                  (when-not (and (= (.mopKind a m) (.mopKind b m))
+                                 (= (.key a (.mopKey a m)) (.key b (.mopKey b m)))
+                                 (= (.value a (.mopVal a m)) (.value b (.mopVal b m))))
+                    [:mop m (mop a m) (mop b m)])))
+              (range (.mopCount a))))))
+
+(defn- plume-lines
+  "Plume text of n transactions of 20 micro-ops (10 sessions, ids 0, 1, ...; writes of values
+  unique per key, reads of the last value written or 0), the one numbered big of `long-txn`
+  writes to new keys instead."
+  ^String [n big long-txn]
+  (let [sb (StringBuilder.)
+        last-val (long-array 50001)]
+    (dotimes [t n]
+      (let [s (mod t 10)]
+        (if (= t big)
+          (dotimes [j long-txn] (.append sb (str "w(" (+ 100000 j) ",1," s "," t ")\n")))
+          (dotimes [j 20]
+            (let [k (inc (mod (+ (* t 7) (* j 13)) 50000))]
+              (if (even? j)
+                (let [v (inc (aget last-val k))]
+                  (aset last-val k v)
+                  (.append sb (str "w(" k "," v "," s "," t ")\n")))
+                (.append sb (str "r(" k "," (aget last-val k) "," s "," t ")\n"))))))))
+    (str sb)))
+
+(deftest streamed-files-spanning-chunks-and-estimated-read-as-when-read-whole
+  (let [small (tmp-file "chunks.txt" (plume-lines 3000 1500 70000))
+        big (tmp-file "big.txt" (plume-lines 45000 20000 70000))]
+    (is (< (* 16 1024 1024) (.length (io/file big))) "large enough for the estimate")
+    (doseq [[label f] [["Plume text, 16 MB" big] ["Plume text" small] ["dbcop JSON" (convert small :dbcop)]
+                       ["dbcop bincode" (convert small :dbcop-bincode)]]]
+      (let [whole (read-whole f)
+            streamed (read-history f)]
+        (is (< 100000 (.mopCount whole)) label)
+        (is (nil? (first-difference whole streamed)) label)))
+    (let [d (convert small :cobra)
+          whole (let [b (isocheck.history.HistoryBuilder. nil nil)]
+                  (isocheck.io.CobraLog/read (.toPath (io/file d)) b)
+                  (.build b))
+          streamed (read-history d)]
+      (is (< 100000 (.mopCount whole)) "Cobra logs")
+      (is (nil? (first-difference whole streamed)) "Cobra logs"))))
 
 (deftest every-format-loads-the-same-history
   ;; Plume's shape (20 micro-ops per transaction, 25 sessions), committed transactions only (so

@@ -173,11 +173,14 @@ public final class CobraLog {
 
     /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
     Reader(OpSink sink) {
+      b.perTxn(txnFile);
+      b.perTxn(cobraId);
+      b.onEstimate(txnOf::ensureCapacity);
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
         b.stream(sink, this::origin, null);
-        check = new ReadCheck();
+        check = new ReadCheck(st.size);
       }
     }
 
@@ -354,26 +357,75 @@ public final class CobraLog {
 
   /**
    * While streaming, whether each read names the writer of its write id's first write (in log
-   * order), as a partitioned hash join once every log is read: writes and reads are appended
-   * as they come (no look-up while reading: a table of a million write ids is far larger than
-   * the caches, and each look-up or insert waited for memory, half the reader's time at 10^5
-   * Plume-shaped transactions); then both are scattered, in order, into partitions by their
-   * write id's hash, and each partition joined in a table that fits in the cache.
+   * order), as a partitioned hash join once every log is read: no look-up while reading (a
+   * table of a million write ids is far larger than the caches, and each look-up or insert
+   * waited for memory, half the reader's time at 10^5 Plume-shaped transactions). Each write
+   * and each read is appended, as it comes, to one of at most 64 partitions by its write id's
+   * hash (few enough that every partition's end stays in the cache), in blocks of 128 pairs
+   * that are never copied; at the end each partition is scattered, in order, into parts of
+   * about 4,096 writes by more of the hash, and each part joined in a table that fits in L2.
+   * (Two growing lists, scattered whole at the end, allocated 90 MB at 10^5 transactions for
+   * 32 MB of pairs; all 1,024 partitions as they come made the reader's thread half as slow
+   * again, each append a cache miss.)
    */
   static final class ReadCheck {
-    /** Pairs: write id, then the writer's Cobra transaction id. */
-    private final LongList writes = new LongList(1 << 12), reads = new LongList(1 << 12);
+    /** Longs per block: 128 pairs (the write id's hash, then the writer's Cobra transaction id). */
+    private static final int BLOCK_BITS = 8, BLOCK = 1 << BLOCK_BITS;
+    /** Write ids per part joined in one table. */
+    private static final int PART_BITS = 12;
+    private final int bits;
+    /** Per partition: its blocks of writes and of reads, and how many longs each holds. */
+    private final long[][][] wBlocks, rBlocks;
+    private final int[] wLen, rLen;
+    /** Per partition: its last block of writes and of reads. */
+    private final long[][] wTail, rTail;
     /** The write id of a read {@link #allMatch} found naming another writer. */
     long badWid;
 
+    /** For logs of {@code bytes} bytes in all (-1: unknown): at most one partition per 4,096 writes they could hold. */
+    ReadCheck(long bytes) {
+      long most = bytes < 0 ? 1L << 20 : bytes / 25;
+      int b = 0;
+      while (b < 6 && (most >> (b + PART_BITS)) > 0) b++;
+      bits = b;
+      wBlocks = new long[1 << b][][];
+      rBlocks = new long[1 << b][][];
+      wLen = new int[1 << b];
+      rLen = new int[1 << b];
+      wTail = new long[1 << b][];
+      rTail = new long[1 << b][];
+    }
+
+    private int part(long h) { return bits == 0 ? 0 : (int) (h >>> (64 - bits)); }
+
+    // A write id is kept as its hash (a bijection: equal hashes, equal ids), hashed once: its
+    // partition, its part and its slot are the hash's top, next and low bits.
+
     void write(long wid, long txn) {
-      writes.add(wid);
-      writes.add(txn);
+      long h = hash(wid);
+      int p = part(h), n = wLen[p], j = n & (BLOCK - 1);
+      long[] t = j == 0 ? block(wBlocks, wTail, p, n) : wTail[p];
+      t[j] = h;
+      t[j + 1] = txn;
+      wLen[p] = n + 2;
     }
 
     void read(long wid, long writer) {
-      reads.add(wid);
-      reads.add(writer);
+      long h = hash(wid);
+      int p = part(h), n = rLen[p], j = n & (BLOCK - 1);
+      long[] t = j == 0 ? block(rBlocks, rTail, p, n) : rTail[p];
+      t[j] = h;
+      t[j + 1] = writer;
+      rLen[p] = n + 2;
+    }
+
+    /** A new block for partition p, whose blocks hold n longs: added to its blocks, and its tail. */
+    private static long[] block(long[][][] blocks, long[][] tail, int p, int n) {
+      int k = n >>> BLOCK_BITS;
+      long[][] bl = blocks[p];
+      if (bl == null) bl = blocks[p] = new long[4][];
+      else if (k == bl.length) bl = blocks[p] = java.util.Arrays.copyOf(bl, 2 * k);
+      return tail[p] = bl[k] = new long[BLOCK];
     }
 
     private static long hash(long k) {
@@ -385,80 +437,109 @@ public final class CobraLog {
       return k;
     }
 
+    /** The write id whose {@link #hash} is h (the inverse of each step, in reverse order). */
+    static long unhash(long h) {
+      h ^= h >>> 33;
+      h *= 0x9cb4b2f8129337dbL;
+      h ^= h >>> 33;
+      h *= 0x4f74430c22a54005L;
+      h ^= h >>> 33;
+      return h;
+    }
+
+    /** The join's table, reused from part to part: write ids and writers, and which part each slot is of. */
+    private long[] slots = new long[0];
+    private int[] stamp = new int[0];
+    private int stampNow;
+    /** A partition scattered into parts: its writes and its reads. */
+    private long[] pw = new long[0], pr = new long[0];
+
     /**
      * Whether every read names its write id's first writer (when one is not, the logs are
      * read again whole, which names the first such read).
      */
     boolean allMatch() {
-      int nw = writes.size() / 2, nr = reads.size() / 2;
-      if (nr == 0 || nw == 0) return true;
-      // Partitions of about 2^12 writes: each one's table (2^13 slots of 16 bytes) fits in L2.
-      int bits = 0;
-      while (bits < 16 && ((long) nw >> (bits + 12)) > 0) bits++;
-      int parts = 1 << bits, shift = 64 - bits;
-      long[] w = writes.raw(), r = reads.raw();
-      int[] wStart = new int[parts + 1], rStart = new int[parts + 1];
-      if (bits > 0) {
-        for (int i = 0; i < nw; i++) wStart[(int) (hash(w[2 * i]) >>> shift) + 1]++;
-        for (int i = 0; i < nr; i++) rStart[(int) (hash(r[2 * i]) >>> shift) + 1]++;
-      } else {
-        wStart[1] = nw;
-        rStart[1] = nr;
-      }
-      for (int p = 0; p < parts; p++) {
-        wStart[p + 1] += wStart[p];
-        rStart[p + 1] += rStart[p];
-      }
-      long[] pw, pr;
-      if (bits > 0) {
-        pw = new long[2 * nw];
-        pr = new long[2 * nr];
-        int[] at = wStart.clone();
-        for (int i = 0; i < nw; i++) {
-          int j = at[(int) (hash(w[2 * i]) >>> shift)]++;
-          pw[2 * j] = w[2 * i];
-          pw[2 * j + 1] = w[2 * i + 1];
+      for (int p = 0; p < wLen.length; p++) {
+        int nw = wLen[p] / 2, nr = rLen[p] / 2;
+        if (nw == 0 || nr == 0) continue;
+        // Parts of this partition: the hash's next bits, about 4,096 writes each.
+        int sub = 0;
+        while (sub < 16 && (nw >> (sub + PART_BITS)) > 0) sub++;
+        int parts = 1 << sub;
+        int[] wStart = new int[parts + 1], rStart = new int[parts + 1];
+        long[][] wb = wBlocks[p], rb = rBlocks[p];
+        for (int i = 0; i < nw; i++) wStart[subPart(at(wb, 2 * i), sub) + 1]++;
+        for (int i = 0; i < nr; i++) rStart[subPart(at(rb, 2 * i), sub) + 1]++;
+        int most = 0;
+        for (int q = 0; q < parts; q++) {
+          most = Math.max(most, wStart[q + 1]);
+          wStart[q + 1] += wStart[q];
+          rStart[q + 1] += rStart[q];
         }
-        at = rStart.clone();
-        for (int i = 0; i < nr; i++) {
-          int j = at[(int) (hash(r[2 * i]) >>> shift)]++;
-          pr[2 * j] = r[2 * i];
-          pr[2 * j + 1] = r[2 * i + 1];
+        if (pw.length < 2 * nw) pw = new long[2 * nw];
+        if (pr.length < 2 * nr) pr = new long[2 * nr];
+        scatter(wb, nw, sub, wStart.clone(), pw);
+        scatter(rb, nr, sub, rStart.clone(), pr);
+        for (int q = 0; q < parts; q++) {
+          if (!join(wStart[q], wStart[q + 1], rStart[q], rStart[q + 1], most)) return false;
         }
-      } else {
-        pw = w;
-        pr = r;
       }
-      int most = 0;
-      for (int p = 0; p < parts; p++) most = Math.max(most, wStart[p + 1] - wStart[p]);
-      int cap = Integer.highestOneBit(Math.max(4, 2 * most - 1)) << 1, mask = cap - 1;
-      long[] slots = new long[2 * cap];
-      int[] stamp = new int[cap];
-      for (int p = 0; p < parts; p++) {
-        int s = p + 1;
-        for (int i = wStart[p]; i < wStart[p + 1]; i++) {
-          long wid = pw[2 * i];
-          for (int k = (int) hash(wid) & mask;; k = (k + 1) & mask) {
-            if (stamp[k] != s) {
-              stamp[k] = s;
-              slots[2 * k] = wid;
-              slots[2 * k + 1] = pw[2 * i + 1];
-              break;
-            }
-            if (slots[2 * k] == wid) break;
+      return true;
+    }
+
+    /** Which of a partition's 2^sub parts the write id of hash h is in: the hash's bits after the partition's. */
+    private int subPart(long h, int sub) { return sub == 0 ? 0 : (int) ((h << bits) >>> (64 - sub)); }
+
+    private static long at(long[][] blocks, int i) { return blocks[i >>> BLOCK_BITS][i & (BLOCK - 1)]; }
+
+    /** Copies the n pairs of blocks into out, part by part (next: each part's next pair), in order within a part. */
+    private void scatter(long[][] blocks, int n, int sub, int[] next, long[] out) {
+      for (int i = 0; i < n; i++) {
+        long wid = at(blocks, 2 * i);
+        int j = next[subPart(wid, sub)]++;
+        out[2 * j] = wid;
+        out[2 * j + 1] = at(blocks, 2 * i + 1);
+      }
+    }
+
+    /**
+     * Joins the writes {@link #pw}[w0..w1) and the reads {@link #pr}[r0..r1) (pairs) in a
+     * table for at least {@code most} writes: whether every read names the writer of its
+     * write id's first write among them.
+     */
+    private boolean join(int w0, int w1, int r0, int r1, int most) {
+      if (w0 == w1 || r0 == r1) return true;
+      int cap = Integer.highestOneBit(Math.max(4, 2 * most - 1)) << 1;
+      if (stamp.length < cap) {
+        slots = new long[2 * cap];
+        stamp = new int[cap];
+        stampNow = 0;
+      }
+      int mask = stamp.length - 1, s = ++stampNow;
+      long[] w = pw, r = pr, sl = slots;
+      int[] st = stamp;
+      for (int i = w0; i < w1; i++) {
+        long wid = w[2 * i];
+        for (int k = (int) wid & mask;; k = (k + 1) & mask) {
+          if (st[k] != s) {
+            st[k] = s;
+            sl[2 * k] = wid;
+            sl[2 * k + 1] = w[2 * i + 1];
+            break;
           }
+          if (sl[2 * k] == wid) break;
         }
-        for (int i = rStart[p]; i < rStart[p + 1]; i++) {
-          long wid = pr[2 * i];
-          for (int k = (int) hash(wid) & mask;; k = (k + 1) & mask) {
-            if (stamp[k] != s) break;
-            if (slots[2 * k] == wid) {
-              if (slots[2 * k + 1] != pr[2 * i + 1]) {
-                badWid = wid;
-                return false;
-              }
-              break;
+      }
+      for (int i = r0; i < r1; i++) {
+        long wid = r[2 * i];
+        for (int k = (int) wid & mask;; k = (k + 1) & mask) {
+          if (st[k] != s) break;
+          if (sl[2 * k] == wid) {
+            if (sl[2 * k + 1] != r[2 * i + 1]) {
+              badWid = unhash(wid);
+              return false;
             }
+            break;
           }
         }
       }

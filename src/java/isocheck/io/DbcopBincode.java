@@ -99,7 +99,10 @@ public final class DbcopBincode {
     private int session = -1, txn = -1, event = -1;
     private long complete;
 
-    Reader(InputStream in) { this.in = new ByteInput(in); }
+    Reader(InputStream in) {
+      this.in = new ByteInput(in);
+      b.perTxn(txnSession, txnIndex);
+    }
 
     private String place(String field) {
       StringBuilder sb = new StringBuilder();

@@ -86,7 +86,10 @@ public final class DbcopJson {
     private String root = "";
     private int session = -1, txn = -1, event = -1;
 
-    Reader(InputStream in) { super(in); }
+    Reader(InputStream in) {
+      super(in);
+      b.perTxn(txnSession, txnIndex);
+    }
 
     @Override
     String context() {

@@ -66,7 +66,11 @@ public final class PlumeText {
     private long lastAbortedSession;
     private boolean lastWasAborted;
 
-    Reader(InputStream in) { super(in, MAX_TOKEN); }
+    Reader(InputStream in) {
+      super(in, MAX_TOKEN);
+      b.perTxn(plumeId, sessionOf);
+      b.noEstimateMargin();
+    }
 
     /** The transaction of the last line read, or -1. */
     private int current = -1;

@@ -93,14 +93,19 @@ public final class LongIntMap {
 
   /** Makes room for {@code n} entries without rehashing on the way. */
   public void ensureCapacity(int n) {
-    while ((long) n * 2 > mask) grow();
+    // Grown once to the size needed, not doubled (and rehashed) step by step.
+    int cap = keys.length;
+    while ((long) n * 2 > cap - 1) cap *= 2;
+    if (cap > keys.length) resize(cap);
   }
 
-  private void grow() {
+  private void grow() { resize(keys.length * 2); }
+
+  private void resize(int cap) {
     long[] ok = keys;
     int[] ov = vals;
-    keys = new long[ok.length * 2];
-    vals = new int[ov.length * 2];
+    keys = new long[cap];
+    vals = new int[cap];
     Arrays.fill(vals, -1);
     mask = keys.length - 1;
     size = 0;
