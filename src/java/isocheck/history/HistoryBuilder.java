@@ -46,11 +46,14 @@ public final class HistoryBuilder implements OpSink {
   private final HashMap<Object, Integer> sessionIds = new HashMap<>();
   private final ArrayList<Object> sessionProcs = new ArrayList<>();
   /**
-   * The pending invocation of each session (indexed by session id): a raw copy of its record,
-   * compared with the completion without interning; interned only when its micro-ops are the ones
-   * kept (the op failed, is indeterminate, or never completed).
+   * The pending invocation of each session (indexed by session id; null while none is): a raw
+   * copy of its record, compared with the completion without interning; interned only when its
+   * micro-ops are the ones kept (the op failed, is indeterminate, or never completed). Records
+   * are reused through {@link #spareRecs}, so that they number the ops in flight at most, not
+   * the sessions (a Jepsen process that crashes is replaced by a new one: a session each).
    */
   private final ArrayList<OpRecord> pendingRec = new ArrayList<>();
+  private final java.util.ArrayDeque<OpRecord> spareRecs = new java.util.ArrayDeque<>();
   private boolean[] pendingOn = new boolean[16];
   private final LongIntMap sessionLong = new LongIntMap(64);
 
@@ -104,8 +107,8 @@ public final class HistoryBuilder implements OpSink {
 
   /** The default chunk: transactions (or micro-ops, or list elements) written at a time. */
   public static final int SPILL_CHUNK = 1 << 16;
-  /** List pool pages kept in the heap when spilling (the last one among them). */
-  private static final int POOL_PAGES = 16;
+  /** List pool pages kept in the heap when spilling (the last one among them), and their size at most. */
+  private static final int POOL_PAGES = 16, POOL_PAGE = 1 << 14;
 
   /**
    * Keeps the history's columns (per transaction: status, session, positions, times, :index
@@ -138,9 +141,22 @@ public final class HistoryBuilder implements OpSink {
   private HistoryBuilder spilling(Spill s, int chunk) {
     spill = s;
     this.chunk = chunk;
-    pool = s.new Pool(chunk, POOL_PAGES);
+    pool = s.new Pool(Math.min(chunk, POOL_PAGE), POOL_PAGES);
     indexAtBuild = true;
     listPool = null;
+    // A chunk and a transaction's worth: they are written out once past a chunk.
+    int txns = chunk + 1, mops = chunk + 256;
+    status.ensureCapacity(txns);
+    session.ensureCapacity(txns);
+    invokeOrd.ensureCapacity(txns);
+    completeOrd.ensureCapacity(txns);
+    invokeTime.ensureCapacity(txns);
+    completeTime.ensureCapacity(txns);
+    mopStart.ensureCapacity(txns + 1);
+    mopKind.ensureCapacity(mops);
+    mopKey.ensureCapacity(mops);
+    mopVal.ensureCapacity(mops);
+    mopLen.ensureCapacity(mops);
     return this;
   }
 
@@ -351,8 +367,14 @@ public final class HistoryBuilder implements OpSink {
   /** Indexes every write so far (writes indexed at build); returns the first write of a pair written before, or -1. */
   private int indexWrites() {
     int[] first = new int[1];
-    writerIndex = isocheck.util.PairIntMap.ofFirst(writes, mopKind.size(), mopKind.raw(), OpRecord.READ,
-        mopKey.raw(), mopVal.raw(), first);
+    int nm = mopKind.size();
+    byte[] kind = mopKind.raw();
+    int[] val = mopVal.raw();
+    int cols = 0;
+    for (int m = 0; m < nm; m++) if (kind[m] != OpRecord.READ && val[m] >= cols) cols = val[m] + 1;
+    writerIndex = isocheck.util.PairIntMap.denseSuits(writes, keys.size(), cols)
+        ? isocheck.util.PairIntMap.denseOfFirst(keys.size(), cols, nm, kind, OpRecord.READ, mopKey.raw(), val, first)
+        : isocheck.util.PairIntMap.ofFirst(writes, nm, kind, OpRecord.READ, mopKey.raw(), val, first);
     return first[0];
   }
 
@@ -423,7 +445,9 @@ public final class HistoryBuilder implements OpSink {
             + " invoked a new op while its " + pendingRec.get(sid).where()
             + " had not completed; a Jepsen process runs one op at a time");
       }
-      pendingRec.get(sid).copyFrom(r);
+      OpRecord rec = spareRecs.isEmpty() ? new OpRecord() : spareRecs.pop();
+      rec.copyFrom(r);
+      pendingRec.set(sid, rec);
       pendingOn[sid] = true;
       return;
     }
@@ -449,6 +473,10 @@ public final class HistoryBuilder implements OpSink {
       addMops(t, inv, true);
     }
     keepExtras(t, inv, r);
+    if (inv != null) {
+      pendingRec.set(sid, null);
+      spareRecs.push(inv);
+    }
     if (spill != null) spillFull();
   }
 
@@ -728,7 +756,7 @@ public final class HistoryBuilder implements OpSink {
   }
 
   private void newSession() {
-    pendingRec.add(new OpRecord());
+    pendingRec.add(null);
     if (pendingOn.length < pendingRec.size()) pendingOn = java.util.Arrays.copyOf(pendingOn, pendingOn.length * 2);
   }
 
