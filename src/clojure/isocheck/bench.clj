@@ -1264,8 +1264,10 @@
         tl      (System/nanoTime)
         _       (while (< (.events oc) n) (java.util.concurrent.locks.LockSupport/parkNanos 50000))
         t0      (System/nanoTime)
+        c0      (process-cpu-ns)
         m       (check checker test ops {})
         t1      (System/nanoTime)
+        c1      (process-cpu-ns)
         _       (result o)
         t2      (System/nanoTime)
         m2      (check checker (assoc test :name "bench, not watched") ops {})
@@ -1274,7 +1276,7 @@
         t4      (System/nanoTime)]
     (when-not (= (:levels m2) (:levels m))
       (throw (IllegalStateException. "the final check on the History built online differs from reading the ops")))
-    {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :reread-s (/ (- t3 t2) 1e9), :read-s (/ (- t4 t3) 1e9)
+    {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :final-cpu-s (/ (- c1 c0) 1e9), :reread-s (/ (- t3 t2) 1e9), :read-s (/ (- t4 t3) 1e9)
      :m m, :prebuilt? (get-in m [:online :history-prebuilt?])}))
 
 (defn- watch-heap
@@ -1317,7 +1319,8 @@
     (println "backlog: the online checker catching up after a full-speed replay; final: from then to the final result (History built during the run);")
     (println "re-read: the same final check reading the ops again (before); reading: of that, the ops into a History")
     (println "History: spilled to a file during the run (:spill-history? true, the default) or built in the heap (false)")
-    (println (format "%-24s %10s %-8s %12s %10s %11s %12s %9s %s" "history" "txns" "History" "backlog (s)" "final (s)" "re-read (s)" "reading (s)" "prebuilt" "verdicts"))
+    (println "final cpu: the processor time of that final check, every thread of the JVM (what a busy machine does not stretch)")
+    (println (format "%-24s %10s %-8s %12s %10s %14s %11s %12s %9s %s" "history" "txns" "History" "backlog (s)" "final (s)" "final cpu (s)" "re-read (s)" "reading (s)" "prebuilt" "verdicts"))
     (doseq [n sizes
             [label store bug] stores]
       (let [ops (op-maps (recorded (online-config store bug n)))
@@ -1327,8 +1330,8 @@
         (doseq [spill? [true false]
                 :let [runs (filter #(= spill? (:spill? %)) runs)
                       m (:m (first runs))]]
-          (println (format "%-24s %,10d %-8s %12.2f %10.2f %11.2f %12.2f %9s %s" label n (if spill? "spilled" "in heap")
-                           (median (map :backlog-s runs)) (median (map :final-s runs))
+          (println (format "%-24s %,10d %-8s %12.2f %10.2f %14.2f %11.2f %12.2f %9s %s" label n (if spill? "spilled" "in heap")
+                           (median (map :backlog-s runs)) (median (map :final-s runs)) (median (map :final-cpu-s runs))
                            (median (map :reread-s runs)) (median (map :read-s runs)) (every? :prebuilt? runs)
                            (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
           (flush))))
