@@ -238,3 +238,45 @@
           (is (= (strip again) (strip m)))
           (Files/delete f))))
     (Files/delete dir)))
+
+(deftest values-unique-across-keys-index-writes-in-a-hash-map
+  ;; Each value made unique across keys (as Cobra's write ids are): the keys' values do not fill
+  ;; a dense table, so the writes are indexed at build by the hash map; the same History.
+  (let [dir (temp-dir)]
+    (doseq [wl [History$Workload/APPEND History$Workload/REGISTER]]
+      (let [ops (awkward (sim-ops wl {:seed 77, :store Store/SNAPSHOT_ISOLATION, :txns 3000, :sessions 8, :keys 300, :ops 4
+                                      :info-rate 0.02, :fail-rate 0.05})
+                         :positions)
+            wide (fn [k v] (+ (* 1000003 (long v)) (long k)))
+            ops (mapv (fn [op]
+                        (cond-> op
+                          (vector? (:value op))
+                          (update :value (fn [mops] (mapv (fn [[f k v]]
+                                                            [f k (cond (nil? v) nil
+                                                                       (sequential? v) (mapv #(wide k %) v)
+                                                                       :else (wide k v))])
+                                                          mops)))))
+                      ops)
+            [heap] (build ops nil dir)
+            [spilled] (build ops 64 dir)]
+        (is (< 1000 (.valueCount heap)))
+        (is (not (isocheck.util.PairIntMap/denseSuits 5000 (.keyCount heap) (.valueCount heap))) "not dense")
+        (is (= (columns heap) (columns spilled)) (str wl))
+        (is (= [] (files dir)))))
+    (Files/delete dir)))
+
+(deftest a-value-written-twice-is-found-when-the-spilled-history-is-built
+  (let [dir (temp-dir)
+        ops (vec (map-indexed (fn [i [p t v]] {:index i, :process p, :type t, :f :txn, :value v})
+                              (concat (for [i (range 40), t [:invoke :ok]] [(mod i 3) t [[:append (mod i 5) (inc (quot i 5))]]])
+                                      [[0 :invoke [[:append 2 3]]] [0 :ok [[:append 2 3]]]])))
+        r (OpRecord.)]
+    (testing "dense and hash-map indexes alike"
+      (doseq [ops [ops (mapv #(update % :value (fn [m] (mapv (fn [[f k v]] [f k (+ v (* 1000 k))]) m))) ops)]]
+        (let [b (.spillTo (HistoryBuilder. nil "txn") dir (int 4))]
+          (dorun (map-indexed (fn [i op] (.op b (j/fill! r i op))) ops))
+          (is (thrown? isocheck.history.HistoryBuilder$ReadAgain (.build b)))
+          (is (= [] (files dir))))
+        (is (thrown-with-msg? isocheck.history.HistoryException #"op 81 .*appends (3|2003) to key 2, which op 25 appended too"
+                              (build ops nil dir)))))
+    (Files/delete dir)))
