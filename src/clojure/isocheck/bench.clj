@@ -1340,6 +1340,45 @@
       (println (format "Heap the watch retains at the end (SSER store, %,d txns, after a full GC): %s with the History spilled, %s with it in the heap, %s without (:build-history? false): %.1f and %.1f bytes an event for the History"
                        n (mb spilled) (mb in-heap) (mb without) (/ (double (- spilled without)) events) (/ (double (- in-heap without)) events))))))
 
+(defn final-spill-main
+  "`lein bench final-spill [SIZES...]`: online-final's final delay alone (no re-read), the
+  History spilled and in the heap alternately, 5 runs each (the first of each warms up), on the
+  SSER store's history (the valid run, the slower final check): each run's wall time from the
+  online checker caught up to the final result, its processor time, and the load average."
+  [sizes]
+  (let [check   (requiring-resolve 'isocheck.core/check)
+        checker ((requiring-resolve 'isocheck.core/checker) {:levels [:serializable :snapshot-isolation]})
+        online  (requiring-resolve 'isocheck.online/online)
+        ingest! (requiring-resolve 'isocheck.online/ingest!)
+        register! @(requiring-resolve 'isocheck.online/register!)
+        load-avg #(str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                       (catch java.io.IOException _ "? ? ?")) #" ")))]
+    (println "From the online checker caught up to the final result (SER+SI, SSER store), the History spilled or in the heap; wall, processor time (every thread), load average")
+    (doseq [n sizes]
+      (let [ops (op-maps (recorded (online-config Store/STRICT_SERIALIZABLE nil n)))
+            one (fn [spill?]
+                  (gc!)
+                  (let [test {:name "final-spill" :start-time (System/nanoTime)}
+                        o (online {:levels ["serializable" "snapshot-isolation"], :log? false, :max-writes-per-key online-mwpk
+                                   :spill-history? spill?})
+                        ^OnlineChecker oc (:checker o)
+                        _ (register! test o)
+                        _ (doseq [op ops] (ingest! o op))
+                        _ (while (< (.events oc) (count ops)) (java.util.concurrent.locks.LockSupport/parkNanos 50000))
+                        t0 (System/nanoTime)
+                        c0 (process-cpu-ns)
+                        m (check checker test ops {})
+                        r {:s (/ (- (System/nanoTime) t0) 1e9), :cpu (/ (- (process-cpu-ns) c0) 1e9)
+                           :prebuilt? (get-in m [:online :history-prebuilt?]), :load (load-avg)}]
+                    (println (format "%,10d %-8s %6.2f s %6.2f s cpu  prebuilt %s  load %s" n (if spill? "spilled" "in heap") (:s r) (:cpu r) (:prebuilt? r) (:load r)))
+                    (flush)
+                    r))
+            runs (vec (for [_ (range 5), spill? [true false]] (assoc (one spill?) :spill? spill?)))]
+        (doseq [spill? [true false]
+                :let [rs (rest (filter #(= spill? (:spill? %)) runs))]]
+          (println (format "%,10d %-8s median of the last 4: %.2f s, %.2f s cpu" n (if spill? "spilled" "in heap")
+                           (median (map :s rs)) (median (map :cpu rs)))))))))
+
 (defn history-spill-main
   "`lein bench history-spill [SIZES...]`: the heap the History built during a run takes over
   the run's length (issue 28), spilled to a file (HistoryBuilder.spillTo, the watch's default)
@@ -1629,6 +1668,7 @@
    "order"  [order-main [10000 100000]]
    "lazy"   [lazy-main [12000]]
    "online-final" [online-final-main [100000 1000000]]
+   "final-spill" [final-spill-main [1000000]]
    "history-spill" [history-spill-main [1000000 2000000 3000000 4000000 5000000]]
    "prune"  [prune-main [27000]]
    "cli"    [cli-main [10000 100000 1000000]]

@@ -81,6 +81,8 @@
                             check reads the ops again (same result, later)
       :spill-dir            the directory of that file (default
                             java.io.tmpdir)
+      :spill-chunk          transactions (micro-ops, list elements) written
+                            at a time (default 65536; small in tests)
 
   What is checked online: list-append histories, at the serializable levels
   (:serializable, :strong-session-serializable, :strict-serializable) and the
