@@ -27,7 +27,7 @@
             [isocheck.jepsen]
             [isocheck.workload :as workload])
   (:import (isocheck.check Checker CheckOptions Level Result)
-           (isocheck.history History History$Workload OpRecord OpSink OpStream OpType)
+           (isocheck.history History History$Workload HistoryBuilder OpRecord OpSink OpStream OpType)
            (isocheck.online OnlineChecker)
            (isocheck.io EdnWriter Formats)
            (isocheck.cli EdnPrinter)
@@ -1247,8 +1247,8 @@
   over to the online checker caught up, at full speed) :final-s (caught up to the final result
   map, the History built by the watch during the run) :reread-s (the same final check reading
   the ops again, as a test no watch watched: what it cost before) :read-s (of that, the time
-  reading the ops into a History) :m :prebuilt?}."
-  [ops level-names opts]
+  reading the ops into a History) :m :prebuilt?}. online-opts: the watch's (:spill-history?)."
+  [ops level-names opts online-opts]
   (let [online  (requiring-resolve 'isocheck.online/online)
         ingest! (requiring-resolve 'isocheck.online/ingest!)
         result  (requiring-resolve 'isocheck.online/result)
@@ -1256,7 +1256,7 @@
         check   (requiring-resolve 'isocheck.core/check)
         checker ((requiring-resolve 'isocheck.core/checker) (merge {:levels (mapv keyword level-names)} opts))
         test    {:name "bench" :start-time (System/nanoTime)}
-        o       (online {:levels level-names, :log? false, :max-writes-per-key online-mwpk})
+        o       (online (merge {:levels level-names, :log? false, :max-writes-per-key online-mwpk} online-opts))
         ^OnlineChecker oc (:checker o)
         n       (count ops)
         _       (register! test o)
@@ -1264,8 +1264,10 @@
         tl      (System/nanoTime)
         _       (while (< (.events oc) n) (java.util.concurrent.locks.LockSupport/parkNanos 50000))
         t0      (System/nanoTime)
+        c0      (process-cpu-ns)
         m       (check checker test ops {})
         t1      (System/nanoTime)
+        c1      (process-cpu-ns)
         _       (result o)
         t2      (System/nanoTime)
         m2      (check checker (assoc test :name "bench, not watched") ops {})
@@ -1274,20 +1276,21 @@
         t4      (System/nanoTime)]
     (when-not (= (:levels m2) (:levels m))
       (throw (IllegalStateException. "the final check on the History built online differs from reading the ops")))
-    {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :reread-s (/ (- t3 t2) 1e9), :read-s (/ (- t4 t3) 1e9)
+    {:backlog-s (/ (- t0 tl) 1e9), :final-s (/ (- t1 t0) 1e9), :final-cpu-s (/ (- c1 c0) 1e9), :reread-s (/ (- t3 t2) 1e9), :read-s (/ (- t4 t3) 1e9)
      :m m, :prebuilt? (get-in m [:online :history-prebuilt?])}))
 
 (defn- watch-heap
   "The heap a watch retains once it has taken every op (after a full GC, ops held apart, as
-  Jepsen holds its history), with and without the History built during the run:
-  [bytes-with bytes-without events]."
+  Jepsen holds its history), with the History built during the run spilled, built in the heap,
+  and without it: [bytes-spilled bytes-in-heap bytes-without events]."
   [ops level-names]
   (let [online  (requiring-resolve 'isocheck.online/online)
         ingest! (requiring-resolve 'isocheck.online/ingest!)
-        one (fn [build?]
+        one (fn [build? spill?]
               (gc!)
               (let [before (used)
-                    o (online {:levels level-names, :log? false, :max-writes-per-key online-mwpk, :build-history? build?})
+                    o (online {:levels level-names, :log? false, :max-writes-per-key online-mwpk, :build-history? build?
+                               :spill-history? spill?})
                     ^OnlineChecker oc (:checker o)]
                 (doseq [op ops] (ingest! o op))
                 (while (< (.events oc) (count ops)) (java.util.concurrent.locks.LockSupport/parkNanos 50000))
@@ -1295,38 +1298,138 @@
                 (let [held (- (used) before)]
                   ((requiring-resolve 'isocheck.online/result) o)
                   held)))]
-    [(one true) (one false) (count ops)]))
+    [(one true true) (one true false) (one false false) (count ops)]))
 
 (defn online-final-main
   "`lein bench online-final [SIZES...]`: the delay from the last op to the final checker's
   result (isocheck.core/check with :online attached) once the online checker has caught up,
-  SER+SI, median of 3: with the History the watch built during the run (now), and reading the
-  ops again (before); the histories of `lein bench online`."
+  SER+SI, median of 3: with the History the watch built during the run, spilled to a file (the
+  default) and in the heap (:spill-history? false), and reading the ops again (no watch); the
+  histories of `lein bench online`. Then the heap the watch retains at the end of the run at the
+  largest size: the History spilled, in the heap, and none."
   [sizes]
   (let [ser+si ["serializable" "snapshot-isolation"]
         stores [["SSER store" Store/STRICT_SERIALIZABLE nil]
                 ["SI store, 1% long forks" Store/SNAPSHOT_ISOLATION Bug/LONG_FORK]]]
     (let [ops (op-maps (recorded (online-config Store/SNAPSHOT_ISOLATION Bug/LONG_FORK 20000)))]
-      (dotimes [_ 3] (final-delay ops ser+si {})))
+      (dotimes [_ 2] (final-delay ops ser+si {} {:spill-history? true}) (final-delay ops ser+si {} {:spill-history? false})))
     (println "From the last op to the final verdict (isocheck.core/check of the whole history, :online attached), SER+SI, median of 3; load average"
              (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
                                                    (catch java.io.IOException _ "? ? ?")) #" "))))
     (println "backlog: the online checker catching up after a full-speed replay; final: from then to the final result (History built during the run);")
     (println "re-read: the same final check reading the ops again (before); reading: of that, the ops into a History")
-    (println (format "%-24s %10s %12s %10s %11s %12s %9s %s" "history" "txns" "backlog (s)" "final (s)" "re-read (s)" "reading (s)" "prebuilt" "verdicts"))
+    (println "History: spilled to a file during the run (:spill-history? true, the default) or built in the heap (false)")
+    (println "final cpu: the processor time of that final check, every thread of the JVM (what a busy machine does not stretch)")
+    (println (format "%-24s %10s %-8s %12s %10s %14s %11s %12s %9s %s" "history" "txns" "History" "backlog (s)" "final (s)" "final cpu (s)" "re-read (s)" "reading (s)" "prebuilt" "verdicts"))
     (doseq [n sizes
             [label store bug] stores]
       (let [ops (op-maps (recorded (online-config store bug n)))
-            runs (vec (for [_ (range 3)] (do (gc!) (final-delay ops ser+si {}))))
-            m (:m (first runs))]
-        (println (format "%-24s %,10d %12.2f %10.2f %11.2f %12.2f %9s %s" label n (median (map :backlog-s runs)) (median (map :final-s runs))
-                         (median (map :reread-s runs)) (median (map :read-s runs)) (every? :prebuilt? runs)
-                         (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
-        (flush)))
+            ;; Spilled and in the heap alternately, 3 runs each.
+            runs (vec (for [_ (range 3), spill? [true false]]
+                        (do (gc!) (assoc (final-delay ops ser+si {} {:spill-history? spill?}) :spill? spill?))))]
+        (doseq [spill? [true false]
+                :let [runs (filter #(= spill? (:spill? %)) runs)
+                      m (:m (first runs))]]
+          (println (format "%-24s %,10d %-8s %12.2f %10.2f %14.2f %11.2f %12.2f %9s %s" label n (if spill? "spilled" "in heap")
+                           (median (map :backlog-s runs)) (median (map :final-s runs)) (median (map :final-cpu-s runs))
+                           (median (map :reread-s runs)) (median (map :read-s runs)) (every? :prebuilt? runs)
+                           (pr-str (into (sorted-map) (map (fn [[l v]] [l (:valid? v)])) (:levels m)))))
+          (flush))))
     (let [n (apply max sizes)
-          [with without events] (watch-heap (op-maps (recorded (online-config Store/STRICT_SERIALIZABLE nil n))) ser+si)]
-      (println (format "Heap the watch retains at the end (SSER store, %,d txns, after a full GC): %s with the History built during the run, %s without (:build-history? false): %.0f bytes an event for the History"
-                       n (mb with) (mb without) (/ (double (- with without)) events))))))
+          [spilled in-heap without events] (watch-heap (op-maps (recorded (online-config Store/STRICT_SERIALIZABLE nil n))) ser+si)]
+      (println (format "Heap the watch retains at the end (SSER store, %,d txns, after a full GC): %s with the History spilled, %s with it in the heap, %s without (:build-history? false): %.1f and %.1f bytes an event for the History"
+                       n (mb spilled) (mb in-heap) (mb without) (/ (double (- spilled without)) events) (/ (double (- in-heap without)) events))))))
+
+(defn final-spill-main
+  "`lein bench final-spill [SIZES...]`: online-final's final delay alone (no re-read), the
+  History spilled and in the heap alternately, 5 runs each (the first of each warms up), on the
+  SSER store's history (the valid run, the slower final check): each run's wall time from the
+  online checker caught up to the final result, its processor time, and the load average."
+  [sizes]
+  (let [check   (requiring-resolve 'isocheck.core/check)
+        checker ((requiring-resolve 'isocheck.core/checker) {:levels [:serializable :snapshot-isolation]})
+        online  (requiring-resolve 'isocheck.online/online)
+        ingest! (requiring-resolve 'isocheck.online/ingest!)
+        register! @(requiring-resolve 'isocheck.online/register!)
+        load-avg #(str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                       (catch java.io.IOException _ "? ? ?")) #" ")))]
+    (println "From the online checker caught up to the final result (SER+SI, SSER store), the History spilled or in the heap; wall, processor time (every thread), load average")
+    (doseq [n sizes]
+      (let [ops (op-maps (recorded (online-config Store/STRICT_SERIALIZABLE nil n)))
+            one (fn [spill?]
+                  (gc!)
+                  (let [test {:name "final-spill" :start-time (System/nanoTime)}
+                        o (online {:levels ["serializable" "snapshot-isolation"], :log? false, :max-writes-per-key online-mwpk
+                                   :spill-history? spill?})
+                        ^OnlineChecker oc (:checker o)
+                        _ (register! test o)
+                        _ (doseq [op ops] (ingest! o op))
+                        _ (while (< (.events oc) (count ops)) (java.util.concurrent.locks.LockSupport/parkNanos 50000))
+                        t0 (System/nanoTime)
+                        c0 (process-cpu-ns)
+                        m (check checker test ops {})
+                        r {:s (/ (- (System/nanoTime) t0) 1e9), :cpu (/ (- (process-cpu-ns) c0) 1e9)
+                           :prebuilt? (get-in m [:online :history-prebuilt?]), :load (load-avg)}]
+                    (println (format "%,10d %-8s %6.2f s %6.2f s cpu  prebuilt %s  load %s" n (if spill? "spilled" "in heap") (:s r) (:cpu r) (:prebuilt? r) (:load r)))
+                    (flush)
+                    r))
+            runs (vec (for [_ (range 5), spill? [true false]] (assoc (one spill?) :spill? spill?)))]
+        (doseq [spill? [true false]
+                :let [rs (rest (filter #(= spill? (:spill? %)) runs))]]
+          (println (format "%,10d %-8s median of the last 4: %.2f s, %.2f s cpu" n (if spill? "spilled" "in heap")
+                           (median (map :s rs)) (median (map :cpu rs)))))))))
+
+(defn history-spill-main
+  "`lein bench history-spill [SIZES...]`: the heap the History built during a run takes over
+  the run's length (issue 28), spilled to a file (HistoryBuilder.spillTo, the watch's default)
+  and in the heap. One Jepsen-shaped list-append history (online-config, the strict-serializable
+  store) as long as the largest size, streamed from the simulator straight into a
+  HistoryBuilder (nothing else records it), once per way; at each size, the heap in use after a
+  full GC less that of the simulator alone (a third pass), the spill file's size, and at the end
+  the time to build the History (reading the spill back and indexing the writes, or not)."
+  [sizes]
+  (let [sizes (vec (sort sizes))
+        n     (long (peek sizes))
+        rt    (Runtime/getRuntime)
+        pass  (fn [mode]
+                (gc!)
+                (let [b    (case mode
+                             :none nil
+                             :heap (HistoryBuilder. nil "txn")
+                             :spill (.spillTo (HistoryBuilder. nil "txn")
+                                              (java.nio.file.Path/of (System/getProperty "java.io.tmpdir") (make-array String 0))
+                                              (int HistoryBuilder/SPILL_CHUNK)))
+                      done (long-array 1)
+                      next (volatile! sizes)
+                      rows (java.util.ArrayList.)]
+                  (Simulator/run (online-config Store/STRICT_SERIALIZABLE nil (+ n 1000))
+                                 (reify OpSink
+                                   (op [_ r]
+                                     (when b (.op ^HistoryBuilder b r))
+                                     (when (not= OpType/INVOKE (.type ^OpRecord r))
+                                       (let [c (aset done 0 (inc (aget done 0)))]
+                                         (when (and (seq @next) (= c (long (first @next))))
+                                           (vswap! next rest)
+                                           (gc!)
+                                           (.add rows [c (used) (if b (.spilledBytes ^HistoryBuilder b) 0)])))))
+                                   (end [_])))
+                  (let [t0 (System/nanoTime)
+                        h  (when b (.build ^HistoryBuilder b))
+                        s  (/ (- (System/nanoTime) t0) 1e9)]
+                    {:rows (vec rows), :build-s s, :txns (when h (.nTxns ^isocheck.history.History h))})))
+        none  (pass :none)
+        heap  (pass :heap)
+        spill (pass :spill)]
+    (println (format "isocheck history-spill bench: %d cores, max heap %s; load average %s; the builder fed by the simulator (online-config, SSER store)"
+                     (.availableProcessors rt) (mb (.maxMemory rt))
+                     (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
+                                                           (catch java.io.IOException _ "? ? ?")) #" ")))))
+    (println (format "%12s %14s %10s %14s %10s %12s" "txns" "in heap" "B/event" "spilled" "B/event" "spill file"))
+    (doseq [[[c base] [_ h] [_ sp file]] (map vector (:rows none) (:rows heap) (:rows spill))]
+      (println (format "%,12d %14s %10.1f %14s %10.1f %12s" c (mb (- h base)) (/ (- h base) (* 2.0 c))
+                       (mb (- sp base)) (/ (- sp base) (* 2.0 c)) (mb file))))
+    (println (format "build at the end (%,d txns): %.2f s in heap, %.2f s spilled (reading back and indexing the writes)"
+                     (:txns heap) (:build-s heap) (:build-s spill)))))
 
 (defn- online-register-config
   "online-config's Jepsen-shaped history, on rw-register: 10 sessions, 4 micro-ops, half reads,
@@ -1624,6 +1727,8 @@
    "order"  [order-main [10000 100000]]
    "lazy"   [lazy-main [12000]]
    "online-final" [online-final-main [100000 1000000]]
+   "final-spill" [final-spill-main [1000000]]
+   "history-spill" [history-spill-main [1000000 2000000 3000000 4000000 5000000]]
    "prune"  [prune-main [27000]]
    "cli"    [cli-main [10000 100000 1000000]]
    "startup" [startup-main [10]]

@@ -71,6 +71,18 @@
                             check need not read the ops again (default true;
                             it holds what the final check would, during the
                             run; see `prebuilt-history`)
+      :spill-history?       keep that History's columns out of the heap while
+                            it is built, in a file (unlinked as soon as it is
+                            made, where the system allows), read back when the
+                            final check asks for it: the heap it takes then
+                            stays flat over the run, beside the interned keys
+                            and values (default true; false keeps them in the
+                            heap). An I/O failure is logged and the final
+                            check reads the ops again (same result, later)
+      :spill-dir            the directory of that file (default
+                            java.io.tmpdir)
+      :spill-chunk          transactions (micro-ops, list elements) written
+                            at a time (default 65536; small in tests)
 
   What is checked online: list-append histories, at the serializable levels
   (:serializable, :strong-session-serializable, :strict-serializable) and the
@@ -137,6 +149,37 @@
   (let [t (get op :type)] (not (or (identical? t :sleep) (identical? t :log)))))
 
 
+(def spill-chunk
+  "Transactions (micro-ops, list elements) a spilling History builder writes at a time."
+  HistoryBuilder/SPILL_CHUNK)
+
+(defn- history-builder
+  "The HistoryBuilder of the watch (:build-history?), spilling its columns to a file in
+  :spill-dir (default java.io.tmpdir) unless :spill-history? is false; nil, logged, when the
+  spill file cannot be made (the final check then reads the ops)."
+  ^HistoryBuilder [opts log]
+  (let [b (HistoryBuilder. nil (j/txn-f (:f opts)))]
+    (if (false? (:spill-history? opts true))
+      b
+      (let [dir   (str (or (:spill-dir opts) (System/getProperty "java.io.tmpdir")))
+            chunk (:spill-chunk opts spill-chunk)]
+        (when-not (and (integer? chunk) (<= 2 chunk (bit-shift-left 1 24)))
+          (throw (IllegalArgumentException. (str ":spill-chunk must be an integer from 2 to 2^24, got " (pr-str chunk)))))
+        (try (.spillTo b (java.nio.file.Path/of dir (make-array String 0)) (int chunk))
+             (catch java.io.UncheckedIOException e
+               (when log (log (str "isocheck online: the final check will read the ops again: " (.getMessage e))))
+               nil))))))
+
+(defn- drop-builder!
+  "Stops building the History during the run (bad input, which the final check reading the ops
+  reports; or the spill file failing, logged) and releases its spill file."
+  [builder ^Throwable t log]
+  (when-let [^HistoryBuilder b @builder]
+    (vreset! builder nil)
+    (.close b)
+    (when (and log (instance? java.io.UncheckedIOException t))
+      (log (str "isocheck online: the final check will read the ops again: " (.getMessage t))))))
+
 (defn online
   "An online checker with its own thread, fed by `ingest!` (or by a `watch`
   generator). Options as for `watch`."
@@ -171,7 +214,7 @@
          ;; The final check's History, built as the events arrive (HistoryBuilder fed the same
          ;; records, on a thread of its own with :parallel?, else this one), with the events fed
          ;; to it, for `prebuilt-history`.
-         builder  (volatile! (when-not (false? (:build-history? opts)) (HistoryBuilder. nil (j/txn-f (:f opts)))))
+         builder  (volatile! (when-not (false? (:build-history? opts)) (history-builder opts log)))
          fed      (java.util.ArrayList.)
          hpos     (long-array 1)
          brelay   (when (and parallel? @builder)
@@ -181,7 +224,7 @@
                                   (try (set! (.ordinal r) ordinal)
                                        (.op b r)
                                        ;; Bad input: the final check reads the history and says so.
-                                       (catch Throwable _ (vreset! builder nil))))))
+                                       (catch Throwable t (drop-builder! builder t log))))))
                             "isocheck online history"))
          ;; The checker's thread takes the events in batches (one lock per batch, not per
          ;; event) and converts each with isocheck.jepsen/fill! into one reusable record.
@@ -216,7 +259,7 @@
                                                                (do (set! (.ordinal r) ordinal)
                                                                    (.op b r))))
                                                            ;; Bad input: the final check reads the history and says so.
-                                                           (catch Throwable _ (vreset! builder nil) (.clear fed)))))
+                                                           (catch Throwable t (drop-builder! builder t log) (.clear fed)))))
                                                   (when-not (.isEmpty fed) (.clear fed)))
                                                 (recur (inc j) (inc i)))))
                                         i))]
@@ -228,7 +271,7 @@
                                      (reset! error (str (.getSimpleName (class t)) ": " (.getMessage t)))
                                      (when log (log (str "isocheck online: stopped checking: " @error))))))
                             (if (neg? (long i'))
-                              (do (when brelay (try (.finish ^Relay brelay) (catch Throwable _ (vreset! builder nil))))
+                              (do (when brelay (try (.finish ^Relay brelay) (catch Throwable t (drop-builder! builder t log))))
                                   (deliver done true))
                               (recur (long i')))))))
                     "isocheck online checker")]
@@ -358,7 +401,16 @@
                                      (not (.hasNext ot)) false
                                      (identical? (.next it) (.next ot)) (recur)
                                      :else false))))
-                  (let [h (try (.build b) (catch HistoryException _ nil))]
+                  (let [h (try (.build b)
+                               ;; Bad input (a value written twice: found when the spilled History
+                               ;; is built), or the spill file failing: the final check reads the ops.
+                               (catch HistoryException _ nil)
+                               (catch isocheck.history.HistoryBuilder$ReadAgain _ nil)
+                               (catch java.io.UncheckedIOException e
+                                 (when-let [log (when-not (false? (:log? (:opts o))) (j/info-logger))]
+                                   (log (str "isocheck online: the final check reads the ops again: " (.getMessage e))))
+                                 nil)
+                               (finally (.close b)))]
                     (vreset! (:builder o) nil)
                     (.clear fed)
                     (reset! (:built o) [ops h])

@@ -46,24 +46,30 @@ public final class HistoryBuilder implements OpSink {
   private final HashMap<Object, Integer> sessionIds = new HashMap<>();
   private final ArrayList<Object> sessionProcs = new ArrayList<>();
   /**
-   * The pending invocation of each session (indexed by session id): a raw copy of its record,
-   * compared with the completion without interning; interned only when its micro-ops are the ones
-   * kept (the op failed, is indeterminate, or never completed).
+   * The pending invocation of each session (indexed by session id; null while none is): a raw
+   * copy of its record, compared with the completion without interning; interned only when its
+   * micro-ops are the ones kept (the op failed, is indeterminate, or never completed). Records
+   * are reused through {@link #spareRecs}, so that they number the ops in flight at most, not
+   * the sessions (a Jepsen process that crashes is replaced by a new one: a session each).
    */
   private final ArrayList<OpRecord> pendingRec = new ArrayList<>();
+  private final java.util.ArrayDeque<OpRecord> spareRecs = new java.util.ArrayDeque<>();
   private boolean[] pendingOn = new boolean[16];
   private final LongIntMap sessionLong = new LongIntMap(64);
 
-  private final ByteList status = new ByteList();
-  private final IntList session = new IntList(1024);
-  private final LongList invokeOrd = new LongList(1024), completeOrd = new LongList(1024),
+  // The columns. When spilling ({@link #spillTo}) they hold only the transactions (and
+  // micro-ops) not yet written to the spill file: the first is number txnBase (mopBase).
+  private ByteList status = new ByteList();
+  private IntList session = new IntList(1024);
+  private LongList invokeOrd = new LongList(1024), completeOrd = new LongList(1024),
       invokeTime = new LongList(1024), completeTime = new LongList(1024);
   /** The ops' :index, a long per transaction only when it is neither absent nor the op's position. */
-  private final IndexColumn invokeIndex = new IndexColumn(invokeOrd), completeIndex = new IndexColumn(completeOrd);
-  private final IntList mopStart = new IntList(1024);
+  private final IndexColumn invokeIndex = new IndexColumn(), completeIndex = new IndexColumn();
+  /** The transactions' first micro-ops, and one more: where the next transaction's begin. */
+  private IntList mopStart = new IntList(1024);
 
-  private final ByteList mopKind = new ByteList();
-  private final IntList mopKey = new IntList(4096), mopVal = new IntList(4096),
+  private ByteList mopKind = new ByteList();
+  private IntList mopKey = new IntList(4096), mopVal = new IntList(4096),
       mopLen = new IntList(4096), listPool = new IntList(1 << 14);
   private isocheck.util.PairIntMap writerIndex = new isocheck.util.PairIntMap(1 << 14);
   /**
@@ -85,6 +91,180 @@ public final class HistoryBuilder implements OpSink {
   private boolean firstSkippedLooksTxn;
   private String firstScalarRead, firstListRead;
   private History built;
+
+  // ------------------------------------------------------------------ spilling
+
+  /** Where the columns go as they fill (null: all in the heap), and their chunks there. */
+  private Spill spill;
+  private Spill.Pool pool;
+  private int chunk;
+  private int txnBase, mopBase;
+  private final Spill.Chunks cStatus = new Spill.Chunks(), cSession = new Spill.Chunks(),
+      cInvokeOrd = new Spill.Chunks(), cCompleteOrd = new Spill.Chunks(), cInvokeTime = new Spill.Chunks(),
+      cCompleteTime = new Spill.Chunks(), cInvokeIndex = new Spill.Chunks(), cCompleteIndex = new Spill.Chunks(),
+      cMopStart = new Spill.Chunks(), cMopKind = new Spill.Chunks(), cMopKey = new Spill.Chunks(),
+      cMopVal = new Spill.Chunks(), cMopLen = new Spill.Chunks();
+
+  /** The default chunk: transactions (or micro-ops, or list elements) written at a time. */
+  public static final int SPILL_CHUNK = 1 << 16;
+  /** List pool pages kept in the heap when spilling (the last one among them), and their size at most. */
+  private static final int POOL_PAGES = 16, POOL_PAGE = 1 << 14;
+
+  /**
+   * Keeps the history's columns (per transaction: status, session, positions, times, :index
+   * where it breaks the rule, first micro-op; per micro-op: kind, key, value, list length; and
+   * the list pool) out of the heap as they fill, in a file made in dir (unlinked at once where
+   * the system allows it, deleted at the end otherwise), chunk transactions (micro-ops, list
+   * elements) at a time; {@link #build} reads them back. The heap then holds a chunk of each
+   * column and {@link #POOL_PAGES} pages of the pool, beside what cannot go (the interned keys and
+   * values, sessions, the pending invocations, ops' extra keys). The writes are indexed when the
+   * history is built ({@link #indexAtBuild}: a value written twice is then {@link ReadAgain}).
+   * An I/O failure throws {@link java.io.UncheckedIOException} naming the file; the builder is
+   * then of no use. Before the first op.
+   */
+  public HistoryBuilder spillTo(java.nio.file.Path dir, int chunk) {
+    if (opsSeen > 0 || spill != null) throw new IllegalStateException("spillTo: before the first op, once");
+    return spilling(Spill.inDirectory(dir, bufBytes(chunk)), chunk);
+  }
+
+  /** {@link #spillTo(java.nio.file.Path, int)}, to a channel open for reading and writing (the builder closes it). */
+  public HistoryBuilder spillTo(java.nio.channels.FileChannel ch, int chunk) {
+    if (opsSeen > 0 || spill != null) throw new IllegalStateException("spillTo: before the first op, once");
+    return spilling(Spill.onChannel(ch, bufBytes(chunk)), chunk);
+  }
+
+  private static int bufBytes(int chunk) {
+    if (chunk < 2 || chunk > 1 << 24) throw new IllegalArgumentException("spill chunk must be 2 .. 2^24, got " + chunk);
+    return Math.max(1 << 16, 4 * Integer.highestOneBit(chunk));
+  }
+
+  private HistoryBuilder spilling(Spill s, int chunk) {
+    spill = s;
+    this.chunk = chunk;
+    pool = s.new Pool(Math.min(chunk, POOL_PAGE), POOL_PAGES);
+    indexAtBuild = true;
+    listPool = null;
+    // A chunk and a transaction's worth: they are written out once past a chunk.
+    int txns = chunk + 1, mops = chunk + 256;
+    status.ensureCapacity(txns);
+    session.ensureCapacity(txns);
+    invokeOrd.ensureCapacity(txns);
+    completeOrd.ensureCapacity(txns);
+    invokeTime.ensureCapacity(txns);
+    completeTime.ensureCapacity(txns);
+    mopStart.ensureCapacity(txns + 1);
+    mopKind.ensureCapacity(mops);
+    mopKey.ensureCapacity(mops);
+    mopVal.ensureCapacity(mops);
+    mopLen.ensureCapacity(mops);
+    return this;
+  }
+
+  /** Whether the columns are being spilled (until {@link #build} reads them back). */
+  public boolean spilling() { return spill != null; }
+
+  /** Bytes written to the spill file so far (0 when not spilling). */
+  public long spilledBytes() { return spill == null ? spilledBytes : spill.bytes(); }
+
+  private long spilledBytes;
+
+  /** The spill file while it is in its directory (where the system could not unlink it open), else null. */
+  public java.nio.file.Path spillFile() { return spill == null ? null : spill.path(); }
+
+  /** Releases the spill file of a builder that will not be built (nothing when not spilling). */
+  public void close() {
+    if (spill != null) {
+      spilledBytes = spill.bytes();
+      spill.close();
+    }
+  }
+
+  private int txnCount() { return txnBase + status.size(); }
+
+  private int mopCount() { return mopBase + mopKind.size(); }
+
+  /** Writes out full chunks of the columns (after each transaction). */
+  private void spillFull() {
+    int nt = status.size();
+    if (nt >= chunk) {
+      spill.write(cStatus, status.raw(), 0, nt);
+      spill.write(cSession, session.raw(), 0, nt);
+      spill.write(cInvokeOrd, invokeOrd.raw(), 0, nt);
+      spill.write(cCompleteOrd, completeOrd.raw(), 0, nt);
+      spill.write(cInvokeTime, invokeTime.raw(), 0, nt);
+      spill.write(cCompleteTime, completeTime.raw(), 0, nt);
+      spillIndex(cInvokeIndex, invokeIndex);
+      spillIndex(cCompleteIndex, completeIndex);
+      spill.write(cMopStart, mopStart.raw(), 0, nt);
+      int next = mopStart.get(nt);
+      status.clear();
+      session.clear();
+      invokeOrd.clear();
+      completeOrd.clear();
+      invokeTime.clear();
+      completeTime.clear();
+      mopStart.clear();
+      mopStart.add(next);
+      txnBase += nt;
+    }
+    int nm = mopKind.size();
+    if (nm >= chunk) {
+      spill.write(cMopKind, mopKind.raw(), 0, nm);
+      spill.write(cMopKey, mopKey.raw(), 0, nm);
+      spill.write(cMopVal, mopVal.raw(), 0, nm);
+      spill.write(cMopLen, mopLen.raw(), 0, nm);
+      mopKind.clear();
+      mopKey.clear();
+      mopVal.clear();
+      mopLen.clear();
+      mopBase += nm;
+    }
+  }
+
+  private void spillIndex(Spill.Chunks c, IndexColumn col) {
+    LongList e = col.explicit();
+    if (e != null && e.size() > 0) {
+      spill.write(c, e.raw(), 0, e.size());
+      e.clear();
+    }
+  }
+
+  /** Reads the spilled columns back into the heap, and closes the spill file: the builder is then as one that never spilled. */
+  private void unspill() {
+    Spill s = spill;
+    try {
+      int nt = status.size(), nm = mopKind.size();
+      status = ByteList.of(s.readBytes(cStatus, status.raw(), nt, 0), txnBase + nt);
+      session = IntList.of(s.readInts(cSession, session.raw(), nt, 0), txnBase + nt);
+      invokeOrd = LongList.of(s.readLongs(cInvokeOrd, invokeOrd.raw(), nt, 0), txnBase + nt);
+      completeOrd = LongList.of(s.readLongs(cCompleteOrd, completeOrd.raw(), nt, 0), txnBase + nt);
+      invokeTime = LongList.of(s.readLongs(cInvokeTime, invokeTime.raw(), nt, 0), txnBase + nt);
+      completeTime = LongList.of(s.readLongs(cCompleteTime, completeTime.raw(), nt, 0), txnBase + nt);
+      unspillIndex(cInvokeIndex, invokeIndex);
+      unspillIndex(cCompleteIndex, completeIndex);
+      mopStart = IntList.of(s.readInts(cMopStart, mopStart.raw(), nt + 1, 0), txnBase + nt + 1);
+      mopKind = ByteList.of(s.readBytes(cMopKind, mopKind.raw(), nm, 0), mopBase + nm);
+      mopKey = IntList.of(s.readInts(cMopKey, mopKey.raw(), nm, 0), mopBase + nm);
+      mopVal = IntList.of(s.readInts(cMopVal, mopVal.raw(), nm, 0), mopBase + nm);
+      mopLen = IntList.of(s.readInts(cMopLen, mopLen.raw(), nm, 0), mopBase + nm);
+      int ps = pool.size();
+      listPool = IntList.of(pool.readAll(), ps);
+    } finally {
+      spilledBytes = s.bytes();
+      s.close();
+      spill = null;
+      pool = null;
+      txnBase = mopBase = 0;
+    }
+  }
+
+  private void unspillIndex(Spill.Chunks c, IndexColumn col) {
+    LongList e = col.explicit();
+    if (e != null) {
+      long[] all = spill.readLongs(c, e.raw(), e.size(), 0);
+      col.restore(all, all.length);
+    }
+  }
 
   /**
    * Presizes the builder for a history of about this many ops and list elements (e.g. from a
@@ -114,6 +294,7 @@ public final class HistoryBuilder implements OpSink {
   }
 
   private void presize() {
+    if (spill != null) return; // the columns hold a chunk
     int txns, mops;
     long elems = 0, writes;
     if (hintTxns >= 0) {
@@ -178,14 +359,22 @@ public final class HistoryBuilder implements OpSink {
    * indexing as the ops came would have failed there first). Always true otherwise.
    */
   public boolean writesUnique() {
-    return !indexAtBuild || built != null || indexWrites() < 0;
+    if (!indexAtBuild || built != null) return true;
+    if (spill != null) unspill();
+    return indexWrites() < 0;
   }
 
   /** Indexes every write so far (writes indexed at build); returns the first write of a pair written before, or -1. */
   private int indexWrites() {
     int[] first = new int[1];
-    writerIndex = isocheck.util.PairIntMap.ofFirst(writes, mopKind.size(), mopKind.raw(), OpRecord.READ,
-        mopKey.raw(), mopVal.raw(), first);
+    int nm = mopKind.size();
+    byte[] kind = mopKind.raw();
+    int[] val = mopVal.raw();
+    int cols = 0;
+    for (int m = 0; m < nm; m++) if (kind[m] != OpRecord.READ && val[m] >= cols) cols = val[m] + 1;
+    writerIndex = isocheck.util.PairIntMap.denseSuits(writes, keys.size(), cols)
+        ? isocheck.util.PairIntMap.denseOfFirst(keys.size(), cols, nm, kind, OpRecord.READ, mopKey.raw(), val, first)
+        : isocheck.util.PairIntMap.ofFirst(writes, nm, kind, OpRecord.READ, mopKey.raw(), val, first);
     return first[0];
   }
 
@@ -256,7 +445,9 @@ public final class HistoryBuilder implements OpSink {
             + " invoked a new op while its " + pendingRec.get(sid).where()
             + " had not completed; a Jepsen process runs one op at a time");
       }
-      pendingRec.get(sid).copyFrom(r);
+      OpRecord rec = spareRecs.isEmpty() ? new OpRecord() : spareRecs.pop();
+      rec.copyFrom(r);
+      pendingRec.set(sid, rec);
       pendingOn[sid] = true;
       return;
     }
@@ -266,14 +457,14 @@ public final class HistoryBuilder implements OpSink {
       throw new HistoryException(r.ordinal, r.where() + ": completes " + inv.where() + " of process "
           + Edn.str(proc) + ", but its :f differs");
     }
-    int t = status.size();
+    int t = txnCount();
     status.add((byte) r.type);
     session.add(sid);
     invokeOrd.add(inv == null ? -1 : inv.ordinal);
-    invokeIndex.add(inv == null ? OpRecord.ABSENT : inv.index);
+    invokeIndex.add(inv == null ? OpRecord.ABSENT : inv.index, inv == null ? -1 : inv.ordinal);
     invokeTime.add(inv == null ? OpRecord.ABSENT : inv.time);
     completeOrd.add(r.ordinal);
-    completeIndex.add(r.index);
+    completeIndex.add(r.index, r.ordinal);
     completeTime.add(r.time);
     if (r.type == OpType.OK || inv == null) {
       if (inv != null) sameShape(inv, r);
@@ -282,6 +473,11 @@ public final class HistoryBuilder implements OpSink {
       addMops(t, inv, true);
     }
     keepExtras(t, inv, r);
+    if (inv != null) {
+      pendingRec.set(sid, null);
+      spareRecs.push(inv);
+    }
+    if (spill != null) spillFull();
   }
 
   /**
@@ -346,19 +542,21 @@ public final class HistoryBuilder implements OpSink {
     rest.sort((a, b) -> Long.compare(pendingRec.get(a).ordinal, pendingRec.get(b).ordinal));
     for (int sid : rest) {
       OpRecord p = pendingRec.get(sid);
-      int t = status.size();
+      int t = txnCount();
       status.add((byte) OpType.INFO);
       session.add(sid);
       invokeOrd.add(p.ordinal);
-      invokeIndex.add(p.index);
+      invokeIndex.add(p.index, p.ordinal);
       invokeTime.add(p.time);
       completeOrd.add(-1);
-      completeIndex.add(OpRecord.ABSENT);
+      completeIndex.add(OpRecord.ABSENT, -1);
       completeTime.add(OpRecord.ABSENT);
       addMops(t, p, true);
       keepExtras(t, p, null);
       pendingOn[sid] = false;
+      if (spill != null) spillFull();
     }
+    if (spill != null) unspill();
     if (workload == null) workload = firstListRead != null || firstScalarRead == null
         ? History.Workload.APPEND : History.Workload.REGISTER;
     if (workload == History.Workload.APPEND && firstScalarRead != null) {
@@ -395,9 +593,10 @@ public final class HistoryBuilder implements OpSink {
     Object[] procs = sessionProcs.toArray();
     // Per-txn arrays may keep spare room at the end (nTxns is the count); copying hundreds of
     // megabytes to trim them costs more than the spare room.
+    long[] invokeOrds = invokeOrd.compact(), completeOrds = completeOrd.compact();
     built = new History(workload, keys.toArray(), values.toArray(), n, status.toArray(),
-        session.compact(), procs, invokeOrd.compact(), completeOrd.compact(), invokeIndex.freeze(),
-        completeIndex.freeze(), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
+        session.compact(), procs, invokeOrds, completeOrds, invokeIndex.freeze(invokeOrds),
+        completeIndex.freeze(completeOrds), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
         kinds, mopKey.raw(), val, len, mopTxns(n, nm, mopStart.raw()), listPool.compact(), writerIndex,
         indexUsable, opsSeen, opsSkipped, nonClientOps, n > 0 ? null : noTxnReason(), extraTxn.toArray(),
         extras.toArray(new Object[0][]));
@@ -557,7 +756,7 @@ public final class HistoryBuilder implements OpSink {
   }
 
   private void newSession() {
-    pendingRec.add(new OpRecord());
+    pendingRec.add(null);
     if (pendingOn.length < pendingRec.size()) pendingOn = java.util.Arrays.copyOf(pendingOn, pendingOn.length * 2);
   }
 
@@ -708,11 +907,11 @@ public final class HistoryBuilder implements OpSink {
     }
     if (n > 1 && !indexAtBuild) for (int i = 0; i < n; i++) if (r.kind(i) != OpRecord.READ) touched += writerIndex.touch(keyId[i], valId[i]);
     this.touched += touched;
-    if (normFrom < 0 && workload != null) normFrom = mopKind.size();
+    if (normFrom < 0 && workload != null) normFrom = mopCount();
     for (int i = 0; i < n; i++) {
       byte k = r.kind(i);
       int key = keyId[i], v = valId[i];
-      int m = mopKind.size();
+      int m = mopCount();
       mopKind.add(k);
       mopKey.add(key);
       if (k == OpRecord.READ) {
@@ -740,7 +939,7 @@ public final class HistoryBuilder implements OpSink {
         if (!indexAtBuild && !registerWrite(m, key, v)) duplicateWrite(m, key, v, r.where(), r.renderMop(i), r.ordinal);
       }
     }
-    mopStart.add(mopKind.size());
+    mopStart.add(mopCount());
   }
 
   /**
@@ -778,6 +977,7 @@ public final class HistoryBuilder implements OpSink {
 
   /** Places a list read of key (its interned elements e[0, len)) in the pool; returns its offset. */
   private int placeList(int key, int[] e, int len) {
+    if (pool != null) return placeListSpilled(key, e, len);
     if (!shareLists) return appendSegment(e, len, len);
     if (key >= segOff.length) {
       int n = Math.max(key + 1, 2 * segOff.length + 64);
@@ -808,6 +1008,48 @@ public final class HistoryBuilder implements OpSink {
     segOff[key] = at;
     segLen[key] = len;
     segCap[key] = listPool.size() - at;
+    return at;
+  }
+
+  /** {@link #placeList} on the spilled pool: the same places, the same elements. */
+  private int placeListSpilled(int key, int[] e, int len) {
+    Spill.Pool p = pool;
+    if (!shareLists) return appendSpilled(e, len, len);
+    if (key >= segOff.length) {
+      int n = Math.max(key + 1, 2 * segOff.length + 64);
+      int old = segOff.length;
+      segOff = java.util.Arrays.copyOf(segOff, n);
+      segLen = java.util.Arrays.copyOf(segLen, n);
+      segCap = java.util.Arrays.copyOf(segCap, n);
+      java.util.Arrays.fill(segOff, old, n, -1);
+    }
+    if (len == 0) return p.size();
+    int off = segOff[key];
+    if (off >= 0) {
+      int have = segLen[key];
+      int common = Math.min(have, len);
+      if (p.same(off, e, common)) {
+        if (len <= have) return off;
+        if (len <= segCap[key]) {
+          p.put(off + have, e, have, len - have);
+          segLen[key] = len;
+          return off;
+        }
+      } else if (len <= have) {
+        return appendSpilled(e, len, len);
+      }
+    }
+    int at = appendSpilled(e, len, len < 4 ? 8 : 2 * len);
+    segOff[key] = at;
+    segLen[key] = len;
+    segCap[key] = p.size() - at;
+    return at;
+  }
+
+  private int appendSpilled(int[] e, int len, int cap) {
+    int at = pool.size();
+    pool.grow(cap);
+    pool.put(at, e, 0, len);
     return at;
   }
 

@@ -6,26 +6,30 @@ import isocheck.util.LongList;
  * The :index of one of each transaction's ops (its invocation's, or its completion's), kept as a
  * rule while one holds: every :index absent, or every :index the op's position in the history
  * (what Jepsen's histories and the online checker's do). Only a history breaking both keeps a
- * long per transaction. Filled by {@link HistoryBuilder} in transaction order; read-only once
+ * long per transaction, from the first that breaks it (those before follow the rule that held,
+ * filled in when frozen). Filled by {@link HistoryBuilder} in transaction order; read-only once
  * its {@link History} is built.
  */
 final class IndexColumn {
-  /** The positions of the ops this column's indices belong to (-1: the op is absent). */
-  private final LongList ords;
   /** Whether every index so far was absent; whether each was its op's position (absent where no op). */
   private boolean absent = true, same = true;
+  /** Where the explicit indices begin (-1: none), and whether the rule before was "absent". */
+  private int from = -1;
+  private boolean prefixAbsent;
+  /**
+   * The indices from {@link #from} on, those the builder has not spilled (it takes them away
+   * in chunks: {@link #explicit}, {@link #restore}).
+   */
   private LongList explicit;
   private long[] frozen;
   private int n;
 
-  IndexColumn(LongList ords) { this.ords = ords; }
-
   private static long derived(long ord) { return ord >= 0 ? ord : OpRecord.ABSENT; }
 
-  /** Adds the next transaction's index; its op's position is already in ords. */
-  void add(long index) {
+  /** Adds the next transaction's index; ord is its op's position (-1: the op is absent). */
+  void add(long index, long ord) {
     if (explicit == null) {
-      long d = derived(ords.get(n));
+      long d = derived(ord);
       boolean wasAbsent = absent;
       if (index != OpRecord.ABSENT) absent = false;
       if (index != d) same = false;
@@ -33,18 +37,33 @@ final class IndexColumn {
         n++;
         return;
       }
-      explicit = new LongList(Math.max(1024, 2 * n));
-      for (int i = 0; i < n; i++) explicit.add(wasAbsent ? OpRecord.ABSENT : derived(ords.get(i)));
+      explicit = new LongList(1024);
+      from = n;
+      prefixAbsent = wasAbsent;
     }
     explicit.add(index);
     n++;
   }
 
-  void ensureCapacity(int txns) { if (explicit != null) explicit.ensureCapacity(txns); }
+  /** The explicit indices not yet taken away (null while the rule holds). */
+  LongList explicit() { return explicit; }
 
-  /** Ends the filling: what {@link #get} reads from then on. */
-  IndexColumn freeze() {
-    if (explicit != null) frozen = explicit.compact();
+  /** Puts back every explicit index, those taken away included (the builder's spill read back). */
+  void restore(long[] all, int count) {
+    explicit = new LongList(Math.max(1, count));
+    for (int i = 0; i < count; i++) explicit.add(all[i]);
+  }
+
+  void ensureCapacity(int txns) { if (explicit != null) explicit.ensureCapacity(txns - from); }
+
+  /** Ends the filling, given the ops' positions: what {@link #get} reads from then on. */
+  IndexColumn freeze(long[] ords) {
+    if (explicit != null) {
+      long[] f = new long[n];
+      for (int i = 0; i < from; i++) f[i] = prefixAbsent ? OpRecord.ABSENT : derived(ords[i]);
+      System.arraycopy(explicit.raw(), 0, f, from, n - from);
+      frozen = f;
+    }
     explicit = null;
     return this;
   }

@@ -15,7 +15,17 @@ public final class ByteList {
   public byte get(int i) { return a[i]; }
   public void set(int i, byte x) { a[i] = x; }
   public int size() { return n; }
+  public void clear() { n = 0; }
   public byte[] toArray() { return Arrays.copyOf(a, n); }
+  /** A list of the first n elements of a (which it then owns). */
+  public static ByteList of(byte[] a, int n) {
+    if (n > a.length) throw new IllegalArgumentException("size " + n + " over the array's " + a.length);
+    ByteList l = new ByteList();
+    l.a = a.length == 0 ? new byte[1] : a;
+    l.n = n;
+    return l;
+  }
+
   /** The backing array; valid up to {@link #size()}. */
   public byte[] raw() { return a; }
 

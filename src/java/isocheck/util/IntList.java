@@ -31,6 +31,15 @@ public final class IntList {
   public int pop() { return a[--n]; }
   public void truncate(int size) { n = size; }
   public int[] toArray() { return Arrays.copyOf(a, n); }
+  /** A list of the first n elements of a (which it then owns). */
+  public static IntList of(int[] a, int n) {
+    if (n > a.length) throw new IllegalArgumentException("size " + n + " over the array's " + a.length);
+    IntList l = new IntList(1);
+    l.a = a.length == 0 ? new int[1] : a;
+    l.n = n;
+    return l;
+  }
+
   /** The backing array; valid up to {@link #size()}. */
   public int[] raw() { return a; }
 

@@ -19,6 +19,15 @@ public final class LongList {
   public void set(int i, long x) { a[i] = x; }
   public int size() { return n; }
   public void clear() { n = 0; }
+  /** A list of the first n elements of a (which it then owns). */
+  public static LongList of(long[] a, int n) {
+    if (n > a.length) throw new IllegalArgumentException("size " + n + " over the array's " + a.length);
+    LongList l = new LongList(1);
+    l.a = a.length == 0 ? new long[1] : a;
+    l.n = n;
+    return l;
+  }
+
   /** The backing array; valid up to {@link #size()}. */
   public long[] raw() { return a; }
   public long[] toArray() { return Arrays.copyOf(a, n); }
