@@ -843,6 +843,50 @@
       (is (.isFile (io/file uj "isocheck.aot.key")))
       (is (not (.exists (io/file uj "isocheck.aot")))))))
 
+(deftest a-busy-machine-compiles-in-the-foreground
+  ;; bin/isocheck adds -Xbatch for a small input (below 16 MB in all) when the 1-minute load
+  ;; average is at least twice the online CPUs, and only then: a java that prints its
+  ;; arguments shows what the launcher chose, beside the load average read before and after
+  ;; (a run whose two readings fall on either side of the line says nothing).
+  (let [d (tmp-dir)
+        fake (io/file (tmp-dir) "jdk-25")
+        copy (io/file (tmp-dir) "isocheck")
+        uj (io/file copy "target" "uberjar")
+        _ (spit (io/file d "ok.edn") valid-edn)
+        _ (sh d {} launcher "check" "ok.edn") ; (the uberjar exists after this)
+        jar (first (filter #(str/ends-with? (.getName ^java.io.File %) "standalone.jar") (.listFiles (io/file root "target" "uberjar"))))
+        cpus (let [online (str/trim (Files/readString (.toPath (io/file "/sys/devices/system/cpu/online"))))]
+               (reduce + (for [r (str/split online #",")]
+                           (if-let [[_ lo hi] (re-matches #"(\d+)-(\d+)" r)] (inc (- (Long/parseLong hi) (Long/parseLong lo))) 1))))
+        busy? (fn [] (>= (long (Double/parseDouble (first (str/split (Files/readString (.toPath (io/file "/proc/loadavg"))) #" ")))) (* 2 cpus)))
+        big (io/file d "big.edn")]
+    (io/make-parents (io/file fake "bin" "java"))
+    (spit (io/file fake "release") "JAVA_VERSION=\"25.0.1\"\n")
+    (spit (io/file fake "bin" "java") "#!/bin/sh\necho \"$@\"\n")
+    (.setExecutable (io/file fake "bin" "java") true)
+    (io/make-parents (io/file uj "x"))
+    (Files/copy (.toPath (io/file root "bin" "isocheck")) (.toPath (doto (io/file copy "bin" "isocheck") io/make-parents))
+                ^"[Ljava.nio.file.CopyOption;" (make-array java.nio.file.CopyOption 0))
+    (.setExecutable (io/file copy "bin" "isocheck") true)
+    (Files/copy (.toPath ^java.io.File jar) (.toPath (io/file uj (.getName ^java.io.File jar)))
+                ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES]))
+    (with-open [f (java.io.RandomAccessFile. big "rw")] (.setLength f (* 17 1024 1024)))
+    (let [flags (fn [& args] (let [{:keys [status out]} (apply sh d {"JAVA_HOME" (str fake)} (str copy "/bin/isocheck") args)]
+                               (is (= 0 status))
+                               (str/split (str/trim (last (str/split-lines out))) #" ")))]
+      (testing "a small input: -Xbatch as busy as the machine is"
+        (let [before (busy?), fs (flags "check" "ok.edn"), after (busy?)]
+          (is (some #{"-XX:TieredStopAtLevel=1"} fs) (str fs))
+          (is (some #{"isocheck.cli.Main"} fs) (str fs))
+          (when (= before after)
+            (is (= before (boolean (some #{"-Xbatch"} fs))) (str "busy " before ": " fs)))))
+      (testing "17 MB of input: never"
+        (let [fs (flags "check" "big.edn")]
+          (is (some #{"-XX:TieredStopAtLevel=1"} fs) (str fs))
+          (is (not (some #{"-Xbatch"} fs)) (str fs))))
+      (testing "nor another command (demo)"
+        (is (not (some #{"-Xbatch"} (flags "demo"))))))))
+
 (defn- plume-file
   "An rw-register history of Plume's shape (20 micro-ops per transaction), written as EDN."
   [^Path dir txns wl]
