@@ -174,12 +174,12 @@ public final class Checker {
     ms.put("refutations", (System.nanoTime() - t0) / 1_000_000L);
   }
 
-  /** Where a check's typed counterexample searches leave their kind until the result takes it. */
   /** How many orders a level's proof needs: the plain levels none beyond the history's, session 1, realtime 2. */
   private static int orders(Level l) {
     return l.family == Level.Family.PLAIN ? 0 : l.family == Level.Family.REALTIME ? 2 : 1;
   }
 
+  /** Where a check's typed counterexample searches leave their kind until the result takes it. */
   private static final String CX_SEARCH = "counterexample-search";
 
   /**

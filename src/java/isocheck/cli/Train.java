@@ -75,7 +75,8 @@ public final class Train {
     // One session: no conflicts, so no aborted transactions, which Cobra's logs cannot hold.
     String serial = write(dir, "serial.edn", config(Store.SERIALIZABLE, History.Workload.REGISTER, 100, 8, 1, 50, 0));
     // What lein bench startup checks (doc/benchmarks.md): the SI store's Jepsen rw-register
-    // history, whose serializability the solver refutes, and Plume's list-append at the weak levels.
+    // history and a Plume-shaped one at SER+SI (the version-order search, pruning, solver), and
+    // Plume's list-append at the weak levels.
     String jepsenSi = write(dir, "jepsen-si.edn", jepsenRegister(Store.SNAPSHOT_ISOLATION, 1000));
     String plumeAppend = write(dir, "plume-append.edn", config(Store.SNAPSHOT_ISOLATION, History.Workload.APPEND, 1000, 20, 25, 2000, 0));
     String plumeSi = write(dir, "plume-si.edn", config(Store.SNAPSHOT_ISOLATION, History.Workload.REGISTER, 1000, 20, 25, 2000, 0));
