@@ -1046,8 +1046,8 @@
                      (.availableProcessors (Runtime/getRuntime))
                      (loadavg) runs))
     (let [la (try (Double/parseDouble (first (str/split (loadavg) #" "))) (catch NumberFormatException _ 0.0))]
-      (when (>= la (* 2 (.availableProcessors (Runtime/getRuntime))))
-        (println "busy (load average at least twice the cores): bin/isocheck compiles in the foreground (-Xbatch) now")))
+      (when (>= la (* 4 (.availableProcessors (Runtime/getRuntime))))
+        (println "busy (load average at least 4 times the cores): bin/isocheck compiles in the foreground (-Xbatch) now")))
     (println (format "JDKs: %s" (str/join ", " (for [[m d] jdks] (str m " " d)))))
     (println (format "%-36s %s  %s" "input" (str/join "  " (for [[l] configs] (format "%24s" l))) "verdicts"))
     (doseq [[label file args] inputs]
