@@ -162,6 +162,22 @@
 (defn- check-all ^isocheck.check.Result [h levels]
   (Checker/check h (.levels (CheckOptions.) (mapv #(Level/parse (name %)) levels))))
 
+(deftest keywords-and-symbols-are-values
+  ;; Kw, Sym and EdnReader.Symbol spell out equals and hashCode (a record's would be linked at
+  ;; run time, outside the class data): the same values as the records', name by name.
+  (doseq [[make other] [[#(Kw. %) #(Sym. %)] [#(Sym. %) #(Kw. %)] [#(EdnReader$Symbol. %) #(Sym. %)]]]
+    (is (= (make "ok") (make "ok")))
+    (is (= (make nil) (make nil)))
+    (is (not= (make "ok") (make "fail")))
+    (is (not= (make "ok") (make nil)))
+    (is (not= (make nil) (make "ok")))
+    (is (not= (make "ok") (other "ok")) "another type with the same name")
+    (is (not= (make "ok") "ok"))
+    (is (= (.hashCode "ok") (.hashCode ^Object (make "ok"))) "the record's hash: the name's")
+    (is (= 0 (.hashCode ^Object (make nil))))
+    (is (= 1 (count (into #{} [(make "a") (make "a")]))))
+    (is (= 2 (count (into #{} [(make "a") (make "b")]))))))
+
 (deftest edn-printer-on-the-corpus
   (let [files (->> (concat (file-seq (io/file "test/resources/corpus")) (file-seq (io/file "test/resources/weak")))
                    (filter #(str/ends-with? (.getName ^File %) ".edn"))
@@ -741,6 +757,51 @@
         (is (= (:status (second (first rs))) (:status r)) (str f " " env)))
       (is (apply = (for [[_ r] rs] (verdicts (:out r)))) f))))
 
+;; What lein bench startup checks (doc/benchmarks.md): the classes and lambdas a small check
+;; needs come from the class data, none parsed from the jar or spun at run time (an ObjectMethods
+;; bootstrap behind a record's hashCode, java.util.Comparator's lambdas, the progress meter's
+;; classes when the training ran with --quiet: milliseconds each, interpreted).
+(defn- bench-history
+  "A simulated history as lein bench startup writes it: [:jepsen-rw store txns] (zipf keys
+  rotated after 32 writes, 1% :info) or [:plume workload txns] (20 micro-ops, 25 sessions)."
+  [^File dir [shape a txns]]
+  (let [f (.toPath (io/file dir (str (name shape) "-" txns ".edn")))
+        cfg (case shape
+              :jepsen-rw (-> (SimConfig/builder) (.seed 1) (.store a) (.workload History$Workload/REGISTER)
+                             (.txns (int txns)) (.sessions 10) (.opsPerTxn 4 4) (.readFraction 0.5) (.keys 1000)
+                             (.keyDist SimConfig$KeyDist/ZIPF) (.maxWritesPerKey 32) (.failRate 0.0) (.infoRate 0.01) .build)
+              :plume (-> (SimConfig/builder) (.seed 7) (.store Store/SNAPSHOT_ISOLATION) (.workload a)
+                         (.txns (int txns)) (.sessions 25) (.keys (int (* 2 txns))) (.keyDist SimConfig$KeyDist/UNIFORM)
+                         (.opsPerTxn 20 20) (.readFraction 0.5) (.failRate 0.0) (.infoRate 0.0) (.pendingAtEnd 0) .build))
+        w (EdnWriter/open f)]
+    (try (Simulator/run cfg w) (finally (.close w)))
+    (str f)))
+
+(deftest a-small-check-loads-its-classes-from-the-class-data
+  (let [jdks (jdk-homes)]
+    (when (some #(>= % 25) (keys jdks)) ; the launcher's pick: JDK 25's AOT cache
+      (let [d (tmp-dir)
+            one (doto (io/file d "one.edn") (spit "{:index 0, :type :ok, :process 0, :f :txn, :value [[:append :x 1]]}\n"))
+            runs [[[] (str one)]
+                  [["--levels" "serializable,snapshot-isolation"] (bench-history d [:jepsen-rw Store/SNAPSHOT_ISOLATION 1000])]
+                  [["--levels" "serializable,snapshot-isolation"] (bench-history d [:plume History$Workload/REGISTER 1000])]
+                  [["--levels" "tcc,ra,rc,ci"] (bench-history d [:plume History$Workload/APPEND 1000])]]]
+        (sh d {} launcher "check" (str one)) ; (the uberjar and its class data exist after this)
+        (doseq [[args f] runs]
+          (let [log (io/file d "classes.log")
+                _ (io/delete-file log true)
+                {:keys [status err]} (apply sh d {"JAVA_OPTS" (str "-Xlog:class+load=info:file=" log)}
+                                            launcher "check" "--format" "edn" (conj args f))
+                lines (str/split-lines (slurp log))
+                ;; "[info][class,load] NAME source: WHERE"
+                loaded (for [l lines :let [[_ c src] (re-find #"\]\s*(\S+) source: (.*)$" l)] :when c] [c src])
+                ours (filter (fn [[c]] (or (str/starts-with? c "isocheck.") (str/includes? c "$$Lambda") (str/includes? c "LambdaForm$"))) loaded)
+                outside (remove (fn [[_ src]] (= src "shared objects file")) ours)]
+            (is (#{0 1} status) (str args " " err))
+            (is (< 1000 (count loaded)) "the log lists the classes loaded")
+            (is (some (fn [[c]] (= c "isocheck.cli.Main")) ours))
+            (is (empty? outside) (str (last args) " " args ": loaded outside the class data: " (vec outside)))))))))
+
 (deftest a-heap-without-compressed-pointers-runs-without-class-data
   ;; From 32 GB of heap on the JVM drops compressed object pointers, and refuses class data made
   ;; with them (a warning on standard error): the launcher leaves it out then.
@@ -781,6 +842,50 @@
           (is (str/starts-with? out "{\"valid?\":true,") out)))
       (is (.isFile (io/file uj "isocheck.aot.key")))
       (is (not (.exists (io/file uj "isocheck.aot")))))))
+
+(deftest a-busy-machine-compiles-in-the-foreground
+  ;; bin/isocheck adds -Xbatch for a small input (below 16 MB in all) when the 1-minute load
+  ;; average is at least 4 times the online CPUs, and only then: a java that prints its
+  ;; arguments shows what the launcher chose, beside the load average read before and after
+  ;; (a run whose two readings fall on either side of the line says nothing).
+  (let [d (tmp-dir)
+        fake (io/file (tmp-dir) "jdk-25")
+        copy (io/file (tmp-dir) "isocheck")
+        uj (io/file copy "target" "uberjar")
+        _ (spit (io/file d "ok.edn") valid-edn)
+        _ (sh d {} launcher "check" "ok.edn") ; (the uberjar exists after this)
+        jar (first (filter #(str/ends-with? (.getName ^java.io.File %) "standalone.jar") (.listFiles (io/file root "target" "uberjar"))))
+        cpus (let [online (str/trim (Files/readString (.toPath (io/file "/sys/devices/system/cpu/online"))))]
+               (reduce + (for [r (str/split online #",")]
+                           (if-let [[_ lo hi] (re-matches #"(\d+)-(\d+)" r)] (inc (- (Long/parseLong hi) (Long/parseLong lo))) 1))))
+        busy? (fn [] (>= (long (Double/parseDouble (first (str/split (Files/readString (.toPath (io/file "/proc/loadavg"))) #" ")))) (* 4 cpus)))
+        big (io/file d "big.edn")]
+    (io/make-parents (io/file fake "bin" "java"))
+    (spit (io/file fake "release") "JAVA_VERSION=\"25.0.1\"\n")
+    (spit (io/file fake "bin" "java") "#!/bin/sh\necho \"$@\"\n")
+    (.setExecutable (io/file fake "bin" "java") true)
+    (io/make-parents (io/file uj "x"))
+    (Files/copy (.toPath (io/file root "bin" "isocheck")) (.toPath (doto (io/file copy "bin" "isocheck") io/make-parents))
+                ^"[Ljava.nio.file.CopyOption;" (make-array java.nio.file.CopyOption 0))
+    (.setExecutable (io/file copy "bin" "isocheck") true)
+    (Files/copy (.toPath ^java.io.File jar) (.toPath (io/file uj (.getName ^java.io.File jar)))
+                ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES]))
+    (with-open [f (java.io.RandomAccessFile. big "rw")] (.setLength f (* 17 1024 1024)))
+    (let [flags (fn [& args] (let [{:keys [status out]} (apply sh d {"JAVA_HOME" (str fake)} (str copy "/bin/isocheck") args)]
+                               (is (= 0 status))
+                               (str/split (str/trim (last (str/split-lines out))) #" ")))]
+      (testing "a small input: -Xbatch as busy as the machine is"
+        (let [before (busy?), fs (flags "check" "ok.edn"), after (busy?)]
+          (is (some #{"-XX:TieredStopAtLevel=1"} fs) (str fs))
+          (is (some #{"isocheck.cli.Main"} fs) (str fs))
+          (when (= before after)
+            (is (= before (boolean (some #{"-Xbatch"} fs))) (str "busy " before ": " fs)))))
+      (testing "17 MB of input: never"
+        (let [fs (flags "check" "big.edn")]
+          (is (some #{"-XX:TieredStopAtLevel=1"} fs) (str fs))
+          (is (not (some #{"-Xbatch"} fs)) (str fs))))
+      (testing "nor another command (demo)"
+        (is (not (some #{"-Xbatch"} (flags "demo"))))))))
 
 (defn- plume-file
   "An rw-register history of Plume's shape (20 micro-ops per transaction), written as EDN."

@@ -1015,7 +1015,7 @@
   rw-register); Plume's default history (5,000 transactions of 20 micro-ops, 25 sessions,
   10,000 keys; rw-register and list-append) at the weak levels, as AWDIT checks it. Each as
   bin/isocheck runs it (the JDK and class data the launcher picks: JDK 25's AOT cache when
-  installed), with JDK 17 and its class-data archive (JAVA_HOME), and with JDK 25 without its
+  installed; -Xbatch on a busy machine), the same never with -Xbatch, with JDK 17 and its class-data archive (JAVA_HOME), and with JDK 25 without its
   AOT cache (-XX:AOTMode=off): median wall time and peak RSS of RUNS runs, alternating, and
   whether every configuration gave the same verdicts (it must). Not run by CI."
   [[runs]]
@@ -1027,7 +1027,9 @@
         jdks (jdk-homes)
         j17 (some (fn [[m d]] (when (< m 25) d)) (rseq jdks))
         j25 (some (fn [[m d]] (when (>= m 25) d)) (rseq jdks))
-        configs (cond-> [["bin/isocheck" {}]]
+        configs (cond-> [["bin/isocheck" {}]
+                         ;; The launcher's pick, but never -Xbatch (which it adds on a busy machine).
+                         ["bin/isocheck, no -Xbatch" {"JAVA_OPTS" "-XX:+BackgroundCompilation"}]]
                   j17 (conj [(str "JDK " (some (fn [[m d]] (when (= d j17) m)) jdks) ", CDS archive") {"JAVA_HOME" j17}])
                   j25 (conj ["JDK 25, no AOT cache" {"JAVA_HOME" j25 "JAVA_OPTS" "-XX:AOTMode=off"}]))
         ser-si ["--levels" "serializable,snapshot-isolation"]
@@ -1043,6 +1045,9 @@
     (println (format "isocheck bench startup: bin/isocheck check FILE --format edn; %d cores, load average %s; median of %d runs each, alternating"
                      (.availableProcessors (Runtime/getRuntime))
                      (loadavg) runs))
+    (let [la (try (Double/parseDouble (first (str/split (loadavg) #" "))) (catch NumberFormatException _ 0.0))]
+      (when (>= la (* 4 (.availableProcessors (Runtime/getRuntime))))
+        (println "busy (load average at least 4 times the cores): bin/isocheck compiles in the foreground (-Xbatch) now")))
     (println (format "JDKs: %s" (str/join ", " (for [[m d] jdks] (str m " " d)))))
     (println (format "%-36s %s  %s" "input" (str/join "  " (for [[l] configs] (format "%24s" l))) "verdicts"))
     (doseq [[label file args] inputs]

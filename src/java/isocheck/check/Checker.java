@@ -154,8 +154,11 @@ public final class Checker {
     // A proof with fewer orders, or snapshot isolation's (its cycles are cycles), proves a level
     // with more: so each violated level's orders are tried weakest first, and each is built once.
     List<Level> tries = new ArrayList<>(wanted.keySet());
-    java.util.function.ToIntFunction<Level> orders = l -> l.family == Level.Family.PLAIN ? 0 : l.family == Level.Family.REALTIME ? 2 : 1;
-    tries.sort(java.util.Comparator.comparingInt(orders).thenComparingInt(l -> l.kind == Level.Kind.SI ? 0 : 1));
+    // (Not Comparator.comparingInt: its lambdas are spun at run time, isocheck.report.AnomalyOrder.ORDER.)
+    tries.sort((a, b) -> {
+      int c = Integer.compare(orders(a), orders(b));
+      return c != 0 ? c : Integer.compare(a.kind == Level.Kind.SI ? 0 : 1, b.kind == Level.Kind.SI ? 0 : 1);
+    });
     java.util.HashMap<Level, java.util.Map<String, Object>> built = new java.util.HashMap<>();
     for (java.util.Map.Entry<Level, int[]> e : wanted.entrySet()) {
       Level l = e.getKey();
@@ -169,6 +172,11 @@ public final class Checker {
       }
     }
     ms.put("refutations", (System.nanoTime() - t0) / 1_000_000L);
+  }
+
+  /** How many orders a level's proof needs: the plain levels none beyond the history's, session 1, realtime 2. */
+  private static int orders(Level l) {
+    return l.family == Level.Family.PLAIN ? 0 : l.family == Level.Family.REALTIME ? 2 : 1;
   }
 
   /** Where a check's typed counterexample searches leave their kind until the result takes it. */

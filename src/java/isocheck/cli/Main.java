@@ -123,10 +123,7 @@ public final class Main {
   public static void main(String[] args) {
     enteredNanos = System.nanoTime();
     fromMain = true;
-    Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
-      // Worker threads report through the main thread; this is the last resort.
-      System.err.println("isocheck: internal error in thread " + t.getName() + ": " + oneLine(e));
-    });
+    Thread.setDefaultUncaughtExceptionHandler(lastResort());
     PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
     PrintStream err = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.err), true, StandardCharsets.UTF_8);
     int status;
@@ -139,6 +136,19 @@ public final class Main {
     out.flush();
     err.flush();
     System.exit(status);
+  }
+
+  /**
+   * Worker threads report through the main thread; this is the last resort. A class rather than
+   * a lambda: the training run behind the class data (isocheck.cli.Train) never enters main, so
+   * a lambda here would be spun at every start.
+   */
+  static Thread.UncaughtExceptionHandler lastResort() { return new LastResort(); }
+
+  private static final class LastResort implements Thread.UncaughtExceptionHandler {
+    @Override public void uncaughtException(Thread t, Throwable e) {
+      System.err.println("isocheck: internal error in thread " + t.getName() + ": " + oneLine(e));
+    }
   }
 
   /**

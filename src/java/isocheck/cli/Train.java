@@ -51,6 +51,13 @@ public final class Train {
         .pendingAtEnd(info > 0 ? 2 : 0).build();
   }
 
+  /** Jepsen's rw-register shape (lein bench search's): zipf keys rotated after 32 writes, 1% :info. */
+  private static SimConfig jepsenRegister(Store store, int txns) {
+    return SimConfig.builder().seed(1).store(store).workload(History.Workload.REGISTER).txns(txns).sessions(10)
+        .keys(1000).keyDist(SimConfig.KeyDist.ZIPF).maxWritesPerKey(32).opsPerTxn(4, 4).readFraction(0.5)
+        .failRate(0.0).infoRate(0.01).build();
+  }
+
   private static String write(Path dir, String name, SimConfig c) throws IOException {
     Path f = dir.resolve(name);
     try (EdnWriter w = EdnWriter.open(f)) {
@@ -67,8 +74,20 @@ public final class Train {
     String plume = write(dir, "plume.edn", config(Store.READ_COMMITTED, History.Workload.REGISTER, 400, 20, 25, 800, 0));
     // One session: no conflicts, so no aborted transactions, which Cobra's logs cannot hold.
     String serial = write(dir, "serial.edn", config(Store.SERIALIZABLE, History.Workload.REGISTER, 100, 8, 1, 50, 0));
+    // What lein bench startup checks (doc/benchmarks.md): the SI store's Jepsen rw-register
+    // history and a Plume-shaped one at SER+SI (the version-order search, pruning, solver), and
+    // Plume's list-append at the weak levels.
+    String jepsenSi = write(dir, "jepsen-si.edn", jepsenRegister(Store.SNAPSHOT_ISOLATION, 1000));
+    String plumeAppend = write(dir, "plume-append.edn", config(Store.SNAPSHOT_ISOLATION, History.Workload.APPEND, 1000, 20, 25, 2000, 0));
+    String plumeSi = write(dir, "plume-si.edn", config(Store.SNAPSHOT_ISOLATION, History.Workload.REGISTER, 1000, 20, 25, 2000, 0));
     List<String[]> runs = new ArrayList<>();
     String o = dir.resolve("out").toString();
+    // Without --quiet, as users run it: the progress meter's classes are loaded then.
+    runs.add(new String[] {"check", "--format", "edn", "--levels", "serializable,snapshot-isolation", jepsenSi});
+    runs.add(new String[] {"check", "--format", "edn", "--levels", "tcc,ra,rc,ci", plumeAppend});
+    runs.add(new String[] {"check", "--format", "edn", "--levels", "serializable,snapshot-isolation", plumeSi});
+    runs.add(new String[] {"check", "--format", "edn", "--levels", "tcc,ra,rc,ci", plume});
+    runs.add(new String[] {"check", "--format", "edn", append});
     runs.add(new String[] {"check", "--quiet", append});
     runs.add(new String[] {"check", "--quiet", "--format", "edn", "--levels", "serializable,snapshot-isolation", jepsenWr});
     runs.add(new String[] {"check", "--quiet", "--format", "json", "--levels", "tcc,ra,rc,ci", plume});
@@ -87,6 +106,10 @@ public final class Train {
     runs.add(new String[] {"convert", "--to", "json", append, dir.resolve("append.json").toString()});
     runs.add(new String[] {"check", "--quiet", "--levels", "serializable,snapshot-isolation", dir.resolve("append.json").toString()});
     runs.add(new String[] {"verify", append, dir.resolve("out2").resolve("result.edn").toString()});
+    // What main installs, so that its class is in the class data too.
+    Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+    Thread.setDefaultUncaughtExceptionHandler(Main.lastResort());
+    Thread.setDefaultUncaughtExceptionHandler(before);
     int bad = 0;
     for (String[] r : runs) {
       int status = Main.run(r, out, out);

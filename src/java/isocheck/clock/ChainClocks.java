@@ -53,7 +53,6 @@ public final class ChainClocks implements Clocks {
   private final long maxEntries;
   /** owner[b] == t: block b of t's row was made while building t, so t may change it; else shared. */
   private int[] owner = new int[4];
-  private final int[] scratch = new int[B];
 
   /** Whether a node may continue a chain other than its session predecessor's. */
   private final boolean merge;
@@ -126,16 +125,25 @@ public final class ChainClocks implements Clocks {
         r[b] = y; // shared: t does not own it (it never owned a null block)
         continue;
       }
-      // m := x ⊔ y (a loop the JIT vectorizes), then keep x, share y, or own the join.
-      int[] m = scratch;
-      for (int i = 0; i < B; i++) m[i] = Math.max(x[i], y[i]);
-      if (Arrays.equals(m, x)) continue;
-      if (Arrays.equals(m, y)) {
+      // Keep x when it dominates y, share y when y dominates x, else own x ⊔ y. One pass of
+      // subtractions and ORs (entries are positions, 0 or more, so x[i] - y[i] does not
+      // overflow, and its sign says x[i] < y[i]); no call: a small history's check runs this
+      // interpreted or C1-compiled, where Arrays.equals' vectorized mismatch is a plain loop
+      // (the max and two Arrays.equals were a sixth of a 1,000-transaction SER check).
+      int below = 0, above = 0;
+      for (int i = 0; i < B; i++) {
+        int d = x[i] - y[i];
+        below |= d;
+        above |= -d;
+      }
+      if (below >= 0) continue;
+      if (above >= 0) {
         r[b] = y;
         if (b < owner.length && owner[b] == t) owner[b] = -1; // y is shared: t must copy it to change it
         continue;
       }
-      System.arraycopy(m, 0, own(t, b), 0, B);
+      int[] m = own(t, b);
+      for (int i = 0; i < B; i++) m[i] = Math.max(m[i], y[i]);
     }
   }
 

@@ -12,6 +12,15 @@ public record Kw(String name) {
 
   @Override public String toString() { return ":" + name; }
 
+  // Spelled out rather than the record's: those link an invokedynamic call site on first use
+  // (java.lang.runtime.ObjectMethods), which the class data cannot hold, and which costs a
+  // small history's check several ms of interpreted method-handle building. The same values.
+  @Override public boolean equals(Object o) {
+    return this == o || (o instanceof Kw other && java.util.Objects.equals(name, other.name));
+  }
+
+  @Override public int hashCode() { return java.util.Objects.hashCode(name); }
+
   /** The name of a keyword-like object: our Kw, a Clojure keyword (":foo"), or a plain string. */
   public static String nameOf(Object o) {
     if (o instanceof Kw k) return k.name;

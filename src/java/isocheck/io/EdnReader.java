@@ -63,6 +63,15 @@ public final class EdnReader extends OpReader {
   /** An EDN symbol, such as {@code foo} or {@code jepsen.history/op}; prints as itself. */
   public record Symbol(String name) {
     @Override public String toString() { return name; }
+
+    // Spelled out rather than the record's: those link an invokedynamic call site on first use
+    // (java.lang.runtime.ObjectMethods), which the class data cannot hold, and which costs a
+    // small history's check several ms of interpreted method-handle building. The same values.
+    @Override public boolean equals(Object o) {
+      return this == o || (o instanceof Symbol other && java.util.Objects.equals(name, other.name));
+    }
+
+    @Override public int hashCode() { return java.util.Objects.hashCode(name); }
   }
 
   private static final boolean[] DELIM = new boolean[256];

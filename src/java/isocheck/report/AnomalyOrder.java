@@ -89,8 +89,15 @@ public final class AnomalyOrder {
   /** A type's place in the order; types of no known vocabulary share the last place. */
   public static int rank(String type) { return RANK.getOrDefault(type, OTHER); }
 
-  /** Most severe first; unknown types last, alphabetically. */
-  public static final Comparator<String> ORDER = Comparator.comparingInt(AnomalyOrder::rank).thenComparing(Comparator.naturalOrder());
+  /**
+   * Most severe first; unknown types last, alphabetically. (A lambda of ours rather than
+   * Comparator.comparingInt(...).thenComparing(...), whose own lambdas, java.util.Comparator's,
+   * the AOT cache does not hold: each is spun at run time, milliseconds of a small check.)
+   */
+  public static final Comparator<String> ORDER = (a, b) -> {
+    int c = Integer.compare(rank(a), rank(b));
+    return c != 0 ? c : a.compareTo(b);
+  };
 
   /** types in {@link #ORDER}, as a new list. */
   public static List<String> sorted(Collection<String> types) {

@@ -1,7 +1,6 @@
 package isocheck.report;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +70,8 @@ public final class AnomalySet {
   /** Instances of a type, smallest first. */
   public List<Anomaly> get(String type) {
     List<Anomaly> l = new ArrayList<>(byType.getOrDefault(type, List.of()));
-    l.sort(Comparator.comparingLong(Anomaly::size));
+    // Not Comparator.comparingLong: its lambda is spun at run time (AnomalyOrder.ORDER).
+    l.sort((a, b) -> Long.compare(a.size(), b.size()));
     return l;
   }
 
