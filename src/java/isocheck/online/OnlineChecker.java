@@ -51,7 +51,9 @@ import java.util.Map;
  * isocheck.graph.BcGraph}): B(t) → C(t), a dependency a → b (ww, wr, process, realtime) as
  * C(a) → B(b), an anti-dependency as B(a) → C(b); GSI's realtime edges as C(a) → C(b). Each graph
  * keeps a topological order incrementally (Pearce–Kelly, {@link TopologicalOrder}); an edge that
- * would close a cycle is refused, and the path it would close is the counterexample. Realtime
+ * would close a cycle is refused, and the path it would close is the counterexample. The levels'
+ * graphs are views of one edge store ({@link LevelGraphs}, {@link #shareGraphs}): each edge is
+ * stored once, with the levels that hold it, and each level keeps only its own order over it. Realtime
  * order is added as Elle's realtime graph does, without quadratic edges: a frontier of the
  * committed transactions that no later-invoked committed transaction follows; each transaction
  * gets edges from the frontier as it stood at its invocation. A level's graph whose every edge a
@@ -1386,7 +1388,8 @@ public final class OnlineChecker implements OpSink {
    * forward in it), before the refused edge is offered to them; from then on they are kept as
    * any other. The window's reachability needs only R (the same transaction edges). For a valid
    * run of SER+SI this halves the graph work; for all seven levels, one graph (strict
-   * serializable) is kept instead of seven.
+   * serializable) is kept instead of seven. Once they are built (a run violating the stronger
+   * levels), {@link LevelGraphs} keeps their cost down: one edge store, an order per level.
    */
   private final class Graph {
     final Level level;
