@@ -1472,3 +1472,28 @@
     (is (= [[0 2 2] [1 3 3] [7 absent 7]] (idx (mapv #(assoc %1 :index %2) ops [0 1 2 3 7]))) "the rule broken at the last op")
     (is (= [[absent 2 2] [absent 3 3] [absent absent 4]] (idx (mapv #(cond-> %1 %2 (assoc :index %2)) ops [nil nil 2 3 nil])))
         "some ops without an :index")))
+
+;; online/result converts the violations kept itself (->clj-violation, not toData and ->clj): the
+;; same maps, with :latency-ms, as converting each Violation's toData; the rest as toData's.
+
+(deftest the-result-map-is-the-checker-data
+  (doseq [[i store bug levels] [[0 Store/SNAPSHOT_ISOLATION Bug/LONG_FORK online/online-levels]
+                                [1 Store/SERIALIZABLE nil online/online-levels]
+                                [2 Store/READ_COMMITTED nil (into online/online-levels weak)]]]
+    (let [ops (sim-ops {:seed (+ 9500 i), :store store, :bug bug, :txns 800, :sessions 5, :keys 20, :ops 4, :info-rate 0.05})
+          o   (online/online {:levels levels, :log? false, :max-anomalies 1000})
+          _   (doseq [op ops] (online/ingest! o op))
+          m   (online/result o)
+          ^OnlineChecker c (:checker o)
+          conv (fn [^isocheck.online.Violation v] (isocheck.jepsen/->clj (.toData v)))]
+      (is (< 5 (count (:violations m))) "violations kept")
+      (is (= (mapv conv (.violations c)) (mapv #(dissoc % :latency-ms) (:violations m))))
+      (is (every? #(number? (:latency-ms %)) (:violations m)))
+      (is (boolean (some :steps (:violations m))) "cycles, with steps")
+      (when (= 2 i) (is (boolean (some #(not (:steps %)) (:violations m))) "pre-check anomalies, without"))
+      (is (= (update (isocheck.jepsen/->clj (.toData c)) :levels
+                     (fn [ls] (into {} (map (fn [[l v]] [l (dissoc v :first)])) ls)))
+             (-> m (update :levels (fn [ls] (into {} (map (fn [[l v]] [l (dissoc v :first)])) ls)))
+                 (update :violations (partial mapv #(dissoc % :latency-ms))))))
+      (doseq [[^Level l v] (.firstViolations c)]
+        (is (= (conv v) (dissoc (get-in m [:levels (keyword (.id l)) :first]) :latency-ms)))))))

@@ -455,6 +455,14 @@ public final class OnlineChecker implements OpSink {
 
   /** The result as plain data (string keys, {@link Kw} values), for the Clojure layer. */
   public Map<String, Object> toData() {
+    return toData(true);
+  }
+
+  /**
+   * The result as plain data; without the violations kept (an empty "violations" list) when
+   * withViolations is false, for a caller that converts them itself ({@link #violations}).
+   */
+  public Map<String, Object> toData(boolean withViolations) {
     sync();
     Map<String, Object> m = new LinkedHashMap<>();
     List<Object> ls = new ArrayList<>();
@@ -496,7 +504,7 @@ public final class OnlineChecker implements OpSink {
     }
     m.put("levels", vs);
     List<Object> kv = new ArrayList<>();
-    for (Violation v : kept) kv.add(v.toData());
+    if (withViolations) for (Violation v : kept) kv.add(v.toData());
     m.put("violations", kv);
     Map<String, Object> cs = new LinkedHashMap<>();
     counts.forEach(cs::put);
