@@ -393,6 +393,44 @@
         (is (true? (off l)) (str "online found a violation of " l " offline did not: " cfg)))
       (is (= off on) (str "online and offline differ: " cfg)))))
 
+;; The strong levels' graphs sharing one edge store (OnlineChecker.shareGraphs, LevelGraphs: the
+;; default) or each its own TopologicalOrder: the same result map, every violation kept (the cap
+;; above the counts) with its counterexample word for word, counts, first violations and stats
+;; (edges per level), over stores x bugs x seeds, level sets where covered graphs are built late
+;; or never, with and without a window collecting often.
+
+(deftest shared-graphs-find-what-separate-graphs-find
+  (let [sets  [levels
+               [(Level/parse "serializable") (Level/parse "snapshot-isolation")]
+               (mapv #(Level/parse %) ["strong-snapshot-isolation" "gsi" "strong-session-snapshot-isolation" "snapshot-isolation"])
+               (mapv #(Level/parse %) ["strict-serializable" "gsi"])]
+        runs  (for [i (range 36)
+                    :let [[store bug] (nth (vec store-bugs) (mod (* 7 i) (count store-bugs)))
+                          window (when (odd? i) (nth [4 8] (mod (quot i 2) 2)))
+                          cfg {:seed (+ 9300 i), :store store, :bug bug, :txns (nth [150 600 2000] (mod i 3))
+                               :sessions (nth [3 5 10] (mod (quot i 3) 3)), :keys (nth [10 40] (mod i 2)), :ops 4
+                               :info-rate 0.05, :max-writes window}
+                          lvs (nth sets (mod i (count sets)))
+                          mk  (fn [share?] (doto (OnlineChecker. lvs "txn" 100000 nil (int (or window 0)))
+                                             (.shareGraphs share?)
+                                             (.gcThreshold (if window 64 4096))))
+                          sep (mk false)
+                          sh  (mk true)
+                          _   (Simulator/run (sim-config History$Workload/APPEND cfg)
+                                             (reify OpSink
+                                               (op [_ r] (.op sep r) (.op sh r))
+                                               (end [_] (.end sep) (.end sh))))]]
+                [cfg sep sh])
+        data  (fn [^OnlineChecker oc] (isocheck.jepsen/->clj (.toData oc)))]
+    (is (< 12 (count (filter (fn [[_ ^OnlineChecker sep]] (seq (.firstViolations sep))) runs))) "violations in many histories")
+    (is (< 8 (count (filter (fn [[_ ^OnlineChecker sep]] (< 1 (count (.firstViolations sep)))) runs)))
+        "several levels violated in many (covered graphs built)")
+    (is (< 4 (count (filter (fn [[cfg ^OnlineChecker sep]] (and (:max-writes cfg) (pos? (get-in (data sep) [:stats :window :dropped-txns])))) runs)))
+        "the window dropped transactions")
+    (doseq [[cfg ^OnlineChecker sep ^OnlineChecker sh] runs]
+      (is (and (.sharesGraphs sh) (not (.sharesGraphs sep))))
+      (is (= (data sep) (data sh)) (str "shared and separate graphs differ: " cfg)))))
+
 ;; ---------------------------------------------------------------------------
 ;; Online = offline for the weak levels, on the simulated stores
 
@@ -1434,3 +1472,28 @@
     (is (= [[0 2 2] [1 3 3] [7 absent 7]] (idx (mapv #(assoc %1 :index %2) ops [0 1 2 3 7]))) "the rule broken at the last op")
     (is (= [[absent 2 2] [absent 3 3] [absent absent 4]] (idx (mapv #(cond-> %1 %2 (assoc :index %2)) ops [nil nil 2 3 nil])))
         "some ops without an :index")))
+
+;; online/result converts the violations kept itself (->clj-violation, not toData and ->clj): the
+;; same maps, with :latency-ms, as converting each Violation's toData; the rest as toData's.
+
+(deftest the-result-map-is-the-checker-data
+  (doseq [[i store bug levels] [[0 Store/SNAPSHOT_ISOLATION Bug/LONG_FORK online/online-levels]
+                                [1 Store/SERIALIZABLE nil online/online-levels]
+                                [2 Store/READ_COMMITTED nil (into online/online-levels weak)]]]
+    (let [ops (sim-ops {:seed (+ 9500 i), :store store, :bug bug, :txns 800, :sessions 5, :keys 20, :ops 4, :info-rate 0.05})
+          o   (online/online {:levels levels, :log? false, :max-anomalies 1000})
+          _   (doseq [op ops] (online/ingest! o op))
+          m   (online/result o)
+          ^OnlineChecker c (:checker o)
+          conv (fn [^isocheck.online.Violation v] (isocheck.jepsen/->clj (.toData v)))]
+      (is (< 5 (count (:violations m))) "violations kept")
+      (is (= (mapv conv (.violations c)) (mapv #(dissoc % :latency-ms) (:violations m))))
+      (is (every? #(number? (:latency-ms %)) (:violations m)))
+      (is (boolean (some :steps (:violations m))) "cycles, with steps")
+      (when (= 2 i) (is (boolean (some #(not (:steps %)) (:violations m))) "pre-check anomalies, without"))
+      (is (= (update (isocheck.jepsen/->clj (.toData c)) :levels
+                     (fn [ls] (into {} (map (fn [[l v]] [l (dissoc v :first)])) ls)))
+             (-> m (update :levels (fn [ls] (into {} (map (fn [[l v]] [l (dissoc v :first)])) ls)))
+                 (update :violations (partial mapv #(dissoc % :latency-ms))))))
+      (doseq [[^Level l v] (.firstViolations c)]
+        (is (= (conv v) (dissoc (get-in m [:levels (keyword (.id l)) :first]) :latency-ms)))))))

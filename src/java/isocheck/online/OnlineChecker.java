@@ -51,7 +51,9 @@ import java.util.Map;
  * isocheck.graph.BcGraph}): B(t) → C(t), a dependency a → b (ww, wr, process, realtime) as
  * C(a) → B(b), an anti-dependency as B(a) → C(b); GSI's realtime edges as C(a) → C(b). Each graph
  * keeps a topological order incrementally (Pearce–Kelly, {@link TopologicalOrder}); an edge that
- * would close a cycle is refused, and the path it would close is the counterexample. Realtime
+ * would close a cycle is refused, and the path it would close is the counterexample. The levels'
+ * graphs are views of one edge store ({@link LevelGraphs}, {@link #shareGraphs}): each edge is
+ * stored once, with the levels that hold it, and each level keeps only its own order over it. Realtime
  * order is added as Elle's realtime graph does, without quadratic edges: a frontier of the
  * committed transactions that no later-invoked committed transaction follows; each transaction
  * gets edges from the frontier as it stood at its invocation. A level's graph whose every edge a
@@ -136,6 +138,9 @@ public final class OnlineChecker implements OpSink {
   private final Listener listener;
   private final int maxPerType;
   private final Graph[] graphs;
+  /** With {@link #shareGraphs} (the default): the store every level's graph is a view of, and the views, in graphs' order. */
+  private LevelGraphs shared;
+  private LevelGraphs.View[] views = new LevelGraphs.View[0];
   private final List<Level> levels, strongLevels;
   private final boolean anySo, anyRt;
   /** The weak levels' checker, or null when none is asked. */
@@ -266,6 +271,7 @@ public final class OnlineChecker implements OpSink {
       }
     }
     this.graphs = gs.toArray(new Graph[0]);
+    shareGraphs(true);
     this.levels = List.copyOf(ls);
     this.strongLevels = List.copyOf(strong);
     this.weak = weakLs.isEmpty() ? null : new WeakOnline(weakLs,
@@ -312,6 +318,33 @@ public final class OnlineChecker implements OpSink {
       w.finish();
     }
   }
+
+  /**
+   * Whether the strong levels' graphs share one edge store ({@link LevelGraphs}: each edge
+   * stored once, each level keeping its own topological order over it; the default), or each
+   * keeps a graph of its own (a {@link TopologicalOrder}). The results are the same either way
+   * (tests compare them); sharing is cheaper with several levels. Call before the first op.
+   */
+  public void shareGraphs(boolean on) {
+    if (events > 0) throw new IllegalStateException("shareGraphs must be set before the first op");
+    if (on == (shared != null)) return;
+    shared = on ? new LevelGraphs() : null;
+    views = new LevelGraphs.View[on ? graphs.length : 0];
+    for (int i = 0; i < graphs.length; i++) {
+      Graph g = graphs[i];
+      if (on) {
+        g.v = views[i] = shared.view(g.si, g.rtCommit);
+        if (g.cover != null) g.v.unbuild();
+        g.g = null;
+      } else {
+        g.v = null;
+        g.g = g.cover != null ? null : new TopologicalOrder(0);
+      }
+    }
+  }
+
+  /** Whether the strong levels' graphs share one edge store ({@link #shareGraphs}). */
+  public boolean sharesGraphs() { return shared != null; }
 
   /** Whether the weak levels run on a thread of their own ({@link #parallel}). */
   public boolean isParallel() { return relay != null; }
@@ -400,7 +433,7 @@ public final class OnlineChecker implements OpSink {
     m.put("keys", keysSeen);
     Map<String, Object> es = new LinkedHashMap<>();
     for (Level l : levels) {
-      for (Graph g : graphs) if (g.level == l) es.put(l.id, g.g == null ? g.dropped : (long) g.g.edgeCount() + g.dropped);
+      for (Graph g : graphs) if (g.level == l) es.put(l.id, g.v != null ? g.v.edges : g.g == null ? g.dropped : (long) g.g.edgeCount() + g.dropped);
     }
     m.put("edges", es);
     if (weak != null) m.put("weak", weak.stats());
@@ -427,6 +460,14 @@ public final class OnlineChecker implements OpSink {
 
   /** The result as plain data (string keys, {@link Kw} values), for the Clojure layer. */
   public Map<String, Object> toData() {
+    return toData(true);
+  }
+
+  /**
+   * The result as plain data; without the violations kept (an empty "violations" list) when
+   * withViolations is false, for a caller that converts them itself ({@link #violations}).
+   */
+  public Map<String, Object> toData(boolean withViolations) {
     sync();
     Map<String, Object> m = new LinkedHashMap<>();
     List<Object> ls = new ArrayList<>();
@@ -468,7 +509,7 @@ public final class OnlineChecker implements OpSink {
     }
     m.put("levels", vs);
     List<Object> kv = new ArrayList<>();
-    for (Violation v : kept) kv.add(v.toData());
+    if (withViolations) for (Violation v : kept) kv.add(v.toData());
     m.put("violations", kv);
     Map<String, Object> cs = new LinkedHashMap<>();
     counts.forEach(cs::put);
@@ -778,7 +819,8 @@ public final class OnlineChecker implements OpSink {
   private void commit(int t) {
     node[t] = txnOfNode.size();
     txnOfNode.add(t);
-    for (Graph g : graphs) g.addNode();
+    if (shared != null) shared.addNode(views);
+    else for (Graph g : graphs) g.addNode();
     if (anySo) {
       int s = session[t], p = lastCommittedOf.get(s);
       if (p == -1 || lastFirstEv[s] < firstEv[t]) {
@@ -1158,7 +1200,8 @@ public final class OnlineChecker implements OpSink {
         queue[qn++] = v;
       }
     }
-    for (int qi = 0; qi < qn; qi++) for (Graph g : graphs) if (g.g != null) qn = g.successors(queue[qi], liveNode, queue, qn);
+    if (shared != null) for (int qi = 0; qi < qn; qi++) qn = shared.successors(queue[qi], liveNode, queue, qn);
+    else for (int qi = 0; qi < qn; qi++) for (Graph g : graphs) if (g.g != null) qn = g.successors(queue[qi], liveNode, queue, qn);
     for (int v = 0; v < nodes; v++) if (liveNode[v]) keep[txnOfNode.get(v)] = true;
     int[] newId = new int[n];
     int kept = 0;
@@ -1241,7 +1284,8 @@ public final class OnlineChecker implements OpSink {
     txnOfNode.clear();
     for (int v = 0; v < nn; v++) txnOfNode.add(-1);
     for (int t = 0; t < kept; t++) if (node[t] >= 0) txnOfNode.set(node[t], t);
-    for (Graph g : graphs) g.rebuild(nodeMap, nn);
+    if (shared != null) shared.compact(nodeMap, nn, views);
+    else for (Graph g : graphs) g.rebuild(nodeMap, nn);
     for (int s = 0, m = pendingOf.size(); s < m; s++) {
       int p = pendingOf.get(s);
       if (p >= 0) pendingOf.set(s, newId[p]);
@@ -1295,7 +1339,15 @@ public final class OnlineChecker implements OpSink {
     }
     if (a == DROPPED) return; // from a dropped transaction: no cycle can pass through it (class comment)
     int tag = type | (k >= 0 && k < (1 << 24) - 1 ? (k + 1) << 7 : 0);
-    for (Graph g : graphs) g.edge(a, b, type, tag);
+    if (shared != null) {
+      int e = -1;
+      for (Graph g : graphs) {
+        if (type == Edge.SO && !g.so || type == Edge.RT && !g.rt) continue;
+        if (e < 0) e = shared.push(node[a], node[b], tag);
+        g.edge(e, node[a], node[b], type, tag);
+      }
+      if (e >= 0) shared.popIfUnheld(e);
+    } else for (Graph g : graphs) g.edge(a, b, type, tag);
   }
 
   /** An event needed a dropped transaction: the verdicts are incomplete from here (class comment). */
@@ -1350,12 +1402,15 @@ public final class OnlineChecker implements OpSink {
    * forward in it), before the refused edge is offered to them; from then on they are kept as
    * any other. The window's reachability needs only R (the same transaction edges). For a valid
    * run of SER+SI this halves the graph work; for all seven levels, one graph (strict
-   * serializable) is kept instead of seven.
+   * serializable) is kept instead of seven. Once they are built (a run violating the stronger
+   * levels), {@link LevelGraphs} keeps their cost down: one edge store, an order per level.
    */
   private final class Graph {
     final Level level;
     final boolean si, so, rt, rtCommit;
     TopologicalOrder g = new TopologicalOrder(0);
+    /** With {@link #shareGraphs}: this level's view of the shared store (then g is null). */
+    LevelGraphs.View v;
     /** While not built: the graph that gets every edge this one would (see the class comment). */
     Graph cover;
     /** Edges dropped with their transactions, for stats; while not built, the edges it would have. */
@@ -1365,6 +1420,10 @@ public final class OnlineChecker implements OpSink {
     void build() {
       Graph r = cover;
       cover = null;
+      if (v != null) {
+        v.build(r.v);
+        return;
+      }
       int nodes = txnOfNode.size(), per = si ? 2 : 1;
       TopologicalOrder ng = new TopologicalOrder(nodes * per);
       int[] order = r.g.order();
@@ -1473,16 +1532,28 @@ public final class OnlineChecker implements OpSink {
       cycle(from, to, tag);
     }
 
+    /** With {@link #shareGraphs}: offers store edge e, from transaction node na to nb (of a type this level takes). */
+    void edge(int e, int na, int nb, int type, int tag) {
+      if (!v.built()) {
+        v.hold(e);
+        return;
+      }
+      int from = v.from(na, type), to = v.to(nb, type);
+      if (v.add(e, from, to)) return;
+      for (Graph c : graphs) if (c.cover == this) c.build();
+      cycle(from, to, tag);
+    }
+
     /** from → to (tag) was refused: to reaches from. Reports the cycle. */
     private void cycle(int from, int to, int tag) {
       path.clear();
-      if (g.path(to, from, g.edgeCount(), path) < 0) return; // cannot happen: add refused it
+      if (v != null ? !v.path(to, from, path) : g.path(to, from, g.edgeCount(), path) < 0) return; // cannot happen: add refused it
       int n = path.size() + 1;
       int[] ns = new int[n], ls = new int[n], ks = new int[n];
       int m = 0;
       for (int i = -1; i < path.size(); i++) {
-        int src = i < 0 ? from : g.from(path.get(i));
-        int tg = i < 0 ? tag : g.tag(path.get(i));
+        int src = i < 0 ? from : v != null ? v.stepFrom(path.get(i)) : g.from(path.get(i));
+        int tg = i < 0 ? tag : v != null ? v.stepTag(path.get(i)) : g.tag(path.get(i));
         int type = tg & 127;
         if (type == Edge.INTRA) continue;
         ns[m] = txnOfNode.get(si ? src / 2 : src);
