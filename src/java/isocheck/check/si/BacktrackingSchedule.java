@@ -1,9 +1,9 @@
 package isocheck.check.si;
 
 import isocheck.history.History;
-import isocheck.history.OpRecord;
 import isocheck.order.RegisterAnalysis;
 import isocheck.util.LongHeap;
+import isocheck.util.IntList;
 import java.util.Arrays;
 
 /**
@@ -15,8 +15,8 @@ import java.util.Arrays;
  * isolation (PolySI, PVLDB'23, §2; Cerone, Bernardi and Gotsman, "A framework for transactional
  * consistency models with atomic visibility", CONCUR'15, §4; Adya's start-ordered serialization
  * graph, PhD thesis, MIT 1999, §4.3). The search is {@link BacktrackingWitness}'s
- * conflict-directed backjumping with nogoods (Prosser 1993, §4; Dechter 1990, §3) over events
- * rather than transactions. Called by {@link SerialWitness} on a file with no invocations:
+ * conflict-directed backjumping with nogoods (Prosser 1993, §4; Dechter 1990, §3; {@link
+ * ConflictDirectedBackjumping}) over events rather than transactions. Called by {@link SerialWitness} on a file with no invocations:
  * where it lists transactions session by session (dbcop, Cobra, Plume text: no time to go by;
  * issue 29), instead of the greedy passes; where it interleaves them, once Kahn's schedule failed.
  *
@@ -52,173 +52,28 @@ import java.util.Arrays;
  * event; default {@link #BUDGET}, as {@link BacktrackingWitness}'s per transaction). -Disocheck.witness.debug=true prints its
  * cycles and timings.
  */
-final class BacktrackingSchedule {
-  /** Placements and undos allowed, per event. */
-  static final int BUDGET = 20;
-  private static final boolean DEBUG = Boolean.getBoolean("isocheck.witness.debug");
-
-  private final History h;
-  private final int n, mops, nKeys;
-  /** Per committed :ok transaction t, its reads that name a version: rdV (a final write mop, or mops + key for ⊥), rdKey; from rdStart[t]. */
-  private final int[] rdStart, rdV, rdKey;
-  /** Per committed transaction t, its final writes: wrKey, wrMop; from wrStart[t]. */
-  private final int[] wrStart, wrKey, wrMop;
-  /** Per version (as rdV), its readers (transactions), from vrStart[v]. */
-  private final int[] vrStart, vrTxn;
-  /** Per session, its committed transactions in order, from ssStart[s]; per transaction its session (-1: not committed). */
-  private final int[] ssStart, ssTxn, sessionOf;
-  /** Per transaction, its begin's rank: 0 read-only, else 1 + its depth. */
-  private final long[] rank;
-  private final int total;
-
-  // The state (events: begin 2t, commit 2t + 1), with its undo log.
-  private final boolean[] placed;
-  private final int[] posOf, order, latest, left, open, nextEv;
-  /** Per placed commit (in order), the versions its writes replaced, in wrStart order: a stack. */
-  private final int[] replaced;
-  private int replacedTop, placedCount;
-
-  // Nogoods, "ngBlocked[i] waits until one of its fors is placed" (nfW from ngFor[i] to
-  // ngFor[i + 1]: commits), each implied by its reasons: choices, pairs rsD (an event placed)
-  // and rsW (a commit not placed before it), from ngReason[i] to ngReason[i + 1]. Alive while every
-  // reason's D stays placed (ngLevel: the last reason's position + 1); per event a list through
-  // ngNext from ngHead.
-  private boolean[] ngAlive = new boolean[16];
-  private int[] ngBlocked = new int[16], ngFor = new int[17], ngLevel = new int[16], ngNext = new int[16], ngReason = new int[17];
-  private int[] rsD = new int[64], rsW = new int[64];
-  private int rsTop, nfTop;
-  private int[] nfW = new int[64];
-  private final int[] ngHead;
-  private int ngTop;
-
-  // The heads: in the heap, or parked on what they wait for, an event f or a version v (list key
-  // f, or 2n + v): doubly linked lists, so that an undo can take a head out of one.
-  private final LongHeap heap = new LongHeap(64);
-  /** Per parked head, the nogood it waits by (-1: none), and whether it waits for an open writer's commit. */
-  private final int[] parkedNg;
+final class BacktrackingSchedule extends ConflictDirectedBackjumping {
+  // The state (besides the base's; events: begin 2t, commit 2t + 1): per key its open writer
+  // (begun, not committed), per session how many of its events are placed.
+  private final int[] open, nextEv;
+  /** Per parked head, whether it waits for an open writer's commit. */
   private final boolean[] parkedOpen;
-  private final boolean[] inHeap;
-  private final int[] parkKey, parkNext, parkPrev, parkedOn, listHead;
 
   /** Ranks from here on are deferred writers' begins: tried when nothing else can go. */
   private static final long DEFER = 1L << 29;
 
-  /** Statistics of the last {@link #run}: backtracks taken, and placements plus undos. */
-  long backtracks, steps;
-  /** Why the last {@link #run} gave up: "budget", "cycle", or null. */
-  String gaveUp;
-  private final java.util.function.BooleanSupplier cancelled;
-
   BacktrackingSchedule(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
+    super("backtracking schedule", 1, h, ra, committed, version, cancelled);
     long t0 = DEBUG ? cpu() : 0;
-    this.h = h;
-    this.cancelled = cancelled;
-    n = h.nTxns;
-    mops = h.mopCount();
-    nKeys = h.keyCount();
-    rdStart = new int[n + 1];
-    wrStart = new int[n + 1];
-    int nr = 0, nw = 0;
-    for (int t = 0; t < n; t++) {
-      if (!committed[t]) continue;
-      boolean ok = h.isOk(t);
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) == OpRecord.READ) {
-          if (ok && version[m] != Integer.MIN_VALUE) nr++;
-        } else if (ra.isFinalWrite(m)) nw++;
-      }
-    }
-    rdV = new int[nr];
-    rdKey = new int[nr];
-    wrKey = new int[nw];
-    wrMop = new int[nw];
-    int[] vc = new int[mops + nKeys + 1];
-    sessionOf = new int[n];
-    Arrays.fill(sessionOf, -1);
-    int sessions = h.sessionCount(), tot = 0;
-    ssStart = new int[sessions + 1];
-    nr = 0;
-    nw = 0;
-    for (int t = 0; t < n; t++) {
-      rdStart[t] = nr;
-      wrStart[t] = nw;
-      if (!committed[t]) continue;
-      tot++;
-      sessionOf[t] = h.session(t);
-      ssStart[h.session(t) + 1]++;
-      boolean ok = h.isOk(t);
-      for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
-        if (h.mopKind(m) == OpRecord.READ) {
-          if (!ok || version[m] == Integer.MIN_VALUE) continue;
-          int v = version[m] == Polygraph.BOT ? mops + h.mopKey(m) : ra.writerOfRead[m];
-          rdV[nr] = v;
-          rdKey[nr++] = h.mopKey(m);
-          vc[v + 1]++;
-        } else if (ra.isFinalWrite(m)) {
-          wrKey[nw] = h.mopKey(m);
-          wrMop[nw++] = m;
-        }
-      }
-    }
-    rdStart[n] = nr;
-    wrStart[n] = nw;
-    total = tot;
-    for (int v = 0; v < mops + nKeys; v++) vc[v + 1] += vc[v];
-    vrStart = vc;
-    vrTxn = new int[nr];
-    int[] fill = Arrays.copyOf(vc, mops + nKeys);
-    left = new int[mops + nKeys];
-    for (int t = 0; t < n; t++) {
-      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) {
-        vrTxn[fill[rdV[i]]++] = t;
-        left[rdV[i]]++;
-      }
-    }
-    for (int s = 0; s < sessions; s++) ssStart[s + 1] += ssStart[s];
-    ssTxn = new int[tot];
-    posInSession = new int[n];
-    int[] sf = Arrays.copyOf(ssStart, sessions);
-    rank = new long[n];
-    for (int t = 0; t < n; t++) {
-      if (!committed[t]) continue;
-      int s = h.session(t), i = sf[s]++;
-      ssTxn[i] = t;
-      posInSession[t] = i;
-      rank[t] = wrStart[t] == wrStart[t + 1] ? 0 : 1 + i - ssStart[s];
-    }
-    if (DEBUG) System.err.println("backtracking schedule: tables " + (cpu() - t0) / 1000000 + " ms");
     if (!"false".equals(System.getProperty("isocheck.witness.value-hint"))) valueOrder();
     if (DEBUG) System.err.println("backtracking schedule: values " + (cpu() - t0) / 1000000 + " ms");
     depthRanks(committed);
     if (DEBUG) System.err.println("backtracking schedule: depths " + (cpu() - t0) / 1000000 + " ms");
-    placed = new boolean[2 * n];
-    posOf = new int[2 * n];
-    order = new int[2 * tot];
-    latest = new int[nKeys];
-    for (int x = 0; x < nKeys; x++) latest[x] = mops + x;
     open = new int[nKeys];
     Arrays.fill(open, -1);
-    nextEv = new int[sessions];
-    replaced = new int[nw];
-    levelHead = new int[2 * tot + 2];
-    Arrays.fill(levelHead, -1);
-    ngHead = new int[2 * n];
-    Arrays.fill(ngHead, -1);
-    inHeap = new boolean[2 * n];
-    parkKey = new int[2 * n];
-    Arrays.fill(parkKey, -1);
-    parkNext = new int[2 * n];
-    parkPrev = new int[2 * n];
-    parkedOn = new int[2 * n];
-    parkedNg = new int[2 * n];
+    nextEv = new int[ssStart.length - 1];
     parkedOpen = new boolean[2 * n];
-    listHead = new int[2 * n + mops + nKeys];
-    Arrays.fill(listHead, -1);
-    if (DEBUG) System.err.println("backtracking schedule: set up " + (cpu() - t0) / 1000000 + " ms");
   }
-
-  /** Per committed transaction, its place in ssTxn. */
-  private final int[] posInSession;
 
   /**
    * Writers ranked by their depth (Lamport's clocks, as {@link BacktrackingWitness}'s: a session
@@ -284,9 +139,6 @@ final class BacktrackingSchedule {
     for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + Math.min(depth[t], DEFER / 2);
   }
 
-  /** This thread's CPU time, ns (the debug output's timings). */
-  private static long cpu() { return java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(); }
-
   /** The schedule found (begin 2t, commit 2t + 1, of the committed transactions), or null when the pass gave up. */
   int[] run() {
     long t0 = DEBUG ? cpu() : 0;
@@ -296,11 +148,7 @@ final class BacktrackingSchedule {
   }
 
   private int[] run0() {
-    String b = System.getProperty("isocheck.witness.backtrack-budget");
-    long budget = (long) (b != null ? Integer.parseInt(b) : BUDGET) * Math.max(2 * total, 16);
-    backtracks = 0;
-    steps = 0;
-    gaveUp = null;
+    long budget = budget();
     heap.clear();
     for (int s = 0; s + 1 < ssStart.length; s++) {
       int e = head(s);
@@ -338,20 +186,14 @@ final class BacktrackingSchedule {
     return order;
   }
 
-  private static final int DEAD = Integer.MIN_VALUE + 1;
   private long deferrals, parks, undone;
 
   /** Session s's next event, or -1 when all are placed. */
-  private int head(int s) {
+  @Override
+  int head(int s) {
     int k = nextEv[s];
     if (k >= 2 * (ssStart[s + 1] - ssStart[s])) return -1;
     return 2 * ssTxn[ssStart[s] + (k >>> 1)] + (k & 1);
-  }
-
-  private void push(int e) {
-    if (inHeap[e]) return;
-    inHeap[e] = true;
-    heap.push(((e & 1) == 1 ? 0 : rank[e >>> 1]) << 32 | e);
   }
 
   /**
@@ -360,18 +202,11 @@ final class BacktrackingSchedule {
    * (cannot happen while commits wait for the readers of what they overwrite; a guard). Sets
    * parkedNg and parkedOpen for the wait it returns.
    */
-  private int blocker(int e) {
-    parkedNg[e] = -1;
+  @Override
+  int blocker(int e) {
     parkedOpen[e] = false;
-    for (int i = ngHead[e]; i >= 0; i = ngNext[i]) {
-      if (!ngAlive[i]) continue;
-      boolean any = false;
-      for (int j = ngFor[i]; j < ngFor[i + 1] && !any; j++) any = placed[nfW[j]];
-      if (!any) {
-        parkedNg[e] = i;
-        return nfW[ngFor[i]];
-      }
-    }
+    int ng = nogoodWait(e);
+    if (ng != Integer.MIN_VALUE) return ng;
     int t = e >>> 1;
     if ((e & 1) == 0) {
       for (int i = rdStart[t]; i < rdStart[t + 1]; i++) {
@@ -467,36 +302,6 @@ final class BacktrackingSchedule {
     return false;
   }
 
-  private void park(int e, int w) {
-    parkedOn[e] = w;
-    int k = w >= 0 ? w : 2 * n + (-w - 1);
-    parkKey[e] = k;
-    parkPrev[e] = -1;
-    parkNext[e] = listHead[k];
-    if (listHead[k] >= 0) parkPrev[listHead[k]] = e;
-    listHead[k] = e;
-  }
-
-  /** Takes parked e out of its list. */
-  private void unpark(int e) {
-    int k = parkKey[e];
-    if (parkPrev[e] >= 0) parkNext[parkPrev[e]] = parkNext[e];
-    else listHead[k] = parkNext[e];
-    if (parkNext[e] >= 0) parkPrev[parkNext[e]] = parkPrev[e];
-    parkKey[e] = -1;
-  }
-
-  /** Every head parked on list k back into the heap. */
-  private void wake(int k) {
-    for (int e = listHead[k]; e >= 0; e = parkNext[e]) {
-      parkKey[e] = -1;
-      push(e);
-    }
-    listHead[k] = -1;
-  }
-
-  private void wakeVer(int v) { if (listHead[2 * n + v] >= 0) wake(2 * n + v); }
-
   private void place(int e) {
     placed[e] = true;
     posOf[e] = placedCount;
@@ -521,245 +326,60 @@ final class BacktrackingSchedule {
   }
 
   /**
-   * Undoes the placements from position p on, and drops the nogoods that needed them. The heads
-   * parked on what is undone stay parked (it is unplaced again), but for those parked on a
-   * version an undone commit wrote (the current version of its key went back), those parked on
-   * the commit of a writer whose begin is undone (it is no longer open) and those parked by a
-   * dropped nogood; the undone events are tried again (those that are heads).
+   * Takes back e's placement. The heads parked on e stay parked (it is unplaced again), but for
+   * those parked on a version an undone commit wrote (the current version of its key went back)
+   * and those parked on the commit of a writer whose begin is undone (it is no longer open).
    */
-  private void undoTo(int p) {
-    while (placedCount > p) {
-      int e = order[--placedCount];
-      steps++;
-      if (DEBUG) undone++;
-      int t = e >>> 1, s = sessionOf[t];
-      int hd = head(s);
-      if (hd >= 0 && parkKey[hd] >= 0) unpark(hd); // no longer a head
-      nextEv[s]--;
-      placed[e] = false;
-      if ((e & 1) == 1) {
-        for (int i = wrStart[t + 1] - 1; i >= wrStart[t]; i--) {
-          latest[wrKey[i]] = replaced[--replacedTop];
-          open[wrKey[i]] = t;
-          if (kwPlace != null && lowest[wrKey[i]] > kwPlace[i]) lowest[wrKey[i]] = kwPlace[i];
-          if (listHead[2 * n + wrMop[i]] >= 0) wake(2 * n + wrMop[i]);
-        }
-      } else {
-        for (int i = wrStart[t]; i < wrStart[t + 1]; i++) open[wrKey[i]] = -1;
-        for (int i = rdStart[t]; i < rdStart[t + 1]; i++) left[rdV[i]]++;
-        if (wrStart[t] < wrStart[t + 1] && listHead[e + 1] >= 0) wake(e + 1);
+  @Override
+  void unplace(int e) {
+    if (DEBUG) undone++;
+    int t = e >>> 1, s = sessionOf[t];
+    int hd = head(s);
+    if (hd >= 0 && parkKey[hd] >= 0) unpark(hd); // no longer a head
+    nextEv[s]--;
+    placed[e] = false;
+    if ((e & 1) == 1) {
+      for (int i = wrStart[t + 1] - 1; i >= wrStart[t]; i--) {
+        latest[wrKey[i]] = replaced[--replacedTop];
+        open[wrKey[i]] = t;
+        if (kwPlace != null && lowest[wrKey[i]] > kwPlace[i]) lowest[wrKey[i]] = kwPlace[i];
+        if (listHead[2 * n + wrMop[i]] >= 0) wake(2 * n + wrMop[i]);
       }
-      push(e);
+    } else {
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) open[wrKey[i]] = -1;
+      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) left[rdV[i]]++;
+      if (wrStart[t] < wrStart[t + 1] && listHead[e + 1] >= 0) wake(e + 1);
     }
-    for (int l = p + 1; l <= maxLevel; l++) {
-      for (int i = levelHead[l]; i >= 0; i = levelNext[i]) {
-        ngAlive[i] = false;
-        int b = ngBlocked[i];
-        if (parkKey[b] >= 0 && parkedNg[b] == i) {
-          unpark(b);
-          push(b);
-        }
-      }
-      levelHead[l] = -1;
-    }
-    maxLevel = Math.min(maxLevel, p);
   }
 
-
-  /** Per level, its nogoods (through levelNext); the highest level with nogoods, or lower. */
-  private final int[] levelHead;
-  private int[] levelNext = new int[16];
-  private int maxLevel;
-
-  /** Per head, the step of the current cycle search it was reached at (stamped by search). */
-  private int[] seen, seenStep;
-  private int search;
-
-  /**
-   * The heads wait for each other in a cycle: undoes the last choice on it, records the nogood,
-   * and starts again. False when the cycle has no choice (the pass gives up).
-   */
-  private boolean backtrack() {
-    if (seen == null) {
-      seen = new int[2 * n];
-      seenStep = new int[2 * n];
+  /** A begin waiting for an open writer: the writer's begin was placed before this one's commit. */
+  @Override
+  void choice(int w) {
+    if (parkedOpen[w]) {
+      conflict.add(parkedOn[w] - 1); // the open writer's begin
+      conflict.add(w | 1); // before this one's commit
     }
-    search++;
-    int e = -1;
-    for (int s = 0; s + 1 < ssStart.length && e < 0; s++) e = head(s);
-    isocheck.util.IntList path = new isocheck.util.IntList(16);
-    while (seen[e] != search) {
-      seen[e] = search;
-      seenStep[e] = path.size();
-      path.add(e);
-      if (parkKey[e] >= 0 && parkedNg[e] >= 0 && blocker(e) != parkedOn[e]) {
-        // Parked by a nogood another of whose commits is placed since: tried again.
-        unpark(e);
-        push(e);
-        return true;
-      }
-      int u = successor(e);
-      if (u < 0) {
-        if (DEBUG) System.err.println("no successor of " + e + " parked " + (parkKey[e] >= 0) + " on " + parkedOn[e] + " placed " + placedCount);
-        gaveUp = "cycle";
-        return false;
-      }
-      e = u;
-    }
-    // The cycle: path from seenStep[e] on. Its choices: each commit waiting for the readers of
-    // the current version (whose commit D was placed first), each begin waiting for an open
-    // writer (whose begin was placed before this one's commit), and each nogood's reasons.
-    conflict.clear();
-    for (int i = seenStep[e]; i < path.size(); i++) {
+  }
+
+  /** (The cycles that undo much: each head, what it waits for, and the readers not begun.) */
+  @Override
+  void debugCycle(IntList path, int from, int best) {
+    if (placedCount - posOf[best] <= 3000) return;
+    StringBuilder sb = new StringBuilder("  cycle:");
+    for (int i = from; i < path.size(); i++) {
       int w = path.get(i);
+      sb.append(' ').append((w & 1) == 0 ? "B" : "C").append(w >>> 1).append("[s").append(sessionOf[w >>> 1]).append(" d").append(rank[w >>> 1]).append(" p").append(posInSession[w >>> 1] - ssStart[sessionOf[w >>> 1]]).append(']');
       if (parkedOn[w] < 0) {
         int v = -parkedOn[w] - 1;
-        if (v < mops) { // (⊥ comes first in every order: no choice)
-          conflict.add(2 * h.mopTxn(v) + 1);
-          conflict.add(w);
-        }
-      } else if (parkedNg[w] >= 0) {
-        int g = parkedNg[w];
-        for (int j = ngReason[g]; j < ngReason[g + 1]; j++) {
-          conflict.add(rsD[j]);
-          conflict.add(rsW[j]);
-        }
-      } else if (parkedOpen[w]) {
-        conflict.add(parkedOn[w] - 1); // the open writer's begin
-        conflict.add(w | 1); // before this one's commit
+        for (int k = vrStart[v]; k < vrStart[v + 1]; k++) if (!placed[2 * vrTxn[k]]) sb.append(" {unbegun reader T").append(vrTxn[k]).append(" d").append(rank[vrTxn[k]]).append(" s").append(sessionOf[vrTxn[k]]).append(" p").append(posInSession[vrTxn[k]] - ssStart[sessionOf[vrTxn[k]]]).append('}');
       }
+      if (parkedOn[w] < 0) sb.append(" ~ver of T").append(-parkedOn[w] - 1 < mops ? h.mopTxn(-parkedOn[w] - 1) : -1);
+      else if (parkedNg[w] >= 0) sb.append(" ~ng C").append(parkedOn[w] >>> 1);
+      else if (parkedOpen[w]) sb.append(" ~open C").append(parkedOn[w] >>> 1);
+      else sb.append(" ~").append((parkedOn[w] & 1) == 0 ? "B" : "C").append(parkedOn[w] >>> 1);
+      sb.append(" ->");
     }
-    // A head parked by a nogood with commits left to wait for besides the one on the cycle: it
-    // waits for the others (unit propagation), by a nogood implied by the cycle's choices.
-    for (int i = seenStep[e]; i < path.size(); i++) {
-      int w = path.get(i), g = parkedNg[w];
-      if (parkedOn[w] < 0 || g < 0 || ngFor[g + 1] - ngFor[g] < 2) continue;
-      fors.clear();
-      for (int j = ngFor[g]; j < ngFor[g + 1]; j++) if (nfW[j] != parkedOn[w]) fors.add(nfW[j]);
-      steps++;
-      addNogood(w, -1);
-      unpark(w);
-      push(w);
-      return true;
-    }
-    int best = -1;
-    for (int i = 0; i < conflict.size(); i += 2) {
-      int d = conflict.get(i);
-      if (best < 0 || posOf[d] > posOf[best]) best = d;
-    }
-    int bestDbg = -1;
-    for (int i = 0; DEBUG && i < conflict.size(); i += 2) if (bestDbg < 0 || posOf[conflict.get(i)] > posOf[bestDbg]) bestDbg = conflict.get(i);
-    if (DEBUG && bestDbg >= 0 && placedCount - posOf[bestDbg] > 3000) {
-      // (The cycles that undo much: each head, what it waits for, and the readers not begun.)
-      StringBuilder sb = new StringBuilder("  cycle:");
-      for (int i = seenStep[e]; i < path.size(); i++) {
-        int w = path.get(i);
-        sb.append(' ').append((w & 1) == 0 ? "B" : "C").append(w >>> 1).append("[s").append(sessionOf[w >>> 1]).append(" d").append(rank[w >>> 1]).append(" p").append(posInSession[w >>> 1] - ssStart[sessionOf[w >>> 1]]).append(']');
-        if (parkedOn[w] < 0) {
-          int v = -parkedOn[w] - 1;
-          for (int k = vrStart[v]; k < vrStart[v + 1]; k++) if (!placed[2 * vrTxn[k]]) sb.append(" {unbegun reader T").append(vrTxn[k]).append(" d").append(rank[vrTxn[k]]).append(" s").append(sessionOf[vrTxn[k]]).append(" p").append(posInSession[vrTxn[k]] - ssStart[sessionOf[vrTxn[k]]]).append('}');
-        }
-        if (parkedOn[w] < 0) sb.append(" ~ver of T").append(-parkedOn[w] - 1 < mops ? h.mopTxn(-parkedOn[w] - 1) : -1);
-        else if (parkedNg[w] >= 0) sb.append(" ~ng C").append(parkedOn[w] >>> 1);
-        else if (parkedOpen[w]) sb.append(" ~open C").append(parkedOn[w] >>> 1);
-        else sb.append(" ~").append((parkedOn[w] & 1) == 0 ? "B" : "C").append(parkedOn[w] >>> 1);
-        sb.append(" ->");
-      }
-      for (int i = 0; i < conflict.size(); i += 2) sb.append(" choice ").append(conflict.get(i)).append("@").append(posOf[conflict.get(i)]).append(">").append(conflict.get(i + 1));
-      System.err.println(sb);
-    }
-    if (DEBUG) System.err.println("backtrack " + backtracks + " placed " + placedCount + " cycle " + (path.size() - seenStep[e]) + " choices " + conflict.size() / 2 + " undo to " + (best < 0 ? -1 : posOf[best]) + " steps " + steps + " nogoods " + ngTop);
-    if (best < 0 || !placed[best]) {
-      gaveUp = "cycle";
-      return false;
-    }
-    backtracks++;
-    steps++;
-    undoTo(posOf[best]);
-    // Its opposite: best waits for one of the commits it was placed before on the cycle.
-    fors.clear();
-    for (int i = 0; i < conflict.size(); i += 2) {
-      if (conflict.get(i) != best) continue;
-      boolean dup = false;
-      for (int j = 0; j < fors.size() && !dup; j++) dup = fors.get(j) == conflict.get(i + 1);
-      if (!dup) fors.add(conflict.get(i + 1));
-    }
-    addNogood(best, best);
-    return true;
-  }
-
-  /**
-   * Records the nogood "blocked waits until one of {@link #fors} is placed", implied by the
-   * choices of {@link #conflict} but those of {@code undone} (the choice it reverses).
-   */
-  private void addNogood(int blocked, int undone) {
-    if (ngTop + 1 >= ngBlocked.length) {
-      int c = 2 * ngBlocked.length;
-      ngBlocked = Arrays.copyOf(ngBlocked, c);
-      ngFor = Arrays.copyOf(ngFor, c + 1);
-      ngLevel = Arrays.copyOf(ngLevel, c);
-      ngNext = Arrays.copyOf(ngNext, c);
-      ngReason = Arrays.copyOf(ngReason, c + 1);
-      ngAlive = Arrays.copyOf(ngAlive, c);
-      levelNext = Arrays.copyOf(levelNext, c);
-    }
-    int g = ngTop++, level = 0;
-    ngAlive[g] = true;
-    ngBlocked[g] = blocked;
-    ngFor[g] = nfTop;
-    for (int i = 0; i < fors.size(); i++) {
-      if (nfTop == nfW.length) nfW = Arrays.copyOf(nfW, 2 * nfTop);
-      nfW[nfTop++] = fors.get(i);
-    }
-    ngFor[g + 1] = nfTop;
-    ngReason[g] = rsTop;
-    for (int i = 0; i < conflict.size(); i += 2) {
-      int d = conflict.get(i), w = conflict.get(i + 1);
-      if (d == undone) continue;
-      boolean dup = false;
-      for (int j = ngReason[g]; j < rsTop && !dup; j++) dup = rsD[j] == d && rsW[j] == w;
-      if (dup) continue;
-      if (rsTop == rsD.length) {
-        rsD = Arrays.copyOf(rsD, 2 * rsTop);
-        rsW = Arrays.copyOf(rsW, 2 * rsTop);
-      }
-      rsD[rsTop] = d;
-      rsW[rsTop++] = w;
-      level = Math.max(level, posOf[d] + 1);
-    }
-    ngReason[g + 1] = rsTop;
-    ngLevel[g] = level;
-    levelNext[g] = levelHead[level];
-    levelHead[level] = g;
-    maxLevel = Math.max(maxLevel, level);
-    ngNext[g] = ngHead[blocked];
-    ngHead[blocked] = g;
-  }
-
-  private final isocheck.util.IntList fors = new isocheck.util.IntList(4);
-  private final isocheck.util.IntList conflict = new isocheck.util.IntList(16);
-
-  /**
-   * The head parked head e waits for: the session head of what it waits for; for a version, of
-   * one of its readers that has not begun. -1 when e is not parked.
-   */
-  private int successor(int e) {
-    if (parkKey[e] < 0) return -1;
-    int w = parkedOn[e];
-    int u;
-    if (w >= 0) u = w >>> 1;
-    else {
-      int v = -w - 1, t = e >>> 1;
-      u = -1;
-      for (int i = vrStart[v]; i < vrStart[v + 1]; i++) {
-        int r = vrTxn[i];
-        if (r != t && !placed[2 * r]) {
-          u = r;
-          break;
-        }
-      }
-      if (u < 0) return -1;
-    }
-    return head(sessionOf[u]);
+    for (int i = 0; i < conflict.size(); i += 2) sb.append(" choice ").append(conflict.get(i)).append("@").append(posOf[conflict.get(i)]).append(">").append(conflict.get(i + 1));
+    System.err.println(sb);
   }
 }

@@ -69,9 +69,9 @@ final class ForcedWriters {
     int k = (int) Math.min(want, (16L << 20) / Math.max(1, n));
     slots = k < 2 ? 0 : k;
     int[] vc = slots > 0 ? new int[n * slots] : null;
-    long c0 = DEBUG ? BacktrackingWitness.cpu() : 0;
+    long c0 = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     long[] d = sweep(h, total, vc);
-    long c1 = DEBUG ? BacktrackingWitness.cpu() : 0;
+    long c1 = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     depth = d;
     if (d == null || vc == null) {
       start = null;
@@ -82,7 +82,7 @@ final class ForcedWriters {
     start = new int[n + 1];
     lists(vc, out);
     writer = out.toArray();
-    if (DEBUG) System.err.println("forced writers: sweep " + (c1 - c0) / 1000000 + " ms, lists " + (BacktrackingWitness.cpu() - c1) / 1000000 + " ms, scans " + scans + " reader scans " + readerScans + " reads " + readsCalls + " pairs " + writer.length);
+    if (DEBUG) System.err.println("forced writers: sweep " + (c1 - c0) / 1000000 + " ms, lists " + (ConflictDirectedBackjumping.cpu() - c1) / 1000000 + " ms, scans " + scans + " reader scans " + readerScans + " reads " + readsCalls + " pairs " + writer.length);
   }
 
   private long scans, readerScans, readsCalls;
@@ -219,7 +219,7 @@ final class ForcedWriters {
 
   /** The forced writers of each writer, from the clocks. */
   private void lists(int[] vc, IntList out) {
-    long cLists = DEBUG ? BacktrackingWitness.cpu() : 0;
+    long cLists = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     int K = slots, total = ssTxn.length, nw = wrKey.length;
     bStart = new int[nKeys + 1];
     for (int i = 0; i < nw; i++) bStart[wrKey[i] + 1]++;
@@ -249,7 +249,7 @@ final class ForcedWriters {
         }
       }
     }
-    long cFill = DEBUG ? BacktrackingWitness.cpu() : 0;
+    long cFill = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     // Pairs (writer t, a writer it waits for), key by key; then by t.
     IntList pt = new IntList(Math.max(16, nw)), pw = new IntList(Math.max(16, nw));
     int[] front = new int[K], stamp = new int[n];
@@ -309,7 +309,7 @@ final class ForcedWriters {
         }
       }
     }
-    long cScan = DEBUG ? BacktrackingWitness.cpu() : 0;
+    long cScan = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     if (DEBUG) System.err.println("forced writers: fill " + (cFill - cLists) / 1000000 + " ms, scan " + (cScan - cFill) / 1000000 + " ms");
     int m = pt.size();
     for (int p = 0; p < m; p++) start[pt.get(p) + 1]++;
