@@ -920,6 +920,44 @@
         (is (every? #(= (.get one (aget a %) (aget b %)) (.get m (aget a %) (aget b %))) (range n)) (str n))
         (is (= -1 (.get m a-range 0) (.get m 0 b-range)) (str n))))))
 
+;; Cobra's write ids as values: unique across keys, about as many values as writes, so no
+;; table by (key, value) suits and the index is a table by value alone (PairIntMap.byValueOfFirst).
+(deftest the-writer-index-by-value-answers-as-one-made-a-pair-at-a-time
+  (let [rnd (java.util.Random. 37)]
+    (doseq [[n again] [[0 0] [1000 0] [200000 0] [200000 5]]]
+      (let [b (int-array (shuffle (range n)))
+            a (int-array (repeatedly n #(.nextInt rnd 50000)))
+            ;; A pair written again, of the same key: at i, the pair at j < i.
+            _ (dotimes [k again] (let [i (+ 1000 (* 30000 k)), j (- i 500 k)] (aset b i (aget b j)) (aset a i (aget a j))))
+            sel (byte-array (repeatedly n #(if (< (.nextInt rnd 10) 3) OpRecord/READ OpRecord/WRITE)))
+            one (isocheck.util.PairIntMap. 1)
+            first-dup (reduce (fn [d i]
+                                (if (= (aget sel i) OpRecord/READ) d
+                                    (let [v (.putIfAbsent one (aget a i) (aget b i) (int i))]
+                                      (if (and (neg? d) (not= v i)) i d))))
+                              -1 (range n))
+            out (int-array 1)
+            m (isocheck.util.PairIntMap/byValueOfFirst (max 1 n) n sel OpRecord/READ a b out)]
+        (is (= first-dup (aget out 0)) (str n))
+        (is (= (.size one) (.size m)) (str n))
+        (is (every? #(= (.get one (aget a %) (aget b %)) (.get m (aget a %) (aget b %))) (range n)) (str n))
+        (is (every? #(= -1 (.get m (inc (aget a %)) (aget b %))) (range 0 n 97)) (str n ", another key"))
+        (is (= -1 (.get m 0 n) (.get m 0 -1)) (str n)))))
+  ;; A value of two keys: no table by value (the builder makes the hash map instead).
+  (is (nil? (isocheck.util.PairIntMap/byValueOfFirst 3 2 (byte-array [OpRecord/WRITE OpRecord/WRITE]) OpRecord/READ
+                                                     (int-array [0 1]) (int-array [2 2]) (int-array 1))))
+  ;; Through a file: 400 keys, each value written once (the table by key and value would be
+  ;; too large); a value of two keys loads through the hash map; a pair written twice fails as
+  ;; indexed op by op.
+  (let [op (fn [i k v] (str "{:index " i ", :type :ok, :process " (mod i 5) ", :f :txn, :value [[:w " k " " v "] [:r " k " " v "]]}\n"))
+        text (fn [extra] (str (apply str (for [i (range 400)] (op i i (+ 1000 i)))) extra))]
+    (doseq [[label extra] [["unique" ""] ["a value of two keys" (op 400 3 1005)]]]
+      (let [h (Formats/readHistory (str (tmp-file "h.edn" (text extra))) nil)]
+        (is (every? (fn [m] (or (= OpRecord/READ (.mopKind h m)) (= m (.writerMop h (.mopKey h m) (.mopVal h m)))))
+                    (range (.mopCount h))) label)
+        (is (= -1 (.writerMop h (.mopKey h 0) (.mopVal h 2))) label)))
+    (is (re-find #"^op 400 .*writes 1005 to key 5, which op 5 wrote too" (str (load-error (str (tmp-file "h.edn" (text (op 400 5 1005)))) nil))))))
+
 ;; ---------------------------------------------------------------- the builder's tables
 
 (deftest the-writer-index-answers-as-a-map-does

@@ -372,9 +372,16 @@ public final class HistoryBuilder implements OpSink {
     int[] val = mopVal.raw();
     int cols = 0;
     for (int m = 0; m < nm; m++) if (kind[m] != OpRecord.READ && val[m] >= cols) cols = val[m] + 1;
+    // A table by (key, value) when the keys' values fill one (Jepsen's 1, 2, 3 ... per key); by
+    // value alone when values are unique across keys (Cobra's write ids: about as many values as
+    // writes), which the pass finds out; else the hash map.
     writerIndex = isocheck.util.PairIntMap.denseSuits(writes, keys.size(), cols)
         ? isocheck.util.PairIntMap.denseOfFirst(keys.size(), cols, nm, kind, OpRecord.READ, mopKey.raw(), val, first)
-        : isocheck.util.PairIntMap.ofFirst(writes, nm, kind, OpRecord.READ, mopKey.raw(), val, first);
+        : null;
+    if (writerIndex == null && isocheck.util.PairIntMap.denseSuits(writes, 1, cols)) {
+      writerIndex = isocheck.util.PairIntMap.byValueOfFirst(cols, nm, kind, OpRecord.READ, mopKey.raw(), val, first);
+    }
+    if (writerIndex == null) writerIndex = isocheck.util.PairIntMap.ofFirst(writes, nm, kind, OpRecord.READ, mopKey.raw(), val, first);
     return first[0];
   }
 

@@ -50,7 +50,17 @@ public final class PairIntMap {
   private int[] dense;
   private int rows, cols;
 
+  /**
+   * Set by {@link #byValueOfFirst}: b's value + 1 at b (0: absent), the pair's a being aOf[value];
+   * null otherwise.
+   */
+  private int[] byB, aOf;
+
   public int get(int a, int b) {
+    if (byB != null) {
+      int v = b >= 0 && b < byB.length ? byB[b] - 1 : -1;
+      return v >= 0 && aOf[v] == a ? v : -1;
+    }
     if (dense != null) return a >= 0 && a < rows && b >= 0 && b < cols ? dense[a * cols + b] - 1 : -1;
     int[] s = slots;
     int a1 = a + 1, i = slot(a, b, mask);
@@ -72,7 +82,7 @@ public final class PairIntMap {
 
   /** Returns the value for (a, b), inserting v first when absent. */
   public int putIfAbsent(int a, int b, int v) {
-    if (dense != null) throw new UnsupportedOperationException("a dense map is read-only");
+    if (dense != null || byB != null) throw new UnsupportedOperationException("a dense map is read-only");
     int[] s = slots;
     int a1 = a + 1, i = slot(a, b, mask);
     while (true) {
@@ -124,6 +134,36 @@ public final class PairIntMap {
     map.dense = d;
     map.rows = rows;
     map.cols = cols;
+    map.size = size;
+    first[0] = dup;
+    return map;
+  }
+
+  /**
+   * {@link #ofFirst} as a table of cols cells indexed by b alone (read-only), for pairs whose b
+   * are unique across a (Cobra's write ids as values: no b in two pairs of different a), with b
+   * in [0, cols): (a, b) is found at b, and its a checked against a[i]. One pass in order of i,
+   * 4 bytes a cell; returns null (make the hash map instead) as soon as a b comes with a second
+   * a. The array a is kept, not copied: it must not change while the map is used.
+   */
+  public static PairIntMap byValueOfFirst(int cols, int n, byte[] sel, byte skip, int[] a, int[] b, int[] first) {
+    int[] t = new int[Math.max(1, cols)];
+    int dup = -1, size = 0;
+    for (int i = 0; i < n; i++) {
+      if (sel[i] == skip) continue;
+      int at = b[i], j = t[at] - 1;
+      if (j < 0) {
+        t[at] = i + 1;
+        size++;
+      } else if (a[j] != a[i]) {
+        return null;
+      } else if (dup < 0) {
+        dup = i;
+      }
+    }
+    PairIntMap map = new PairIntMap(1);
+    map.byB = t;
+    map.aOf = a;
     map.size = size;
     first[0] = dup;
     return map;
