@@ -1,6 +1,7 @@
 package isocheck.online;
 
 import isocheck.graph.Edge;
+import isocheck.solver.TopologicalOrder;
 import isocheck.util.IntList;
 import java.util.Arrays;
 
@@ -91,8 +92,8 @@ final class LevelGraphs {
     eTo[e] = b;
     eTag[e] = tag;
     eMask[e] = 0;
-    out[a] = append(out[a], outN[a]++, e);
-    in[b] = append(in[b], inN[b]++, e);
+    out[a] = TopologicalOrder.append(out[a], outN[a]++, e);
+    in[b] = TopologicalOrder.append(in[b], inN[b]++, e);
     return e;
   }
 
@@ -102,13 +103,6 @@ final class LevelGraphs {
     m--;
     outN[eFrom[e]]--;
     inN[eTo[e]]--;
-  }
-
-  private static int[] append(int[] a, int i, int x) {
-    if (a == null) a = new int[4];
-    else if (i == a.length) a = Arrays.copyOf(a, i * 2);
-    a[i] = x;
-    return a;
   }
 
   /** Marks the transaction nodes v has an edge to (in some view) and queues the new ones; the new queue length. */
@@ -162,13 +156,6 @@ final class LevelGraphs {
     inN = Arrays.copyOf(id, no.length);
     nodes = nn;
     for (View v : views) v.compact(nodeMap, nn);
-  }
-
-  private void sortByOrd(int[] ord, int[] a, int len) {
-    if (sortBuf.length < len) sortBuf = new long[Math.max(len, 2 * sortBuf.length)];
-    for (int i = 0; i < len; i++) sortBuf[i] = ((long) ord[a[i]] << 32) | a[i];
-    Arrays.sort(sortBuf, 0, len);
-    for (int i = 0; i < len; i++) a[i] = (int) sortBuf[i];
   }
 
   /**
@@ -278,22 +265,17 @@ final class LevelGraphs {
           int w = stack[--sp];
           int u = w / per;
           boolean begin = si && (w & 1) == 0;
-          if (begin) { // the implied begin → commit edge, first
-            int z = w + 1;
-            if (z == x) return false;
-            if (ord[z] < ub && mark[z] != f) {
-              mark[z] = f;
-              deltaF[nF++] = z;
-              stack[sp++] = z;
-            }
-          }
           int[] ow = out[u];
-          for (int i = 0, k = outN[u]; i < k; i++) {
-            int g = ow[i];
-            if ((eMask[g] & bit) == 0) continue;
-            int type = eTag[g] & 127;
-            if (si && (type == Edge.RW) != begin) continue;
-            int z = to(eTo[g], type);
+          for (int i = begin ? -1 : 0, k = outN[u]; i < k; i++) {
+            int z;
+            if (i < 0) z = w + 1; // a begin node's implied begin → commit edge, first
+            else {
+              int g = ow[i];
+              if ((eMask[g] & bit) == 0) continue;
+              int type = eTag[g] & 127;
+              if (si && (type == Edge.RW) != begin) continue;
+              z = to(eTo[g], type);
+            }
             if (z == x) return false;
             if (ord[z] < ub && mark[z] != f) {
               mark[z] = f;
@@ -310,21 +292,17 @@ final class LevelGraphs {
           int w = stack[--sp];
           int u = w / per;
           boolean commit = si && (w & 1) == 1;
-          if (commit) {
-            int z = w - 1;
-            if (ord[z] > lb && mark[z] != b) {
-              mark[z] = b;
-              deltaB[nB++] = z;
-              stack[sp++] = z;
-            }
-          }
           int[] iw = in[u];
-          for (int i = 0, k = inN[u]; i < k; i++) {
-            int g = iw[i];
-            if ((eMask[g] & bit) == 0) continue;
-            int type = eTag[g] & 127;
-            if (si && to(u, type) != w) continue;
-            int z = from(eFrom[g], type);
+          for (int i = commit ? -1 : 0, k = inN[u]; i < k; i++) {
+            int z;
+            if (i < 0) z = w - 1; // a commit node's implied begin → commit edge, first
+            else {
+              int g = iw[i];
+              if ((eMask[g] & bit) == 0) continue;
+              int type = eTag[g] & 127;
+              if (si && to(u, type) != w) continue;
+              z = from(eFrom[g], type);
+            }
             if (ord[z] > lb && mark[z] != b) {
               mark[z] = b;
               deltaB[nB++] = z;
@@ -338,25 +316,14 @@ final class LevelGraphs {
       return true;
     }
 
-    /** PK's reorder: δB then δF, each sorted by old position, take the pooled positions in order. */
+    /** PK's reorder, TopologicalOrder's over this view's order. */
     private void reorder(int nB, int nF) {
       int k = nB + nF;
-      if (posBuf.length < k) posBuf = new int[Math.max(k, 2 * posBuf.length)];
-      sortByOrd(ord, deltaB, nB);
-      sortByOrd(ord, deltaF, nF);
-      for (int i = 0; i < nB; i++) posBuf[i] = ord[deltaB[i]];
-      for (int i = 0; i < nF; i++) posBuf[nB + i] = ord[deltaF[i]];
-      Arrays.sort(posBuf, 0, k);
-      for (int i = 0; i < nB; i++) {
-        int v = deltaB[i], p = posBuf[i];
-        ord[v] = p;
-        at[p] = v;
+      if (posBuf.length < k) {
+        posBuf = new int[Math.max(k, 2 * posBuf.length)];
+        sortBuf = new long[posBuf.length];
       }
-      for (int i = 0; i < nF; i++) {
-        int v = deltaF[i], p = posBuf[nB + i];
-        ord[v] = p;
-        at[p] = v;
-      }
+      TopologicalOrder.reorder(ord, at, deltaB, nB, deltaF, nF, sortBuf, posBuf);
     }
 
     /**
@@ -382,21 +349,19 @@ final class LevelGraphs {
         }
         int u = w / per;
         boolean begin = si && (w & 1) == 0;
-        if (begin) {
-          int z = w + 1;
-          if (ord[z] <= hi && mark[z] != f) {
-            mark[z] = f;
-            parent[z] = -1 - u;
-            stack[sp++] = z;
-          }
-        }
         int[] ow = out[u];
-        for (int i = 0, k = outN[u]; i < k; i++) {
-          int g = ow[i];
-          if ((eMask[g] & bit) == 0) continue;
-          int type = eTag[g] & 127;
-          if (si && (type == Edge.RW) != begin) continue;
-          int z = to(eTo[g], type);
+        for (int i = begin ? -1 : 0, k = outN[u]; i < k; i++) {
+          int g, z;
+          if (i < 0) { // a begin node's implied begin → commit edge (step -1 - u), first
+            g = -1 - u;
+            z = w + 1;
+          } else {
+            g = ow[i];
+            if ((eMask[g] & bit) == 0) continue;
+            int type = eTag[g] & 127;
+            if (si && (type == Edge.RW) != begin) continue;
+            z = to(eTo[g], type);
+          }
           if (ord[z] > hi || mark[z] == f) continue;
           mark[z] = f;
           parent[z] = g;
