@@ -265,17 +265,22 @@ final class LevelGraphs {
           int w = stack[--sp];
           int u = w / per;
           boolean begin = si && (w & 1) == 0;
-          int[] ow = out[u];
-          for (int i = begin ? -1 : 0, k = outN[u]; i < k; i++) {
-            int z;
-            if (i < 0) z = w + 1; // a begin node's implied begin → commit edge, first
-            else {
-              int g = ow[i];
-              if ((eMask[g] & bit) == 0) continue;
-              int type = eTag[g] & 127;
-              if (si && (type == Edge.RW) != begin) continue;
-              z = to(eTo[g], type);
+          if (begin) { // the implied begin → commit edge, first
+            int z = w + 1;
+            if (z == x) return false;
+            if (ord[z] < ub && mark[z] != f) {
+              mark[z] = f;
+              deltaF[nF++] = z;
+              stack[sp++] = z;
             }
+          }
+          int[] ow = out[u];
+          for (int i = 0, k = outN[u]; i < k; i++) {
+            int g = ow[i];
+            if ((eMask[g] & bit) == 0) continue;
+            int type = eTag[g] & 127;
+            if (si && (type == Edge.RW) != begin) continue;
+            int z = to(eTo[g], type);
             if (z == x) return false;
             if (ord[z] < ub && mark[z] != f) {
               mark[z] = f;
@@ -292,17 +297,21 @@ final class LevelGraphs {
           int w = stack[--sp];
           int u = w / per;
           boolean commit = si && (w & 1) == 1;
-          int[] iw = in[u];
-          for (int i = commit ? -1 : 0, k = inN[u]; i < k; i++) {
-            int z;
-            if (i < 0) z = w - 1; // a commit node's implied begin → commit edge, first
-            else {
-              int g = iw[i];
-              if ((eMask[g] & bit) == 0) continue;
-              int type = eTag[g] & 127;
-              if (si && to(u, type) != w) continue;
-              z = from(eFrom[g], type);
+          if (commit) {
+            int z = w - 1;
+            if (ord[z] > lb && mark[z] != b) {
+              mark[z] = b;
+              deltaB[nB++] = z;
+              stack[sp++] = z;
             }
+          }
+          int[] iw = in[u];
+          for (int i = 0, k = inN[u]; i < k; i++) {
+            int g = iw[i];
+            if ((eMask[g] & bit) == 0) continue;
+            int type = eTag[g] & 127;
+            if (si && to(u, type) != w) continue;
+            int z = from(eFrom[g], type);
             if (ord[z] > lb && mark[z] != b) {
               mark[z] = b;
               deltaB[nB++] = z;
@@ -349,19 +358,21 @@ final class LevelGraphs {
         }
         int u = w / per;
         boolean begin = si && (w & 1) == 0;
-        int[] ow = out[u];
-        for (int i = begin ? -1 : 0, k = outN[u]; i < k; i++) {
-          int g, z;
-          if (i < 0) { // a begin node's implied begin → commit edge (step -1 - u), first
-            g = -1 - u;
-            z = w + 1;
-          } else {
-            g = ow[i];
-            if ((eMask[g] & bit) == 0) continue;
-            int type = eTag[g] & 127;
-            if (si && (type == Edge.RW) != begin) continue;
-            z = to(eTo[g], type);
+        if (begin) {
+          int z = w + 1;
+          if (ord[z] <= hi && mark[z] != f) {
+            mark[z] = f;
+            parent[z] = -1 - u;
+            stack[sp++] = z;
           }
+        }
+        int[] ow = out[u];
+        for (int i = 0, k = outN[u]; i < k; i++) {
+          int g = ow[i];
+          if ((eMask[g] & bit) == 0) continue;
+          int type = eTag[g] & 127;
+          if (si && (type == Edge.RW) != begin) continue;
+          int z = to(eTo[g], type);
           if (ord[z] > hi || mark[z] == f) continue;
           mark[z] = f;
           parent[z] = g;
