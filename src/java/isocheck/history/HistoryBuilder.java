@@ -982,10 +982,12 @@ public final class HistoryBuilder implements OpSink {
     return this;
   }
 
-  /** Places a list read of key (its interned elements e[0, len)) in the pool; returns its offset. */
+  /**
+   * Places a list read of key (its interned elements e[0, len)) in the pool, in the heap or
+   * spilled (the same places, the same elements); returns its offset.
+   */
   private int placeList(int key, int[] e, int len) {
-    if (pool != null) return placeListSpilled(key, e, len);
-    if (!shareLists) return appendSegment(e, len, len);
+    if (!shareLists) return appendList(e, len, len);
     if (key >= segOff.length) {
       int n = Math.max(key + 1, 2 * segOff.length + 64);
       int old = segOff.length;
@@ -994,63 +996,46 @@ public final class HistoryBuilder implements OpSink {
       segCap = java.util.Arrays.copyOf(segCap, n);
       java.util.Arrays.fill(segOff, old, n, -1);
     }
-    if (len == 0) return listPool.size();
+    if (len == 0) return poolSize();
     int off = segOff[key];
     if (off >= 0) {
       int have = segLen[key];
-      int[] pool = listPool.raw();
       int common = Math.min(have, len);
-      if (java.util.Arrays.mismatch(pool, off, off + common, e, 0, common) < 0) {
+      if (poolHolds(off, e, common)) {
         if (len <= have) return off;
         if (len <= segCap[key]) {
-          System.arraycopy(e, have, pool, off + have, len - have);
+          poolPut(off + have, e, have, len - have);
           segLen[key] = len;
           return off;
         }
       } else if (len <= have) {
-        return appendSegment(e, len, len);
+        return appendList(e, len, len);
       }
     }
-    int at = appendSegment(e, len, len < 4 ? 8 : 2 * len);
+    int at = appendList(e, len, len < 4 ? 8 : 2 * len);
     segOff[key] = at;
     segLen[key] = len;
-    segCap[key] = listPool.size() - at;
+    segCap[key] = poolSize() - at;
     return at;
   }
 
-  /** {@link #placeList} on the spilled pool: the same places, the same elements. */
-  private int placeListSpilled(int key, int[] e, int len) {
-    Spill.Pool p = pool;
-    if (!shareLists) return appendSpilled(e, len, len);
-    if (key >= segOff.length) {
-      int n = Math.max(key + 1, 2 * segOff.length + 64);
-      int old = segOff.length;
-      segOff = java.util.Arrays.copyOf(segOff, n);
-      segLen = java.util.Arrays.copyOf(segLen, n);
-      segCap = java.util.Arrays.copyOf(segCap, n);
-      java.util.Arrays.fill(segOff, old, n, -1);
-    }
-    if (len == 0) return p.size();
-    int off = segOff[key];
-    if (off >= 0) {
-      int have = segLen[key];
-      int common = Math.min(have, len);
-      if (p.same(off, e, common)) {
-        if (len <= have) return off;
-        if (len <= segCap[key]) {
-          p.put(off + have, e, have, len - have);
-          segLen[key] = len;
-          return off;
-        }
-      } else if (len <= have) {
-        return appendSpilled(e, len, len);
-      }
-    }
-    int at = appendSpilled(e, len, len < 4 ? 8 : 2 * len);
-    segOff[key] = at;
-    segLen[key] = len;
-    segCap[key] = p.size() - at;
-    return at;
+  private int poolSize() { return pool != null ? pool.size() : listPool.size(); }
+
+  /** Whether the pool holds e[0, n) at off. */
+  private boolean poolHolds(int off, int[] e, int n) {
+    if (pool != null) return pool.same(off, e, n);
+    return java.util.Arrays.mismatch(listPool.raw(), off, off + n, e, 0, n) < 0;
+  }
+
+  /** Writes e[from, from + n) at off, within the pool's size. */
+  private void poolPut(int off, int[] e, int from, int n) {
+    if (pool != null) pool.put(off, e, from, n);
+    else System.arraycopy(e, from, listPool.raw(), off, n);
+  }
+
+  /** Appends e[0, len) to the pool with room for cap elements (the rest zero); returns its offset. */
+  private int appendList(int[] e, int len, int cap) {
+    return pool != null ? appendSpilled(e, len, cap) : appendSegment(e, len, cap);
   }
 
   private int appendSpilled(int[] e, int len, int cap) {
@@ -1060,7 +1045,6 @@ public final class HistoryBuilder implements OpSink {
     return at;
   }
 
-  /** Appends e[0, len) to the pool with room for cap elements (the rest zero); returns its offset. */
   private int appendSegment(int[] e, int len, int cap) {
     int at = listPool.size();
     int[] pool = listPool.raw();

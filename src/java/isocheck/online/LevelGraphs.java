@@ -1,6 +1,7 @@
 package isocheck.online;
 
 import isocheck.graph.Edge;
+import isocheck.solver.TopologicalOrder;
 import isocheck.util.IntList;
 import java.util.Arrays;
 
@@ -91,8 +92,8 @@ final class LevelGraphs {
     eTo[e] = b;
     eTag[e] = tag;
     eMask[e] = 0;
-    out[a] = append(out[a], outN[a]++, e);
-    in[b] = append(in[b], inN[b]++, e);
+    out[a] = TopologicalOrder.append(out[a], outN[a]++, e);
+    in[b] = TopologicalOrder.append(in[b], inN[b]++, e);
     return e;
   }
 
@@ -102,13 +103,6 @@ final class LevelGraphs {
     m--;
     outN[eFrom[e]]--;
     inN[eTo[e]]--;
-  }
-
-  private static int[] append(int[] a, int i, int x) {
-    if (a == null) a = new int[4];
-    else if (i == a.length) a = Arrays.copyOf(a, i * 2);
-    a[i] = x;
-    return a;
   }
 
   /** Marks the transaction nodes v has an edge to (in some view) and queues the new ones; the new queue length. */
@@ -162,13 +156,6 @@ final class LevelGraphs {
     inN = Arrays.copyOf(id, no.length);
     nodes = nn;
     for (View v : views) v.compact(nodeMap, nn);
-  }
-
-  private void sortByOrd(int[] ord, int[] a, int len) {
-    if (sortBuf.length < len) sortBuf = new long[Math.max(len, 2 * sortBuf.length)];
-    for (int i = 0; i < len; i++) sortBuf[i] = ((long) ord[a[i]] << 32) | a[i];
-    Arrays.sort(sortBuf, 0, len);
-    for (int i = 0; i < len; i++) a[i] = (int) sortBuf[i];
   }
 
   /**
@@ -338,25 +325,14 @@ final class LevelGraphs {
       return true;
     }
 
-    /** PK's reorder: δB then δF, each sorted by old position, take the pooled positions in order. */
+    /** PK's reorder, TopologicalOrder's over this view's order. */
     private void reorder(int nB, int nF) {
       int k = nB + nF;
-      if (posBuf.length < k) posBuf = new int[Math.max(k, 2 * posBuf.length)];
-      sortByOrd(ord, deltaB, nB);
-      sortByOrd(ord, deltaF, nF);
-      for (int i = 0; i < nB; i++) posBuf[i] = ord[deltaB[i]];
-      for (int i = 0; i < nF; i++) posBuf[nB + i] = ord[deltaF[i]];
-      Arrays.sort(posBuf, 0, k);
-      for (int i = 0; i < nB; i++) {
-        int v = deltaB[i], p = posBuf[i];
-        ord[v] = p;
-        at[p] = v;
+      if (posBuf.length < k) {
+        posBuf = new int[Math.max(k, 2 * posBuf.length)];
+        sortBuf = new long[posBuf.length];
       }
-      for (int i = 0; i < nF; i++) {
-        int v = deltaF[i], p = posBuf[nB + i];
-        ord[v] = p;
-        at[p] = v;
-      }
+      TopologicalOrder.reorder(ord, at, deltaB, nB, deltaF, nF, sortBuf, posBuf);
     }
 
     /**

@@ -1267,7 +1267,7 @@ public final class OnlineChecker implements OpSink {
       doneEv[j] = doneEv[t];
       invIndex[j] = invIndex[t];
       doneIndex[j] = doneIndex[t];
-      rtPreds[j] = remapArray(rtPreds[t], newId);
+      rtPreds[j] = remap(rtPreds[t], newId);
       appKeys[j] = appKeys[t];
       appVals[j] = appVals[t];
       touched[j] = touched[t];
@@ -1281,9 +1281,7 @@ public final class OnlineChecker implements OpSink {
     droppedTxns += n - kept;
     droppedNodes += nodes - nn;
     nTxns = kept;
-    txnOfNode.clear();
-    for (int v = 0; v < nn; v++) txnOfNode.add(-1);
-    for (int t = 0; t < kept; t++) if (node[t] >= 0) txnOfNode.set(node[t], t);
+    nodeTxns(txnOfNode, nn, node, kept);
     if (shared != null) shared.compact(nodeMap, nn, views);
     else for (Graph g : graphs) g.rebuild(nodeMap, nn);
     for (int s = 0, m = pendingOf.size(); s < m; s++) {
@@ -1292,20 +1290,23 @@ public final class OnlineChecker implements OpSink {
       int c = lastCommittedOf.get(s);
       if (c >= 0) lastCommittedOf.set(s, newId[c]);
     }
-    int fj = 0;
-    for (int i = 0, m = frontier.size(); i < m; i++) {
-      int f = newId[frontier.get(i)];
-      if (f >= 0) frontier.set(fj++, f);
-    }
-    frontier.truncate(fj);
+    frontier.keepMapped(newId);
   }
 
-  private static int[] remapArray(int[] a, int[] newId) {
+  /** a's elements mapped (the dropped ones, mapped to -1, left out); null for none. Shared with RegisterOnline's window. */
+  static int[] remap(int[] a, int[] map) {
     if (a == null) return null;
     int j = 0;
     int[] out = new int[a.length];
-    for (int x : a) if (newId[x] >= 0) out[j++] = newId[x];
-    return j == 0 ? null : Arrays.copyOf(out, j);
+    for (int x : a) if (map[x] >= 0) out[j++] = map[x];
+    return j == 0 ? null : j == a.length ? out : Arrays.copyOf(out, j);
+  }
+
+  /** Refills txnOfNode after a window compaction: each of the nn nodes' transaction among the kept, -1 for none. Shared with RegisterOnline. */
+  static void nodeTxns(IntList txnOfNode, int nn, int[] node, int kept) {
+    txnOfNode.clear();
+    for (int v = 0; v < nn; v++) txnOfNode.add(-1);
+    for (int t = 0; t < kept; t++) if (node[t] >= 0) txnOfNode.set(node[t], t);
   }
 
   // ------------------------------------------------------------------ graphs

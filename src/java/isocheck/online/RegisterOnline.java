@@ -1051,11 +1051,11 @@ final class RegisterOnline {
       invEv[j] = invEv[t];
       doneEv[j] = doneEv[t];
       display[j] = display[t];
-      rtPreds[j] = remap(rtPreds[t], newId);
-      wKeys[j] = remap(wKeys[t], newKey);
+      rtPreds[j] = OnlineChecker.remap(rtPreds[t], newId);
+      wKeys[j] = OnlineChecker.remap(wKeys[t], newKey);
       wVals[j] = wVals[t];
       wInter[j] = wInter[t];
-      if (touched != null) touched[j] = remap(touched[t], newKey);
+      if (touched != null) touched[j] = OnlineChecker.remap(touched[t], newKey);
     }
     for (int t = kept; t < n; t++) {
       rtPreds[t] = null;
@@ -1067,9 +1067,7 @@ final class RegisterOnline {
     droppedTxns += n - kept;
     droppedNodes += nodes - nn;
     n = kept;
-    txnOfNode.clear();
-    for (int v = 0; v < nn; v++) txnOfNode.add(-1);
-    for (int t = 0; t < kept; t++) if (node[t] >= 0) txnOfNode.set(node[t], t);
+    OnlineChecker.nodeTxns(txnOfNode, nn, node, kept);
     for (Graph g : graphs) g.rebuild(nodeMap, nn, newKey);
     for (int s = 0, m = pendingOf.size(); s < m; s++) {
       int p = pendingOf.get(s);
@@ -1077,12 +1075,7 @@ final class RegisterOnline {
       int c = lastCommittedOf.get(s);
       if (c >= 0) lastCommittedOf.set(s, newId[c] >= 0 ? newId[c] : DROPPED);
     }
-    int fj = 0;
-    for (int i = 0, m = frontier.size(); i < m; i++) {
-      int f = newId[frontier.get(i)];
-      if (f >= 0) frontier.set(fj++, f);
-    }
-    frontier.truncate(fj);
+    frontier.keepMapped(newId);
     // RA's session writers: a dropped one is before every held write of its key.
     for (int s = 0; s < sessionWriters.size(); s++) {
       LongIntMap sw = sessionWriters.get(s);
@@ -1099,14 +1092,6 @@ final class RegisterOnline {
     if (causal != null) causal.remap(newId, kept, newKey, kk);
   }
 
-  /** a's elements mapped (the dropped ones, mapped to -1, left out); null for none. */
-  private static int[] remap(int[] a, int[] map) {
-    if (a == null) return null;
-    int j = 0;
-    int[] out = new int[a.length];
-    for (int x : a) if (map[x] >= 0) out[j++] = map[x];
-    return j == 0 ? null : j == a.length ? out : Arrays.copyOf(out, j);
-  }
 
   // ------------------------------------------------------------------ names
 

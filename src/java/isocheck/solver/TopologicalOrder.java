@@ -268,7 +268,11 @@ public final class TopologicalOrder {
     return e;
   }
 
-  private static int[] append(int[] a, int i, int x) {
+  /**
+   * Sets a[i] = x in an adjacency list of i used entries (null: none yet), grown twice when
+   * full; the list to keep. Shared with online.LevelGraphs.
+   */
+  public static int[] append(int[] a, int i, int x) {
     if (a == null) a = new int[4];
     else if (i == a.length) a = Arrays.copyOf(a, i * 2);
     a[i] = x;
@@ -282,8 +286,19 @@ public final class TopologicalOrder {
       sortBuf = new long[Math.max(k, sortBuf.length * 2)];
       posBuf = new int[sortBuf.length];
     }
-    sortByOrd(deltaB, nB);
-    sortByOrd(deltaF, nF);
+    reorder(ord, at, deltaB, nB, deltaF, nF, sortBuf, posBuf);
+  }
+
+  /**
+   * PK's reorder (§2) of the order ord/at (node → position, position → node): δB = deltaB[0, nB)
+   * then δF = deltaF[0, nF), each sorted by old position, take their pooled positions in order.
+   * sortBuf needs room for max(nB, nF), posBuf for nB + nF. Shared with online.LevelGraphs'
+   * views (one order each over a shared edge store).
+   */
+  public static void reorder(int[] ord, int[] at, int[] deltaB, int nB, int[] deltaF, int nF, long[] sortBuf, int[] posBuf) {
+    int k = nB + nF;
+    sortByOrd(ord, deltaB, nB, sortBuf);
+    sortByOrd(ord, deltaF, nF, sortBuf);
     for (int i = 0; i < nB; i++) posBuf[i] = ord[deltaB[i]];
     for (int i = 0; i < nF; i++) posBuf[nB + i] = ord[deltaF[i]];
     Arrays.sort(posBuf, 0, k);
@@ -299,7 +314,7 @@ public final class TopologicalOrder {
     }
   }
 
-  private void sortByOrd(int[] a, int len) {
+  private static void sortByOrd(int[] ord, int[] a, int len, long[] sortBuf) {
     for (int i = 0; i < len; i++) sortBuf[i] = ((long) ord[a[i]] << 32) | a[i];
     Arrays.sort(sortBuf, 0, len);
     for (int i = 0; i < len; i++) a[i] = (int) sortBuf[i];

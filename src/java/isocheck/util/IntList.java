@@ -40,6 +40,16 @@ public final class IntList {
     return l;
   }
 
+  /** Replaces each element x by map[x], dropping those mapped below 0; the rest keep their order. */
+  public void keepMapped(int[] map) {
+    int j = 0;
+    for (int i = 0; i < n; i++) {
+      int y = map[a[i]];
+      if (y >= 0) a[j++] = y;
+    }
+    n = j;
+  }
+
   /** The backing array; valid up to {@link #size()}. */
   public int[] raw() { return a; }
 
