@@ -1616,6 +1616,40 @@
 
 ;; lein bench online-stream
 
+(defn- stream-online!
+  "Streams one simulated history (cfg, as long as the largest of sizes plus a margin: transactions
+  in flight at the end never complete) straight into an OnlineChecker with the window
+  (:max-writes-per-key online-mwpk) for serializable + snapshot-isolation + rc + ra + tcc, and
+  at each size, after a full GC, prints (row oc completed seconds heap-in-use). title and header
+  are printed first."
+  [sizes cfg-fn title header row]
+  (let [sizes  (vec (sort sizes))
+        n      (long (peek sizes))
+        levels (mapv #(Level/parse %) ["serializable" "snapshot-isolation" "rc" "ra" "tcc"])
+        oc     (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
+        done   (long-array 1)
+        next   (volatile! sizes)
+        t0     (System/nanoTime)
+        rt     (Runtime/getRuntime)]
+    (println (format "isocheck %s bench: %d cores, max heap %s; load average %s; SER+SI+RC+RA+TCC, window :max-writes-per-key %d"
+                     title (.availableProcessors rt) (mb (.maxMemory rt)) (loadavg) online-mwpk))
+    (println header)
+    (flush)
+    (Simulator/run (cfg-fn (+ n 1000))
+                   (reify OpSink
+                     (op [_ r]
+                       (.op oc r)
+                       (when (not= OpType/INVOKE (.type ^OpRecord r))
+                         (let [c (aset done 0 (inc (aget done 0)))]
+                           (when (and (seq @next) (= c (long (first @next))))
+                             (vswap! next rest)
+                             (let [s (/ (- (System/nanoTime) t0) 1e9)]
+                               (gc!)
+                               (println (row oc c s (used)))
+                               (flush))))))
+                     (end [_] (.end oc))))
+    (println (format "violations: %d; %s" (count (.violations oc)) (pr-str (into {} (.counts oc)))))))
+
 (defn online-stream-register-main
   "`lein bench online-stream-register [SIZES...]`: as online-stream, on rw-register
   (RegisterOnline's window, issue 28): one Jepsen-shaped rw-register history
@@ -1627,46 +1661,21 @@
   TCC's chains, the rate so far, and whether the verdicts are complete (nothing dropped was
   needed) and the weak levels exact."
   [sizes]
-  (let [sizes  (vec (sort sizes))
-        n      (long (peek sizes))
-        levels (mapv #(Level/parse %) ["serializable" "snapshot-isolation" "rc" "ra" "tcc"])
-        oc     (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
-        done   (long-array 1)
-        next   (volatile! sizes)
-        t0     (System/nanoTime)
-        rt     (Runtime/getRuntime)]
-    (println (format "isocheck online-stream-register bench: %d cores, max heap %s; load average %s; rw-register, SER+SI+RC+RA+TCC, window :max-writes-per-key %d"
-                     (.availableProcessors rt) (mb (.maxMemory rt))
-                     (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
-                                                           (catch java.io.IOException _ "? ? ?")) #" ")))
-                     online-mwpk))
-    (println (format "%12s %9s %10s %10s %9s %10s %9s %10s %7s %6s %6s"
-                     "txns" "time (s)" "txn/s" "heap (GC)" "held" "peak held" "keys held" "keys forg" "chains" "compl" "exact"))
-    (flush)
-    (Simulator/run (online-register-config Store/STRICT_SERIALIZABLE nil (+ n 1000)) ; a margin: transactions in flight at the end never complete
-                   (reify OpSink
-                     (op [_ r]
-                       (.op oc r)
-                       (when (not= OpType/INVOKE (.type ^OpRecord r))
-                         (let [c (aset done 0 (inc (aget done 0)))]
-                           (when (and (seq @next) (= c (long (first @next))))
-                             (vswap! next rest)
-                             (let [s  (/ (- (System/nanoTime) t0) 1e9)
-                                   _  (gc!)
-                                   h  (used)
-                                   st (into {} (.stats oc))
-                                   w  (into {} (get st "window"))
-                                   rg (into {} (get st "register"))
-                                   d  (.toData oc)
-                                   exact (every? (fn [l] (= "exact" (.name ^isocheck.history.Kw (get-in (into {} (get d "levels")) [l "online-scope"]))))
-                                                 ["rc" "ra" "tcc"])]
-                               (println (format "%,12d %9.0f %,10.0f %10s %,9d %,10d %,9d %,10d %7d %6s %6s"
-                                                c s (/ c s) (mb h) (long (w "live-txns")) (long (w "peak-live-txns"))
-                                                (long (w "live-keys")) (long (w "forgotten-keys")) (long (rg "chains"))
-                                                (if (.complete oc) "yes" "no") (if exact "yes" "no")))
-                               (flush))))))
-                     (end [_] (.end oc))))
-    (println (format "violations: %d; %s" (count (.violations oc)) (pr-str (into {} (.counts oc)))))))
+  (stream-online!
+   sizes #(online-register-config Store/STRICT_SERIALIZABLE nil %) "online-stream-register (rw-register)"
+   (format "%12s %9s %10s %10s %9s %10s %9s %10s %7s %6s %6s"
+           "txns" "time (s)" "txn/s" "heap (GC)" "held" "peak held" "keys held" "keys forg" "chains" "compl" "exact")
+   (fn [^OnlineChecker oc c s h]
+     (let [st (into {} (.stats oc))
+           w  (into {} (get st "window"))
+           rg (into {} (get st "register"))
+           d  (.toData oc)
+           exact (every? (fn [l] (= "exact" (.name ^isocheck.history.Kw (get-in (into {} (get d "levels")) [l "online-scope"]))))
+                         ["rc" "ra" "tcc"])]
+       (format "%,12d %9.0f %,10.0f %10s %,9d %,10d %,9d %,10d %7d %6s %6s"
+               c s (/ c s) (mb h) (long (w "live-txns")) (long (w "peak-live-txns"))
+               (long (w "live-keys")) (long (w "forgotten-keys")) (long (rg "chains"))
+               (if (.complete oc) "yes" "no") (if exact "yes" "no"))))))
 
 (defn online-register-main
   "`lein bench online-register [SIZES...]`: only the rw-register rows of `lein bench online`
@@ -1685,43 +1694,18 @@
   forgotten, the rate so far and whether the verdicts are complete. Flat heap: the checker's
   memory is bounded by the window, not by the run."
   [sizes]
-  (let [sizes  (vec (sort sizes))
-        n      (long (peek sizes))
-        levels (mapv #(Level/parse %) ["serializable" "snapshot-isolation" "rc" "ra" "tcc"])
-        oc     (OnlineChecker. levels "txn" 16 nil (int online-mwpk))
-        done   (long-array 1)
-        next   (volatile! sizes)
-        t0     (System/nanoTime)
-        rt     (Runtime/getRuntime)]
-    (println (format "isocheck online-stream bench: %d cores, max heap %s; load average %s; SER+SI+RC+RA+TCC, window :max-writes-per-key %d"
-                     (.availableProcessors rt) (mb (.maxMemory rt))
-                     (str/join " " (take 3 (str/split (try (Files/readString (java.nio.file.Path/of "/proc/loadavg" (make-array String 0)))
-                                                           (catch java.io.IOException _ "? ? ?")) #" ")))
-                     online-mwpk))
-    (println (format "%12s %9s %10s %10s %11s %11s %10s %10s %10s %6s"
-                     "txns" "time (s)" "txn/s" "heap (GC)" "held SER+SI" "held weak" "peak held" "keys forg" "weak forg" "compl"))
-    (flush)
-    (Simulator/run (online-config Store/STRICT_SERIALIZABLE nil (+ n 1000)) ; a margin: transactions in flight at the end never complete
-                   (reify OpSink
-                     (op [_ r]
-                       (.op oc r)
-                       (when (not= OpType/INVOKE (.type ^OpRecord r))
-                         (let [c (aset done 0 (inc (aget done 0)))]
-                           (when (and (seq @next) (= c (long (first @next))))
-                             (vswap! next rest)
-                             (let [s  (/ (- (System/nanoTime) t0) 1e9)
-                                   _  (gc!)
-                                   h  (used)
-                                   st (into {} (.stats oc))
-                                   w  (into {} (get st "window"))
-                                   wk (into {} (get st "weak"))]
-                               (println (format "%,12d %9.0f %,10.0f %10s %,11d %,11d %,10d %,10d %,10d %6s"
-                                                c s (/ c s) (mb h) (long (w "live-txns")) (long (wk "held-txns"))
-                                                (.peakLiveTxns oc) (long (w "forgotten-keys")) (long (wk "forgotten-keys"))
-                                                (if (.complete oc) "yes" "no")))
-                               (flush))))))
-                     (end [_] (.end oc))))
-    (println (format "violations: %d; %s" (count (.violations oc)) (pr-str (into {} (.counts oc)))))))
+  (stream-online!
+   sizes #(online-config Store/STRICT_SERIALIZABLE nil %) "online-stream"
+   (format "%12s %9s %10s %10s %11s %11s %10s %10s %10s %6s"
+           "txns" "time (s)" "txn/s" "heap (GC)" "held SER+SI" "held weak" "peak held" "keys forg" "weak forg" "compl")
+   (fn [^OnlineChecker oc c s h]
+     (let [st (into {} (.stats oc))
+           w  (into {} (get st "window"))
+           wk (into {} (get st "weak"))]
+       (format "%,12d %9.0f %,10.0f %10s %,11d %,11d %,10d %,10d %,10d %6s"
+               c s (/ c s) (mb h) (long (w "live-txns")) (long (wk "held-txns"))
+               (.peakLiveTxns oc) (long (w "forgotten-keys")) (long (wk "forgotten-keys"))
+               (if (.complete oc) "yes" "no"))))))
 
 (def ^:private benches
   "lein bench NAME [SIZES...]: each named benchmark and its default sizes."
