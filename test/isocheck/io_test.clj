@@ -892,6 +892,16 @@
         (when (= 1 (count bad-at))
           (is (= one (try (build edn-ops t) nil (catch HistoryException e (.getMessage e)))) (str label ", in memory")))))))
 
+;; The reference: the writes' pairs (a[i], b[i]) put into a map one at a time, and the first
+;; write whose pair an earlier write had (-1 when none).
+(defn- pairs-one-at-a-time [n ^bytes sel ^ints a ^ints b]
+  (let [one (isocheck.util.PairIntMap. 1)]
+    [one (reduce (fn [d i]
+                   (if (= (aget sel i) OpRecord/READ) d
+                       (let [v (.putIfAbsent one (aget a i) (aget b i) (int i))]
+                         (if (and (neg? d) (not= v i)) i d))))
+                 -1 (range n))]))
+
 (deftest the-writer-index-made-at-once-answers-as-one-made-a-pair-at-a-time
   ;; PairIntMap.ofFirst sorts the pairs by the part of the table they go to and inserts them
   ;; part by part: the same answers as putIfAbsent in order, each pair to its first index,
@@ -906,12 +916,7 @@
       (let [a (int-array (repeatedly n #(.nextInt rnd a-range)))
             b (int-array (repeatedly n #(.nextInt rnd b-range)))
             sel (byte-array (repeatedly n #(if (< (.nextInt rnd 10) 3) OpRecord/READ OpRecord/WRITE)))
-            one (isocheck.util.PairIntMap. 1)
-            first-dup (reduce (fn [d i]
-                                (if (= (aget sel i) OpRecord/READ) d
-                                    (let [v (.putIfAbsent one (aget a i) (aget b i) (int i))]
-                                      (if (and (neg? d) (not= v i)) i d))))
-                              -1 (range n))
+            [^isocheck.util.PairIntMap one first-dup] (pairs-one-at-a-time n sel a b)
             pairs (count (filter #(not= OpRecord/READ %) sel))
             out (int-array 1)
             m (isocheck.util.PairIntMap/ofFirst pairs n sel OpRecord/READ a b out)]
@@ -930,12 +935,7 @@
             ;; A pair written again, of the same key: at i, the pair at j < i.
             _ (dotimes [k again] (let [i (+ 1000 (* 30000 k)), j (- i 500 k)] (aset b i (aget b j)) (aset a i (aget a j))))
             sel (byte-array (repeatedly n #(if (< (.nextInt rnd 10) 3) OpRecord/READ OpRecord/WRITE)))
-            one (isocheck.util.PairIntMap. 1)
-            first-dup (reduce (fn [d i]
-                                (if (= (aget sel i) OpRecord/READ) d
-                                    (let [v (.putIfAbsent one (aget a i) (aget b i) (int i))]
-                                      (if (and (neg? d) (not= v i)) i d))))
-                              -1 (range n))
+            [^isocheck.util.PairIntMap one first-dup] (pairs-one-at-a-time n sel a b)
             out (int-array 1)
             m (isocheck.util.PairIntMap/byValueOfFirst (max 1 n) n sel OpRecord/READ a b out)]
         (is (= first-dup (aget out 0)) (str n))

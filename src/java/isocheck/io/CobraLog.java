@@ -401,22 +401,17 @@ public final class CobraLog {
     // A write id is kept as its hash (a bijection: equal hashes, equal ids), hashed once: its
     // partition, its part and its slot are the hash's top, next and low bits.
 
-    void write(long wid, long txn) {
-      long h = hash(wid);
-      int p = part(h), n = wLen[p], j = n & (BLOCK - 1);
-      long[] t = j == 0 ? block(wBlocks, wTail, p, n) : wTail[p];
-      t[j] = h;
-      t[j + 1] = txn;
-      wLen[p] = n + 2;
-    }
+    void write(long wid, long txn) { append(wBlocks, wTail, wLen, hash(wid), txn); }
 
-    void read(long wid, long writer) {
-      long h = hash(wid);
-      int p = part(h), n = rLen[p], j = n & (BLOCK - 1);
-      long[] t = j == 0 ? block(rBlocks, rTail, p, n) : rTail[p];
+    void read(long wid, long writer) { append(rBlocks, rTail, rLen, hash(wid), writer); }
+
+    /** Appends the pair (h, x) to h's partition of blocks (tails and lengths in longs beside). */
+    private void append(long[][][] blocks, long[][] tail, int[] len, long h, long x) {
+      int p = part(h), n = len[p], j = n & (BLOCK - 1);
+      long[] t = j == 0 ? block(blocks, tail, p, n) : tail[p];
       t[j] = h;
-      t[j + 1] = writer;
-      rLen[p] = n + 2;
+      t[j + 1] = x;
+      len[p] = n + 2;
     }
 
     /** A new block for partition p, whose blocks hold n longs: added to its blocks, and its tail. */
