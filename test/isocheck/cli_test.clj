@@ -813,6 +813,22 @@
         (is (= "" err) heap)
         (is (str/starts-with? out "{\"valid?\":true,") heap)))))
 
+(defn- fake-jdk-25-and-launcher!
+  "Makes fake a JDK that says it is 25 and whose bin/java is the script java-sh, and copy a
+  copy of bin/isocheck beside the uberjar jar (in copy/target/uberjar, its times kept)."
+  [fake java-sh copy jar]
+  (let [uj (io/file copy "target" "uberjar")]
+    (io/make-parents (io/file fake "bin" "java"))
+    (spit (io/file fake "release") "JAVA_VERSION=\"25.0.1\"\n")
+    (spit (io/file fake "bin" "java") java-sh)
+    (.setExecutable (io/file fake "bin" "java") true)
+    (io/make-parents (io/file uj "x"))
+    (Files/copy (.toPath (io/file root "bin" "isocheck")) (.toPath (doto (io/file copy "bin" "isocheck") io/make-parents))
+                ^"[Ljava.nio.file.CopyOption;" (make-array java.nio.file.CopyOption 0))
+    (.setExecutable (io/file copy "bin" "isocheck") true)
+    (Files/copy (.toPath ^java.io.File jar) (.toPath (io/file uj (.getName ^java.io.File jar)))
+                ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES]))))
+
 (deftest a-jdk-that-cannot-make-class-data-runs-without-it
   ;; A JDK whose release file says 25 but whose java cannot record an AOT cache (here JDK 17
   ;; behind it): the launcher notes that none could be made (the key, no cache), and checks
@@ -825,16 +841,7 @@
           uj (io/file copy "target" "uberjar")
           _ (sh d {} launcher "check" "ok.edn") ; (the uberjar exists after this)
           jar (first (filter #(str/ends-with? (.getName ^java.io.File %) "standalone.jar") (.listFiles (io/file root "target" "uberjar"))))]
-      (io/make-parents (io/file fake "bin" "java"))
-      (spit (io/file fake "release") "JAVA_VERSION=\"25.0.1\"\n")
-      (spit (io/file fake "bin" "java") (str "#!/bin/sh\nexec " j17 "/bin/java \"$@\"\n"))
-      (.setExecutable (io/file fake "bin" "java") true)
-      (io/make-parents (io/file uj "x"))
-      (Files/copy (.toPath (io/file root "bin" "isocheck")) (.toPath (doto (io/file copy "bin" "isocheck") io/make-parents))
-                  ^"[Ljava.nio.file.CopyOption;" (make-array java.nio.file.CopyOption 0))
-      (.setExecutable (io/file copy "bin" "isocheck") true)
-      (Files/copy (.toPath ^java.io.File jar) (.toPath (io/file uj (.getName ^java.io.File jar)))
-                  ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES]))
+      (fake-jdk-25-and-launcher! fake (str "#!/bin/sh\nexec " j17 "/bin/java \"$@\"\n") copy jar)
       (dotimes [i 2]
         (let [{:keys [status out err]} (sh d {"JAVA_HOME" (str fake)} (str copy "/bin/isocheck") "check" "--format" "json" "ok.edn")]
           (is (= 0 status) err)
@@ -860,16 +867,7 @@
                            (if-let [[_ lo hi] (re-matches #"(\d+)-(\d+)" r)] (inc (- (Long/parseLong hi) (Long/parseLong lo))) 1))))
         busy? (fn [] (>= (long (Double/parseDouble (first (str/split (Files/readString (.toPath (io/file "/proc/loadavg"))) #" ")))) (* 4 cpus)))
         big (io/file d "big.edn")]
-    (io/make-parents (io/file fake "bin" "java"))
-    (spit (io/file fake "release") "JAVA_VERSION=\"25.0.1\"\n")
-    (spit (io/file fake "bin" "java") "#!/bin/sh\necho \"$@\"\n")
-    (.setExecutable (io/file fake "bin" "java") true)
-    (io/make-parents (io/file uj "x"))
-    (Files/copy (.toPath (io/file root "bin" "isocheck")) (.toPath (doto (io/file copy "bin" "isocheck") io/make-parents))
-                ^"[Ljava.nio.file.CopyOption;" (make-array java.nio.file.CopyOption 0))
-    (.setExecutable (io/file copy "bin" "isocheck") true)
-    (Files/copy (.toPath ^java.io.File jar) (.toPath (io/file uj (.getName ^java.io.File jar)))
-                ^"[Ljava.nio.file.CopyOption;" (into-array java.nio.file.CopyOption [java.nio.file.StandardCopyOption/COPY_ATTRIBUTES]))
+    (fake-jdk-25-and-launcher! fake "#!/bin/sh\necho \"$@\"\n" copy jar)
     (with-open [f (java.io.RandomAccessFile. big "rw")] (.setLength f (* 17 1024 1024)))
     (let [flags (fn [& args] (let [{:keys [status out]} (apply sh d {"JAVA_HOME" (str fake)} (str copy "/bin/isocheck") args)]
                                (is (= 0 status))
