@@ -10,6 +10,7 @@
             [isocheck.core :as isocheck]
             [isocheck.jepsen :as j]
             [isocheck.online :as online]
+            [isocheck.test-util :as tu]
             [jepsen.checker])
   (:import (isocheck.history History History$Workload HistoryBuilder OpRecord OpSink)
            (isocheck.sim Bug SimConfig Simulator Store)
@@ -199,16 +200,6 @@
         (is (re-find #"could not make a spill file in .*not-a-dir/sub" (.getMessage ^Exception e)))
         (Files/delete f)))))
 
-(defn- watched-final-check
-  "[the final check of ops watched online, the same ops read again by a final check no watch watched]."
-  [checker ops online-opts]
-  (let [test {:name "spill", :start-time (str (java.util.UUID/randomUUID))}
-        o    (online/online (merge {:log? false} online-opts))]
-    (#'online/register! test o)
-    (doseq [op ops] (online/ingest! o op))
-    [(jepsen.checker/check checker test ops {})
-     (jepsen.checker/check checker (assoc test :name "spill, not watched") ops {})]))
-
 (defn- strip [m] (dissoc m :online :stats :report-dir))
 
 (deftest the-watch-spills-and-the-final-check-is-the-same
@@ -222,18 +213,18 @@
                                             :max-writes 16})
                                ([:positions :gaps] (mod (quot i 2) 2)))]]
       (testing "spilled in chunks of 8"
-        (let [[m again] (watched-final-check checker ops {:spill-dir (str dir), :spill-chunk 8})]
+        (let [[m again] (tu/watched-final-check checker ops {:spill-dir (str dir), :spill-chunk 8})]
           (is (true? (get-in m [:online :history-prebuilt?])))
           (is (= (strip again) (strip m)))
           (is (= [] (files dir)))))
       (testing "the spill file failing mid-run: the final check reads the ops again, the same result"
         (with-redefs-fn {#'online/history-builder (fn [_ _] (.spillTo (HistoryBuilder. nil "txn") (failing-channel 4096 (atom false)) (int 8)))}
-          #(let [[m again] (watched-final-check checker ops {})]
+          #(let [[m again] (tu/watched-final-check checker ops {})]
              (is (false? (get-in m [:online :history-prebuilt?])))
              (is (= (strip again) (strip m))))))
       (testing "no directory for the file: the same"
         (let [f (Files/createTempFile "isocheck-spill-test" ".not-a-dir" (make-array FileAttribute 0))
-              [m again] (watched-final-check checker ops {:spill-dir (str f)})]
+              [m again] (tu/watched-final-check checker ops {:spill-dir (str f)})]
           (is (false? (get-in m [:online :history-prebuilt?])))
           (is (= (strip again) (strip m)))
           (Files/delete f))))

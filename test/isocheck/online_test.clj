@@ -7,6 +7,7 @@
   (:require [clojure.test :refer [deftest is testing]]
             [isocheck.core :as isocheck]
             [isocheck.online :as online]
+            [isocheck.test-util :as tu]
             [isocheck.workload :as workload]
             [jepsen.checker]
             [jepsen.client]
@@ -1370,17 +1371,6 @@
                    (reify OpSink (op [_ r] (.add ops (record->op r))) (end [_])))
     (vec ops)))
 
-(defn- watched-final-check
-  "[the final check of ops watched online (the History built during the run), the same
-  ops checked by a final check no watch watched (read again)] for checker."
-  [checker ops online-opts]
-  (let [test {:name "final-check", :start-time (str (java.util.UUID/randomUUID))}
-        o    (online/online (merge {:log? false} online-opts))]
-    (#'online/register! test o)
-    (doseq [op ops] (online/ingest! o op))
-    [(jepsen.checker/check checker test ops {})
-     (jepsen.checker/check checker (assoc test :name "final-check, not watched") ops {})]))
-
 (deftest the-final-check-on-the-history-built-online-equals-reading-the-ops
   (let [checker (isocheck/checker {:levels (into online/online-levels weak)})
         runs (for [i (range 3)
@@ -1388,7 +1378,7 @@
                (let [cfg {:seed (+ 9100 i), :store store, :bug bug, :txns (nth [150 400 800] i)
                           :sessions (nth [3 5 10] i), :keys (nth [5 20 40] i), :ops 4, :info-rate 0.05
                           :max-writes (when (= i 2) 16)}
-                     [m again] (watched-final-check checker (sim-ops cfg) (cond-> {} (= i 2) (assoc :max-writes-per-key 16)))]
+                     [m again] (tu/watched-final-check checker (sim-ops cfg) (cond-> {} (= i 2) (assoc :max-writes-per-key 16)))]
                  [cfg m again]))]
     (is (< 10 (count (filter (fn [[_ m]] (false? (:valid? m))) runs))) "bugs fired")
     (doseq [[cfg m again] runs]

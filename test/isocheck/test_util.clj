@@ -120,3 +120,20 @@
           err (future (slurp (.getErrorStream p)))]
       (.close (.getOutputStream p))
       {:status (.waitFor p), :out @out, :err @err})))
+
+(defn watched-final-check
+  "[the final check (jepsen.checker/check with checker) of ops watched online by an
+  isocheck.online checker made with online-opts (the History built during the run), the same
+  ops checked by a final check no watch watched (read again)]. Jepsen's namespaces (the test
+  twins) and isocheck.online are loaded only when called."
+  [checker ops online-opts]
+  (let [check    (requiring-resolve 'jepsen.checker/check)
+        online   (requiring-resolve 'isocheck.online/online)
+        ingest!  (requiring-resolve 'isocheck.online/ingest!)
+        register! (requiring-resolve 'isocheck.online/register!)
+        test     {:name "final-check", :start-time (str (java.util.UUID/randomUUID))}
+        o        (online (merge {:log? false} online-opts))]
+    (register! test o)
+    (doseq [op ops] (ingest! o op))
+    [(check checker test ops {})
+     (check checker (assoc test :name "final-check, not watched") ops {})]))
