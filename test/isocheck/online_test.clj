@@ -529,18 +529,22 @@
                            ops)]
     (vec (map-indexed (fn [i [_ _ op]] (assoc op :index i)) (sort-by (juxt first second) keyed)))))
 
+(defn- weak-in-flight-config
+  "History i of the weak levels' in-flight sweeps: a serializable, snapshot-isolation or
+  read-committed store by i, a causality or fractured-read bug where the store allows it, sizes
+  by i; keys retired after max-writes writes when given."
+  ^SimConfig [workload seed i max-writes]
+  (let [store ([Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED] (mod i 3))
+        bug   ([nil Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ nil] (mod (quot i 3) 4))]
+    (sim-config workload {:seed seed, :store store, :bug (when (and bug (contains? (.stores ^Bug bug) store)) bug)
+                          :txns (nth [60 300] (mod i 2)), :sessions (nth [3 6 12] (mod i 3))
+                          :keys (nth [3 8 20] (mod (quot i 2) 3)), :ops 4, :info-rate 0.05, :max-writes max-writes})))
+
 (deftest online-weak-verdicts-equal-offline-ones-with-writers-read-in-flight
   (let [recorded @(requiring-resolve 'isocheck.bench/recorded)
         op-maps  @(requiring-resolve 'isocheck.bench/op-maps)
         results (for [i (range 40)
-                      :let [store ([Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED] (mod i 3))
-                            bug   ([nil Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ nil] (mod (quot i 3) 4))
-                            bug   (when (and bug (contains? (.stores ^Bug bug) store)) bug)
-                            cfg   (cond-> (-> (SimConfig/builder) (.seed (+ 500 i)) (.store store) (.workload History$Workload/APPEND)
-                                              (.txns (int (nth [60 300] (mod i 2)))) (.sessions (int (nth [3 6 12] (mod i 3))))
-                                              (.keys (int (nth [3 8 20] (mod (quot i 2) 3)))) (.opsPerTxn 1 4) (.infoRate 0.05))
-                                    bug (-> (.bug bug) (.bugRate 0.1))
-                                    true .build)
+                      :let [cfg   (weak-in-flight-config History$Workload/APPEND (+ 500 i) i nil)
                             ops   (delayed-completions (op-maps (recorded cfg)) i)
                             o     (online/online {:levels weak, :log? false})
                             _     (doseq [op ops] (online/ingest! o op))
@@ -1095,15 +1099,7 @@
   (let [recorded @(requiring-resolve 'isocheck.bench/recorded)
         op-maps  @(requiring-resolve 'isocheck.bench/op-maps)
         results (for [i (range 30)
-                      :let [store ([Store/SERIALIZABLE Store/SNAPSHOT_ISOLATION Store/READ_COMMITTED] (mod i 3))
-                            bug   ([nil Bug/CAUSALITY_VIOLATION Bug/FRACTURED_READ nil] (mod (quot i 3) 4))
-                            bug   (when (and bug (contains? (.stores ^Bug bug) store)) bug)
-                            cfg   (cond-> (-> (SimConfig/builder) (.seed (+ 700 i)) (.store store) (.workload History$Workload/REGISTER)
-                                              (.txns (int (nth [60 300] (mod i 2)))) (.sessions (int (nth [3 6 12] (mod i 3))))
-                                              (.keys (int (nth [3 8 20] (mod (quot i 2) 3)))) (.opsPerTxn 1 4) (.infoRate 0.05)
-                                              (.maxWritesPerKey 6))
-                                    bug (-> (.bug bug) (.bugRate 0.1))
-                                    true .build)
+                      :let [cfg   (weak-in-flight-config History$Workload/REGISTER (+ 700 i) i 6)
                             ops   (delayed-completions (op-maps (recorded cfg)) i)
                             o     (online/online {:levels weak, :log? false, :max-writes-per-key 6})
                             _     (doseq [op ops] (online/ingest! o op))
