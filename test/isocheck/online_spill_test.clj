@@ -129,7 +129,7 @@
           (is (= [] (files dir)) "no file left")))
       (testing "the same result map"
         (let [[spilled] (build ops 7 dir)
-              check #(dissoc (second (isocheck/check-history {:levels [:serializable :snapshot-isolation :rc]} %)) :stats)]
+              check #(dissoc (second (isocheck/check-history {:counterexample-time-limit 3600 :levels [:serializable :snapshot-isolation :rc]} %)) :stats)]
           (is (= (check heap) (check spilled))))))
     (Files/delete dir)))
 
@@ -203,7 +203,7 @@
 (defn- strip [m] (dissoc m :online :stats :report-dir))
 
 (deftest the-watch-spills-and-the-final-check-is-the-same
-  (let [checker (isocheck/checker {:levels [:serializable :snapshot-isolation :rc :ra]})
+  (let [checker (isocheck/checker {:counterexample-time-limit 3600 :levels [:serializable :snapshot-isolation :rc :ra]})
         dir (temp-dir)]
     (doseq [i (range 4)
             :let [wl (if (even? i) History$Workload/APPEND History$Workload/REGISTER)
