@@ -195,7 +195,7 @@ final class ForcedWriters {
   }
 
   private static void merge(int[] vc, int from, int to, int k) {
-    for (int y = 0; y < k; y++) if (vc[from + y] > vc[to + y]) vc[to + y] = vc[from + y];
+    for (int y = 0; y < k; y++) vc[to + y] = Math.max(vc[to + y], vc[from + y]); // (vectorized by C2)
   }
 
   /** Whether another session reads one of t's writes. */
@@ -225,9 +225,10 @@ final class ForcedWriters {
     for (int i = 0; i < nw; i++) bStart[wrKey[i] + 1]++;
     for (int x = 0; x < nKeys; x++) bStart[x + 1] += bStart[x];
     // Each key's writes in ssTxn's order; per write, side by side (a key's are read together,
-    // key by key): [place, transaction, write (as wrKey), clock slot, the range of the slot's
-    // entries that show it reached (lo, hi; lo > hi for none), the end of its session's places].
-    final int W = 7;
+    // key by key): [place, transaction, write (its mop), clock slot, the range of the slot's
+    // entries that show it reached (lo, hi; lo > hi for none), the end of its session's places,
+    // the first of the key's writes in its session, its readers' range in vrTxn (looked up here,
+    // in ssTxn's order: by key, they missed the caches)].
     bPlace = new int[nw];
     int[] b = new int[W * nw];
     int[] fill = Arrays.copyOf(bStart, nKeys);
@@ -237,8 +238,10 @@ final class ForcedWriters {
         int j = fill[wrKey[i]]++, e = W * j;
         bPlace[j] = g;
         b[e] = g;
+        b[e + 8] = vrStart[wrMop[i]];
+        b[e + 9] = vrStart[wrMop[i] + 1];
         b[e + 1] = t;
-        b[e + 2] = i;
+        b[e + 2] = wrMop[i];
         b[e + 6] = ssStart[s + 1];
         if (o >= 0) {
           b[e + 3] = occSlot[o];
@@ -249,66 +252,39 @@ final class ForcedWriters {
         }
       }
     }
-    long cFill = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
-    // Pairs (writer t, a writer it waits for), key by key; then by t.
-    IntList pt = new IntList(Math.max(16, nw)), pw = new IntList(Math.max(16, nw));
-    int[] front = new int[K], stamp = new int[n];
-    int[] rPlace = new int[16];
+    // Per write, the first of its key's writes in its session (b[e + 7]).
     for (int x = 0; x < nKeys; x++) {
-      int b0 = bStart[x], b1 = bStart[x + 1];
-      if (b1 - b0 < 2) continue;
-      for (int jt = b0; jt < b1; jt++) {
-        int t = b[W * jt + 1], i = b[W * jt + 2], v = wrMop[i], nr = vrStart[v + 1] - vrStart[v];
-        if (nr == 0) continue;
-        if (nr > rPlace.length) rPlace = new int[2 * nr];
-        Arrays.fill(front, -1);
-        for (int j = vrStart[v], k = 0; j < vrStart[v + 1]; j++, k++) {
-          int r = vrTxn[j];
-          for (int y = 0, rb = r * K; y < K; y++) if (vc[rb + y] > front[y]) front[y] = vc[rb + y];
-          rPlace[k] = posInSession[r];
-        }
-        if (b1 - b0 <= scan) {
-          int tb = t * K;
-          // Few writers of x: each tried against the readers' clocks and places; of a
-          // session's, the last that reaches a reader (the earlier ones reach it through it).
-          int lastSession = -1; // (sessions by their end)
-          if (DEBUG) { scans += b1 - b0; readerScans += (long) (b1 - b0) * nr; }
-          for (int j = b1 - 1; j >= b0; j--) {
-            int e = W * j, g = b[e], w = b[e + 1], s = b[e + 6];
-            if (s == lastSession) continue;
-            if (w == t) {
-              lastSession = s; // (its earlier ones precede t in its session)
-              continue;
-            }
-            int y = b[e + 3], c = front[y], lo = b[e + 4], hi = b[e + 5], ct = vc[tb + y];
-            // (w reaches t: it precedes t anyway, no wait needed.)
-            if (ct >= lo && ct <= hi) continue;
-            boolean reach = c >= lo && c <= hi;
-            // (A reader later in w's session: places in ssTxn are by session.)
-            for (int k = 0; k < nr && !reach; k++) reach = rPlace[k] > g && rPlace[k] < s;
-            if (DEBUG && reach) readsCalls++;
-            if (!reach || reads(w, v)) continue;
-            lastSession = s;
-            if (stamp[w] != t + 1) {
-              stamp[w] = t + 1;
-              pt.add(t);
-              pw.add(w);
-            }
-          }
-        } else {
-          for (int k = 0; k < nr; k++) {
-            int r = vrTxn[vrStart[v] + k];
-            add(t, x, v, ssStart[sessionOf[r]], rPlace[k], stamp, pt, pw);
-          }
-          for (int y = 0; y < K; y++) {
-            int c = front[y];
-            if (c < 0) continue;
-            int o = occupancyOf(c), s = occSession[o];
-            add(t, x, v, ssStart[s], ssStart[s] + (c - occBase[o]), stamp, pt, pw);
-          }
-        }
+      for (int j = bStart[x], first = j; j < bStart[x + 1]; j++) {
+        if (j > bStart[x] && b[W * j + 6] != b[W * (j - 1) + 6]) first = j;
+        b[W * j + 7] = first;
       }
     }
+    long cFill = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
+    // Pairs (writer t, a writer it waits for), key by key; then by t.
+    // Key by key, a range of keys per core (each its own lists, joined in key order; a pair
+    // found through keys of two ranges is listed twice, which costs a wait a second look).
+    this.b = b;
+    this.vc = vc;
+    isocheck.util.Ranges keys = new isocheck.util.Ranges(nKeys);
+    Scan[] parts = new Scan[keys.count];
+    keys.forEach(c -> {
+      Scan sc = new Scan(nw / keys.count);
+      for (int x = keys.from(c), e = keys.to(c); x < e; x++) {
+        int b0 = bStart[x], b1 = bStart[x + 1];
+        if (b1 - b0 < 2) continue;
+        for (int jt = b0; jt < b1; jt++) sc.waits(x, b0, b1, jt);
+      }
+      parts[c] = sc;
+    });
+    this.b = null;
+    this.vc = null;
+    IntList pt = parts[0].pt, pw = parts[0].pw;
+    for (int c = 1; c < parts.length; c++) {
+      pt.addAll(parts[c].pt);
+      pw.addAll(parts[c].pw);
+      if (DEBUG) { scans += parts[c].scans; readsCalls += parts[c].readsCalls; }
+    }
+    if (DEBUG) { scans += parts[0].scans; readsCalls += parts[0].readsCalls; }
     long cScan = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     if (DEBUG) System.err.println("forced writers: fill " + (cFill - cLists) / 1000000 + " ms, scan " + (cScan - cFill) / 1000000 + " ms");
     int m = pt.size();
@@ -319,6 +295,98 @@ final class ForcedWriters {
     int[] ws = out.raw();
     for (int p = 0; p < m; p++) ws[f[pt.get(p)]++] = pw.get(p);
     out.truncate(m);
+  }
+
+  // The scan's tables (lists): per write, W ints in b; the clocks.
+  private static final int W = 10;
+  private int[] b, vc;
+
+  /** One range of keys' scan: its own state and pairs (writer t, a writer it waits for). */
+  private final class Scan {
+    final int[] front = new int[slots], stamp = new int[n];
+    int[] rPlace = new int[16];
+    final IntList pt, pw;
+    long scans, readsCalls;
+
+    Scan(int capacity) {
+      pt = new IntList(Math.max(16, capacity));
+      pw = new IntList(Math.max(16, capacity));
+    }
+
+    /** Writer b[W * jt]'s waits (key x's writes from b0 to b1), into pt and pw: a method per writer, so that the JIT compiles it whole early. */
+    private void waits(int x, int b0, int b1, int jt) {
+      int K = slots;
+      int[] b = ForcedWriters.this.b, vc = ForcedWriters.this.vc, front = this.front, rPlace = this.rPlace;
+      int t = b[W * jt + 1], v = b[W * jt + 2], r0 = b[W * jt + 8], r1 = b[W * jt + 9], nr = r1 - r0;
+      if (nr == 0) return;
+      if (nr > rPlace.length) this.rPlace = rPlace = new int[2 * nr];
+      Arrays.fill(front, -1);
+      for (int j = r0, k = 0; j < r1; j++, k++) {
+        int r = vrTxn[j];
+        for (int y = 0, rb = r * K; y < K; y++) front[y] = Math.max(front[y], vc[rb + y]); // (vectorized by C2)
+        rPlace[k] = posInSession[r];
+      }
+      if (b1 - b0 <= scan) {
+        int tb = t * K;
+        // Few writers of x: each tried against the readers' clocks and places; of a
+        // session's, the last that reaches a reader (the earlier ones reach it through it).
+        // Session by session (their runs of x's writes), from the last: in each, the last writer
+        // that reaches a reader, by bisection (reaching is monotone along a session: an earlier
+        // writer reaches what a later one does; the clock's test may miss one across occupancies,
+        // and then a wait is missed, never one wrong).
+        int ts = ssStart[sessionOf[t] + 1];
+        for (int j = b1 - 1; j >= b0; ) {
+          int first = b[W * j + 7], s = b[W * j + 6];
+          if (s == ts) { // (t's session: its earlier writers precede t)
+            j = first - 1;
+            continue;
+          }
+          // The readers' last place in this session, if any (places in ssTxn are by session).
+          int rmax = -1;
+          for (int k = 0; k < nr; k++) if (rPlace[k] < s && rPlace[k] > rmax) rmax = rPlace[k];
+          int lo = first, hi = j, found = -1;
+          while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (DEBUG) scans++;
+            if (reaches(W * mid, rmax)) {
+              found = mid;
+              lo = mid + 1;
+            } else hi = mid - 1;
+          }
+          j = first - 1;
+          for (int f = found; f >= first; f--) {
+            int e = W * f, w = b[e + 1], y = b[e + 3], ct = vc[tb + y];
+            // (w reaches t: it and its session's earlier ones precede t anyway, no wait needed.)
+            if (ct >= b[e + 4] && ct <= b[e + 5]) break;
+            if (DEBUG) readsCalls++;
+            if (reads(w, v)) continue; // (a reader of t's version: after t)
+            if (stamp[w] != t + 1) {
+              stamp[w] = t + 1;
+              pt.add(t);
+              pw.add(w);
+            }
+            break;
+          }
+        }
+      } else {
+        for (int k = 0; k < nr; k++) {
+          int r = vrTxn[vrStart[v] + k];
+          add(t, x, v, ssStart[sessionOf[r]], rPlace[k], stamp, pt, pw);
+        }
+        for (int y = 0; y < K; y++) {
+          int c = front[y];
+          if (c < 0) continue;
+          int o = occupancyOf(c), s = occSession[o];
+          add(t, x, v, ssStart[s], ssStart[s] + (c - occBase[o]), stamp, pt, pw);
+        }
+      }
+    }
+
+    /** Whether the write at b[e] reaches a reader: by the readers' front on its slot, or one at a later place than it in its session (rmax). */
+    private boolean reaches(int e, int rmax) {
+      int c = front[b[e + 3]];
+      return (c >= b[e + 4] && c <= b[e + 5]) || b[e] < rmax;
+    }
   }
 
   /** The occupancy whose entries hold e. */
