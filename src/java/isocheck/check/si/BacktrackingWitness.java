@@ -64,80 +64,14 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
     forced = new ForcedWriters(h, total, rdStart, rdV, wrStart, wrKey, wrMop, vrStart, vrTxn, ssStart, ssTxn, sessionOf, posInSession);
     // Writers by depth (ForcedWriters), or by place in the session where the edges have a cycle.
     if (forced.depth != null) for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + forced.depth[t];
-    String rk = System.getProperty("isocheck.witness.rank", "");
-    if (rk.startsWith("mid") || rk.startsWith("late")) {
-      long te = DEBUG ? cpu() : 0;
-      long[] r = expRanks(rk, Integer.getInteger("isocheck.witness.sstep", 8), Integer.getInteger("isocheck.witness.rstep", 1));
-      if (r != null) for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + r[t];
-      if (DEBUG) System.err.println("backtracking: ranks " + rk + " " + (cpu() - te) / 1000000 + " ms");
-    }
-    if ("id".equals(System.getProperty("isocheck.witness.rank"))) for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + t;
-    if ("estimate".equals(System.getProperty("isocheck.witness.rank"))) {
-      long te = DEBUG ? cpu() : 0;
-      double[] est = TimeEstimate.of(h, ra, committed, version, true);
-      if (est != null) for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + (long) (est[t] * 16);
-      if (DEBUG) System.err.println("backtracking: estimate " + (cpu() - te) / 1000000 + " ms");
-    }
     forcedStart = forced.start;
     forcedW = forced.writer;
     if (DEBUG) System.err.println("backtracking: forced writers " + (cpu() - t0) / 1000000 + " ms, " + (forcedW == null ? 0 : forcedW.length)
         + " (slots " + forced.slots + ", occupancies " + forced.occupancies + ", evictions " + forced.evictions + ")");
-    String dump = System.getProperty("isocheck.witness.dump-ranks");
-    if (dump != null) {
-      try (java.io.PrintWriter pw = new java.io.PrintWriter(dump)) {
-        for (int t = 0; t < n; t++) pw.println(committed[t] ? rank[t] : -1);
-      } catch (java.io.IOException e) { throw new RuntimeException(e); }
-    }
     next = Arrays.copyOf(ssStart, ssStart.length - 1);
     parkedSoft = new boolean[n];
     vpTxn = values() ? valuePredecessors() : null;
     if (DEBUG) System.err.println("backtracking: values' order " + (cpu() - t0) / 1000000 + " ms");
-  }
-
-  private long[] expRanks(String mode, int S, int R) {
-    int[] indeg = new int[n], queue = new int[total];
-    int tail = 0;
-    for (int g = 0; g < total; g++) {
-      int t = ssTxn[g];
-      if (g > ssStart[sessionOf[t]]) indeg[t]++;
-      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) if (rdV[i] < mops) indeg[t]++;
-      if (indeg[t] == 0) queue[tail++] = t;
-    }
-    long[] early = new long[n];
-    for (int head = 0; head < tail; head++) {
-      int t = queue[head], s = sessionOf[t], q = posInSession[t] + 1;
-      if (q < ssStart[s + 1]) {
-        int u = ssTxn[q];
-        early[u] = Math.max(early[u], early[t] + S);
-        if (--indeg[u] == 0) queue[tail++] = u;
-      }
-      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
-        int v = wrMop[i];
-        for (int j = vrStart[v]; j < vrStart[v + 1]; j++) {
-          int r = vrTxn[j];
-          if (r == t) continue;
-          early[r] = Math.max(early[r], early[t] + R);
-          if (--indeg[r] == 0) queue[tail++] = r;
-        }
-      }
-    }
-    if (tail < total) return null;
-    long end = 0;
-    for (int t = 0; t < n; t++) end = Math.max(end, early[t]);
-    long[] late = new long[n];
-    for (int head = tail - 1; head >= 0; head--) {
-      int t = queue[head], s = sessionOf[t], q = posInSession[t] + 1;
-      long l = end;
-      if (q < ssStart[s + 1]) l = Math.min(l, late[ssTxn[q]] - S);
-      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
-        int v = wrMop[i];
-        for (int j = vrStart[v]; j < vrStart[v + 1]; j++) if (vrTxn[j] != t) l = Math.min(l, late[vrTxn[j]] - R);
-      }
-      late[t] = l;
-    }
-    if (mode.startsWith("late")) return late;
-    for (int t = 0; t < n; t++) early[t] += late[t];
-    return early;
   }
 
   /** Session order and reads-from: depths (the ranks), and each writer's forced writers. */

@@ -155,7 +155,7 @@ final class ForcedWriters {
           slotSession[z] = s;
         }
         if (z >= 0) {
-          slotUsed[z] = head;
+          slotUsed[z] = head + 1; // (a slot never used stays 0, and is taken before one freed: with as many slots as sessions, none is shared)
           vc[t * K + z] = occBase[sessOcc[s]] + (g - ssStart[s]);
           occOf[t] = sessOcc[s];
         }

@@ -276,7 +276,7 @@ final class SerialWitness {
     // A file listed session by session (dbcop, Cobra, Plume text), with no invocations: the
     // greedy passes go by the file's order and stall (issue 29; at 10^5 rw-register they took
     // 60-140 ms of CPU to fail): the backtracking pass first.
-    boolean first = backtrack && (!interleaved() || Boolean.getBoolean("isocheck.witness.force-backtracking"));
+    boolean first = backtrack && !interleaved();
     if (first && !cancelled) order = backtracking();
     if (order == null && !cancelled) {
       passes = 1;
