@@ -344,8 +344,11 @@
             k [:interleaved :session-ordered]
             cores ["1" "2"]]
       (System/setProperty "isocheck.weak.cores" cores)
+      (System/setProperty "isocheck.witness.parallel-writes" "0")
       (let [h (j/->history (get ls k))
-            [pairs tables] (try (forced-pairs h) (finally (System/clearProperty "isocheck.weak.cores")))
+            [pairs tables] (try (forced-pairs h)
+                                (finally (System/clearProperty "isocheck.weak.cores")
+                                         (System/clearProperty "isocheck.witness.parallel-writes")))
             ref (reference-pairs tables)
             what (str store " " bug " seed " seed " " (name k) ", cores " cores)]
         (when (seq pairs) (swap! nonempty inc))

@@ -61,14 +61,14 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
   BacktrackingWitness(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
     super("backtracking", 0, h, ra, committed, version, cancelled);
     long t0 = DEBUG ? cpu() : 0;
-    // The values' order beside the forced writers, on a core of the common pool if there is
-    // one free (it needs only the writes; it took 8-12 ms of CPU beside ForcedWriters' 50-90 on
+    // The values' order beside the forced writers (from ForcedWriters.PARALLEL writes on), on a
+    // core of the common pool if there is one free (it needs only the writes; it took 8-12 ms of CPU beside ForcedWriters' 50-90 on
     // the serializable store's session-ordered 10^5 history); here, if none has started it by
     // the time it is needed.
     boolean vals = values();
     java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean(!vals);
     java.util.concurrent.CompletableFuture<int[]> vp = new java.util.concurrent.CompletableFuture<>();
-    if (vals && isocheck.util.Ranges.cores() > 1) {
+    if (vals && isocheck.util.Ranges.cores() > 1 && wrKey.length >= ForcedWriters.PARALLEL) {
       java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
         if (!claimed.compareAndSet(false, true)) return;
         try {

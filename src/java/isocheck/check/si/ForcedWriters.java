@@ -42,6 +42,13 @@ final class ForcedWriters {
    */
   static final int SLOTS = 16;
 
+  /**
+   * Writes from which the lists are found on every core, a range of keys each (fewer: on this
+   * thread; -Disocheck.witness.parallel-writes=N, read at each construction: tests split small
+   * histories).
+   */
+  static final int PARALLEL = 1 << 14;
+
   /** Per transaction, its depth over session order and reads-from; null when those edges have a cycle. */
   final long[] depth;
   /** Per committed transaction t, its forced writers from start[t] to start[t + 1] of writer; null without clocks. */
@@ -266,21 +273,24 @@ final class ForcedWriters {
     }
     long cFill = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     // Pairs (writer t, a writer it waits for), key by key; then by t.
-    // Key by key, a range of keys per core (each its own lists, joined in key order; a pair
-    // found through keys of two ranges is listed twice, which costs a wait a second look).
+    // Key by key, a range of keys per core from PARALLEL writes on (each its own lists, joined
+    // in key order; a pair found through keys of two ranges is listed twice, which costs a wait
+    // a second look).
     this.b = b;
     this.vc = vc;
-    isocheck.util.Ranges keys = new isocheck.util.Ranges(nKeys);
-    Scan[] parts = new Scan[keys.count];
-    keys.forEach(c -> {
-      Scan sc = new Scan(nw / keys.count);
-      for (int x = keys.from(c), e = keys.to(c); x < e; x++) {
+    int count = nw >= Integer.getInteger("isocheck.witness.parallel-writes", PARALLEL) ? Math.min(isocheck.util.Ranges.cores(), Math.max(1, nKeys)) : 1;
+    Scan[] parts = new Scan[count];
+    java.util.function.IntConsumer range = c -> {
+      Scan sc = new Scan(nw / count);
+      for (int x = (int) ((long) nKeys * c / count), e = (int) ((long) nKeys * (c + 1) / count); x < e; x++) {
         int b0 = bStart[x], b1 = bStart[x + 1];
         if (b1 - b0 < 2) continue;
         for (int jt = b0; jt < b1; jt++) sc.waits(x, b0, b1, jt);
       }
       parts[c] = sc;
-    });
+    };
+    if (count == 1) range.accept(0);
+    else java.util.stream.IntStream.range(0, count).parallel().forEach(range);
     this.b = null;
     this.vc = null;
     IntList pt = parts[0].pt, pw = parts[0].pw;
