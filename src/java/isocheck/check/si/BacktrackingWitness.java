@@ -61,6 +61,23 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
   BacktrackingWitness(History h, RegisterAnalysis ra, boolean[] committed, int[] version, java.util.function.BooleanSupplier cancelled) {
     super("backtracking", 0, h, ra, committed, version, cancelled);
     long t0 = DEBUG ? cpu() : 0;
+    // The values' order beside the forced writers (from ForcedWriters.PARALLEL writes on), on a
+    // core of the common pool if there is one free (it needs only the writes; it took 8-12 ms of CPU beside ForcedWriters' 50-90 on
+    // the serializable store's session-ordered 10^5 history); here, if none has started it by
+    // the time it is needed.
+    boolean vals = values();
+    java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean(!vals);
+    java.util.concurrent.CompletableFuture<int[]> vp = new java.util.concurrent.CompletableFuture<>();
+    if (vals && isocheck.util.Ranges.cores() > 1 && wrKey.length >= ForcedWriters.PARALLEL) {
+      java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+        if (!claimed.compareAndSet(false, true)) return;
+        try {
+          vp.complete(valuePredecessors());
+        } catch (Throwable e) {
+          vp.completeExceptionally(e);
+        }
+      });
+    }
     forced = new ForcedWriters(h, total, rdStart, rdV, wrStart, wrKey, wrMop, vrStart, vrTxn, ssStart, ssTxn, sessionOf, posInSession);
     // Writers by depth (ForcedWriters), or by place in the session where the edges have a cycle.
     if (forced.depth != null) for (int t = 0; t < n; t++) if (committed[t] && rank[t] != 0) rank[t] = 1 + forced.depth[t];
@@ -70,8 +87,7 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
         + " (slots " + forced.slots + ", occupancies " + forced.occupancies + ", evictions " + forced.evictions + ")");
     next = Arrays.copyOf(ssStart, ssStart.length - 1);
     parkedSoft = new boolean[n];
-    vpTxn = values() ? valuePredecessors() : null;
-    if (DEBUG) System.err.println("backtracking: values' order " + (cpu() - t0) / 1000000 + " ms");
+    vpTxn = !vals ? null : claimed.compareAndSet(false, true) ? valuePredecessors() : vp.join();
   }
 
   /** Session order and reads-from: depths (the ranks), and each writer's forced writers. */

@@ -19,16 +19,21 @@ import java.util.Arrays;
  * transactions at 10^5 has a thousand), of which a few run at a time. A session takes a slot when
  * one of its transactions is first read from another session (before that, its transactions
  * reach others only through its later ones), and gives it up after its last transaction; with
- * every slot taken, the slot used longest ago is taken from its session. Each taking is an
+ * every slot taken, the slot used longest ago is taken from its session (a free slot never used
+ * before one freed: with as many slots as sessions, no two sessions share one). Each taking is an
  * occupancy numbered in an order, and a clock entry is the occupancy's base plus a place in its
  * session, so that a later occupancy's entries are greater: merging two clocks takes the later
  * occupancy's entry, losing what the earlier one knew (a writer w of that session is then not
  * found to reach r: a wait missed, never one wrong). A transaction w of the occupancy's session
  * reaches r when r's entry for the slot lies in the occupancy's range at or after w's place.
- * A key with few writers (64) has each of them tried against the readers' clocks and sessions,
- * the last of each session that reaches a reader and not t (the earlier ones reach it through
- * session order; one that reaches t precedes it anyway); a key with more, per reader, the last
- * writer at or before each slot's entry in that slot's session, and before the reader in its own.
+ * A key with few writers (64) has, per session, the last of its writers there that reaches a
+ * reader found by bisection along the session's writes of the key (reaching is monotone along a
+ * session), unless it reaches t (the earlier ones reach readers through it, and one that reaches
+ * t precedes it anyway); a key with more, per reader, the last writer at or before each slot's
+ * entry in that slot's session, and before the reader in its own. Keys are split into a range
+ * per core (isocheck.util.Ranges), each range's pairs joined in key order. (On the serializable
+ * store's session-ordered 10^5 history the lists took 55-60 ms of CPU by a scan of every writer
+ * of the key, memory-bound; now about 25 ms on each of two cores.)
  */
 final class ForcedWriters {
   /**
@@ -36,6 +41,13 @@ final class ForcedWriters {
    * (-Disocheck.witness.clocks=N, read at each construction; 0: no forced writers, depths alone).
    */
   static final int SLOTS = 16;
+
+  /**
+   * Writes from which the lists are found on every core, a range of keys each (fewer: on this
+   * thread; -Disocheck.witness.parallel-writes=N, read at each construction: tests split small
+   * histories).
+   */
+  static final int PARALLEL = 1 << 14;
 
   /** Per transaction, its depth over session order and reads-from; null when those edges have a cycle. */
   final long[] depth;
@@ -155,7 +167,7 @@ final class ForcedWriters {
           slotSession[z] = s;
         }
         if (z >= 0) {
-          slotUsed[z] = head;
+          slotUsed[z] = head + 1; // (a slot never used stays 0, and is taken before one freed: with as many slots as sessions, none is shared)
           vc[t * K + z] = occBase[sessOcc[s]] + (g - ssStart[s]);
           occOf[t] = sessOcc[s];
         }
@@ -195,7 +207,7 @@ final class ForcedWriters {
   }
 
   private static void merge(int[] vc, int from, int to, int k) {
-    for (int y = 0; y < k; y++) if (vc[from + y] > vc[to + y]) vc[to + y] = vc[from + y];
+    for (int y = 0; y < k; y++) vc[to + y] = Math.max(vc[to + y], vc[from + y]); // (vectorized by C2)
   }
 
   /** Whether another session reads one of t's writes. */
@@ -225,9 +237,10 @@ final class ForcedWriters {
     for (int i = 0; i < nw; i++) bStart[wrKey[i] + 1]++;
     for (int x = 0; x < nKeys; x++) bStart[x + 1] += bStart[x];
     // Each key's writes in ssTxn's order; per write, side by side (a key's are read together,
-    // key by key): [place, transaction, write (as wrKey), clock slot, the range of the slot's
-    // entries that show it reached (lo, hi; lo > hi for none), the end of its session's places].
-    final int W = 7;
+    // key by key): [place, transaction, write (its mop), clock slot, the range of the slot's
+    // entries that show it reached (lo, hi; lo > hi for none), the end of its session's places,
+    // the first of the key's writes in its session, its readers' range in vrTxn (looked up here,
+    // in ssTxn's order: by key, they missed the caches)].
     bPlace = new int[nw];
     int[] b = new int[W * nw];
     int[] fill = Arrays.copyOf(bStart, nKeys);
@@ -237,8 +250,10 @@ final class ForcedWriters {
         int j = fill[wrKey[i]]++, e = W * j;
         bPlace[j] = g;
         b[e] = g;
+        b[e + 8] = vrStart[wrMop[i]];
+        b[e + 9] = vrStart[wrMop[i] + 1];
         b[e + 1] = t;
-        b[e + 2] = i;
+        b[e + 2] = wrMop[i];
         b[e + 6] = ssStart[s + 1];
         if (o >= 0) {
           b[e + 3] = occSlot[o];
@@ -249,66 +264,42 @@ final class ForcedWriters {
         }
       }
     }
-    long cFill = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
-    // Pairs (writer t, a writer it waits for), key by key; then by t.
-    IntList pt = new IntList(Math.max(16, nw)), pw = new IntList(Math.max(16, nw));
-    int[] front = new int[K], stamp = new int[n];
-    int[] rPlace = new int[16];
+    // Per write, the first of its key's writes in its session (b[e + 7]).
     for (int x = 0; x < nKeys; x++) {
-      int b0 = bStart[x], b1 = bStart[x + 1];
-      if (b1 - b0 < 2) continue;
-      for (int jt = b0; jt < b1; jt++) {
-        int t = b[W * jt + 1], i = b[W * jt + 2], v = wrMop[i], nr = vrStart[v + 1] - vrStart[v];
-        if (nr == 0) continue;
-        if (nr > rPlace.length) rPlace = new int[2 * nr];
-        Arrays.fill(front, -1);
-        for (int j = vrStart[v], k = 0; j < vrStart[v + 1]; j++, k++) {
-          int r = vrTxn[j];
-          for (int y = 0, rb = r * K; y < K; y++) if (vc[rb + y] > front[y]) front[y] = vc[rb + y];
-          rPlace[k] = posInSession[r];
-        }
-        if (b1 - b0 <= scan) {
-          int tb = t * K;
-          // Few writers of x: each tried against the readers' clocks and places; of a
-          // session's, the last that reaches a reader (the earlier ones reach it through it).
-          int lastSession = -1; // (sessions by their end)
-          if (DEBUG) { scans += b1 - b0; readerScans += (long) (b1 - b0) * nr; }
-          for (int j = b1 - 1; j >= b0; j--) {
-            int e = W * j, g = b[e], w = b[e + 1], s = b[e + 6];
-            if (s == lastSession) continue;
-            if (w == t) {
-              lastSession = s; // (its earlier ones precede t in its session)
-              continue;
-            }
-            int y = b[e + 3], c = front[y], lo = b[e + 4], hi = b[e + 5], ct = vc[tb + y];
-            // (w reaches t: it precedes t anyway, no wait needed.)
-            if (ct >= lo && ct <= hi) continue;
-            boolean reach = c >= lo && c <= hi;
-            // (A reader later in w's session: places in ssTxn are by session.)
-            for (int k = 0; k < nr && !reach; k++) reach = rPlace[k] > g && rPlace[k] < s;
-            if (DEBUG && reach) readsCalls++;
-            if (!reach || reads(w, v)) continue;
-            lastSession = s;
-            if (stamp[w] != t + 1) {
-              stamp[w] = t + 1;
-              pt.add(t);
-              pw.add(w);
-            }
-          }
-        } else {
-          for (int k = 0; k < nr; k++) {
-            int r = vrTxn[vrStart[v] + k];
-            add(t, x, v, ssStart[sessionOf[r]], rPlace[k], stamp, pt, pw);
-          }
-          for (int y = 0; y < K; y++) {
-            int c = front[y];
-            if (c < 0) continue;
-            int o = occupancyOf(c), s = occSession[o];
-            add(t, x, v, ssStart[s], ssStart[s] + (c - occBase[o]), stamp, pt, pw);
-          }
-        }
+      for (int j = bStart[x], first = j; j < bStart[x + 1]; j++) {
+        if (j > bStart[x] && b[W * j + 6] != b[W * (j - 1) + 6]) first = j;
+        b[W * j + 7] = first;
       }
     }
+    long cFill = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
+    // Pairs (writer t, a writer it waits for), key by key; then by t.
+    // Key by key, a range of keys per core from PARALLEL writes on (each its own lists, joined
+    // in key order; a pair found through keys of two ranges is listed twice, which costs a wait
+    // a second look).
+    this.b = b;
+    this.vc = vc;
+    int count = nw >= Integer.getInteger("isocheck.witness.parallel-writes", PARALLEL) ? Math.min(isocheck.util.Ranges.cores(), Math.max(1, nKeys)) : 1;
+    Scan[] parts = new Scan[count];
+    java.util.function.IntConsumer range = c -> {
+      Scan sc = new Scan(nw / count);
+      for (int x = (int) ((long) nKeys * c / count), e = (int) ((long) nKeys * (c + 1) / count); x < e; x++) {
+        int b0 = bStart[x], b1 = bStart[x + 1];
+        if (b1 - b0 < 2) continue;
+        for (int jt = b0; jt < b1; jt++) sc.waits(x, b0, b1, jt);
+      }
+      parts[c] = sc;
+    };
+    if (count == 1) range.accept(0);
+    else java.util.stream.IntStream.range(0, count).parallel().forEach(range);
+    this.b = null;
+    this.vc = null;
+    IntList pt = parts[0].pt, pw = parts[0].pw;
+    for (int c = 1; c < parts.length; c++) {
+      pt.addAll(parts[c].pt);
+      pw.addAll(parts[c].pw);
+      if (DEBUG) { scans += parts[c].scans; readsCalls += parts[c].readsCalls; }
+    }
+    if (DEBUG) { scans += parts[0].scans; readsCalls += parts[0].readsCalls; }
     long cScan = DEBUG ? ConflictDirectedBackjumping.cpu() : 0;
     if (DEBUG) System.err.println("forced writers: fill " + (cFill - cLists) / 1000000 + " ms, scan " + (cScan - cFill) / 1000000 + " ms");
     int m = pt.size();
@@ -319,6 +310,98 @@ final class ForcedWriters {
     int[] ws = out.raw();
     for (int p = 0; p < m; p++) ws[f[pt.get(p)]++] = pw.get(p);
     out.truncate(m);
+  }
+
+  // The scan's tables (lists): per write, W ints in b; the clocks.
+  private static final int W = 10;
+  private int[] b, vc;
+
+  /** One range of keys' scan: its own state and pairs (writer t, a writer it waits for). */
+  private final class Scan {
+    final int[] front = new int[slots], stamp = new int[n];
+    int[] rPlace = new int[16];
+    final IntList pt, pw;
+    long scans, readsCalls;
+
+    Scan(int capacity) {
+      pt = new IntList(Math.max(16, capacity));
+      pw = new IntList(Math.max(16, capacity));
+    }
+
+    /** Writer b[W * jt]'s waits (key x's writes from b0 to b1), into pt and pw: a method per writer, so that the JIT compiles it whole early. */
+    private void waits(int x, int b0, int b1, int jt) {
+      int K = slots;
+      int[] b = ForcedWriters.this.b, vc = ForcedWriters.this.vc, front = this.front, rPlace = this.rPlace;
+      int t = b[W * jt + 1], v = b[W * jt + 2], r0 = b[W * jt + 8], r1 = b[W * jt + 9], nr = r1 - r0;
+      if (nr == 0) return;
+      if (nr > rPlace.length) this.rPlace = rPlace = new int[2 * nr];
+      Arrays.fill(front, -1);
+      for (int j = r0, k = 0; j < r1; j++, k++) {
+        int r = vrTxn[j];
+        for (int y = 0, rb = r * K; y < K; y++) front[y] = Math.max(front[y], vc[rb + y]); // (vectorized by C2)
+        rPlace[k] = posInSession[r];
+      }
+      if (b1 - b0 <= scan) {
+        int tb = t * K;
+        // Few writers of x: each tried against the readers' clocks and places; of a
+        // session's, the last that reaches a reader (the earlier ones reach it through it).
+        // Session by session (their runs of x's writes), from the last: in each, the last writer
+        // that reaches a reader, by bisection (reaching is monotone along a session: an earlier
+        // writer reaches what a later one does; the clock's test may miss one across occupancies,
+        // and then a wait is missed, never one wrong).
+        int ts = ssStart[sessionOf[t] + 1];
+        for (int j = b1 - 1; j >= b0; ) {
+          int first = b[W * j + 7], s = b[W * j + 6];
+          if (s == ts) { // (t's session: its earlier writers precede t)
+            j = first - 1;
+            continue;
+          }
+          // The readers' last place in this session, if any (places in ssTxn are by session).
+          int rmax = -1;
+          for (int k = 0; k < nr; k++) if (rPlace[k] < s && rPlace[k] > rmax) rmax = rPlace[k];
+          int lo = first, hi = j, found = -1;
+          while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (DEBUG) scans++;
+            if (reaches(W * mid, rmax)) {
+              found = mid;
+              lo = mid + 1;
+            } else hi = mid - 1;
+          }
+          j = first - 1;
+          for (int f = found; f >= first; f--) {
+            int e = W * f, w = b[e + 1], y = b[e + 3], ct = vc[tb + y];
+            // (w reaches t: it and its session's earlier ones precede t anyway, no wait needed.)
+            if (ct >= b[e + 4] && ct <= b[e + 5]) break;
+            if (DEBUG) readsCalls++;
+            if (reads(w, v)) continue; // (a reader of t's version: after t)
+            if (stamp[w] != t + 1) {
+              stamp[w] = t + 1;
+              pt.add(t);
+              pw.add(w);
+            }
+            break;
+          }
+        }
+      } else {
+        for (int k = 0; k < nr; k++) {
+          int r = vrTxn[vrStart[v] + k];
+          add(t, x, v, ssStart[sessionOf[r]], rPlace[k], stamp, pt, pw);
+        }
+        for (int y = 0; y < K; y++) {
+          int c = front[y];
+          if (c < 0) continue;
+          int o = occupancyOf(c), s = occSession[o];
+          add(t, x, v, ssStart[s], ssStart[s] + (c - occBase[o]), stamp, pt, pw);
+        }
+      }
+    }
+
+    /** Whether the write at b[e] reaches a reader: by the readers' front on its slot, or one at a later place than it in its session (rmax). */
+    private boolean reaches(int e, int rmax) {
+      int c = front[b[e + 3]];
+      return (c >= b[e + 4] && c <= b[e + 5]) || b[e] < rmax;
+    }
   }
 
   /** The occupancy whose entries hold e. */

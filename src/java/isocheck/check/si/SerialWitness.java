@@ -277,7 +277,9 @@ final class SerialWitness {
     // greedy passes go by the file's order and stall (issue 29; at 10^5 rw-register they took
     // 60-140 ms of CPU to fail): the backtracking pass first.
     boolean first = backtrack && !interleaved();
+    long dt0 = System.nanoTime();
     if (first && !cancelled) order = backtracking();
+    if (first && ConflictDirectedBackjumping.DEBUG) System.err.println("witness: backtracking wall " + (System.nanoTime() - dt0) / 1000000 + " ms");
     if (order == null && !cancelled) {
       passes = 1;
       Greedy one = new Greedy(si, mops, nKeys, session, realtime, false, null);
@@ -302,7 +304,10 @@ final class SerialWitness {
     }
     if (order == null || cancelled) return false;
     lastOrder = order;
-    return verified(order, si, session, realtime);
+    long dt1 = System.nanoTime();
+    boolean ok = verified(order, si, session, realtime);
+    if (first && ConflictDirectedBackjumping.DEBUG) System.err.println("witness: verified wall " + (System.nanoTime() - dt1) / 1000000 + " ms");
+    return ok;
   }
 
   /** The backtracking pass's order (by set to "backtracking"), or null when it gave up. */
