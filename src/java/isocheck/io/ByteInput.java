@@ -12,12 +12,18 @@ import java.io.InputStream;
  */
 final class ByteInput {
   private final InputStream in;
-  private final byte[] buf = new byte[1 << 16];
+  private final byte[] buf;
   private int pos, lim;
   /** Offset, in the input, of buf[0]. */
   private long base;
 
-  ByteInput(InputStream in) { this.in = in; }
+  ByteInput(InputStream in) { this(in, new byte[1 << 16]); }
+
+  /** Reading in, into buf (of 64 KiB or more; a reader of many files in turn gives each the same). */
+  ByteInput(InputStream in, byte[] buf) {
+    this.in = in;
+    this.buf = buf;
+  }
 
   /** The offset of the next byte to read. */
   long offset() { return base + pos; }
