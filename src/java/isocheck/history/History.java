@@ -31,10 +31,11 @@ public final class History {
   public final Workload workload;
   final Object[] keys;
   /**
-   * The values by id: a long in chunks of {@link #VALUE_CHUNK}, boxed only when asked for
-   * ({@link #value}); where valueObjs (null when none) holds an object, that object instead
-   * (NULL_VALUE: null).
+   * The values by id: an integer in chunks of 2^VALUE_CHUNK_BITS, ints when every one fits
+   * (valueInts, else valueLongs), boxed only when asked for ({@link #value}); where valueObjs
+   * (null when none) holds an object, that object instead (NULL_VALUE: null).
    */
+  private final int[][] valueInts;
   private final long[][] valueLongs;
   private final Object[] valueObjs;
   private final int nValues;
@@ -70,13 +71,14 @@ public final class History {
   private final int[] extraTxn;
   private final Object[][] extras;
 
-  History(Workload workload, Object[] keys, long[][] valueLongs, Object[] valueObjs, int nValues, int nTxns, byte[] status, int[] session,
+  History(Workload workload, Object[] keys, int[][] valueInts, long[][] valueLongs, Object[] valueObjs, int nValues, int nTxns, byte[] status, int[] session,
           Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, IndexColumn invokeIndex,
           IndexColumn completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
           int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, isocheck.util.PairIntMap writerIndex,
           boolean indexUsable, long opsSeen, long opsSkipped, long nonClientOps, String noTxnReason, int[] extraTxn, Object[][] extras) {
     this.workload = workload;
     this.keys = keys;
+    this.valueInts = valueInts;
     this.valueLongs = valueLongs;
     this.valueObjs = valueObjs;
     this.nValues = nValues;
@@ -194,7 +196,8 @@ public final class History {
   /** Value v, an integer ({@link #valueIsLong}). */
   public long valueLong(int v) {
     if (v < 0 || v >= nValues) throw new IndexOutOfBoundsException("value " + v + " of " + nValues);
-    return valueLongs[v >>> VALUE_CHUNK_BITS][v & ((1 << VALUE_CHUNK_BITS) - 1)];
+    int c = v >>> VALUE_CHUNK_BITS, i = v & ((1 << VALUE_CHUNK_BITS) - 1);
+    return valueInts != null ? valueInts[c][i] : valueLongs[c][i];
   }
 
   /** Whether value v (not {@link #NIL}) is an integer: a long, or a Long or Integer object. */

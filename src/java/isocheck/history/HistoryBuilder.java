@@ -147,6 +147,8 @@ public final class HistoryBuilder implements OpSink {
     // A chunk and a transaction's worth: they are written out once past a chunk.
     int txns = chunk + 1, mops = chunk + 256;
     status.ensureCapacity(txns);
+    keyIds.expect(mops);
+    valueIds.expect(mops);
     session.ensureCapacity(txns);
     invokeOrd.ensureCapacity(txns);
     completeOrd.ensureCapacity(txns);
@@ -310,6 +312,8 @@ public final class HistoryBuilder implements OpSink {
     } else {
       return;
     }
+    keyIds.expect(mops);
+    valueIds.expect(mops);
     session.ensureCapacity(txns);
     invokeOrd.ensureCapacity(txns);
     completeOrd.ensureCapacity(txns);
@@ -601,7 +605,7 @@ public final class HistoryBuilder implements OpSink {
     // Per-txn arrays may keep spare room at the end (nTxns is the count); copying hundreds of
     // megabytes to trim them costs more than the spare room.
     long[] invokeOrds = invokeOrd.compact(), completeOrds = completeOrd.compact();
-    built = new History(workload, keys.toArray(), values.longs, values.objs, values.size(), n, status.toArray(),
+    built = new History(workload, keys.toArray(), values.ints, values.longs, values.objs, values.size(), n, status.toArray(),
         session.compact(), procs, invokeOrds, completeOrds, invokeIndex.freeze(invokeOrds),
         completeIndex.freeze(completeOrds), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
         kinds, mopKey.raw(), val, len, mopTxns(n, nm, mopStart.raw()), listPool.compact(), writerIndex,
@@ -767,20 +771,22 @@ public final class HistoryBuilder implements OpSink {
     if (pendingOn.length < pendingRec.size()) pendingOn = java.util.Arrays.copyOf(pendingOn, pendingOn.length * 2);
   }
 
-  /**
-   * The interned keys (or values) by id: integers as longs, boxed only when the history is built
-   * (a table of boxed Longs cost an object per distinct key or value while loading), or, for the
-   * values, never ({@link History#value} boxes one when asked: Cobra's write ids, a million
-   * distinct at 10^5 transactions, were 16 MB of Longs and an array of 4 MB more), other
-   * objects as they are. The longs in chunks of 65,536, never copied (doubled, a million values'
-   * table and its copies were 16 MB; ten million, 268 MB).
-   */
   /** The object standing for a null value in the tables handed to {@link History}. */
   static Object nullValue() { return Table.NULL; }
 
+  /**
+   * The interned keys (or values) by id: integers as ints while every one fits in an int (then
+   * as longs), boxed only when the history is built (a table of boxed Longs cost an object per
+   * distinct key or value while loading), or, for the values, never ({@link History#value} boxes
+   * one when asked: Cobra's write ids, a million distinct at 10^5 transactions, were 16 MB of
+   * Longs and an array of 4 MB more), other objects as they are. In chunks of 65,536, never
+   * copied (doubled, a million values' table and its copies were 16 MB; ten million, 268 MB).
+   */
   private static final class Table {
     static final int CHUNK_BITS = History.VALUE_CHUNK_BITS, CHUNK = 1 << CHUNK_BITS;
-    private long[][] longs = new long[16][];
+    /** The integers: ints until one does not fit (ints null from then on), longs after. */
+    private int[][] ints = new int[16][];
+    private long[][] longs;
     /** Null until an object that is not an integer comes; then such objects at their ids. */
     private Object[] objs;
     private int n;
@@ -789,20 +795,39 @@ public final class HistoryBuilder implements OpSink {
 
     private void room() {
       int c = n >>> CHUNK_BITS;
+      int len = ints != null ? ints.length : longs.length;
       if ((n & (CHUNK - 1)) == 0) {
-        if (c == longs.length) longs = java.util.Arrays.copyOf(longs, 2 * c);
+        if (c == len) {
+          if (ints != null) ints = java.util.Arrays.copyOf(ints, 2 * c);
+          else longs = java.util.Arrays.copyOf(longs, 2 * c);
+        }
         // The first chunk small: most histories have a few keys and values.
-        longs[c] = new long[c == 0 ? 1024 : CHUNK];
-      } else if (c == 0 && n == longs[0].length) {
-        longs[0] = java.util.Arrays.copyOf(longs[0], Math.min(CHUNK, 4 * n));
+        if (ints != null) ints[c] = new int[c == 0 ? 1024 : CHUNK];
+        else longs[c] = new long[c == 0 ? 1024 : CHUNK];
+      } else if (c == 0 && n == (ints != null ? ints[0].length : longs[0].length)) {
+        if (ints != null) ints[0] = java.util.Arrays.copyOf(ints[0], Math.min(CHUNK, 4 * n));
+        else longs[0] = java.util.Arrays.copyOf(longs[0], Math.min(CHUNK, 4 * n));
       }
       if (objs != null && n == objs.length) objs = java.util.Arrays.copyOf(objs, 2 * n);
     }
 
     int add(long v) {
       room();
-      longs[n >>> CHUNK_BITS][n & (CHUNK - 1)] = v;
+      if (ints != null && v != (int) v) widen();
+      if (ints != null) ints[n >>> CHUNK_BITS][n & (CHUNK - 1)] = (int) v;
+      else longs[n >>> CHUNK_BITS][n & (CHUNK - 1)] = v;
       return n++;
+    }
+
+    /** The first integer that does not fit in an int: every chunk as longs from now on. */
+    private void widen() {
+      longs = new long[ints.length][];
+      for (int c = 0; c < ints.length && ints[c] != null; c++) {
+        int[] a = ints[c];
+        long[] b = longs[c] = new long[a.length];
+        for (int i = 0; i < a.length; i++) b[i] = a[i];
+      }
+      ints = null;
     }
 
     int add(Object o) {
@@ -812,13 +837,14 @@ public final class HistoryBuilder implements OpSink {
       return n++;
     }
 
-    /** Stands for a null object (a null slot is a long's). */
+    /** Stands for a null object (a null slot is an integer's). */
     static final Object NULL = new Object();
 
+    long integer(int i) { return ints != null ? ints[i >>> CHUNK_BITS][i & (CHUNK - 1)] : longs[i >>> CHUNK_BITS][i & (CHUNK - 1)]; }
 
     Object get(int i) {
       Object o = objs == null || i >= objs.length ? null : objs[i];
-      return o == null ? (Object) longs[i >>> CHUNK_BITS][i & (CHUNK - 1)] : o == NULL ? null : o;
+      return o == null ? (Object) integer(i) : o == NULL ? null : o;
     }
 
     Object[] toArray() {
@@ -831,7 +857,8 @@ public final class HistoryBuilder implements OpSink {
   /**
    * Interns longs into a table of ids shared with other objects: non-negative longs (Jepsen's
    * keys and per-key counters, Cobra's write ids) by direct lookup in pages of 16,384 ids,
-   * allocated as first needed while they stay dense (at most 4M slots, or 8 a long so far),
+   * allocated as first needed while they stay dense (at most 4M slots, or the micro-ops
+   * expected, or 8 a long so far),
    * never copied; others, and those of a range first met once pages were too sparse, through a
    * hash map. (One array up to 4M slots, doubled, was 8 MB for Cobra's million write ids at 10^5
    * transactions, copies included; from 4M on a hash map, 400 MB for its ten million at 10^6.)
@@ -844,7 +871,12 @@ public final class HistoryBuilder implements OpSink {
     private static final int[] HASHED = new int[0];
     private int[][] pages = new int[0][]; // id + 1 per long; 0 = unset; null: no page yet
     private long paged;
+    /** Slots allowed whatever the density: the micro-ops to expect, when told (each brings one long at most). */
+    private long expected;
     private final LongIntMap big = new LongIntMap(1024);
+
+    /** About n micro-ops to expect: pages for up to n slots, however sparse the longs come (a history listed by session meets its write ids across their whole range from the first session on). */
+    void expect(long n) { expected = Math.max(expected, n); }
 
     /** Reads v's entry, if it has a direct one, and returns it (meaning nothing): see {@link #addMops}. */
     int touch(long v) {
@@ -874,7 +906,7 @@ public final class HistoryBuilder implements OpSink {
     /** Range k's page, new (or {@link #HASHED} when pages would be too sparse), for a table of n ids. */
     private int[] page(int k, int n) {
       if (k >= pages.length) pages = java.util.Arrays.copyOf(pages, Math.max(k + 1, 2 * pages.length));
-      boolean dense = paged + PAGE <= Math.max(SLOTS, 8L * n);
+      boolean dense = paged + PAGE <= Math.max(Math.max(SLOTS, expected), 8L * n);
       if (dense) paged += PAGE;
       return pages[k] = dense ? new int[PAGE] : HASHED;
     }

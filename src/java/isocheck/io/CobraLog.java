@@ -431,15 +431,16 @@ public final class CobraLog {
    * first writer (in log order), with little memory and few cache misses. A write id that
    * {@link Pages} covers (Cobra's clients number them 1, 2, 3, ...) has a slot of 4 bytes: its
    * first writer's Cobra id (+ 1) when that fits in 31 bits, else its transaction (- 1 - t). A
-   * read of one is kept as 8 bytes, its write id and the writer it names (when that fits, else
-   * an index into the wide ones), appended as it comes to its write id's range of 65,536 (few
+   * read of one is kept as 6 bytes, its write id's place in its range of 65,536 and the writer
+   * it names (when that fits, else an index into the wide ones), appended as it comes to its
+   * range (few
    * enough ranges that every range's last block stays in the cache); once every log is read,
    * the reads are checked range by range, each range's slots (256 KB) in the cache: a read of a
    * write seen long before, at once, waited for memory twice (its slot, its writer's id). Any
    * other write id, and its reads, go to {@link ReadCheck}. A read naming another writer throws
    * {@link TxnBuffer.NotStreamable}: the logs are then read again whole, which names the first
-   * such read. At 10^5 Plume-shaped transactions (a million writes, a million reads), 12 MB
-   * where joining every write and read took 32.
+   * such read. At 10^5 Plume-shaped transactions (a million writes, 800,000 reads of them),
+   * 9 MB where joining every write and read took 32.
    */
   static final class WriterCheck {
     private static final int RANGE_BITS = 16, BLOCK_BITS = 10, BLOCK = 1 << BLOCK_BITS;
@@ -448,8 +449,13 @@ public final class CobraLog {
     private final LongList cobraId;
     private final long bytes;
     private ReadCheck far;
-    /** Per range of write ids: its reads (write id << 32 | writer) in blocks never copied, and how many. */
-    private long[][][] reads;
+    /**
+     * Per range of write ids: its reads, in blocks never copied, each the write id's place in
+     * the range (16 bits) and the writer it names (or, with the top bit set, its index among the
+     * wide ones), and how many.
+     */
+    private short[][][] readAt;
+    private int[][][] readWriter;
     private int[] count;
     /** The writers read that do not fit in 31 bits. */
     private final LongList wide = new LongList(16);
@@ -461,7 +467,8 @@ public final class CobraLog {
       // A 'W' record takes 25 bytes: write ids numbered from 1 stay below twice what they could hold.
       first = new Pages(bytes < 0 ? 1L << 24 : 2 * (bytes / 25) + (1 << 16));
       int ranges = (int) ((first.limit() + (1 << RANGE_BITS) - 1) >>> RANGE_BITS);
-      reads = new long[ranges][][];
+      readAt = new short[ranges][][];
+      readWriter = new int[ranges][][];
       count = new int[ranges];
     }
 
@@ -483,39 +490,48 @@ public final class CobraLog {
         far().read(wid, writer);
         return;
       }
-      long w;
+      int w;
       if (writer >= 0 && writer < Integer.MAX_VALUE) {
-        w = writer;
+        w = (int) writer;
       } else {
-        w = 0x80000000L | wide.size();
+        w = 0x80000000 | wide.size();
         wide.add(writer);
       }
       int r = (int) (wid >>> RANGE_BITS), n = count[r], j = n & (BLOCK - 1);
-      long[][] bl = reads[r];
+      short[][] at = readAt[r];
+      int[][] wr = readWriter[r];
       if (j == 0) {
         int k = n >>> BLOCK_BITS;
-        if (bl == null) bl = reads[r] = new long[4][];
-        else if (k == bl.length) bl = reads[r] = java.util.Arrays.copyOf(bl, 2 * k);
-        bl[k] = new long[BLOCK];
+        if (at == null) {
+          at = readAt[r] = new short[4][];
+          wr = readWriter[r] = new int[4][];
+        } else if (k == at.length) {
+          at = readAt[r] = java.util.Arrays.copyOf(at, 2 * k);
+          wr = readWriter[r] = java.util.Arrays.copyOf(wr, 2 * k);
+        }
+        at[k] = new short[BLOCK];
+        wr[k] = new int[BLOCK];
       }
-      bl[n >>> BLOCK_BITS][j] = wid << 32 | w;
+      at[n >>> BLOCK_BITS][j] = (short) wid;
+      wr[n >>> BLOCK_BITS][j] = w;
       count[r] = n + 1;
     }
 
     /** Every log read: every read kept, range by range, and {@link ReadCheck}'s. */
     void finish() {
-      for (int r = 0; r < reads.length; r++) {
-        long[][] bl = reads[r];
+      for (int r = 0; r < count.length; r++) {
+        short[][] at = readAt[r];
+        int[][] wr = readWriter[r];
         for (int i = 0, n = count[r]; i < n; i++) {
-          long e = bl[i >>> BLOCK_BITS][i & (BLOCK - 1)];
-          long wid = e >>> 32;
+          long wid = (long) r << RANGE_BITS | (at[i >>> BLOCK_BITS][i & (BLOCK - 1)] & 0xffff);
           int f = first.get(wid);
           if (f == 0) continue;
           long writer = f > 0 ? f - 1 : cobraId.get(-1 - f);
-          int w = (int) e;
+          int w = wr[i >>> BLOCK_BITS][i & (BLOCK - 1)];
           if (writer != (w >= 0 ? w : wide.get(w & 0x7fffffff))) throw bad(wid);
         }
-        reads[r] = null;
+        readAt[r] = null;
+        readWriter[r] = null;
       }
       if (far != null && !far.allMatch()) throw bad(far.badWid);
     }
