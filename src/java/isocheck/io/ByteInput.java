@@ -64,6 +64,24 @@ final class ByteInput {
         | (b[p + 4] & 0xffL) << 32 | (b[p + 5] & 0xffL) << 40 | (b[p + 6] & 0xffL) << 48 | (long) b[p + 7] << 56;
   }
 
+  /** The bytes buffered from {@link #position} on, which {@link #buffer} holds: as many can be read without a refill. */
+  int buffered() { return lim - pos; }
+
+  /** The buffer (valid from {@link #position} for {@link #buffered} bytes). */
+  byte[] buffer() { return buf; }
+
+  /** The index in {@link #buffer} of the next byte to read. */
+  int position() { return pos; }
+
+  /** Skips n bytes already {@link #buffered}. */
+  void skip(int n) { pos += n; }
+
+  /** The big-endian long at b[p..p+8). */
+  static long be(byte[] b, int p) {
+    return (long) b[p] << 56 | (b[p + 1] & 0xffL) << 48 | (b[p + 2] & 0xffL) << 40 | (b[p + 3] & 0xffL) << 32
+        | (b[p + 4] & 0xffL) << 24 | (b[p + 5] & 0xffL) << 16 | (b[p + 6] & 0xffL) << 8 | (b[p + 7] & 0xffL);
+  }
+
   long longBE() throws IOException {
     if (lim - pos < 8 && !available(8)) throw new EOFException();
     byte[] b = buf;
