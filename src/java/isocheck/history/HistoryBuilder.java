@@ -147,8 +147,6 @@ public final class HistoryBuilder implements OpSink {
     // A chunk and a transaction's worth: they are written out once past a chunk.
     int txns = chunk + 1, mops = chunk + 256;
     status.ensureCapacity(txns);
-    keyIds.expect(mops);
-    valueIds.expect(mops);
     session.ensureCapacity(txns);
     invokeOrd.ensureCapacity(txns);
     completeOrd.ensureCapacity(txns);
@@ -858,9 +856,8 @@ public final class HistoryBuilder implements OpSink {
    * Interns longs into a table of ids shared with other objects: non-negative longs (Jepsen's
    * keys and per-key counters, Cobra's write ids) by direct lookup in pages of 16,384 ids,
    * allocated as first needed while they stay dense (at most 4M slots, or the micro-ops
-   * expected, or 8 a long so far),
-   * never copied; others, and those of a range first met once pages were too sparse, through a
-   * hash map. (One array up to 4M slots, doubled, was 8 MB for Cobra's million write ids at 10^5
+   * expected, or 8 a long so far), never copied; others, and those of a range first met once
+   * pages were too sparse, through a hash map. (One array up to 4M slots, doubled, was 8 MB for Cobra's million write ids at 10^5
    * transactions, copies included; from 4M on a hash map, 400 MB for its ten million at 10^6.)
    */
   private static final class LongIds {
