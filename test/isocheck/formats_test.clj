@@ -362,7 +362,7 @@
       (is (and m (str/starts-with? m expect)) m)))
   (is (str/starts-with? (str (error (cobra-dir {"notes.txt" (.getBytes "x")}) :cobra)) "no .log files in ")))
 
-;; Enough writes (over 4096) that the reads are checked partition by partition (CobraLog.ReadCheck).
+;; Write ids 1, 2, 3, ...: each read checked against its write id's slot (CobraLog.WriterCheck).
 (deftest cobra-reads-of-many-writes-check-the-first-writer-in-log-order
   (let [n 6000
         writes (apply cobra-log (mapcat (fn [i] [[\S i] [\W i (mod i 97) 0] [\C i]]) (range 1 (inc n))))
@@ -381,22 +381,76 @@
         "a write id written twice is its first write's")))
 
 (deftest cobra-reads-of-many-more-writes-check-each-part
-  ;; 400,000 writes: more than 4,096 in each of ReadCheck's 64 partitions, so each is split into
-  ;; parts by more of the hash before it is joined; reads of write ids spread over all of them.
+  ;; 400,000 writes of write ids beyond WriterCheck's slots (from 2^40), so joined by ReadCheck:
+  ;; more than 4,096 in each of its 64 partitions, so each is split into parts by more of the hash
+  ;; before it is joined; reads of write ids spread over all of them.
   (let [txns 40000
-        writes (apply cobra-log (mapcat (fn [t] (concat [[\S t]] (for [j (range 10)] [\W (+ (* 16 t) j) (mod (+ t j) 997) 0]) [[\C t]]))
+        far (bit-shift-left 1 40)
+        writes (apply cobra-log (mapcat (fn [t] (concat [[\S t]] (for [j (range 10)] [\W (+ far (* 16 t) j) (mod (+ t j) 997) 0]) [[\C t]]))
                                         (range 1 (inc txns))))
         reads (fn [bad] (apply cobra-log (concat [[\S 900000]]
                                                  (for [t (range 1 (inc txns) 97)]
-                                                   [\R (if (= t bad) (inc t) t) (+ (* 16 t) 3) (mod (+ t 3) 997) 0])
+                                                   [\R (if (= t bad) (inc t) t) (+ far (* 16 t) 3) (mod (+ t 3) 997) 0])
                                                  [[\C 900000]])))]
     (is (nil? (error (cobra-dir {"0.log" writes "1.log" (reads -1)}))) "every read names its write id's writer")
+    (is (nil? (isocheck.io.CobraStreamProbe/stream (.toPath (io/file ^String (cobra-dir {"0.log" writes "1.log" (reads -1)})))))
+        "and streams")
     (doseq [bad [1 (inc (* 97 200)) (inc (* 97 412))]]
+      (is (str/starts-with? (str (isocheck.io.CobraStreamProbe/stream (.toPath (io/file ^String (cobra-dir {"0.log" writes "1.log" (reads bad)})))))
+                            "not streamable: write id 0x"))
       (let [m (error (cobra-dir {"0.log" writes "1.log" (reads bad)}))]
         (is (one-line? m))
-        (is (and m (str/includes? m (str "reads write id 0x" (Long/toHexString (+ (* 16 bad) 3)) " as transaction 0x"
+        (is (and m (str/includes? m (str "reads write id 0x" (Long/toHexString (+ far (* 16 bad) 3)) " as transaction 0x"
                                          (Long/toHexString (inc bad)) "'s, but transaction 0x" (Long/toHexString bad) " wrote it")))
             m)))))
+
+;; While streaming, CobraLog.WriterCheck checks each read against its write id's first writer:
+;; write ids numbered from 0 up (a slot each), any other in ReadCheck; writers' Cobra ids that fit
+;; in 31 bits kept as they are, others aside. CobraStreamProbe reads as the streaming read does,
+;; without the whole read a refusal leads to (which names the read).
+(deftest cobra-reads-checked-while-streaming
+  (let [stream #(isocheck.io.CobraStreamProbe/stream (.toPath (io/file ^String %)))
+        wide 0x100000001
+        cases
+        [["a read in a log before its writer's" 7
+          {"0.log" (cobra-log [\S 1] [\R 2 7 5 0] [\R 9 99 5 0] [\C 1]) "1.log" (cobra-log [\S 2] [\W 7 5 0] [\C 2])}
+          {"0.log" (cobra-log [\S 1] [\R 3 7 5 0] [\C 1]) "1.log" (cobra-log [\S 2] [\W 7 5 0] [\C 2])}
+          "0.log, byte 9: transaction 0x1 reads write id 0x7 as transaction 0x3's, but transaction 0x2 wrote it (1.log, byte 9)"]
+         ["write ids beyond the slots (negative, 2^62) beside ones in them" 0x4000000000000000
+          {"0.log" (cobra-log [\S 1] [\W -5 1 0] [\W 0x4000000000000000 2 0] [\W 3 3 0] [\C 1])
+           "1.log" (cobra-log [\S 2] [\R 1 -5 1 0] [\R 1 0x4000000000000000 2 0] [\R 1 3 3 0] [\C 2])}
+          {"0.log" (cobra-log [\S 1] [\W -5 1 0] [\W 0x4000000000000000 2 0] [\W 3 3 0] [\C 1])
+           "1.log" (cobra-log [\S 2] [\R 1 -5 1 0] [\R 2 0x4000000000000000 2 0] [\R 1 3 3 0] [\C 2])}
+          "1.log, byte 42: transaction 0x2 reads write id 0x4000000000000000 as transaction 0x2's, but transaction 0x1 wrote it (0.log, byte 34)"]
+         ["writers' ids beyond 31 bits" 4
+          {"0.log" (cobra-log [\S wide] [\W 4 1 0] [\C wide] [\S -7] [\W 5 1 0] [\C -7])
+           "1.log" (cobra-log [\S 2] [\R wide 4 1 0] [\R -7 5 1 0] [\C 2])}
+          {"0.log" (cobra-log [\S wide] [\W 4 1 0] [\C wide] [\S -7] [\W 5 1 0] [\C -7])
+           "1.log" (cobra-log [\S 2] [\R -7 4 1 0] [\R -7 5 1 0] [\C 2])}
+          "1.log, byte 9: transaction 0x2 reads write id 0x4 as transaction 0xfffffffffffffff9's, but transaction 0x100000001 wrote it (0.log, byte 9)"]
+         ["a writer's id beyond 31 bits named for one that fits" 4
+          {"0.log" (cobra-log [\S 1] [\W 4 1 0] [\C 1]) "1.log" (cobra-log [\S 2] [\R 1 4 1 0] [\C 2])}
+          {"0.log" (cobra-log [\S 1] [\W 4 1 0] [\C 1]) "1.log" (cobra-log [\S 2] [\R (+ wide 0xfffffffe) 4 1 0] [\C 2])}
+          "1.log, byte 9: transaction 0x2 reads write id 0x4 as transaction 0x1ffffffff's, but transaction 0x1 wrote it (0.log, byte 9)"]]]
+    (doseq [[label wid good bad message] cases]
+      (is (nil? (stream (cobra-dir good))) label)
+      (is (nil? (error (cobra-dir good))) label)
+      (is (= (str "not streamable: write id 0x" (Long/toHexString wid) " read as another transaction's") (stream (cobra-dir bad))) label)
+      (is (= message (error (cobra-dir bad))) label))
+  (testing "a transaction id beyond the slots started again"
+      (is (= "1.log, byte 0: transaction 0x4000000000000000 starts again; it started at byte 18 of 0.log"
+           (error (cobra-dir {"0.log" (cobra-log [\S 1] [\C 1] [\S 0x4000000000000000] [\C 0x4000000000000000])
+                              "1.log" (cobra-log [\S 0x4000000000000000] [\C 0x4000000000000000])})))))
+  (testing "many write ids in slots and beyond, each read of its first writer"
+    (let [n 20000
+          writes (apply cobra-log (mapcat (fn [i] [[\S i] [\W (if (odd? i) i (- i)) (mod i 97) 0] [\C i]]) (range 1 (inc n))))
+          reads (fn [bad] (apply cobra-log (concat [[\S 900000]]
+                                                   (for [i (range 1 (inc n) 7)] [\R (if (= i bad) (inc i) i) (if (odd? i) i (- i)) (mod i 97) 0])
+                                                   [[\C 900000]])))]
+      (is (nil? (stream (cobra-dir {"0.log" (reads -1) "1.log" writes}))))
+      (doseq [bad [1 (inc (* 7 1001)) (inc (* 7 1000))]]
+        (is (= (str "not streamable: write id 0x" (Long/toHexString (if (odd? bad) bad (- bad))) " read as another transaction's")
+               (stream (cobra-dir {"0.log" (reads bad) "1.log" writes})))))))))
 
 ;; ---------------------------------------------------------------- elle-cli
 

@@ -1001,3 +1001,27 @@
          (try (build edn-ops (str "{:type :ok, :process 0, :f :txn, :value [[:w 1 2] [:w \"x\" :a]]}\n"
                                   "{:type :ok, :process 1, :f :txn, :value [[:w \"x\" 3] [:w 1 2]]}\n"))
               nil (catch HistoryException e (.getMessage e))))))
+
+;; The builder keeps values as ints in chunks while each fits (then longs), boxes none of them
+;; (History.value boxes on asking), and interns non-negative longs in pages while they are dense
+;; enough, the rest (and a sparse range's) in a hash map: every value read back as written, each
+;; read of a (key, value) finding its write.
+(deftest values-kept-as-ints-then-longs-and-interned-in-pages-or-the-map
+  (let [dense (for [i (range 70000)] [i (* 3 i)])                   ; past the first chunk of 65,536
+        sparse (for [i (range 3000)] [(+ 200000 i) (+ 7 (* 1000003 i))]) ; up to 3*10^9: pages, then the map
+        odd [[100000 (bit-shift-left 1 40)] [100001 "x"] [100002 -5] [100003 Long/MIN_VALUE]]
+        kvs (concat dense odd sparse (take 500 dense) (take 500 sparse))
+        text (apply str (map-indexed (fn [i [k v]] (str "{:index " i ", :type :ok, :process " (mod i 7) ", :f :txn, :value [[:w " k " " (pr-str v) "] [:r " k " " (pr-str v) "]]}\n"))
+                                     (concat dense odd sparse)))
+        h (build edn-ops text)
+        n (count (concat dense odd sparse))]
+    (is (= (* 2 n) (.mopCount h)))
+    (is (every? true? (for [t (range n) :let [[_ v] (nth (vec (concat dense odd sparse)) t) m (.mopStart h t)]]
+                        (and (= v (.value h (.mopVal h m))) (= v (.value h (.mopVal h (inc m))))
+                             (= m (.writerMop h (.mopKey h (inc m)) (.mopVal h (inc m))))))))
+    (let [val-of (fn [k] (.mopVal h (.mopStart h (int (some (fn [t] (when (= k (.key h (.mopKey h (.mopStart h t)))) t)) (range n))))))]
+      (is (and (.valueIsLong h (val-of 100000)) (= (bit-shift-left 1 40) (.valueLong h (val-of 100000)))))
+      (is (= [false false] [(.valueIsLong h (val-of 100001)) (.valueIsInteger h (val-of 100001))]))
+      (is (= [true -5] [(.valueIsInteger h (val-of 100002)) (.valueAsLong h (val-of 100002))]))
+      (is (= Long/MIN_VALUE (.valueAsLong h (val-of 100003)))))
+    (is (= (count (distinct (map second kvs))) (.valueCount h)) "one id a distinct value")))

@@ -1094,10 +1094,15 @@
   twin, converted back, is the row to compare it with). Then the simulator's own Jepsen EDN of it (with
   invocations and times, and the aborted transactions), as a Jepsen test writes it. Median
   load time and peak RSS of 3 runs (of 1 from 10^6 on); the micro-ops per second are AWDIT's
-  measure (its parse of this shape: 0.3 s at 10^5, 7-8 s at 10^6, from a peer run). Not run
+  measure (its parse of this shape: 0.3 s at 10^5, 7-8 s at 10^6, from a peer run).
+  ISOCHECK_BENCH_ROWS (a regex over the formats' names) runs only the rows it finds. Not run
   by CI."
   [sizes]
   (let [launcher (str (System/getProperty "user.dir") "/bin/isocheck")
+        ;; ISOCHECK_BENCH_ROWS, a regex: only the rows whose format it finds (the 10^6 runs are long),
+        ;; e.g. 'Cobra|^Jepsen EDN$'.
+        rows (some-> (System/getenv "ISOCHECK_BENCH_ROWS") re-pattern)
+        row? (fn [label] (or (nil? rows) (some? (re-find rows label))))
         dir (Files/createTempDirectory "isocheck-bench-load" (make-array java.nio.file.attribute.FileAttribute 0))
         p (fn [n] (str (.resolve dir ^String n)))]
     ;; Builds the jar and its class data if needed.
@@ -1115,12 +1120,16 @@
             _ (Files/delete (java.nio.file.Path/of all (make-array String 0)))
             converted (vec (for [[label to ext] [["Jepsen EDN" "edn" ".edn"] ["Jepsen EDN, gzip" "edn" ".edn.gz"]
                                                  ["Jepsen/elle-cli JSON" "json" ".json"] ["dbcop JSON" "dbcop" ".dbcop.json"]
-                                                 ["dbcop bincode" "dbcop-bincode" ".bincode"] ["Cobra logs" "cobra" ".cobra"]]]
+                                                 ["dbcop bincode" "dbcop-bincode" ".bincode"] ["Cobra logs" "cobra" ".cobra"]]
+                                 ;; Cobra's logs also for their EDN twin's row.
+                                 :when (or (row? label) (and (= label "Cobra logs") (row? "Jepsen EDN of the Cobra logs")))]
                              (let [f (p (str "h-" n ext))] (convert! "--to" to text f) [label f])))
             ;; Cobra's values are its write ids (64-bit): its own EDN twin is the fair measure.
-            twin (let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f) f)
-            files (concat [["Plume/PolySI text" text]] converted
-                          [["Jepsen EDN of the Cobra logs" twin] ["Jepsen EDN, invocations, aborts" jepsen]])
+            twin (when (row? "Jepsen EDN of the Cobra logs")
+                   (let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f) f))
+            files (filter (comp row? first)
+                          (concat [["Plume/PolySI text" text]] converted
+                                  [["Jepsen EDN of the Cobra logs" twin] ["Jepsen EDN, invocations, aborts" jepsen]]))
             runs (if (>= n 1000000) 1 3)]
         (println (format "\n%,d transactions, 20 micro-ops each, Plume's shape" n))
         (println (format "%-34s %9s %9s %12s %10s %5s" "format" "file" "load" "Mmicro-op/s" "peak RSS" "runs"))
@@ -1133,7 +1142,7 @@
                                (/ ms 1e3) (/ (:mops (first res)) (* ms 1e3))
                                (if-let [m (seq (keep :rss rs))] (mb (median m)) "-") runs)))
             (flush)))
-        (doseq [[_ ^String f] files]
+        (doseq [^String f (distinct (map second (concat files converted)))]
           (let [ff (java.io.File. f)]
             (when (.isDirectory ff) (doseq [x (.listFiles ff)] (.delete ^java.io.File x)))
             (.delete ff)))))

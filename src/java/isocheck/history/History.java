@@ -30,7 +30,16 @@ public final class History {
 
   public final Workload workload;
   final Object[] keys;
-  final Object[] values;
+  /**
+   * The values by id: an integer in chunks of 2^VALUE_CHUNK_BITS, ints when every one fits
+   * (valueInts, else valueLongs), boxed only when asked for ({@link #value}); where valueObjs
+   * (null when none) holds an object, that object instead (NULL_VALUE: null).
+   */
+  private final int[][] valueInts;
+  private final long[][] valueLongs;
+  private final Object[] valueObjs;
+  private final int nValues;
+  static final int VALUE_CHUNK_BITS = 16;
 
   public final int nTxns;
   final byte[] status;
@@ -62,14 +71,17 @@ public final class History {
   private final int[] extraTxn;
   private final Object[][] extras;
 
-  History(Workload workload, Object[] keys, Object[] values, int nTxns, byte[] status, int[] session,
+  History(Workload workload, Object[] keys, int[][] valueInts, long[][] valueLongs, Object[] valueObjs, int nValues, int nTxns, byte[] status, int[] session,
           Object[] sessionProcess, long[] invokeOrd, long[] completeOrd, IndexColumn invokeIndex,
           IndexColumn completeIndex, long[] invokeTime, long[] completeTime, int[] mopStart, byte[] mopKind,
           int[] mopKey, int[] mopVal, int[] mopLen, int[] mopTxn, int[] listPool, isocheck.util.PairIntMap writerIndex,
           boolean indexUsable, long opsSeen, long opsSkipped, long nonClientOps, String noTxnReason, int[] extraTxn, Object[][] extras) {
     this.workload = workload;
     this.keys = keys;
-    this.values = values;
+    this.valueInts = valueInts;
+    this.valueLongs = valueLongs;
+    this.valueObjs = valueObjs;
+    this.nValues = nValues;
     this.nTxns = nTxns;
     this.status = status;
     this.session = session;
@@ -167,9 +179,39 @@ public final class History {
   // ------------------------------------------------------------------ keys and values
 
   public int keyCount() { return keys.length; }
-  public int valueCount() { return values.length; }
+  public int valueCount() { return nValues; }
   public Object key(int k) { return keys[k]; }
-  public Object value(int v) { return v == NIL ? null : values[v]; }
+  public Object value(int v) {
+    if (v == NIL) return null;
+    Object o = valueObjs == null || v >= valueObjs.length ? null : valueObjs[v];
+    return o == null ? (Object) valueLong(v) : o == NULL_VALUE ? null : o;
+  }
+
+  /** Whether value v (not {@link #NIL}) is an integer (a long), which {@link #valueLong} gives without boxing it. */
+  public boolean valueIsLong(int v) {
+    if (v < 0 || v >= nValues) throw new IndexOutOfBoundsException("value " + v + " of " + nValues);
+    return valueObjs == null || v >= valueObjs.length || valueObjs[v] == null;
+  }
+
+  /** Value v, an integer ({@link #valueIsLong}). */
+  public long valueLong(int v) {
+    if (v < 0 || v >= nValues) throw new IndexOutOfBoundsException("value " + v + " of " + nValues);
+    int c = v >>> VALUE_CHUNK_BITS, i = v & ((1 << VALUE_CHUNK_BITS) - 1);
+    return valueInts != null ? valueInts[c][i] : valueLongs[c][i];
+  }
+
+  /** Whether value v (not {@link #NIL}) is an integer: a long, or a Long or Integer object. */
+  public boolean valueIsInteger(int v) {
+    if (valueIsLong(v)) return true;
+    Object o = value(v);
+    return o instanceof Long || o instanceof Integer;
+  }
+
+  /** Value v as a long, when {@link #valueIsInteger}: without boxing a long. */
+  public long valueAsLong(int v) { return valueIsLong(v) ? valueLong(v) : ((Number) value(v)).longValue(); }
+
+  /** Stands for a null value among the objects. */
+  static final Object NULL_VALUE = HistoryBuilder.nullValue();
   public String keyStr(int k) { return Edn.str(keys[k]); }
   public String valueStr(int v) { return Edn.str(value(v)); }
 
@@ -199,7 +241,7 @@ public final class History {
     if (len <= LIST_SHOWN) {
       for (int j = 0; j < len; j++) {
         if (j > 0) sb.append(' ');
-        Edn.render(sb, values[listPool[off + j]]);
+        Edn.render(sb, value(listPool[off + j]));
       }
       return sb.append(']').toString();
     }
@@ -213,7 +255,7 @@ public final class History {
       if (from > next) gap(sb, from - next);
       for (int j = from; j <= to; j++) {
         if (sb.length() > 1 && sb.charAt(sb.length() - 1) != ' ') sb.append(' ');
-        Edn.render(sb, values[listPool[off + j]]);
+        Edn.render(sb, value(listPool[off + j]));
       }
       next = to + 1;
     }

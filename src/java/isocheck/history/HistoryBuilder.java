@@ -310,6 +310,8 @@ public final class HistoryBuilder implements OpSink {
     } else {
       return;
     }
+    keyIds.expect(mops);
+    valueIds.expect(mops);
     session.ensureCapacity(txns);
     invokeOrd.ensureCapacity(txns);
     completeOrd.ensureCapacity(txns);
@@ -601,7 +603,7 @@ public final class HistoryBuilder implements OpSink {
     // Per-txn arrays may keep spare room at the end (nTxns is the count); copying hundreds of
     // megabytes to trim them costs more than the spare room.
     long[] invokeOrds = invokeOrd.compact(), completeOrds = completeOrd.compact();
-    built = new History(workload, keys.toArray(), values.toArray(), n, status.toArray(),
+    built = new History(workload, keys.toArray(), values.ints, values.longs, values.objs, values.size(), n, status.toArray(),
         session.compact(), procs, invokeOrds, completeOrds, invokeIndex.freeze(invokeOrds),
         completeIndex.freeze(completeOrds), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
         kinds, mopKey.raw(), val, len, mopTxns(n, nm, mopStart.raw()), listPool.compact(), writerIndex,
@@ -767,13 +769,22 @@ public final class HistoryBuilder implements OpSink {
     if (pendingOn.length < pendingRec.size()) pendingOn = java.util.Arrays.copyOf(pendingOn, pendingOn.length * 2);
   }
 
+  /** The object standing for a null value in the tables handed to {@link History}. */
+  static Object nullValue() { return Table.NULL; }
+
   /**
-   * The interned keys (or values) by id: integers as longs, boxed only when the history is built
-   * (a table of boxed Longs cost an object per distinct key or value while loading), other
-   * objects as they are.
+   * The interned keys (or values) by id: integers as ints while every one fits in an int (then
+   * as longs), boxed only when the history is built (a table of boxed Longs cost an object per
+   * distinct key or value while loading), or, for the values, never ({@link History#value} boxes
+   * one when asked: Cobra's write ids, a million distinct at 10^5 transactions, were 16 MB of
+   * Longs and an array of 4 MB more), other objects as they are. In chunks of 65,536, never
+   * copied (doubled, a million values' table and its copies were 16 MB; ten million, 268 MB).
    */
   private static final class Table {
-    private long[] longs = new long[1024];
+    static final int CHUNK_BITS = History.VALUE_CHUNK_BITS, CHUNK = 1 << CHUNK_BITS;
+    /** The integers: ints until one does not fit (ints null from then on), longs after. */
+    private int[][] ints = new int[16][];
+    private long[][] longs;
     /** Null until an object that is not an integer comes; then such objects at their ids. */
     private Object[] objs;
     private int n;
@@ -781,31 +792,57 @@ public final class HistoryBuilder implements OpSink {
     int size() { return n; }
 
     private void room() {
-      if (n == longs.length) {
-        longs = java.util.Arrays.copyOf(longs, 2 * n);
-        if (objs != null) objs = java.util.Arrays.copyOf(objs, 2 * n);
+      int c = n >>> CHUNK_BITS;
+      int len = ints != null ? ints.length : longs.length;
+      if ((n & (CHUNK - 1)) == 0) {
+        if (c == len) {
+          if (ints != null) ints = java.util.Arrays.copyOf(ints, 2 * c);
+          else longs = java.util.Arrays.copyOf(longs, 2 * c);
+        }
+        // The first chunk small: most histories have a few keys and values.
+        if (ints != null) ints[c] = new int[c == 0 ? 1024 : CHUNK];
+        else longs[c] = new long[c == 0 ? 1024 : CHUNK];
+      } else if (c == 0 && n == (ints != null ? ints[0].length : longs[0].length)) {
+        if (ints != null) ints[0] = java.util.Arrays.copyOf(ints[0], Math.min(CHUNK, 4 * n));
+        else longs[0] = java.util.Arrays.copyOf(longs[0], Math.min(CHUNK, 4 * n));
       }
+      if (objs != null && n == objs.length) objs = java.util.Arrays.copyOf(objs, 2 * n);
     }
 
     int add(long v) {
       room();
-      longs[n] = v;
+      if (ints != null && v != (int) v) widen();
+      if (ints != null) ints[n >>> CHUNK_BITS][n & (CHUNK - 1)] = (int) v;
+      else longs[n >>> CHUNK_BITS][n & (CHUNK - 1)] = v;
       return n++;
+    }
+
+    /** The first integer that does not fit in an int: every chunk as longs from now on. */
+    private void widen() {
+      longs = new long[ints.length][];
+      for (int c = 0; c < ints.length && ints[c] != null; c++) {
+        int[] a = ints[c];
+        long[] b = longs[c] = new long[a.length];
+        for (int i = 0; i < a.length; i++) b[i] = a[i];
+      }
+      ints = null;
     }
 
     int add(Object o) {
       room();
-      if (objs == null) objs = new Object[longs.length];
+      if (objs == null) objs = new Object[Math.max(1024, n + 1)];
       objs[n] = o == null ? NULL : o;
       return n++;
     }
 
-    /** Stands for a null object (a null slot is a long's). */
-    private static final Object NULL = new Object();
+    /** Stands for a null object (a null slot is an integer's). */
+    static final Object NULL = new Object();
+
+    long integer(int i) { return ints != null ? ints[i >>> CHUNK_BITS][i & (CHUNK - 1)] : longs[i >>> CHUNK_BITS][i & (CHUNK - 1)]; }
 
     Object get(int i) {
-      Object o = objs == null ? null : objs[i];
-      return o == null ? (Object) longs[i] : o == NULL ? null : o;
+      Object o = objs == null || i >= objs.length ? null : objs[i];
+      return o == null ? (Object) integer(i) : o == NULL ? null : o;
     }
 
     Object[] toArray() {
@@ -816,30 +853,59 @@ public final class HistoryBuilder implements OpSink {
   }
 
   /**
-   * Interns longs into a table of ids shared with other objects: small non-negative longs (Jepsen's
-   * keys and per-key counters) by direct lookup, others through a hash map.
+   * Interns longs into a table of ids shared with other objects: non-negative longs (Jepsen's
+   * keys and per-key counters, Cobra's write ids) by direct lookup in pages of 16,384 ids,
+   * allocated as first needed while they stay dense (at most 4M slots, or the micro-ops
+   * expected, or 8 a long so far), never copied; others, and those of a range first met once
+   * pages were too sparse, through a hash map. (One array up to 4M slots, doubled, was 8 MB for Cobra's million write ids at 10^5
+   * transactions, copies included; from 4M on a hash map, 400 MB for its ten million at 10^6.)
    */
   private static final class LongIds {
-    private static final int SMALL = 1 << 22;
-    private int[] small = new int[0]; // id + 1; 0 = unset
+    private static final int BITS = 14, PAGE = 1 << BITS, MASK = PAGE - 1;
+    /** Up to 4M slots whatever the density, as the one array had. */
+    private static final long SLOTS = 1 << 22;
+    /** A range of longs that went to the hash map: never paged afterwards. */
+    private static final int[] HASHED = new int[0];
+    private int[][] pages = new int[0][]; // id + 1 per long; 0 = unset; null: no page yet
+    private long paged;
+    /** Slots allowed whatever the density: the micro-ops to expect, when told (each brings one long at most). */
+    private long expected;
     private final LongIntMap big = new LongIntMap(1024);
 
+    /** About n micro-ops to expect: pages for up to n slots, however sparse the longs come (a history listed by session meets its write ids across their whole range from the first session on). */
+    void expect(long n) { expected = Math.max(expected, n); }
+
     /** Reads v's entry, if it has a direct one, and returns it (meaning nothing): see {@link #addMops}. */
-    int touch(long v) { return v >= 0 && v < small.length ? small[(int) v] : 0; }
+    int touch(long v) {
+      if (v < 0 || (v >>> BITS) >= pages.length) return 0;
+      int[] p = pages[(int) (v >>> BITS)];
+      return p == null || p == HASHED ? 0 : p[(int) v & MASK];
+    }
 
     int id(long v, Table table) {
-      if (v >= 0 && v < SMALL) {
-        int iv = (int) v;
-        if (iv >= small.length) small = java.util.Arrays.copyOf(small, Math.min(SMALL, Math.max(iv + 1, small.length * 2 + 1024)));
-        int id = small[iv] - 1;
-        if (id >= 0) return id;
-        id = table.add(v);
-        small[iv] = id + 1;
-        return id;
+      if (v >= 0 && v < 1L << 31) {
+        int k = (int) (v >>> BITS);
+        int[] p = k < pages.length ? pages[k] : null;
+        if (p == null) p = page(k, table.size());
+        if (p != HASHED) {
+          int id = p[(int) v & MASK] - 1;
+          if (id >= 0) return id;
+          id = table.add(v);
+          p[(int) v & MASK] = id + 1;
+          return id;
+        }
       }
       int id = big.putIfAbsent(v, table.size());
       if (id == table.size()) table.add(v);
       return id;
+    }
+
+    /** Range k's page, new (or {@link #HASHED} when pages would be too sparse), for a table of n ids. */
+    private int[] page(int k, int n) {
+      if (k >= pages.length) pages = java.util.Arrays.copyOf(pages, Math.max(k + 1, 2 * pages.length));
+      boolean dense = paged + PAGE <= Math.max(Math.max(SLOTS, expected), 8L * n);
+      if (dense) paged += PAGE;
+      return pages[k] = dense ? new int[PAGE] : HASHED;
     }
   }
 

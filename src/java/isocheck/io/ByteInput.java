@@ -12,12 +12,18 @@ import java.io.InputStream;
  */
 final class ByteInput {
   private final InputStream in;
-  private final byte[] buf = new byte[1 << 16];
+  private final byte[] buf;
   private int pos, lim;
   /** Offset, in the input, of buf[0]. */
   private long base;
 
-  ByteInput(InputStream in) { this.in = in; }
+  ByteInput(InputStream in) { this(in, new byte[1 << 16]); }
+
+  /** Reading in, into buf (of 64 KiB or more; a reader of many files in turn gives each the same). */
+  ByteInput(InputStream in, byte[] buf) {
+    this.in = in;
+    this.buf = buf;
+  }
 
   /** The offset of the next byte to read. */
   long offset() { return base + pos; }
@@ -56,6 +62,24 @@ final class ByteInput {
     pos = p + 8;
     return (b[p] & 0xffL) | (b[p + 1] & 0xffL) << 8 | (b[p + 2] & 0xffL) << 16 | (b[p + 3] & 0xffL) << 24
         | (b[p + 4] & 0xffL) << 32 | (b[p + 5] & 0xffL) << 40 | (b[p + 6] & 0xffL) << 48 | (long) b[p + 7] << 56;
+  }
+
+  /** The bytes buffered from {@link #position} on, which {@link #buffer} holds: as many can be read without a refill. */
+  int buffered() { return lim - pos; }
+
+  /** The buffer (valid from {@link #position} for {@link #buffered} bytes). */
+  byte[] buffer() { return buf; }
+
+  /** The index in {@link #buffer} of the next byte to read. */
+  int position() { return pos; }
+
+  /** Skips n bytes already {@link #buffered}. */
+  void skip(int n) { pos += n; }
+
+  /** The big-endian long at b[p..p+8). */
+  static long be(byte[] b, int p) {
+    return (long) b[p] << 56 | (b[p + 1] & 0xffL) << 48 | (b[p + 2] & 0xffL) << 40 | (b[p + 3] & 0xffL) << 32
+        | (b[p + 4] & 0xffL) << 24 | (b[p + 5] & 0xffL) << 16 | (b[p + 6] & 0xffL) << 8 | (b[p + 7] & 0xffL);
   }
 
   long longBE() throws IOException {

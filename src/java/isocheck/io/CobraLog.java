@@ -148,7 +148,8 @@ public final class CobraLog {
 
   private static final class Reader {
     private final TxnBuffer b = new TxnBuffer();
-    private final LongIntMap txnOf = new LongIntMap(1024);
+    /** Cobra transaction id -> transaction (+ 1; 0: not seen), for ids started twice. */
+    private final IdTable txnOf;
     private final LongList cobraId = new LongList(1024);
     private final IntList txnFile = new IntList(1024);
     private final List<String> files = new ArrayList<>();
@@ -163,11 +164,12 @@ public final class CobraLog {
     private String file;
     private ByteInput in;
     /**
-     * While streaming: every plain write (write id, the Cobra id of its transaction) and every
-     * read of another transaction's write (write id, the writer it names), in log order,
-     * joined once every log is read ({@link ReadCheck}); null when not streaming.
+     * While streaming: whether each read of another transaction's write names its write id's
+     * first writer ({@link WriterCheck}); null when not streaming.
      */
-    private ReadCheck check;
+    private WriterCheck check;
+    /** One buffer for every log's bytes in turn. */
+    private final byte[] buf = new byte[1 << 16];
     /** The bytes of the logs read before this one. */
     private long logsBefore;
 
@@ -175,12 +177,15 @@ public final class CobraLog {
     Reader(OpSink sink) {
       b.perTxn(txnFile);
       b.perTxn(cobraId);
-      b.onEstimate(txnOf::ensureCapacity);
       StreamingSink st = StreamingSink.of(sink);
+      long bytes = st == null ? -1 : st.size;
+      // An 'S' and a 'C' record take 18 bytes, a 'W' 25: at most that many of each.
+      txnOf = new IdTable(bytes < 0 ? 1L << 22 : 2 * (bytes / 18) + (1 << 16));
+      b.onEstimate(txnOf::expect);
       if (st != null) {
         st.used = true;
         b.stream(sink, this::origin, null);
-        check = new ReadCheck(st.size);
+        check = new WriterCheck(bytes, cobraId);
       }
     }
 
@@ -206,7 +211,7 @@ public final class CobraLog {
       file = name;
       files.add(name);
       int fileNo = files.size() - 1;
-      in = new ByteInput(raw);
+      in = new ByteInput(raw, buf);
       int cur = -1;
       long curAt = 0;
       try {
@@ -220,13 +225,13 @@ public final class CobraLog {
                 throw bad(at, "transaction " + hex(id) + " starts while transaction " + hex(cobraId.get(cur))
                     + " (started at byte " + curAt + ") has not committed; a Cobra log holds one transaction at a time");
               }
-              int seen = txnOf.get(id);
+              int seen = txnOf.get(id) - 1;
               if (seen >= 0) {
                 throw bad(at, "transaction " + hex(id) + " starts again; it started at byte " + b.txnTag(seen) + " of "
                     + files.get(txnFile.get(seen)));
               }
               cur = b.txn(process, OpType.INFO, at);
-              txnOf.put(id, cur);
+              txnOf.put(id, cur + 1);
               cobraId.add(id);
               txnFile.add(fileNo);
               curAt = at;
@@ -245,29 +250,52 @@ public final class CobraLog {
               break;
             }
             case 'W': {
-              long wid = field("write id", at, 'W');
-              long key = field("key", at, 'W');
-              long value = field("value", at, 'W');
+              long wid, key, value;
+              if (in.buffered() >= 24) {
+                // Decoded in place (a record's longs, 3 million at 10^5 transactions, each two calls
+                // through field(), which C1 does not inline).
+                byte[] bb = in.buffer();
+                int p = in.position();
+                wid = ByteInput.be(bb, p);
+                key = ByteInput.be(bb, p + 8);
+                value = ByteInput.be(bb, p + 16);
+                in.skip(24);
+              } else {
+                wid = field("write id", at, 'W');
+                key = field("key", at, 'W');
+                value = field("value", at, 'W');
+              }
               if (cur < 0) throw bad(at, "a write outside any transaction");
               if (wid == UNIVERSAL) {
                 universal(at);
                 b.op(cur, OpRecord.WRITE, key, null, value, null, false, at);
                 break;
               }
-              plain(at, false, wid, 0);
+              if (firstPlain == null || firstUniversal != null) plain(at, false, wid, 0);
               int i = b.op(cur, OpRecord.WRITE, key, null, wid, null, false, at);
               if (check != null) {
-                check.write(wid, cobraId.get(cur));
+                check.write(wid, cur);
               } else if (writeOp.get(wid) < 0) {
                 writeOp.put(wid, i);
               }
               break;
             }
             case 'R': {
-              long writer = field("writer's transaction id", at, 'R');
-              long wid = field("write id", at, 'R');
-              long key = field("key", at, 'R');
-              long value = field("value", at, 'R');
+              long writer, wid, key, value;
+              if (in.buffered() >= 32) {
+                byte[] bb = in.buffer();
+                int p = in.position();
+                writer = ByteInput.be(bb, p);
+                wid = ByteInput.be(bb, p + 8);
+                key = ByteInput.be(bb, p + 16);
+                value = ByteInput.be(bb, p + 24);
+                in.skip(32);
+              } else {
+                writer = field("writer's transaction id", at, 'R');
+                wid = field("write id", at, 'R');
+                key = field("key", at, 'R');
+                value = field("value", at, 'R');
+              }
               if (cur < 0) throw bad(at, "a read outside any transaction");
               if (writer == UNIVERSAL && wid == UNIVERSAL) {
                 universal(at);
@@ -280,7 +308,7 @@ public final class CobraLog {
                     + (wid == GC_TRUE || wid == GC_FALSE ? " (a garbage-collection read of Cobra's online mode)" : "")
                     + ", which isocheck cannot map");
               }
-              if (!init) plain(at, true, wid, writer);
+              if (!init && (firstPlain == null || firstUniversal != null)) plain(at, true, wid, writer);
               int i = b.op(cur, OpRecord.READ, key, null, wid, null, init, at);
               if (!init) {
                 if (check != null) {
@@ -332,7 +360,7 @@ public final class CobraLog {
 
     void finish(OpSink sink) {
       if (b.streaming()) {
-        if (!check.allMatch()) throw new TxnBuffer.NotStreamable("write id " + hex(check.badWid) + " read as another transaction's");
+        check.finish();
         b.finishStream();
         return;
       }
@@ -356,7 +384,191 @@ public final class CobraLog {
   static String hex(long v) { return "0x" + Long.toHexString(v); }
 
   /**
-   * While streaming, whether each read names the writer of its write id's first write (in log
+   * Ints (0: none) indexed by a long in [0, limit), in pages of 16,384 allocated as
+   * first written: 4 bytes a slot, one load a look-up. For ids that Cobra's clients (and
+   * isocheck's writer) number 1, 2, 3, ...: a million write ids take 4 MB, where a hash map
+   * took 24 (and a cache miss a look-up, which the slots of ids written in order avoid).
+   */
+  static final class Pages {
+    private static final int BITS = 14, SIZE = 1 << BITS, MASK = SIZE - 1;
+    private final int[][] pages;
+    private final long limit;
+
+    Pages(long limit) {
+      this.limit = Math.max(SIZE, Math.min(limit, 1L << 31));
+      pages = new int[(int) ((this.limit + MASK) >>> BITS)][];
+    }
+
+    boolean covers(long id) { return id >= 0 && id < limit; }
+
+    /** The ids covered: [0, limit). */
+    long limit() { return limit; }
+
+    /** The int at id (covered), or 0. */
+    int get(long id) {
+      int[] p = pages[(int) (id >>> BITS)];
+      return p == null ? 0 : p[(int) id & MASK];
+    }
+
+    /** Sets the int at id (covered) to v. */
+    void set(long id, int v) {
+      int k = (int) (id >>> BITS);
+      int[] p = pages[k];
+      if (p == null) p = pages[k] = new int[SIZE];
+      p[(int) id & MASK] = v;
+    }
+  }
+
+  /**
+   * Cobra transaction ids to positive ints (0: none): those {@link Pages} covers in pages,
+   * any other in a hash map.
+   */
+  static final class IdTable {
+    private final Pages dense;
+    private LongIntMap far;
+
+    IdTable(long limit) { dense = new Pages(limit); }
+
+    int get(long id) {
+      if (dense.covers(id)) return dense.get(id);
+      return far == null ? 0 : Math.max(0, far.get(id));
+    }
+
+    void put(long id, int v) {
+      if (dense.covers(id)) {
+        dense.set(id, v);
+      } else {
+        if (far == null) far = new LongIntMap(1024);
+        far.put(id, v);
+      }
+    }
+
+    /** About n ids to expect: the hash map sized for them when ids go there (not only a few strays). */
+    void expect(int n) {
+      if (far != null && far.size() >= 256) far.ensureCapacity(n);
+    }
+  }
+
+  /**
+   * While streaming, whether each read of another transaction's write names its write id's
+   * first writer (in log order), with little memory and few cache misses. A write id that
+   * {@link Pages} covers (Cobra's clients number them 1, 2, 3, ...) has a slot of 4 bytes: its
+   * first writer's Cobra id (+ 1) when that fits in 31 bits, else its transaction (- 1 - t). A
+   * read of one is kept as 6 bytes, its write id's place in its range of 65,536 and the writer
+   * it names (when that fits, else an index into the wide ones), appended as it comes to its
+   * range (few
+   * enough ranges that every range's last block stays in the cache); once every log is read,
+   * the reads are checked range by range, each range's slots (256 KB) in the cache: a read of a
+   * write seen long before, at once, waited for memory twice (its slot, its writer's id). Any
+   * other write id, and its reads, go to {@link ReadCheck}. A read naming another writer throws
+   * {@link TxnBuffer.NotStreamable}: the logs are then read again whole, which names the first
+   * such read. At 10^5 Plume-shaped transactions (a million writes, 800,000 reads of them),
+   * 9 MB where joining every write and read took 32.
+   */
+  static final class WriterCheck {
+    private static final int RANGE_BITS = 16, BLOCK_BITS = 10, BLOCK = 1 << BLOCK_BITS;
+    private final Pages first;
+    /** The Cobra id of each transaction. */
+    private final LongList cobraId;
+    private final long bytes;
+    private ReadCheck far;
+    /**
+     * Per range of write ids: its reads, in blocks never copied, each the write id's place in
+     * the range (16 bits) and the writer it names (or, with the top bit set, its index among the
+     * wide ones), and how many.
+     */
+    private short[][][] readAt;
+    private int[][][] readWriter;
+    private int[] count;
+    /** The writers read that do not fit in 31 bits. */
+    private final LongList wide = new LongList(16);
+
+    /** For logs of {@code bytes} bytes (-1: unknown), the Cobra id of each transaction in cobraId. */
+    WriterCheck(long bytes, LongList cobraId) {
+      this.bytes = bytes;
+      this.cobraId = cobraId;
+      // A 'W' record takes 25 bytes: write ids numbered from 1 stay below twice what they could hold.
+      first = new Pages(bytes < 0 ? 1L << 24 : 2 * (bytes / 25) + (1 << 16));
+      int ranges = (int) ((first.limit() + (1 << RANGE_BITS) - 1) >>> RANGE_BITS);
+      readAt = new short[ranges][][];
+      readWriter = new int[ranges][][];
+      count = new int[ranges];
+    }
+
+    /** A write of write id wid by transaction txn. */
+    void write(long wid, int txn) {
+      if (first.covers(wid)) {
+        if (first.get(wid) == 0) {
+          long id = cobraId.get(txn);
+          first.set(wid, id >= 0 && id < Integer.MAX_VALUE ? (int) id + 1 : -1 - txn);
+        }
+      } else {
+        far().write(wid, cobraId.get(txn));
+      }
+    }
+
+    /** A read of write id wid naming transaction writer (a Cobra id). */
+    void read(long wid, long writer) {
+      if (!first.covers(wid)) {
+        far().read(wid, writer);
+        return;
+      }
+      int w;
+      if (writer >= 0 && writer < Integer.MAX_VALUE) {
+        w = (int) writer;
+      } else {
+        w = 0x80000000 | wide.size();
+        wide.add(writer);
+      }
+      int r = (int) (wid >>> RANGE_BITS), n = count[r], j = n & (BLOCK - 1);
+      short[][] at = readAt[r];
+      int[][] wr = readWriter[r];
+      if (j == 0) {
+        int k = n >>> BLOCK_BITS;
+        if (at == null) {
+          at = readAt[r] = new short[4][];
+          wr = readWriter[r] = new int[4][];
+        } else if (k == at.length) {
+          at = readAt[r] = java.util.Arrays.copyOf(at, 2 * k);
+          wr = readWriter[r] = java.util.Arrays.copyOf(wr, 2 * k);
+        }
+        at[k] = new short[BLOCK];
+        wr[k] = new int[BLOCK];
+      }
+      at[n >>> BLOCK_BITS][j] = (short) wid;
+      wr[n >>> BLOCK_BITS][j] = w;
+      count[r] = n + 1;
+    }
+
+    /** Every log read: every read kept, range by range, and {@link ReadCheck}'s. */
+    void finish() {
+      for (int r = 0; r < count.length; r++) {
+        short[][] at = readAt[r];
+        int[][] wr = readWriter[r];
+        for (int i = 0, n = count[r]; i < n; i++) {
+          long wid = (long) r << RANGE_BITS | (at[i >>> BLOCK_BITS][i & (BLOCK - 1)] & 0xffff);
+          int f = first.get(wid);
+          if (f == 0) continue;
+          long writer = f > 0 ? f - 1 : cobraId.get(-1 - f);
+          int w = wr[i >>> BLOCK_BITS][i & (BLOCK - 1)];
+          if (writer != (w >= 0 ? w : wide.get(w & 0x7fffffff))) throw bad(wid);
+        }
+        readAt[r] = null;
+        readWriter[r] = null;
+      }
+      if (far != null && !far.allMatch()) throw bad(far.badWid);
+    }
+
+    private ReadCheck far() { return far == null ? far = new ReadCheck(bytes) : far; }
+
+    private static TxnBuffer.NotStreamable bad(long wid) {
+      return new TxnBuffer.NotStreamable("write id " + hex(wid) + " read as another transaction's");
+    }
+  }
+
+  /**
+   * {@link WriterCheck}'s for write ids beyond its slots (any 64-bit write id): whether each
+   * read names the writer of its write id's first write (in log
    * order), as a partitioned hash join once every log is read: no look-up while reading (a
    * table of a million write ids is far larger than the caches, and each look-up or insert
    * waited for memory, half the reader's time at 10^5 Plume-shaped transactions). Each write

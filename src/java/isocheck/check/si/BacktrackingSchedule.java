@@ -268,15 +268,15 @@ final class BacktrackingSchedule extends ConflictDirectedBackjumping {
     long[] packed = new long[nw];
     int[] start = new int[nKeys + 1];
     for (int i = 0; i < nw; i++) {
-      Object v = h.value(h.mopVal(wrMop[i]));
-      if (!(v instanceof Long) && !(v instanceof Integer)) return;
-      long x = ((Number) v).longValue();
+      int val = h.mopVal(wrMop[i]);
+      if (!h.valueIsInteger(val)) return;
+      long x = h.valueAsLong(val);
       if (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) return;
       start[wrKey[i] + 1]++;
     }
     for (int x = 0; x < nKeys; x++) start[x + 1] += start[x];
     int[] fill = Arrays.copyOf(start, nKeys);
-    for (int i = 0; i < nw; i++) packed[fill[wrKey[i]]++] = ((Number) h.value(h.mopVal(wrMop[i]))).longValue() << 32 | i;
+    for (int i = 0; i < nw; i++) packed[fill[wrKey[i]]++] = h.valueAsLong(h.mopVal(wrMop[i])) << 32 | i;
     for (int x = 0; x < nKeys; x++) Arrays.sort(packed, start[x], start[x + 1]);
     kwStart = start;
     kwSlot = new int[nw];

@@ -118,11 +118,9 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
     int[] fill = Arrays.copyOf(kc, nKeys);
     long[] packed = new long[nw];
     for (int i = 0; i < nw; i++) {
-      Object v = h.value(h.mopVal(wrMop[i]));
-      long x;
-      if (v instanceof Long) x = (Long) v;
-      else if (v instanceof Integer) x = (Integer) v;
-      else return null;
+      int val = h.mopVal(wrMop[i]);
+      if (!h.valueIsInteger(val)) return null;
+      long x = h.valueAsLong(val);
       if (x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) return null;
       packed[fill[wrKey[i]]++] = x << 32 | i;
     }

@@ -138,8 +138,7 @@ final class TimeEstimate {
       if (!committed[t]) continue;
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
         if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
-        Object v = h.value(h.mopVal(m));
-        if (!(v instanceof Long) && !(v instanceof Integer)) return null;
+        if (!h.valueIsInteger(h.mopVal(m))) return null;
         count[h.mopKey(m) + 1]++;
       }
     }
@@ -155,7 +154,7 @@ final class TimeEstimate {
       for (int m = h.mopStart(t); m < h.mopEnd(t); m++) {
         if (h.mopKind(m) != OpRecord.WRITE || !ra.isFinalWrite(m)) continue;
         int i = fill[h.mopKey(m)]++;
-        vals[i] = ((Number) h.value(h.mopVal(m))).longValue();
+        vals[i] = h.valueAsLong(h.mopVal(m));
         mopOf[i] = m;
       }
     }
