@@ -76,6 +76,10 @@ public final class RegisterSearch extends PolygraphSearch {
       return timed.orders(orders).withOrders(session, realtime);
     }
     if (plain == null) {
+      // The next level's schedule run ahead is not taken once this polygraph exists (the
+      // time-ordered choice on it is, {@link #witness}): stopped.
+      WitnessAhead wa = nextAhead != null ? nextAhead : witnessAhead;
+      if (wa != null && wa.nextW != null) wa.nextW.cancelled = true;
       knownBase = null; // its known edges are the plain polygraph's
       plain = Polygraph.of(h, ra, false, false, orderedKeys);
     }
