@@ -72,6 +72,12 @@ public final class ConstraintProof {
   private long[] invokes;
 
   private ConstraintProof(History h, boolean serial, boolean session, boolean realtime, boolean rtToCommit) {
+    this(h, serial, session, realtime, rtToCommit, null);
+  }
+
+  /** As above; {@code stop} (may be null) saying to give up, between the passes of the build ({@link Stopped}). */
+  private ConstraintProof(History h, boolean serial, boolean session, boolean realtime, boolean rtToCommit,
+                          java.util.function.BooleanSupplier stop) {
     this.h = h;
     this.n = h.nTxns;
     this.keys = h.keyCount();
@@ -79,9 +85,21 @@ public final class ConstraintProof {
     this.session = session;
     this.realtime = realtime;
     this.rtToCommit = rtToCommit;
+    this.stop = stop;
     committed = new boolean[n];
     writers = new int[keys][];
     build();
+  }
+
+  private final java.util.function.BooleanSupplier stop;
+
+  /** A build given up ({@link #prepare}). */
+  private static final class Stopped extends RuntimeException {
+    Stopped() { super(null, null, false, false); }
+  }
+
+  private void stopIfAsked() {
+    if (stop != null && stop.getAsBoolean()) throw new Stopped();
   }
 
   /** The largest history a proof is tried on, and the most constraints (beyond: those near the counterexample). */
@@ -102,18 +120,53 @@ public final class ConstraintProof {
 
   /** As above, within the work left in budget[0], which the work done is taken from. */
   public static Map<String, Object> of(History h, Level l, int[] hint, long[] budget) {
+    return of(h, l, hint, budget, null);
+  }
+
+  /**
+   * As above, with a proof's facts built ahead ({@link #prepare}) in prepared[0] (may be null):
+   * taken (prepared[0] then null) when they are l's (the same history and orders), else built
+   * here. The proof is the same either way: the facts are the history's, and the work counted
+   * against the budget is the search's, not the build's.
+   */
+  public static Map<String, Object> of(History h, Level l, int[] hint, long[] budget, ConstraintProof[] prepared) {
     if (h.workload != History.Workload.REGISTER || h.nTxns > MAX_TXNS) return null;
     boolean serial = l.kind == Level.Kind.SER || l == Level.REPEATABLE_READ;
     if (!serial && l.kind != Level.Kind.SI) return null;
     boolean session = l.family == Level.Family.PROCESS || l.family == Level.Family.REALTIME;
     boolean realtime = l.family == Level.Family.REALTIME || l.family == Level.Family.COMMIT_REALTIME;
     if (budget[0] <= 0) return null;
-    ConstraintProof p = new ConstraintProof(h, serial, session, realtime, l.family == Level.Family.COMMIT_REALTIME);
+    boolean rtToCommit = l.family == Level.Family.COMMIT_REALTIME;
+    ConstraintProof p = prepared == null ? null : prepared[0];
+    if (p != null && p.h == h && p.serial == serial && p.session == session && p.realtime == realtime && p.rtToCommit == rtToCommit) {
+      prepared[0] = null;
+    } else {
+      p = new ConstraintProof(h, serial, session, realtime, rtToCommit);
+    }
     p.maxWork = budget[0];
     try {
       return p.prove(hint);
     } finally {
       budget[0] -= p.work;
+    }
+  }
+
+  /**
+   * Level l's facts, built ahead of its proof, for {@link #of(History, Level, int[], long[],
+   * ConstraintProof[])} to take (on another thread: the check's witness thread, once a schedule
+   * failed, while the search decides the levels; {@code RegisterSearch.WitnessAhead}); null when
+   * l has no such proofs on h (as {@link #of} would say), or when {@code stop} said to give up.
+   */
+  public static ConstraintProof prepare(History h, Level l, java.util.function.BooleanSupplier stop) {
+    if (h.workload != History.Workload.REGISTER || h.nTxns > MAX_TXNS) return null;
+    boolean serial = l.kind == Level.Kind.SER || l == Level.REPEATABLE_READ;
+    if (!serial && l.kind != Level.Kind.SI) return null;
+    boolean session = l.family == Level.Family.PROCESS || l.family == Level.Family.REALTIME;
+    boolean realtime = l.family == Level.Family.REALTIME || l.family == Level.Family.COMMIT_REALTIME;
+    try {
+      return new ConstraintProof(h, serial, session, realtime, l.family == Level.Family.COMMIT_REALTIME, stop);
+    } catch (Stopped e) {
+      return null;
     }
   }
 
@@ -142,6 +195,7 @@ public final class ConstraintProof {
         if (w >= 0 && w != t && h.status(w) != OpType.FAIL) committed[w] = true;
       }
     }
+    stopIfAsked();
     // last[m]: write m is its transaction's last write of its key.
     boolean[] last = new boolean[h.mopCount()];
     int[] stamp = new int[keys];
@@ -171,6 +225,7 @@ public final class ConstraintProof {
         }
       }
     }
+    stopIfAsked();
     // Readers of each version (its writer's last write), and read-modify-writes. (Hash maps of
     // the same keys inserted in the same order as ever: the edges below follow their order.)
     java.util.HashMap<Long, IntList> rd = new java.util.HashMap<>(), rmw = new java.util.HashMap<>();
@@ -214,6 +269,7 @@ public final class ConstraintProof {
         }
       }
     }
+    stopIfAsked();
     for (Map.Entry<Long, IntList> e : rd.entrySet()) {
       long key = e.getKey();
       int x = (int) (key >>> 32), w = (int) key;
@@ -247,6 +303,7 @@ public final class ConstraintProof {
         ek.add(D);
       }
     }
+    stopIfAsked();
     if (session) {
       Integer[] ts = new Integer[n];
       for (int t = 0; t < n; t++) ts[t] = t;

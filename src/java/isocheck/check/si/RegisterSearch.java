@@ -435,14 +435,23 @@ public final class RegisterSearch extends PolygraphSearch {
     final Level next;
     final SerialWitness nextW;
     private final java.util.concurrent.CompletableFuture<Boolean> nextResult = new java.util.concurrent.CompletableFuture<>();
+    /**
+     * The plain serializable level (serializability or repeatable read) whose refutation's facts
+     * this thread builds last, once the first schedule failed ({@link ConstraintProof#prepare}),
+     * or null; the facts (null: not built); whether they are no longer wanted.
+     */
+    final Level proofLevel;
+    private final java.util.concurrent.CompletableFuture<ConstraintProof> proof = new java.util.concurrent.CompletableFuture<>();
+    private volatile boolean proofDropped;
 
     private record Chains(boolean[] ordered, boolean given) {}
 
-    private WitnessAhead(History h, RegisterAnalysis ra, Level l, Level next) {
+    private WitnessAhead(History h, RegisterAnalysis ra, Level l, Level next, Level proofLevel) {
       level = l;
       w = new SerialWitness(h, ra);
       this.next = next;
       nextW = next == null ? null : new SerialWitness(h, ra);
+      this.proofLevel = proofLevel;
       boolean realtime = l.family.carries(Level.Family.COMMIT_REALTIME);
       // As the search's own witness would run it (timed: shortcuts on, no MT polygraph given);
       // null (not run) when no key has two blind writers: the history is then likely one the
@@ -457,6 +466,7 @@ public final class RegisterSearch extends PolygraphSearch {
           result.completeExceptionally(e);
           plan.complete(null);
           nextResult.complete(null);
+          proof.complete(null);
           return;
         }
         // A large history's realtime level whose schedule failed: its polygraph next, on this
@@ -497,9 +507,21 @@ public final class RegisterSearch extends PolygraphSearch {
             nextOk = null; // (out of memory, say: the search runs it in place, and meets it there)
           }
           nextResult.complete(nextOk);
+          // Then the serializable level's refutation's facts, which a failed schedule makes likely
+          // wanted (the check's last step: isocheck.check.Checker#refutations).
+          ConstraintProof facts = null;
+          try {
+            if (proofLevel != null && Boolean.FALSE.equals(ok) && !w.cancelled && !proofDropped) {
+              facts = ConstraintProof.prepare(h, proofLevel, () -> proofDropped);
+            }
+          } catch (Throwable e) {
+            facts = null; // (out of memory, say: the check builds them in place, and meets it there)
+          }
+          proof.complete(facts);
           return;
         }
         nextResult.complete(null);
+        proof.complete(null);
         try {
           if (failed != null) throw failed;
           build.complete(prepared.of(c.ordered));
@@ -538,6 +560,16 @@ public final class RegisterSearch extends PolygraphSearch {
      */
     public static WitnessAhead start(History h, RegisterAnalysis ra, java.util.Set<Level> req,
                                      java.util.function.Predicate<Level> searched) {
+      return start(h, ra, req, searched, false);
+    }
+
+    /**
+     * As above; with {@code proofs} (the check wants refutations, isocheck.check.Checker), a
+     * requested plain serializable level's refutation facts are built on the thread too, last,
+     * once the first schedule failed ({@link #proofLevel}).
+     */
+    public static WitnessAhead start(History h, RegisterAnalysis ra, java.util.Set<Level> req,
+                                     java.util.function.Predicate<Level> searched, boolean proofs) {
       // (Tests compare: -Disocheck.witness.ahead=false runs it in place.)
       if ("false".equals(System.getProperty("isocheck.witness.ahead"))) return null;
       for (Level l : Level.values()) {
@@ -562,7 +594,17 @@ public final class RegisterSearch extends PolygraphSearch {
         }
         // (Tests compare: -Disocheck.witness.ahead-next=false runs the second in place.)
         if ("false".equals(System.getProperty("isocheck.witness.ahead-next"))) next = null;
-        return new WitnessAhead(h, ra, s, next);
+        // (And -Disocheck.witness.proof-ahead=false builds the refutation's facts in place.)
+        Level proofLevel = null;
+        if (proofs && h.nTxns <= ConstraintProof.MAX_TXNS && !"false".equals(System.getProperty("isocheck.witness.proof-ahead"))) {
+          for (Level p : new Level[] {Level.SERIALIZABLE, Level.REPEATABLE_READ}) {
+            if (req.contains(p) && searched.test(p)) {
+              proofLevel = p;
+              break;
+            }
+          }
+        }
+        return new WitnessAhead(h, ra, s, next, proofLevel);
       }
       return null;
     }
@@ -608,12 +650,27 @@ public final class RegisterSearch extends PolygraphSearch {
     Boolean nextHolds() { return joined(nextResult); }
 
     /**
+     * The refutation facts built on this thread ({@link #proofLevel}), once it has ended
+     * ({@link #close}), or null when none were built.
+     */
+    public ConstraintProof preparedProof() { return proof.isDone() ? proof.getNow(null) : null; }
+
+    /**
      * Stops the schedule if it still runs (its answer is no longer wanted), and waits for its
      * thread (and for a polygraph it builds that no level took: rare, a search whose schedule
-     * failed goes on to that polygraph).
+     * failed goes on to that polygraph); refutation facts being built are given up.
      */
     @Override
     public void close() {
+      proofDropped = true;
+      closeKeepingProof();
+    }
+
+    /**
+     * As {@link #close}, but the refutation's facts being built are finished and kept (a plain
+     * serializable level is violated: the check's refutation takes them, {@link #preparedProof}).
+     */
+    public void closeKeepingProof() {
       w.cancelled = true;
       if (nextW != null) nextW.cancelled = true;
       chains.complete(null);
