@@ -443,6 +443,10 @@ public final class RegisterSearch extends PolygraphSearch {
     final Level proofLevel;
     private final java.util.concurrent.CompletableFuture<ConstraintProof> proof = new java.util.concurrent.CompletableFuture<>();
     private volatile boolean proofDropped;
+    /** Whether to build the facts: true once a serializable level's known graph closed a cycle ({@link #proofWanted}), false once closed. */
+    private final java.util.concurrent.CompletableFuture<Boolean> proofGo = new java.util.concurrent.CompletableFuture<>();
+    /** Whether to try the next level's schedule: true once wanted ({@link #proofWanted}, {@link #nextHolds}), false once closed. */
+    private final java.util.concurrent.CompletableFuture<Boolean> nextGo = new java.util.concurrent.CompletableFuture<>();
 
     private record Chains(boolean[] ordered, boolean given) {}
 
@@ -496,10 +500,14 @@ public final class RegisterSearch extends PolygraphSearch {
         }
         if (build == null) {
           // The next level's schedule, when the first's failed (as the search would run it in
-          // place: a schedule of its own, not a probe).
+          // place: a schedule of its own, not a probe), once wanted: a serializable level's known
+          // graph closed a cycle (the SI level is then searched, and by its schedule first), or
+          // the search came to it ({@link #nextGo}). (A failed schedule alone is no sign: the SI
+          // store's Jepsen-shaped history at 1,000 transactions fails it, the solver finds
+          // serializability holds, and snapshot isolation follows from it.)
           Boolean nextOk = null;
           try {
-            if (next != null && Boolean.FALSE.equals(ok) && !nextW.cancelled) {
+            if (next != null && Boolean.FALSE.equals(ok) && !nextW.cancelled && nextGo.join() && !nextW.cancelled) {
               nextOk = nextW.holds(true, true, false, true);
               if (nextW.cancelled) nextOk = null;
             }
@@ -507,11 +515,14 @@ public final class RegisterSearch extends PolygraphSearch {
             nextOk = null; // (out of memory, say: the search runs it in place, and meets it there)
           }
           nextResult.complete(nextOk);
-          // Then the serializable level's refutation's facts, which a failed schedule makes likely
-          // wanted (the check's last step: isocheck.check.Checker#refutations).
+          // Then the serializable level's refutation's facts (the check's last step,
+          // isocheck.check.Checker#refutations), once a serializable level's known graph closed a
+          // cycle: wanted then, unless a weaker level holds.
           ConstraintProof facts = null;
           try {
-            if (proofLevel != null && Boolean.FALSE.equals(ok) && !w.cancelled && !proofDropped) {
+            // (Not w.cancelled: the check closes this thread keeping the facts as soon as the
+            // levels are decided, which may be before this thread comes here.)
+            if (proofLevel != null && Boolean.FALSE.equals(ok) && !proofDropped && proofGo.join()) {
               facts = ConstraintProof.prepare(h, proofLevel, () -> proofDropped);
             }
           } catch (Throwable e) {
@@ -646,14 +657,26 @@ public final class RegisterSearch extends PolygraphSearch {
     /** The schedule's answer, waited for (null: not run); what it threw, rethrown (out of memory). */
     Boolean holds() { return joined(result); }
 
-    /** The next level's schedule's answer ({@link #next}), waited for; null when it did not run. */
-    Boolean nextHolds() { return joined(nextResult); }
+    /** The next level's schedule's answer ({@link #next}), asked for and waited for; null when it did not run. */
+    Boolean nextHolds() {
+      nextGo.complete(true);
+      return joined(nextResult);
+    }
 
     /**
      * The refutation facts built on this thread ({@link #proofLevel}), once it has ended
      * ({@link #close}), or null when none were built.
      */
     public ConstraintProof preparedProof() { return proof.isDone() ? proof.getNow(null) : null; }
+
+    /**
+     * Says a serializable level's known graph closed a cycle: the thread tries the next level's
+     * schedule, and then builds the refutation's facts ({@link #proofLevel}), those it has.
+     */
+    void proofWanted() {
+      nextGo.complete(true);
+      proofGo.complete(true);
+    }
 
     /**
      * Stops the schedule if it still runs (its answer is no longer wanted), and waits for its
@@ -674,6 +697,8 @@ public final class RegisterSearch extends PolygraphSearch {
       w.cancelled = true;
       if (nextW != null) nextW.cancelled = true;
       chains.complete(null);
+      nextGo.complete(false);
+      proofGo.complete(false); // (not asked for by now: not built; a build under way is finished)
       join(thread);
     }
   }
@@ -700,7 +725,16 @@ public final class RegisterSearch extends PolygraphSearch {
   /** Takes the answer of a witness started ahead ({@link WitnessAhead}; may be null). */
   public RegisterSearch witnessAhead(WitnessAhead wa) {
     witnessAhead = wa;
+    started = wa;
     return this;
+  }
+
+  /** The witness started ahead, kept after its answers were taken (its thread may build a refutation's facts), or null. */
+  private WitnessAhead started;
+
+  @Override
+  void knownCycleFound(Level l) {
+    if (l.kind == Level.Kind.SER && started != null) started.proofWanted();
   }
 
   /**
