@@ -413,7 +413,9 @@ public final class RegisterSearch extends PolygraphSearch {
    * and meanwhile the caller's thread builds the mini-transaction chains and the observed graph
    * on the other core (isocheck.check.Checker). The search takes its answer when it comes to
    * that level's witness ({@link #witnessAhead(WitnessAhead)}); when it never does (the MT
-   * checker decided, or the pre-checks ruled the level out), {@link #close} stops it.
+   * checker decided, or the pre-checks ruled the level out), {@link #close} stops it. When that
+   * schedule fails, the thread may go on with the next level's schedule ({@link #next}) and a
+   * plain serializable level's refutation facts ({@link #proofLevel}), each once wanted.
    */
   public static final class WitnessAhead implements AutoCloseable {
     final Level level;
