@@ -885,6 +885,46 @@
       (testing "nor another command (demo)"
         (is (not (some #{"-Xbatch"} (flags "demo"))))))))
 
+;; With C1 alone (small inputs), bin/isocheck has the JVM skip the AOT cache's training data
+;; (C2's profiles; replaying them had C1 compile what the training run compiled): a diagnostic
+;; flag, passed only when the JDK took it in a probe made with the cache. A java that makes a
+;; cache and a configuration file, and prints its arguments otherwise, shows what was chosen.
+(deftest the-aot-cache-s-training-data-is-skipped-with-c1-alone
+  (let [d (tmp-dir)
+        _ (spit (io/file d "ok.edn") valid-edn)
+        _ (sh d {} launcher "check" "ok.edn") ; (the uberjar exists after this)
+        jar (first (filter #(str/ends-with? (.getName ^java.io.File %) "standalone.jar") (.listFiles (io/file root "target" "uberjar"))))
+        big (io/file d "big.edn")]
+    (with-open [f (java.io.RandomAccessFile. big "rw")] (.setLength f (* 600 1024 1024)))
+    (doseq [takes? [true false]]
+      (let [fake (io/file (tmp-dir) "jdk-25")
+            copy (io/file (tmp-dir) "isocheck")
+            java-sh (str "#!/bin/sh\n"
+                         "for a; do case \"$a\" in\n"
+                         "  -XX:AOTMode=record) for b; do case \"$b\" in -XX:AOTConfiguration=*) echo conf > \"${b#*=}\" ;; esac; done; exit 0 ;;\n"
+                         "  -XX:AOTMode=create) for b; do case \"$b\" in -XX:AOTCache=*) echo cache > \"${b#*=}\" ;; esac; done; exit 0 ;;\n"
+                         "  -version) exit " (if takes? 0 1) " ;;\n"
+                         "esac; done\n"
+                         "echo \"$@\"\n")
+            _ (fake-jdk-25-and-launcher! fake java-sh copy jar)
+            flags (fn [& args] (let [{:keys [status out err]} (apply sh d {"JAVA_HOME" (str fake)} (str copy "/bin/isocheck") args)]
+                                 (is (= 0 status) err)
+                                 (set (str/split (str/trim (last (str/split-lines out))) #" "))))
+            small (flags "check" "ok.edn")
+            cache (str "-XX:AOTCache=" (io/file copy "target" "uberjar" "isocheck.aot"))]
+        (testing (str "the probe " (if takes? "took" "refused") " the flag")
+          (is (= (if takes? "replay-off" "") (second (concat (str/split-lines (slurp (io/file copy "target" "uberjar" "isocheck.aot.key"))) [""]))))
+          (is (contains? small cache) (str small))
+          (is (contains? small "-XX:TieredStopAtLevel=1") (str small))
+          (is (= takes? (contains? small "-XX:-AOTReplayTraining")) (str small))
+          (is (= takes? (contains? small "-XX:+UnlockDiagnosticVMOptions")) (str small)))
+        (testing "C2 (600 MB of input) and other commands replay it"
+          (let [fs (flags "check" "big.edn")]
+            (is (contains? fs cache) (str fs))
+            (is (not (contains? fs "-XX:TieredStopAtLevel=1")) (str fs))
+            (is (not (contains? fs "-XX:-AOTReplayTraining")) (str fs)))
+          (is (not (contains? (flags "demo") "-XX:-AOTReplayTraining"))))))))
+
 (defn- plume-file
   "An rw-register history of Plume's shape (20 micro-ops per transaction), written as EDN."
   [^Path dir txns wl]

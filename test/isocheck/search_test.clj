@@ -415,6 +415,88 @@
       (is (nil? (get (.stats r) "search")))
       (is (not-any? #(= "isocheck-witness" (.getName ^Thread %)) (.keySet (Thread/getAllStackTraces)))))))
 
+;; When the schedule run ahead was strong-session serializability's and it failed, the same
+;; thread goes on to strong-session SI's schedule (snapshot isolation's, the next level the
+;; search decides), beside the serializable level's search. Its answer must be the one the
+;; search would have got in place (-Disocheck.witness.ahead-next=false, a test-only switch):
+;; the same result, certificates, counterexamples and statistics but for :witness-ahead and
+;; the times; and no thread outlives the check.
+(deftest the-next-levels-witness-runs-ahead-with-the-same-outcome
+  (let [strip (fn [m] (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:witness-ahead$" (str k))) %)) %)
+                                     m))
+        run (fn [^History hh next? levels]
+              (when-not next? (System/setProperty "isocheck.witness.ahead-next" "false"))
+              (try
+                (let [^Result r (Checker/check hh (doto (CheckOptions.) (.levels levels)))
+                      d (j/->clj (.toData r))
+                      st (get-in d [:stats :search])]
+                  [(dissoc d :stats)
+                   (strip st)
+                   (set (for [[l m] st
+                              :when (and (#{:snapshot-isolation :strong-session-snapshot-isolation} l)
+                                         (or (:witness-ahead m) (get-in m [:implied-by-search :witness-ahead])))]
+                          (name l)))])
+                (finally (System/clearProperty "isocheck.witness.ahead-next"))))
+        ahead (atom {})
+        ser (Level/parse "serializable")]
+    (doseq [[store bugs] [[Store/SERIALIZABLE [nil Bug/ABORTED_READ]]
+                          [Store/SNAPSHOT_ISOLATION [nil Bug/LOST_UPDATE Bug/LONG_FORK]]]
+            bug bugs
+            seed (range 3)
+            lv [[ser (Level/parse "snapshot-isolation")]
+                [ser (Level/parse "strong-session-snapshot-isolation")]
+                [(Level/parse "strong-session-serializable") ser (Level/parse "snapshot-isolation")]]]
+      (let [hh (simulated store bug seed 300 6 12 5)
+            [r1 s1 a1] (run hh true lv)
+            [r0 s0 a0] (run hh false lv)]
+        (is (= r1 r0) (str store " " bug " seed " seed " " lv))
+        (is (= s1 s0) (str store " " bug " seed " seed " " lv))
+        (is (empty? a0))
+        (doseq [l a1] (swap! ahead update l (fnil inc 0)))))
+    (testing "the SI levels' schedules were taken from the thread run ahead"
+      (is (pos? (get @ahead "snapshot-isolation" 0)) (pr-str @ahead))
+      (is (pos? (get @ahead "strong-session-snapshot-isolation" 0)) (pr-str @ahead)))
+    (testing "no witness thread outlives its check"
+      (is (not-any? #(= "isocheck-witness" (.getName ^Thread %)) (.keySet (Thread/getAllStackTraces)))))))
+
+;; And when a plain serializable level (serializability, repeatable read) is requested with
+;; certificates, the witness thread then builds the facts of its refutation
+;; (isocheck.check.si.ConstraintProof/prepare), which the check's refutation takes when the
+;; level is violated. The result must be the one built in place
+;; (-Disocheck.witness.proof-ahead=false, a test-only switch): the same :refutations, verdicts
+;; and statistics but for :refutation-facts-ahead and the times.
+(deftest a-refutations-facts-built-ahead-give-the-same-proof
+  (let [strip (fn [m] (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:witness-ahead$|^:ms$" (str k))) %)) %)
+                                     m))
+        run (fn [^History hh ahead? levels]
+              (when-not ahead? (System/setProperty "isocheck.witness.proof-ahead" "false"))
+              (try
+                (let [d (j/->clj (.toData (Checker/check hh (doto (CheckOptions.) (.levels levels)))))]
+                  [(dissoc d :stats) (strip (dissoc (:stats d) :refutation-facts-ahead)) (get-in d [:stats :refutation-facts-ahead])])
+                (finally (System/clearProperty "isocheck.witness.proof-ahead"))))
+        taken (atom 0)
+        proofs (atom 0)]
+    (doseq [[store bugs] [[Store/SERIALIZABLE [nil Bug/ABORTED_READ]]
+                          [Store/SNAPSHOT_ISOLATION [nil Bug/LOST_UPDATE Bug/LONG_FORK]]]
+            bug bugs
+            seed (range 3)
+            lv [[(Level/parse "serializable") (Level/parse "snapshot-isolation")]
+                [(Level/parse "repeatable-read") (Level/parse "snapshot-isolation")]
+                [(Level/parse "serializable")]]]
+      (let [hh (simulated store bug seed 300 6 12 5)
+            [r1 s1 t1] (run hh true lv)
+            [r0 s0 t0] (run hh false lv)]
+        (is (= r1 r0) (str store " " bug " seed " seed " " lv))
+        (is (= s1 s0) (str store " " bug " seed " seed " " lv))
+        (is (nil? t0))
+        (when t1 (swap! taken inc))
+        (when (seq (:refutations r1)) (swap! proofs inc))))
+    (testing "proofs took facts built ahead"
+      (is (pos? @taken) (str @taken " of " @proofs))
+      (is (pos? @proofs)))
+    (testing "no witness thread outlives its check"
+      (is (not-any? #(= "isocheck-witness" (.getName ^Thread %)) (.keySet (Thread/getAllStackTraces)))))))
+
 (deftest a-failed-realtime-schedules-thread-builds-its-polygraph
   ;; On a large history (from 300,000 transactions; here every size, a test-only switch), when
   ;; the realtime level's schedule run ahead fails, its thread goes on to that level's polygraph

@@ -69,7 +69,9 @@ public final class Checker {
       for (Level l : o.levels) none.put(l, new Verdict(Verdict.Value.UNKNOWN, h.noTxnReason, List.of()));
       return new Result(h, none, anomalies, stats);
     }
-    LinkedHashMap<Level, Verdict> got = req.isEmpty() ? new LinkedHashMap<>() : strong(h, o, req, anomalies, stats);
+    // (The serializable level's refutation facts, when the witness thread built them: below.)
+    isocheck.check.si.ConstraintProof[] prepared = new isocheck.check.si.ConstraintProof[1];
+    LinkedHashMap<Level, Verdict> got = req.isEmpty() ? new LinkedHashMap<>() : strong(h, o, req, anomalies, stats, prepared);
     @SuppressWarnings("unchecked")
     java.util.Map<String, Object> ms = (java.util.Map<String, Object>) stats.computeIfAbsent("ms", k -> new LinkedHashMap<String, Object>());
     // A strong level that holds and implies every weak level asked ({@link Level#implies}: with
@@ -117,7 +119,10 @@ public final class Checker {
     LinkedHashMap<Level, Verdict> verdicts = new LinkedHashMap<>();
     for (Level l : o.levels) verdicts.put(l, got.get(l));
     consolidate(verdicts, anomalies, h.workload);
-    if (o.certificates) refutations(h, verdicts, anomalies, ms);
+    boolean factsAhead = prepared[0] != null;
+    if (o.certificates) refutations(h, verdicts, anomalies, ms, prepared);
+    // ([:stats :refutation-facts-ahead]: a proof took the facts the witness thread built.)
+    if (factsAhead && prepared[0] == null) stats.put("refutation-facts-ahead", true);
     Result r = new Result(h, verdicts, anomalies, stats);
     Object cx = stats.remove(CX_SEARCH);
     r.counterexampleSearch = o.skipCounterexamples() ? "skipped" : cx != null ? (String) cx : "smallest";
@@ -132,6 +137,15 @@ public final class Checker {
    * isolation's, whose cycles are cycles) serves a level with more.
    */
   static void refutations(History h, LinkedHashMap<Level, Verdict> verdicts, AnomalySet anomalies, java.util.Map<String, Object> ms) {
+    refutations(h, verdicts, anomalies, ms, null);
+  }
+
+  /**
+   * As above; prepared[0] (prepared may be null): a level's facts built ahead on the witness
+   * thread ({@link isocheck.check.si.ConstraintProof#prepare}), taken by the proof they serve.
+   */
+  static void refutations(History h, LinkedHashMap<Level, Verdict> verdicts, AnomalySet anomalies, java.util.Map<String, Object> ms,
+                          isocheck.check.si.ConstraintProof[] prepared) {
     if (h.workload != History.Workload.REGISTER) return;
     long t0 = System.nanoTime();
     long[] budget = {isocheck.check.si.ConstraintProof.MAX_WORK}; // shared by the levels' proofs
@@ -164,7 +178,7 @@ public final class Checker {
       Level l = e.getKey();
       for (Level m : tries) {
         if (!l.family.carries(m.family) || m.kind != Level.Kind.SI && l.kind == Level.Kind.SI) continue;
-        if (!built.containsKey(m)) built.put(m, isocheck.check.si.ConstraintProof.of(h, m, wanted.get(m), budget));
+        if (!built.containsKey(m)) built.put(m, isocheck.check.si.ConstraintProof.of(h, m, wanted.get(m), budget, prepared));
         if (built.get(m) != null) {
           verdicts.get(l).refutation = built.get(m);
           break;
@@ -245,11 +259,37 @@ public final class Checker {
   /** The serializable, snapshot-isolation and GSI levels, and Elle's read uncommitted, read committed, repeatable read. */
   private static LinkedHashMap<Level, Verdict> strong(History h, CheckOptions o, LinkedHashSet<Level> req, AnomalySet anomalies,
                                                       LinkedHashMap<String, Object> stats) {
+    return strong(h, o, req, anomalies, stats, (isocheck.check.si.ConstraintProof[]) null);
+  }
+
+  /**
+   * As above; rw-register with certificates: prepared[0] (prepared may be null) is set to the
+   * serializable level's refutation facts the witness thread built, when that level is violated.
+   */
+  private static LinkedHashMap<Level, Verdict> strong(History h, CheckOptions o, LinkedHashSet<Level> req, AnomalySet anomalies,
+                                                      LinkedHashMap<String, Object> stats, isocheck.check.si.ConstraintProof[] prepared) {
     isocheck.check.si.RegisterSearch.WitnessAhead[] ahead = new isocheck.check.si.RegisterSearch.WitnessAhead[1];
+    LinkedHashMap<Level, Verdict> got = null;
     try {
-      return strong(h, o, req, anomalies, stats, ahead);
+      got = strong(h, o, req, anomalies, stats, ahead);
+      return got;
     } finally {
-      if (ahead[0] != null) ahead[0].close();
+      if (ahead[0] != null) {
+        // Violated, the plain serializable level's refutation takes the facts built for it.
+        boolean keep = false;
+        if (prepared != null && got != null) {
+          for (Level l : new Level[] {Level.SERIALIZABLE, Level.REPEATABLE_READ}) {
+            Verdict v = got.get(l);
+            if (v != null && v.value == Verdict.Value.FALSE) keep = true;
+          }
+        }
+        if (keep) {
+          ahead[0].closeKeepingProof();
+          prepared[0] = ahead[0].preparedProof();
+        } else {
+          ahead[0].close();
+        }
+      }
     }
   }
 
@@ -288,7 +328,7 @@ public final class Checker {
       java.util.function.Consumer<RegisterAnalysis> preChecked = ra -> {
         if (o.searchShortcuts && o.searchWitness) {
           ahead[0] = isocheck.check.si.RegisterSearch.WitnessAhead.start(h, ra, req,
-              l -> Level.ruledOutBy(ra.anomalies.types(), l).isEmpty());
+              l -> Level.ruledOutBy(ra.anomalies.types(), l).isEmpty(), o.certificates);
         }
       };
       // Mini-transactions first (isocheck.check.mt): linear when the history fixes every key's

@@ -124,6 +124,9 @@ public abstract class PolygraphSearch {
    */
   boolean ahead(Level.Family f) { return false; }
 
+  /** Told that l's known graph closed a cycle ({@link #knownCycle}): l is violated (the workload may prepare its refutation). */
+  void knownCycleFound(Level l) {}
+
   /** Whether f's polygraph was built by {@link #ahead} (its polygraph-ms is then the time waited for it). */
   boolean builtAhead(Level.Family f) { return false; }
 
@@ -1270,6 +1273,7 @@ public abstract class PolygraphSearch {
     }
     st.put("known-edges", (long) k.known.size());
     st.put("decided-by", new Kw("known-graph"));
+    knownCycleFound(l);
     List<Anomaly> found = new ArrayList<>();
     found.add(counterexample(l, kg, kp, true));
     return new Outcome(Verdict.Value.FALSE, null, found, st);

@@ -76,6 +76,10 @@ public final class RegisterSearch extends PolygraphSearch {
       return timed.orders(orders).withOrders(session, realtime);
     }
     if (plain == null) {
+      // The next level's schedule run ahead is not taken once this polygraph exists (the
+      // time-ordered choice on it is, {@link #witness}): stopped.
+      WitnessAhead wa = nextAhead != null ? nextAhead : witnessAhead;
+      if (wa != null && wa.nextW != null) wa.nextW.cancelled = true;
       knownBase = null; // its known edges are the plain polygraph's
       plain = Polygraph.of(h, ra, false, false, orderedKeys);
     }
@@ -409,7 +413,9 @@ public final class RegisterSearch extends PolygraphSearch {
    * and meanwhile the caller's thread builds the mini-transaction chains and the observed graph
    * on the other core (isocheck.check.Checker). The search takes its answer when it comes to
    * that level's witness ({@link #witnessAhead(WitnessAhead)}); when it never does (the MT
-   * checker decided, or the pre-checks ruled the level out), {@link #close} stops it.
+   * checker decided, or the pre-checks ruled the level out), {@link #close} stops it. When that
+   * schedule fails, the thread may go on with the next level's schedule ({@link #next}) and a
+   * plain serializable level's refutation facts ({@link #proofLevel}), each once wanted.
    */
   public static final class WitnessAhead implements AutoCloseable {
     final Level level;
@@ -423,12 +429,35 @@ public final class RegisterSearch extends PolygraphSearch {
     private final java.util.concurrent.CompletableFuture<java.util.concurrent.CompletableFuture<Polygraph>> plan =
         new java.util.concurrent.CompletableFuture<>();
     private final Thread thread;
+    /**
+     * The snapshot-isolation level the search decides next, witnessed on this thread once the
+     * first (serializable) level's schedule failed, or null; its schedule, and its answer (null:
+     * not run). See {@link #start}.
+     */
+    final Level next;
+    final SerialWitness nextW;
+    private final java.util.concurrent.CompletableFuture<Boolean> nextResult = new java.util.concurrent.CompletableFuture<>();
+    /**
+     * The plain serializable level (serializability or repeatable read) whose refutation's facts
+     * this thread builds last, once the first schedule failed ({@link ConstraintProof#prepare}),
+     * or null; the facts (null: not built); whether they are no longer wanted.
+     */
+    final Level proofLevel;
+    private final java.util.concurrent.CompletableFuture<ConstraintProof> proof = new java.util.concurrent.CompletableFuture<>();
+    private volatile boolean proofDropped;
+    /** Whether to build the facts: true once a serializable level's known graph closed a cycle ({@link #proofWanted}), false once closed. */
+    private final java.util.concurrent.CompletableFuture<Boolean> proofGo = new java.util.concurrent.CompletableFuture<>();
+    /** Whether to try the next level's schedule: true once wanted ({@link #proofWanted}, {@link #nextHolds}), false once closed. */
+    private final java.util.concurrent.CompletableFuture<Boolean> nextGo = new java.util.concurrent.CompletableFuture<>();
 
     private record Chains(boolean[] ordered, boolean given) {}
 
-    private WitnessAhead(History h, RegisterAnalysis ra, Level l) {
+    private WitnessAhead(History h, RegisterAnalysis ra, Level l, Level next, Level proofLevel) {
       level = l;
       w = new SerialWitness(h, ra);
+      this.next = next;
+      nextW = next == null ? null : new SerialWitness(h, ra);
+      this.proofLevel = proofLevel;
       boolean realtime = l.family.carries(Level.Family.COMMIT_REALTIME);
       // As the search's own witness would run it (timed: shortcuts on, no MT polygraph given);
       // null (not run) when no key has two blind writers: the history is then likely one the
@@ -442,6 +471,8 @@ public final class RegisterSearch extends PolygraphSearch {
         } catch (Throwable e) {
           result.completeExceptionally(e);
           plan.complete(null);
+          nextResult.complete(null);
+          proof.complete(null);
           return;
         }
         // A large history's realtime level whose schedule failed: its polygraph next, on this
@@ -469,7 +500,41 @@ public final class RegisterSearch extends PolygraphSearch {
         } finally {
           plan.complete(build);
         }
-        if (build == null) return;
+        if (build == null) {
+          // The next level's schedule, when the first's failed (as the search would run it in
+          // place: a schedule of its own, not a probe), once wanted: a serializable level's known
+          // graph closed a cycle (the SI level is then searched, and by its schedule first), or
+          // the search came to it ({@link #nextGo}). (A failed schedule alone is no sign: the SI
+          // store's Jepsen-shaped history at 1,000 transactions fails it, the solver finds
+          // serializability holds, and snapshot isolation follows from it.)
+          Boolean nextOk = null;
+          try {
+            if (next != null && Boolean.FALSE.equals(ok) && !nextW.cancelled && nextGo.join() && !nextW.cancelled) {
+              nextOk = nextW.holds(true, true, false, true);
+              if (nextW.cancelled) nextOk = null;
+            }
+          } catch (Throwable e) {
+            nextOk = null; // (out of memory, say: the search runs it in place, and meets it there)
+          }
+          nextResult.complete(nextOk);
+          // Then the serializable level's refutation's facts (the check's last step,
+          // isocheck.check.Checker#refutations), once a serializable level's known graph closed a
+          // cycle: wanted then, unless a weaker level holds.
+          ConstraintProof facts = null;
+          try {
+            // (Not w.cancelled: the check closes this thread keeping the facts as soon as the
+            // levels are decided, which may be before this thread comes here.)
+            if (proofLevel != null && Boolean.FALSE.equals(ok) && !proofDropped && proofGo.join()) {
+              facts = ConstraintProof.prepare(h, proofLevel, () -> proofDropped);
+            }
+          } catch (Throwable e) {
+            facts = null; // (out of memory, say: the check builds them in place, and meets it there)
+          }
+          proof.complete(facts);
+          return;
+        }
+        nextResult.complete(null);
+        proof.complete(null);
         try {
           if (failed != null) throw failed;
           build.complete(prepared.of(c.ordered));
@@ -508,6 +573,16 @@ public final class RegisterSearch extends PolygraphSearch {
      */
     public static WitnessAhead start(History h, RegisterAnalysis ra, java.util.Set<Level> req,
                                      java.util.function.Predicate<Level> searched) {
+      return start(h, ra, req, searched, false);
+    }
+
+    /**
+     * As above; with {@code proofs} (the check wants refutations, isocheck.check.Checker), a
+     * requested plain serializable level's refutation facts are built on the thread too, last,
+     * once the first schedule failed ({@link #proofLevel}).
+     */
+    public static WitnessAhead start(History h, RegisterAnalysis ra, java.util.Set<Level> req,
+                                     java.util.function.Predicate<Level> searched, boolean proofs) {
       // (Tests compare: -Disocheck.witness.ahead=false runs it in place.)
       if ("false".equals(System.getProperty("isocheck.witness.ahead"))) return null;
       for (Level l : Level.values()) {
@@ -517,7 +592,32 @@ public final class RegisterSearch extends PolygraphSearch {
         if (s.family == Level.Family.PLAIN) {
           s = s.kind == Level.Kind.SER ? Level.STRONG_SESSION_SERIALIZABLE : Level.STRONG_SESSION_SNAPSHOT_ISOLATION;
         }
-        return new WitnessAhead(h, ra, s);
+        // Strong-session serializability first, and snapshot isolation or its strong-session
+        // level the first SI level the search decides after it: when the first schedule fails,
+        // the second is tried next on this thread, beside the search of the serializable level
+        // (its known graph, its counterexample; 1,000 Plume-shaped transactions at SER+SI, where
+        // serializability is violated: the SI schedule's 7-9 ms no longer after them).
+        Level next = null;
+        if (s == Level.STRONG_SESSION_SERIALIZABLE) {
+          for (Level l2 : Level.values()) {
+            if (l2.ordinal() <= l.ordinal() || !req.contains(l2) || !searched.test(l2) || l2.kind != Level.Kind.SI) continue;
+            if (l2 == Level.SNAPSHOT_ISOLATION || l2 == Level.STRONG_SESSION_SNAPSHOT_ISOLATION) next = Level.STRONG_SESSION_SNAPSHOT_ISOLATION;
+            break;
+          }
+        }
+        // (Tests compare: -Disocheck.witness.ahead-next=false runs the second in place.)
+        if ("false".equals(System.getProperty("isocheck.witness.ahead-next"))) next = null;
+        // (And -Disocheck.witness.proof-ahead=false builds the refutation's facts in place.)
+        Level proofLevel = null;
+        if (proofs && h.nTxns <= ConstraintProof.MAX_TXNS && !"false".equals(System.getProperty("isocheck.witness.proof-ahead"))) {
+          for (Level p : new Level[] {Level.SERIALIZABLE, Level.REPEATABLE_READ}) {
+            if (req.contains(p) && searched.test(p)) {
+              proofLevel = p;
+              break;
+            }
+          }
+        }
+        return new WitnessAhead(h, ra, s, next, proofLevel);
       }
       return null;
     }
@@ -559,20 +659,56 @@ public final class RegisterSearch extends PolygraphSearch {
     /** The schedule's answer, waited for (null: not run); what it threw, rethrown (out of memory). */
     Boolean holds() { return joined(result); }
 
+    /** The next level's schedule's answer ({@link #next}), asked for and waited for; null when it did not run. */
+    Boolean nextHolds() {
+      nextGo.complete(true);
+      return joined(nextResult);
+    }
+
+    /**
+     * The refutation facts built on this thread ({@link #proofLevel}), once it has ended
+     * ({@link #close}), or null when none were built.
+     */
+    public ConstraintProof preparedProof() { return proof.isDone() ? proof.getNow(null) : null; }
+
+    /**
+     * Says a serializable level's known graph closed a cycle: the thread tries the next level's
+     * schedule, and then builds the refutation's facts ({@link #proofLevel}), those it has.
+     */
+    void proofWanted() {
+      nextGo.complete(true);
+      proofGo.complete(true);
+    }
+
     /**
      * Stops the schedule if it still runs (its answer is no longer wanted), and waits for its
      * thread (and for a polygraph it builds that no level took: rare, a search whose schedule
-     * failed goes on to that polygraph).
+     * failed goes on to that polygraph); refutation facts being built are given up.
      */
     @Override
     public void close() {
+      proofDropped = true;
+      closeKeepingProof();
+    }
+
+    /**
+     * As {@link #close}, but the refutation's facts being built are finished and kept (a plain
+     * serializable level is violated: the check's refutation takes them, {@link #preparedProof}).
+     */
+    public void closeKeepingProof() {
       w.cancelled = true;
+      if (nextW != null) nextW.cancelled = true;
       chains.complete(null);
+      nextGo.complete(false);
+      proofGo.complete(false); // (not asked for by now: not built; a build under way is finished)
       join(thread);
     }
   }
 
   private WitnessAhead witnessAhead;
+
+  /** The witness run ahead whose first schedule failed and whose thread tries the next level's ({@link WitnessAhead#next}), until taken. */
+  private WitnessAhead nextAhead;
 
   /** The session and realtime order edges the check's observed graph added, or null. */
   private isocheck.graph.OrderEdges orders;
@@ -591,7 +727,16 @@ public final class RegisterSearch extends PolygraphSearch {
   /** Takes the answer of a witness started ahead ({@link WitnessAhead}; may be null). */
   public RegisterSearch witnessAhead(WitnessAhead wa) {
     witnessAhead = wa;
+    started = wa;
     return this;
+  }
+
+  /** The witness started ahead, kept after its answers were taken (its thread may build a refutation's facts), or null. */
+  private WitnessAhead started;
+
+  @Override
+  void knownCycleFound(Level l) {
+    if (l.kind == Level.Kind.SER && started != null) started.proofWanted();
   }
 
   /**
@@ -612,13 +757,27 @@ public final class RegisterSearch extends PolygraphSearch {
     if (wa != null && wa.level == l && witness == null && timed(l.family) == l.family.carries(Level.Family.COMMIT_REALTIME)) {
       witnessAhead = null;
       wa.ran = wa.holds();
+      // (Failed: its thread goes on to the next level's schedule, if it has one.)
+      if (Boolean.FALSE.equals(wa.ran) && wa.next != null) nextAhead = wa;
       // (Failed, for a realtime level of a large history: its thread builds that level's polygraph.)
       if (Boolean.FALSE.equals(wa.ran) && timed(l.family)) polygraphOf = wa;
+    }
+    // The next level's schedule, run ahead on the same thread, taken as the in-place one below
+    // would be (not a probe, not a timed level's).
+    WitnessAhead na = nextAhead;
+    Boolean nextRan = null;
+    if (na != null && na.next == l && !probe && !timed(l.family)) {
+      nextAhead = null;
+      nextRan = na.nextHolds();
     }
     if (wa != null && wa.ran != null) {
       // Run ahead, as below: its witness-ms is the time waited for it.
       ok = wa.ran;
       witness = wa.w;
+      st.put("witness-ahead", true);
+    } else if (nextRan != null) {
+      ok = nextRan;
+      witness = na.nextW;
       st.put("witness-ahead", true);
     } else {
       if (witness == null) witness = new SerialWitness(h, ra);
