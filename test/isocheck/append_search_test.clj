@@ -124,7 +124,7 @@
         run (fn [^History hist ahead?]
               (when-not ahead? (System/setProperty "isocheck.search.ahead" "false"))
               (try
-                (let [d (j/->clj (.toData (Checker/check hist (doto (CheckOptions.) (.levels levels)))))
+                (let [d (j/->clj (.toData (Checker/check hist (tu/unbounded (doto (CheckOptions.) (.levels levels))))))
                       st (get-in d [:stats :search])]
                   (doseq [[l m] st :when (:decided-ahead m)] (swap! ahead update (name l) (fnil inc 0)))
                   [(dissoc d :stats) (strip st)])

@@ -350,7 +350,7 @@
   (let [run (fn [^History hh cores]
               (System/setProperty "isocheck.weak.cores" (str cores))
               (try
-                (dissoc (j/->clj (.toData (Checker/check hh (CheckOptions.)))) :stats)
+                (dissoc (j/->clj (.toData (Checker/check hh (tu/unbounded (CheckOptions.))))) :stats)
                 (finally (System/clearProperty "isocheck.weak.cores"))))
         seen (atom #{})]
     (doseq [[store bugs] [[Store/STRICT_SERIALIZABLE [nil Bug/ABORTED_READ Bug/INTERMEDIATE_READ Bug/STALE_REALTIME_READ]]
@@ -377,7 +377,7 @@
         run (fn [^History hh ahead? levels]
               (when-not ahead? (System/setProperty "isocheck.witness.ahead" "false"))
               (try
-                (let [^Result r (Checker/check hh (doto (CheckOptions.) (.levels levels)))
+                (let [^Result r (Checker/check hh (tu/unbounded (doto (CheckOptions.) (.levels levels))))
                       st (get-in (j/->clj (.toData r)) [:stats :search])]
                   [(dissoc (j/->clj (.toData r)) :stats)
                    (strip st)
@@ -427,7 +427,7 @@
         run (fn [^History hh next? levels]
               (when-not next? (System/setProperty "isocheck.witness.ahead-next" "false"))
               (try
-                (let [^Result r (Checker/check hh (doto (CheckOptions.) (.levels levels)))
+                (let [^Result r (Checker/check hh (tu/unbounded (doto (CheckOptions.) (.levels levels))))
                       d (j/->clj (.toData r))
                       st (get-in d [:stats :search])]
                   [(dissoc d :stats)
@@ -471,7 +471,7 @@
         run (fn [^History hh ahead? levels]
               (when-not ahead? (System/setProperty "isocheck.witness.proof-ahead" "false"))
               (try
-                (let [d (j/->clj (.toData (Checker/check hh (doto (CheckOptions.) (.levels levels)))))]
+                (let [d (j/->clj (.toData (Checker/check hh (tu/unbounded (doto (CheckOptions.) (.levels levels))))))]
                   [(dissoc d :stats) (strip (dissoc (:stats d) :refutation-facts-ahead)) (get-in d [:stats :refutation-facts-ahead])])
                 (finally (System/clearProperty "isocheck.witness.proof-ahead"))))
         taken (atom 0)
@@ -511,7 +511,7 @@
                 (System/setProperty "isocheck.witness.polygraph-from" "0")
                 (System/setProperty "isocheck.witness.ahead" "false"))
               (try
-                (let [d (j/->clj (.toData (Checker/check hh (CheckOptions.))))
+                (let [d (j/->clj (.toData (Checker/check hh (tu/unbounded (CheckOptions.)))))
                       st (get-in d [:stats :search])]
                   (doseq [[l m] st :when (:built-after-witness m)] (swap! after update (name l) (fnil inc 0)))
                   [(dissoc d :stats) (strip st)])
