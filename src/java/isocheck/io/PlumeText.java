@@ -60,27 +60,15 @@ public final class PlumeText {
     private final TxnBuffer b = new TxnBuffer();
     /** Plume txn id -> buffer transaction, for the ids {@link #byId} does not cover. */
     private final LongIntMap ids = new LongIntMap(1024);
-    /**
-     * Per buffer transaction: its Plume id (-1 for aborted), once one is not its transaction's
-     * number ({@link #id}); its session is the buffer's ({@link #sessionOf}).
-     */
+    /** Per buffer transaction: its Plume id (-1 for aborted); its session is the buffer's ({@link #sessionOf}). */
     private final LongList plumeId = new LongList(1024);
-
-    /**
-     * While every transaction so far is numbered as its id (Plume's and PolySI's ids are 0, 1,
-     * 2, ... in order, and their first aborted operation, if any, ends it): neither the ids nor
-     * the table by id ({@link #byId}) are kept, 12 MB at 10^6 transactions.
-     */
-    private boolean idsInOrder = true;
-
-    /** Transaction t's Plume id (-1 for aborted operations). */
-    private long id(int t) { return idsInOrder ? t : plumeId.get(t); }
     private int lastAborted = -1;
     private long lastAbortedSession;
     private boolean lastWasAborted;
 
     Reader(InputStream in) {
       super(in, MAX_TOKEN);
+      b.perTxn(plumeId);
       b.estimateWith(this::scale);
     }
 
@@ -100,7 +88,7 @@ public final class PlumeText {
      */
     private double scale(long bytes, long size) {
       estimated = true;
-      long k = b.txnCount();
+      long k = plumeId.size();
       double plain = (double) size / bytes * 1.05;
       if (linesSeen == 0 || k == 0 || maxId < 0 || maxId >= 2 * k + 16 || idDigits >= bytes) return plain;
       double m = (double) linesSeen / k, perOp = (double) (bytes - idDigits) / linesSeen;
@@ -338,12 +326,10 @@ public final class PlumeText {
     }
 
     private int txnOf(long txn) {
-      if (idsInOrder) return txn < b.txnCount() ? (int) txn : -1;
       return txn < byId.length ? byId[(int) txn] : ids.get(txn);
     }
 
     private void putTxn(long txn, int t) {
-      if (idsInOrder) return;
       if (txn >= byId.length && txn < 4L * plumeId.size() + 4096) {
         int n = byId.length;
         while (n <= txn) n *= 2;
@@ -366,19 +352,6 @@ public final class PlumeText {
 
     private int newTxn(long session, long id, int status) {
       int t = b.txn(session, status, line);
-      if (idsInOrder && id == t) return t;
-      if (idsInOrder) {
-        // The first transaction not numbered as its id: the ids and the table by id from here on.
-        int n = byId.length;
-        while (n < t) n *= 2;
-        int[] a = filled(new int[n]);
-        for (int u = 0; u < t; u++) {
-          plumeId.add(u);
-          a[u] = u;
-        }
-        byId = a;
-        idsInOrder = false;
-      }
       plumeId.add(id);
       return t;
     }
@@ -399,14 +372,14 @@ public final class PlumeText {
 
     /** Where transaction t came from, for messages. */
     private String origin(int t) {
-      return (id(t) < 0 ? "aborted operations (txn -1)" : "txn " + id(t))
+      return (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
           + " of session " + sessionOf(t) + ", line " + b.txnTag(t);
     }
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {
       return "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf(b.opTxn(i)) + ","
-          + id(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
+          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
           + " than write 0s";
     }
   }
