@@ -95,39 +95,13 @@ public final class DbcopBincode {
   private static final class Reader {
     private final ByteInput in;
     private final TxnBuffer b = new TxnBuffer();
-    /**
-     * Where each buffer transaction is in the file, for messages, without a column of every
-     * transaction (8 MB at 10^6): a session's transactions are together, so the first buffer
-     * transaction of each session, and those holding a transaction's failed writes (the next
-     * transaction after it, of the same place: a few, if any), say it.
-     */
-    private final IntList sessionFirst = new IntList(64), failedWritesTxns = new IntList(16);
+    private final IntList txnSession = new IntList(1024), txnIndex = new IntList(1024);
     private int session = -1, txn = -1, event = -1;
     private long complete;
 
     Reader(InputStream in) {
       this.in = new ByteInput(in);
-    }
-
-    /** The session (data[s]) of buffer transaction t. */
-    private int txnSession(int t) {
-      int lo = 0, hi = sessionFirst.size() - 1;
-      while (lo < hi) {
-        int mid = (lo + hi + 1) >>> 1;
-        if (sessionFirst.get(mid) <= t) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
-    }
-
-    /** The place of buffer transaction t in its session (data[s][i]): one of failed writes is its transaction's. */
-    private int txnIndex(int t) {
-      int first = sessionFirst.get(txnSession(t)), n = 0;
-      for (int i = 0; i < failedWritesTxns.size(); i++) {
-        int f = failedWritesTxns.get(i);
-        if (f >= first && f <= t) n++;
-      }
-      return t - first - n;
+      b.perTxn(txnSession, txnIndex);
     }
 
     private String place(String field) {
@@ -235,12 +209,12 @@ public final class DbcopBincode {
 
     /** Where transaction t came from, for messages. */
     private String origin(int t) {
-      return "data[" + txnSession(t) + "][" + txnIndex(t) + "], byte " + b.txnTag(t);
+      return "data[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], byte " + b.txnTag(t);
     }
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {
-      return "byte " + b.opTag(i) + ": data[" + txnSession(b.opTxn(i)) + "][" + txnIndex(b.opTxn(i))
+      return "byte " + b.opTag(i) + ": data[" + txnSession.get(b.opTxn(i)) + "][" + txnIndex.get(b.opTxn(i))
           + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format";
     }
 
@@ -267,10 +241,8 @@ public final class DbcopBincode {
       event = -1;
       boolean ok = bool("success");
       int t = b.txn((long) session + 1, ok ? OpType.OK : OpType.FAIL, at);
-      if (txn == 0) {
-        // Empty sessions before this one have no transaction: they start here too.
-        while (sessionFirst.size() <= session) sessionFirst.add(t);
-      }
+      txnSession.add(session);
+      txnIndex.add(txn);
       // The transaction's ops, then (an aborted transaction of their own, next in the session) its
       // writes that did not succeed, if it did: each transaction's ops together.
       long[] e = ev;
@@ -286,7 +258,8 @@ public final class DbcopBincode {
             // aborted transaction of its own, next in the session.
             if (failedWrites < 0) {
               failedWrites = b.txn((long) session + 1, OpType.FAIL, e[q + 4]);
-              failedWritesTxns.add(failedWrites);
+              txnSession.add(session);
+              txnIndex.add(txn);
             }
             into = failedWrites;
           }
