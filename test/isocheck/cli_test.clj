@@ -1015,11 +1015,12 @@
                      "--time-limit takes seconds, not soon")))
 
 (deftest from-64-mb-the-young-generation-starts-at-192-mb-at-most
-  ;; From 64 MB of history to 512 MB (ParallelGC), bin/isocheck gives -XX:NewSize beside -Xms:
-  ;; a third of -Xms (128 MB plus 4 bytes per byte) up to 192 MB, so that a large history's
-  ;; load touches a young generation of that size and its columns go to the old generation
-  ;; directly; below 64 MB its -Xmn is unchanged, and from 512 MB (G1) there is none. A java
-  ;; that prints its arguments shows the flags; the files are sparse.
+  ;; From 64 MB of history to 512 MB (ParallelGC), the young generation is a third of -Xms
+  ;; (128 MB plus 4 bytes per byte) up to 192 MB: where a third is more (from 112 MB of
+  ;; history), bin/isocheck gives -XX:NewSize=192m beside -Xms, so that a large history's load
+  ;; touches no more of it and its columns go to the old generation directly; below, the
+  ;; default third (no flag); below 64 MB its -Xmn is unchanged, and from 512 MB (G1) there is
+  ;; none. A java that prints its arguments shows the flags; the files are sparse.
   (let [d (tmp-dir)
         fake (io/file (tmp-dir) "jdk-25")
         copy (io/file (tmp-dir) "isocheck")
@@ -1034,11 +1035,15 @@
                            (str/split (str/trim (last (str/split-lines out))) #" ")))
         new-size (fn [fs] (some #(second (re-matches #"-XX:NewSize=(\d+)m" %)) fs))]
     (fake-jdk-25-and-launcher! fake "#!/bin/sh\necho \"$@\"\n" copy jar)
-    (testing "80 MB: a third of -Xms (128 + 4 * 80 = 448 MB), the generation ParallelGC gave it before"
-      (let [fs (flags (sized 80))]
-        (is (some #{"-Xms448m"} fs) (str fs))
-        (is (= "149" (new-size fs)) (str fs))
+    (testing "100 MB: a third of -Xms (128 + 4 * 100 = 528 MB) is 176 MB: ParallelGC's own, no flag"
+      (let [fs (flags (sized 100))]
+        (is (some #{"-Xms528m"} fs) (str fs))
+        (is (nil? (new-size fs)) (str fs))
         (is (some #{"-XX:+UseParallelGC"} fs) (str fs))))
+    (testing "120 MB: a third of -Xms (608 MB) would be 202 MB: 192"
+      (let [fs (flags (sized 120))]
+        (is (some #{"-Xms608m"} fs) (str fs))
+        (is (= "192" (new-size fs)) (str fs))))
     (testing "400 MB: 192 MB, not a third of -Xms (1,728 MB)"
       (let [fs (flags (sized 400))]
         (is (some #{"-Xms1728m"} fs) (str fs))
