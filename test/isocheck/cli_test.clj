@@ -1053,3 +1053,51 @@
   (is (= 3 (:status (run "check" "--time-limit" "0" (tmp-file "wr.edn" register-edn)))))
   (is (str/includes? (:err (run "check" "--time-limit" "soon" (tmp-file "wr.edn" register-edn)))
                      "--time-limit takes seconds, not soon")))
+
+(deftest from-64-mb-the-young-generation-starts-at-192-mb-at-most
+  ;; From 64 MB of history to 512 MB (ParallelGC), the young generation is a third of -Xms
+  ;; (128 MB plus 4 bytes per byte) up to 192 MB: where a third is more (from 112 MB of
+  ;; history), bin/isocheck gives -XX:NewSize=192m beside -Xms, so that a large history's load
+  ;; touches no more of it and its columns go to the old generation directly; below, the
+  ;; default third (no flag); below 64 MB its -Xmn is unchanged, and from 512 MB (G1) there is
+  ;; none. A java that prints its arguments shows the flags; the files are sparse.
+  (let [d (tmp-dir)
+        fake (io/file (tmp-dir) "jdk-25")
+        copy (io/file (tmp-dir) "isocheck")
+        _ (spit (io/file d "ok.edn") valid-edn)
+        _ (sh d {} launcher "check" "ok.edn") ; (the uberjar exists after this)
+        jar (first (filter #(str/ends-with? (.getName ^java.io.File %) "standalone.jar") (.listFiles (io/file root "target" "uberjar"))))
+        sized (fn [mb] (let [f (io/file d (str mb ".edn"))]
+                         (with-open [r (java.io.RandomAccessFile. f "rw")] (.setLength r (* mb 1024 1024)))
+                         (.getName f)))
+        flags (fn [file] (let [{:keys [status out]} (sh d {"JAVA_HOME" (str fake)} (str copy "/bin/isocheck") "check" file)]
+                           (is (= 0 status))
+                           (str/split (str/trim (last (str/split-lines out))) #" ")))
+        new-size (fn [fs] (some #(second (re-matches #"-XX:NewSize=(\d+)m" %)) fs))]
+    (fake-jdk-25-and-launcher! fake "#!/bin/sh\necho \"$@\"\n" copy jar)
+    (testing "100 MB: a third of -Xms (128 + 4 * 100 = 528 MB) is 176 MB: ParallelGC's own, no flag"
+      (let [fs (flags (sized 100))]
+        (is (some #{"-Xms528m"} fs) (str fs))
+        (is (nil? (new-size fs)) (str fs))
+        (is (some #{"-XX:+UseParallelGC"} fs) (str fs))))
+    (testing "120 MB: a third of -Xms (608 MB) would be 202 MB: 192"
+      (let [fs (flags (sized 120))]
+        (is (some #{"-Xms608m"} fs) (str fs))
+        (is (= "192" (new-size fs)) (str fs))))
+    (testing "400 MB: 192 MB, not a third of -Xms (1,728 MB)"
+      (let [fs (flags (sized 400))]
+        (is (some #{"-Xms1728m"} fs) (str fs))
+        (is (= "192" (new-size fs)) (str fs))))
+    (testing "40 MB: -Xmn as before, no -XX:NewSize"
+      (let [fs (flags (sized 40))]
+        (is (some #{"-Xmn304m"} fs) (str fs))
+        (is (nil? (new-size fs)) (str fs))))
+    (testing "600 MB: G1, no -XX:NewSize"
+      (let [fs (flags (sized 600))]
+        (is (some #{"-XX:+UseG1GC"} fs) (str fs))
+        (is (nil? (new-size fs)) (str fs))))
+    (testing "ISOCHECK_HEAP: the heap as given, no -Xms nor -XX:NewSize"
+      (let [{:keys [out]} (sh d {"JAVA_HOME" (str fake) "ISOCHECK_HEAP" "8g"} (str copy "/bin/isocheck") "check" (sized 400))
+            fs (str/split (str/trim (last (str/split-lines out))) #" ")]
+        (is (some #{"-Xmx8g"} fs) (str fs))
+        (is (nil? (new-size fs)) (str fs))))))

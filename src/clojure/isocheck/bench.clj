@@ -1094,15 +1094,22 @@
   twin, converted back, is the row to compare it with). Then the simulator's own Jepsen EDN of it (with
   invocations and times, and the aborted transactions), as a Jepsen test writes it. Median
   load time and peak RSS of 3 runs (of 1 from 10^6 on); the micro-ops per second are AWDIT's
-  measure (its parse of this shape: 0.3 s at 10^5, 7-8 s at 10^6, from a peer run).
-  ISOCHECK_BENCH_ROWS (a regex over the formats' names) runs only the rows it finds. Not run
-  by CI."
+  measure (its parse of this shape: 0.3 s at 10^5, 7-8 s at 10^6, from a peer run). Not run
+  by CI. ISOCHECK_BENCH_FORMATS (comma-separated, case aside) keeps the rows a word names: a
+  row's whole name (`jepsen edn`), or any part of one (`plume,json` keeps Plume/PolySI text,
+  Jepsen/elle-cli JSON and dbcop JSON), and converts only the files those need;
+  ISOCHECK_BENCH_RUNS sets the runs per row."
   [sizes]
   (let [launcher (str (System/getProperty "user.dir") "/bin/isocheck")
-        ;; ISOCHECK_BENCH_ROWS, a regex: only the rows whose format it finds (the 10^6 runs are long),
-        ;; e.g. 'Cobra|^Jepsen EDN$'.
-        rows (some-> (System/getenv "ISOCHECK_BENCH_ROWS") re-pattern)
-        row? (fn [label] (or (nil? rows) (some? (re-find rows label))))
+        words (some->> (System/getenv "ISOCHECK_BENCH_FORMATS") str/lower-case (re-seq #"[^,]+") (map str/trim) (remove empty?) seq)
+        labels ["plume/polysi text" "jepsen edn" "jepsen edn, gzip" "jepsen/elle-cli json" "dbcop json" "dbcop bincode"
+                "cobra logs" "jepsen edn of the cobra logs" "jepsen edn, invocations, aborts"]
+        want? (fn [label]
+                (let [l (str/lower-case label)]
+                  (or (nil? words)
+                      (some #(if (some #{%} labels) (= l %) (str/includes? l %)) words))))
+        twin? (want? "Jepsen EDN of the Cobra logs")
+        runs-env (some-> (System/getenv "ISOCHECK_BENCH_RUNS") str/trim not-empty Long/parseLong)
         dir (Files/createTempDirectory "isocheck-bench-load" (make-array java.nio.file.attribute.FileAttribute 0))
         p (fn [n] (str (.resolve dir ^String n)))]
     ;; Builds the jar and its class data if needed.
@@ -1121,16 +1128,14 @@
             converted (vec (for [[label to ext] [["Jepsen EDN" "edn" ".edn"] ["Jepsen EDN, gzip" "edn" ".edn.gz"]
                                                  ["Jepsen/elle-cli JSON" "json" ".json"] ["dbcop JSON" "dbcop" ".dbcop.json"]
                                                  ["dbcop bincode" "dbcop-bincode" ".bincode"] ["Cobra logs" "cobra" ".cobra"]]
-                                 ;; Cobra's logs also for their EDN twin's row.
-                                 :when (or (row? label) (and (= label "Cobra logs") (row? "Jepsen EDN of the Cobra logs")))]
+                                 :when (or (want? label) (and twin? (= label "Cobra logs")))]
                              (let [f (p (str "h-" n ext))] (convert! "--to" to text f) [label f])))
             ;; Cobra's values are its write ids (64-bit): its own EDN twin is the fair measure.
-            twin (when (row? "Jepsen EDN of the Cobra logs")
-                   (let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f) f))
-            files (filter (comp row? first)
+            twin (when twin? (let [f (p (str "h-" n ".cobra-values.edn"))] (convert! "--to" "edn" (p (str "h-" n ".cobra")) f) f))
+            files (filter (fn [[label]] (want? label))
                           (concat [["Plume/PolySI text" text]] converted
-                                  [["Jepsen EDN of the Cobra logs" twin] ["Jepsen EDN, invocations, aborts" jepsen]]))
-            runs (if (>= n 1000000) 1 3)]
+                                  (when twin? [["Jepsen EDN of the Cobra logs" twin]]) [["Jepsen EDN, invocations, aborts" jepsen]]))
+            runs (or runs-env (if (>= n 1000000) 1 3))]
         (println (format "\n%,d transactions, 20 micro-ops each, Plume's shape" n))
         (println (format "%-34s %9s %9s %12s %10s %5s" "format" "file" "load" "Mmicro-op/s" "peak RSS" "runs"))
         (doseq [[label f] files]
@@ -1142,7 +1147,7 @@
                                (/ ms 1e3) (/ (:mops (first res)) (* ms 1e3))
                                (if-let [m (seq (keep :rss rs))] (mb (median m)) "-") runs)))
             (flush)))
-        (doseq [^String f (distinct (map second (concat files converted)))]
+        (doseq [^String f (distinct (concat [text jepsen] (map second converted) (when twin [twin])))]
           (let [ff (java.io.File. f)]
             (when (.isDirectory ff) (doseq [x (.listFiles ff)] (.delete ^java.io.File x)))
             (.delete ff)))))

@@ -410,7 +410,10 @@ public final class Formats {
 
   private static void read(InputStream in, Format f, String name, OpSink sink) throws IOException {
     switch (f) {
-      case JSON: JsonReader.read(in, sink); break;
+      case JSON:
+        EstimatingSink.forJson(sink);
+        JsonReader.read(in, sink);
+        break;
       case PLUME: PlumeText.read(in, sink); break;
       case DBCOP: DbcopJson.read(in, sink); break;
       case DBCOP_BINCODE: DbcopBincode.read(in, sink); break;

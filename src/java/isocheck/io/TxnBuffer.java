@@ -415,8 +415,14 @@ final class TxnBuffer {
   private OpRecord.Origin streamWhere;
   private java.util.function.IntFunction<String> zeroRefusal;
   private final OpRecord streamRec = new OpRecord();
-  /** While streaming: each transaction's first op (its ops are together: the reader sees to it). */
+  /**
+   * While streaming: each transaction's first op (its ops are together: the reader sees to it),
+   * from transaction {@link #txnOpBase} on: those before are handed on, and let go of when
+   * {@link #restart} numbers the ops from 0 again (a column of every transaction was 4 MB of the
+   * load's peak at 10^6).
+   */
   private final isocheck.util.IntList txnOpStart = new isocheck.util.IntList(1024);
+  private int txnOpBase;
   /** While streaming: the first transaction not yet handed on, the ops before it let go, and the ordinal next. */
   private int nextOut, opsOut;
   private long ordinalOut;
@@ -454,7 +460,7 @@ final class TxnBuffer {
     flushBefore(t);
     if (!estimated && bytes >= ESTIMATE_AFTER && streamSize >= 4 * ESTIMATE_AFTER && ordinalOut > 0) {
       estimated = true;
-      double f = (double) streamSize / bytes * estimateMargin;
+      double f = scale != null ? scale.applyAsDouble(bytes, streamSize) : (double) streamSize / bytes * 1.05;
       stream.sizeHint((long) (ordinalOut * f) + 16, (long) (mopsOut * f) + 64, (long) (writesOut * f) + 64, 0);
       // The per-transaction columns (the buffer's and its reader's) sized once too: doubled up
       // to the end, their copies were 5-9 MB of the load's garbage at 10^5 transactions.
@@ -463,7 +469,6 @@ final class TxnBuffer {
       status.ensureCapacity(txns);
       dropped.ensureCapacity(txns);
       txnTag.ensureCapacity(txns);
-      txnOpStart.ensureCapacity(txns);
       for (isocheck.util.IntList l : perTxnInts) l.ensureCapacity(txns);
       for (LongList l : perTxnLongs) l.ensureCapacity(txns);
       if (onEstimate != null) onEstimate.accept(txns);
@@ -491,21 +496,30 @@ final class TxnBuffer {
 
   private static final long ESTIMATE_AFTER = 4 << 20;
 
-  /** What the estimate from the first megabytes is multiplied by: a margin, so that the arrays are not grown at the end. */
-  private double estimateMargin = 1.05;
+  /**
+   * What the counts so far are multiplied by for the estimate, from the bytes read and the
+   * input's size; null: the size over the bytes read, with a margin of 5% so that the arrays are
+   * not grown at the end.
+   */
+  private Scale scale;
+
+  /** A reader's own estimate: the factor the counts so far scale by, given the bytes read and the input's size. */
+  interface Scale {
+    double applyAsDouble(long bytes, long size);
+  }
 
   /**
-   * No margin on the estimate: for a format whose first megabytes already overstate the ops per
-   * byte (Plume text: its txn ids gain digits through the file, so its lines grow longer; the
-   * margin sized the builder's arrays 8% over at 10^5 transactions).
+   * A reader's own estimate ({@link Scale}) instead of the size over the bytes read: for a format
+   * whose first megabytes spend fewer bytes on an op than the rest (Plume text: its txn ids
+   * gain digits through the file).
    */
-  void noEstimateMargin() { estimateMargin = 1.0; }
+  void estimateWith(Scale s) { scale = s; }
 
   /** While streaming: transactions before t are complete; hands them on. */
   void flushBefore(int t) {
     while (nextOut < t) {
       int u = nextOut++;
-      int from = txnOpStart.get(u), to = u + 1 < txnOpStart.size() ? txnOpStart.get(u + 1) : nOps;
+      int from = txnOpStart.get(u - txnOpBase), to = u + 1 - txnOpBase < txnOpStart.size() ? txnOpStart.get(u + 1 - txnOpBase) : nOps;
       if (!(zeroRefusal != null && dropZeros(u, from, to))) {
         // Before the first op: start small, rather than at a guess from the file's size made
         // for Jepsen's EDN; a few megabytes in, the estimate (above) sizes the arrays.
@@ -532,7 +546,11 @@ final class TxnBuffer {
    */
   private void restart() {
     for (int c = (nOps - 1) >>> SHIFT; c >= 0 && opTxn[c] != null; c--) dropChunk(c);
-    for (int u = nextOut; u < txnOpStart.size(); u++) txnOpStart.set(u, 0);
+    // The transactions begun with no op yet (start 0 now) are all that is left of the column.
+    int left = txnOpStart.size() - (nextOut - txnOpBase);
+    txnOpStart.clear();
+    for (int u = 0; u < left; u++) txnOpStart.add(0);
+    txnOpBase = nextOut;
     nOps = 0;
     opsOut = 0;
   }
