@@ -365,6 +365,32 @@
     (testing "the pre-checks' anomalies are among those compared"
       (is (every? @seen [:G1a :G1b]) (pr-str @seen)))))
 
+;; The witness-ahead tests below check a history with a test-only switch on and off and compare.
+(defn- checked-with-switch
+  "Checks hh at levels (counterexamples unbounded) with the system property prop \"false\" unless
+  on?: [the result map but :stats, its search statistics without times and :witness-ahead, the
+  search statistics]."
+  [prop ^History hh on? levels]
+  (when-not on? (System/setProperty prop "false"))
+  (try
+    (let [d (j/->clj (.toData (Checker/check hh (tu/unbounded (doto (CheckOptions.) (.levels levels))))))
+          st (get-in d [:stats :search])]
+      [(dissoc d :stats)
+       (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:witness-ahead$" (str k))) %)) %) st)
+       st])
+    (finally (System/clearProperty prop))))
+
+(defn- same-with-and-without
+  "Asserts that (run hh true levels) and (run hh false levels) give the same result and search
+  statistics, and the run without nothing done ahead; returns what the run with did ahead."
+  [run hh levels what]
+  (let [[r1 s1 a1] (run hh true levels)
+        [r0 s0 a0] (run hh false levels)]
+    (is (= r1 r0) what)
+    (is (= s1 s0) what)
+    (is (empty? a0) what)
+    a1))
+
 (deftest the-first-levels-witness-runs-ahead-with-the-same-outcome
   ;; The witness schedule of the level searched first starts on a thread of its own once the
   ;; pre-checks are done, beside the chains and the observed graph. Its answer must be the one
@@ -372,19 +398,11 @@
   ;; the same result, counterexamples and statistics but for the new :witness-ahead and the
   ;; times. When the mini-transaction checker decides instead, the schedule is stopped and its
   ;; thread gone before the check returns.
-  (let [strip (fn [m] (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:witness-ahead$" (str k))) %)) %)
-                                     m))
-        run (fn [^History hh ahead? levels]
-              (when-not ahead? (System/setProperty "isocheck.witness.ahead" "false"))
-              (try
-                (let [^Result r (Checker/check hh (tu/unbounded (doto (CheckOptions.) (.levels levels))))
-                      st (get-in (j/->clj (.toData r)) [:stats :search])]
-                  [(dissoc (j/->clj (.toData r)) :stats)
-                   (strip st)
-                   (into {} (concat (for [[l m] st :when (:witness-ahead m)] [(name l) true])
-                                    (for [[_ m] st :when (get-in m [:implied-by-search :witness-ahead])]
-                                      [(name (:implied-by m)) true])))])
-                (finally (System/clearProperty "isocheck.witness.ahead"))))
+  (let [run (fn [hh ahead? levels]
+              (let [[r s st] (checked-with-switch "isocheck.witness.ahead" hh ahead? levels)]
+                [r s (into {} (concat (for [[l m] st :when (:witness-ahead m)] [(name l) true])
+                                      (for [[_ m] st :when (get-in m [:implied-by-search :witness-ahead])]
+                                        [(name (:implied-by m)) true])))]))
         ahead (atom {})]
     (doseq [[store bugs] [[Store/STRICT_SERIALIZABLE [nil Bug/STALE_REALTIME_READ]]
                           [Store/SERIALIZABLE [nil Bug/ABORTED_READ]]
@@ -392,13 +410,8 @@
             bug bugs
             seed (range 3)
             lv [levels [(Level/parse "serializable")] [(Level/parse "gsi") (Level/parse "snapshot-isolation")]]]
-      (let [hh (simulated store bug seed 300 6 12 5)
-            [r1 s1 a1] (run hh true lv)
-            [r0 s0 a0] (run hh false lv)]
-        (is (= r1 r0) (str store " " bug " seed " seed " " lv))
-        (is (= s1 s0) (str store " " bug " seed " seed " " lv))
-        (is (empty? a0))
-        (doseq [[l _] a1] (swap! ahead update l (fnil inc 0)))))
+      (doseq [[l _] (same-with-and-without run (simulated store bug seed 300 6 12 5) lv (str store " " bug " seed " seed " " lv))]
+        (swap! ahead update l (fnil inc 0))))
     (testing "the first level searched is the one run ahead: a plain level's strong-session counterpart, which decides it"
       (is (pos? (get @ahead "strict-serializable" 0)) (pr-str @ahead))
       (is (pos? (get @ahead "strong-session-serializable" 0)) (pr-str @ahead))
@@ -422,21 +435,12 @@
 ;; the same result, certificates, counterexamples and statistics but for :witness-ahead and
 ;; the times; and no thread outlives the check.
 (deftest the-next-levels-witness-runs-ahead-with-the-same-outcome
-  (let [strip (fn [m] (walk/postwalk #(if (map? %) (into {} (remove (fn [[k _]] (re-find #"-ms$|^:witness-ahead$" (str k))) %)) %)
-                                     m))
-        run (fn [^History hh next? levels]
-              (when-not next? (System/setProperty "isocheck.witness.ahead-next" "false"))
-              (try
-                (let [^Result r (Checker/check hh (tu/unbounded (doto (CheckOptions.) (.levels levels))))
-                      d (j/->clj (.toData r))
-                      st (get-in d [:stats :search])]
-                  [(dissoc d :stats)
-                   (strip st)
-                   (set (for [[l m] st
-                              :when (and (#{:snapshot-isolation :strong-session-snapshot-isolation} l)
-                                         (or (:witness-ahead m) (get-in m [:implied-by-search :witness-ahead])))]
-                          (name l)))])
-                (finally (System/clearProperty "isocheck.witness.ahead-next"))))
+  (let [run (fn [hh next? levels]
+              (let [[r s st] (checked-with-switch "isocheck.witness.ahead-next" hh next? levels)]
+                [r s (set (for [[l m] st
+                                :when (and (#{:snapshot-isolation :strong-session-snapshot-isolation} l)
+                                           (or (:witness-ahead m) (get-in m [:implied-by-search :witness-ahead])))]
+                            (name l)))]))
         ahead (atom {})
         ser (Level/parse "serializable")]
     (doseq [[store bugs] [[Store/SERIALIZABLE [nil Bug/ABORTED_READ]]
@@ -446,13 +450,8 @@
             lv [[ser (Level/parse "snapshot-isolation")]
                 [ser (Level/parse "strong-session-snapshot-isolation")]
                 [(Level/parse "strong-session-serializable") ser (Level/parse "snapshot-isolation")]]]
-      (let [hh (simulated store bug seed 300 6 12 5)
-            [r1 s1 a1] (run hh true lv)
-            [r0 s0 a0] (run hh false lv)]
-        (is (= r1 r0) (str store " " bug " seed " seed " " lv))
-        (is (= s1 s0) (str store " " bug " seed " seed " " lv))
-        (is (empty? a0))
-        (doseq [l a1] (swap! ahead update l (fnil inc 0)))))
+      (doseq [l (same-with-and-without run (simulated store bug seed 300 6 12 5) lv (str store " " bug " seed " seed " " lv))]
+        (swap! ahead update l (fnil inc 0))))
     (testing "the SI levels' schedules were taken from the thread run ahead"
       (is (pos? (get @ahead "snapshot-isolation" 0)) (pr-str @ahead))
       (is (pos? (get @ahead "strong-session-snapshot-isolation" 0)) (pr-str @ahead)))
