@@ -198,6 +198,29 @@ public final class CobraLog {
       return new HistoryException(file + ", byte " + at + ": " + msg);
     }
 
+    /** A 'W' record's fields after its tag, and an 'R' record's, in their order. */
+    private static final String[] W_FIELDS = {"write id", "key", "value"},
+        R_FIELDS = {"writer's transaction id", "write id", "key", "value"};
+    /** The record's fields, as {@link #fields} read them. */
+    private final long[] rec = new long[4];
+
+    /**
+     * Reads a record's fields (named by what) into rec: decoded in place when the buffer holds
+     * them all (a record's longs, 3 million at 10^5 transactions, were each two calls through
+     * field(), which C1 does not inline), else one by one, naming the one the log ends inside.
+     */
+    private void fields(String[] what, long recordAt, char tag) throws IOException {
+      int n = what.length;
+      if (in.buffered() >= 8 * n) {
+        byte[] bb = in.buffer();
+        int p = in.position();
+        for (int i = 0; i < n; i++) rec[i] = ByteInput.be(bb, p + 8 * i);
+        in.skip(8 * n);
+      } else {
+        for (int i = 0; i < n; i++) rec[i] = field(what[i], recordAt, tag);
+      }
+    }
+
     private long field(String what, long recordAt, char tag) throws IOException {
       try {
         return in.longBE();
@@ -250,21 +273,8 @@ public final class CobraLog {
               break;
             }
             case 'W': {
-              long wid, key, value;
-              if (in.buffered() >= 24) {
-                // Decoded in place (a record's longs, 3 million at 10^5 transactions, each two calls
-                // through field(), which C1 does not inline).
-                byte[] bb = in.buffer();
-                int p = in.position();
-                wid = ByteInput.be(bb, p);
-                key = ByteInput.be(bb, p + 8);
-                value = ByteInput.be(bb, p + 16);
-                in.skip(24);
-              } else {
-                wid = field("write id", at, 'W');
-                key = field("key", at, 'W');
-                value = field("value", at, 'W');
-              }
+              fields(W_FIELDS, at, 'W');
+              long wid = rec[0], key = rec[1], value = rec[2];
               if (cur < 0) throw bad(at, "a write outside any transaction");
               if (wid == UNIVERSAL) {
                 universal(at);
@@ -281,21 +291,8 @@ public final class CobraLog {
               break;
             }
             case 'R': {
-              long writer, wid, key, value;
-              if (in.buffered() >= 32) {
-                byte[] bb = in.buffer();
-                int p = in.position();
-                writer = ByteInput.be(bb, p);
-                wid = ByteInput.be(bb, p + 8);
-                key = ByteInput.be(bb, p + 16);
-                value = ByteInput.be(bb, p + 24);
-                in.skip(32);
-              } else {
-                writer = field("writer's transaction id", at, 'R');
-                wid = field("write id", at, 'R');
-                key = field("key", at, 'R');
-                value = field("value", at, 'R');
-              }
+              fields(R_FIELDS, at, 'R');
+              long writer = rec[0], wid = rec[1], key = rec[2], value = rec[3];
               if (cur < 0) throw bad(at, "a read outside any transaction");
               if (writer == UNIVERSAL && wid == UNIVERSAL) {
                 universal(at);
