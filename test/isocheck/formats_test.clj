@@ -452,6 +452,43 @@
         (is (= (str "not streamable: write id 0x" (Long/toHexString (if (odd? bad) bad (- bad))) " read as another transaction's")
                (stream (cobra-dir {"0.log" (reads bad) "1.log" writes})))))))))
 
+;; A read of a write id no log has written yet keeps the writer it names in the write id's slot
+;; (CobraLog.WriterCheck's claims): later reads of it, and its first write, are checked against
+;; that; writers whose Cobra ids need 30 bits or more kept aside as before.
+(deftest cobra-reads-before-their-writes-checked-while-streaming
+  (let [stream #(isocheck.io.CobraStreamProbe/stream (.toPath (io/file ^String %)))
+        big 0x40000000
+        refused #(str "not streamable: write id 0x" (Long/toHexString %) " read as another transaction's")
+        logs (fn [reads writes] {"0.log" (apply cobra-log (concat [[\S 1]] reads [[\C 1]])) "1.log" (apply cobra-log writes)})]
+    (testing "reads naming the first writer, before it and after it"
+      (let [d (cobra-dir (logs [[\R 2 7 5 0] [\R 2 7 5 0] [\R big 8 6 0]]
+                               [[\S 2] [\W 7 5 0] [\C 2] [\S 3] [\W 7 9 0] [\C 3] [\S big] [\W 8 6 0] [\C big] [\S 4] [\R 2 7 5 0] [\C 4]]))]
+        (is (nil? (stream d)))
+        (is (nil? (error d)))))
+    (testing "a read before the write naming another writer"
+      (let [d (cobra-dir (logs [[\R 3 7 5 0]] [[\S 2] [\W 7 5 0] [\C 2] [\S 3] [\W 7 9 0] [\C 3]]))]
+        (is (= (refused 7) (stream d)))
+        (is (= "0.log, byte 9: transaction 0x1 reads write id 0x7 as transaction 0x3's, but transaction 0x2 wrote it (1.log, byte 9)"
+               (error d)))))
+    (testing "a read naming a writer whose id fits in 30 bits, written by one whose id does not"
+      (let [d (cobra-dir (logs [[\R (- big 2) 8 6 0]] [[\S big] [\W 8 6 0] [\C big]]))]
+        (is (= (refused 8) (stream d)))
+        (is (str/starts-with? (str (error d)) "0.log, byte 9: transaction 0x1 reads write id 0x8 as transaction 0x3ffffffe's"))))
+    (testing "two reads naming different writers of a write id: refused while streaming, the whole read decides"
+      (let [unwritten (cobra-dir (logs [[\R 2 7 5 0] [\R 3 7 5 0]] [[\S 2] [\C 2]]))
+            written (cobra-dir (logs [[\R 2 7 5 0] [\R 3 7 5 0]] [[\S 2] [\W 7 5 0] [\C 2]]))]
+        (is (= (refused 7) (stream unwritten)))
+        (is (nil? (error unwritten)) "no write of it: both load, as reads of a write id no log has")
+        (is (= (refused 7) (stream written)))
+        (is (str/starts-with? (str (error written)) "0.log, byte 42: transaction 0x1 reads write id 0x7 as transaction 0x3's"))))
+    (testing "more reads than are checked together, every one before its write"
+      (let [n 3000
+            writes (mapcat (fn [i] [[\S (+ 10 i)] [\W i (mod i 97) 0] [\C (+ 10 i)]]) (range 1 (inc n)))
+            reads (fn [bad] (for [i (range 1 (inc n))] [\R (if (= i bad) (+ 11 i) (+ 10 i)) i (mod i 97) 0]))]
+        (is (nil? (stream (cobra-dir (logs (reads -1) writes)))))
+        (doseq [bad [1 256 257 2999]]
+          (is (= (refused bad) (stream (cobra-dir (logs (reads bad) writes)))) bad))))))
+
 ;; ---------------------------------------------------------------- elle-cli
 
 (def elle-json
