@@ -1096,6 +1096,17 @@
       (let [fs (flags (sized 600))]
         (is (some #{"-XX:+UseG1GC"} fs) (str fs))
         (is (nil? (new-size fs)) (str fs))))
+    (testing "600 MB of dbcop JSON, a history of 200 MB: ParallelGC and 192 MB as for 200 MB of EDN, not G1"
+      ;; (G1 from the file's bytes gave its load at 10^6 a peak RSS 70 MB over the EDN's.)
+      (let [f (io/file d "600.dbcop.json")
+            _ (with-open [r (java.io.RandomAccessFile. f "rw")]
+                (.write r (.getBytes "[[{\"id\":0}]]" "UTF-8"))
+                (.setLength r (* 600 1024 1024)))
+            fs (flags (.getName f))]
+        (is (some #{"-XX:+UseParallelGC"} fs) (str fs))
+        (is (not-any? #{"-XX:+UseG1GC"} fs) (str fs))
+        (is (some #{"-Xms928m"} fs) (str fs))
+        (is (= "192" (new-size fs)) (str fs))))
     (testing "ISOCHECK_HEAP: the heap as given, no -Xms nor -XX:NewSize"
       (let [{:keys [out]} (sh d {"JAVA_HOME" (str fake) "ISOCHECK_HEAP" "8g"} (str copy "/bin/isocheck") "check" (sized 400))
             fs (str/split (str/trim (last (str/split-lines out))) #" ")]

@@ -1051,6 +1051,30 @@
         (is (= (* 2 n) (.mopCount h)))
         (is (= 0 (mod (capacity h "mopKey") 16384)) (str (capacity h "mopKey")))))))
 
+(deftest a-historys-integer-keys-are-not-boxed
+  ;; History keeps its keys as the builder interned them (int chunks, long ones from the first
+  ;; key past an int, objects apart) and boxes one when asked: boxed when built, 10^6
+  ;; Plume-shaped transactions' 2 million keys were 40 MB of Longs made as the load ended.
+  (let [field (fn [^History h f] (.get (doto (.getDeclaredField History f) (.setAccessible true)) h))
+        load (fn [keys] (let [text (str/join "\n" (for [[i k] (map-indexed vector keys)]
+                                                    (str "{:type :ok, :f :txn, :process 0, :value [[:w " (pr-str k) " " (inc i) "]]}")))
+                              b (HistoryBuilder.)]
+                          (Formats/read (ByteArrayInputStream. (.getBytes ^String text StandardCharsets/UTF_8)) b)
+                          (.build b)))
+        ks (fn [^History h] (mapv #(.key h (int %)) (range (.keyCount h))))]
+    (testing "integers: no objects, the same keys back"
+      (let [h (load (range 70000))]
+        (is (nil? (field h "keyObjs")))
+        (is (= (range 70000) (ks h)))))
+    (testing "an integer past an int: longs from then on"
+      (let [h (load [3 (bit-shift-left 1 40) 5])]
+        (is (nil? (field h "keyObjs")))
+        (is (= [3 (bit-shift-left 1 40) 5] (ks h)))))
+    (testing "strings and keywords as they are, beside integers"
+      (let [h (load [7 "x" :y 8])]
+        (is (= [7 "x" :y 8] (mapv #(if (instance? isocheck.history.Kw %) (keyword (isocheck.history.Kw/nameOf %)) %) (ks h))))
+        (is (thrown? IndexOutOfBoundsException (.key h (int 4))))))))
+
 (deftest plume-text-is-estimated-from-its-txn-ids-digits
   ;; Streaming, a few megabytes in, a reader tells the builder what to expect. Plume's lines
   ;; spend the same bytes on an op but for the txn id, 0, 1, 2, ... in order, which gains

@@ -645,7 +645,7 @@ public final class HistoryBuilder implements OpSink {
     // Per-txn arrays may keep spare room at the end (nTxns is the count); copying hundreds of
     // megabytes to trim them costs more than the spare room.
     long[] invokeOrds = invokeOrd.compact(), completeOrds = completeOrd.compact();
-    built = new History(workload, keys.toArray(), values.ints, values.longs, values.objs, values.size(), n, status.toArray(),
+    built = new History(workload, keys.ints, keys.longs, keys.objs, keys.size(), values.ints, values.longs, values.objs, values.size(), n, status.toArray(),
         session.compact(), procs, invokeOrds, completeOrds, invokeIndex.freeze(invokeOrds),
         completeIndex.freeze(completeOrds), invokeTime.compact(), completeTime.compact(), mopStart.compact(),
         kinds, mopKey.raw(), val, len, mopTxns(n, nm, mopStart.raw()), listPool.compact(), writerIndex,
@@ -816,10 +816,11 @@ public final class HistoryBuilder implements OpSink {
 
   /**
    * The interned keys (or values) by id: integers as ints while every one fits in an int (then
-   * as longs), boxed only when the history is built (a table of boxed Longs cost an object per
-   * distinct key or value while loading), or, for the values, never ({@link History#value} boxes
-   * one when asked: Cobra's write ids, a million distinct at 10^5 transactions, were 16 MB of
-   * Longs and an array of 4 MB more), other objects as they are. In chunks of 65,536, never
+   * as longs), never boxed ({@link History#key} and {@link History#value} box one when asked: a
+   * table of boxed Longs cost an object per distinct key or value while loading; Cobra's write
+   * ids, a million distinct at 10^5 transactions, were 16 MB of Longs and an array of 4 MB more;
+   * 10^6 Plume-shaped transactions' 2 million keys, boxed when the history was built, 40 MB
+   * made as the load ended), other objects as they are. In chunks of 65,536, never
    * copied (doubled, a million values' table and its copies were 16 MB; ten million, 268 MB).
    */
   private static final class Table {
@@ -885,12 +886,6 @@ public final class HistoryBuilder implements OpSink {
     Object get(int i) {
       Object o = objs == null || i >= objs.length ? null : objs[i];
       return o == null ? (Object) integer(i) : o == NULL ? null : o;
-    }
-
-    Object[] toArray() {
-      Object[] a = new Object[n];
-      for (int i = 0; i < n; i++) a[i] = get(i);
-      return a;
     }
   }
 
