@@ -313,7 +313,7 @@
         run (fn [cores]
               (System/setProperty "isocheck.weak.cores" (str cores))
               (try
-                (dissoc (iso/check (iso/checker {:max-anomalies 2}) hist) :stats)
+                (dissoc (iso/check (iso/checker {:max-anomalies 2, :counterexample-time-limit 3600}) hist) :stats)
                 (finally (System/clearProperty "isocheck.weak.cores"))))
         one (run 1)]
     (is (every? (set (:anomaly-types one))

@@ -397,7 +397,7 @@
   ;; depend on the number of cores, on MT histories of every store and bug.
   (let [run (fn [hist cores]
               (System/setProperty "isocheck.weak.cores" (str cores))
-              (try (dissoc (iso/check (iso/checker {}) hist) :stats)
+              (try (dissoc (iso/check (iso/checker {:counterexample-time-limit 3600}) hist) :stats)
                    (finally (System/clearProperty "isocheck.weak.cores"))))
         paths (atom #{})]
     (doseq [seed (range 2)
