@@ -276,11 +276,8 @@ final class LevelGraphs {
           }
           int[] ow = out[u];
           for (int i = 0, k = outN[u]; i < k; i++) {
-            int g = ow[i];
-            if ((eMask[g] & bit) == 0) continue;
-            int type = eTag[g] & 127;
-            if (si && (type == Edge.RW) != begin) continue;
-            int z = to(eTo[g], type);
+            int z = successor(ow[i], begin);
+            if (z < 0) continue;
             if (z == x) return false;
             if (ord[z] < ub && mark[z] != f) {
               mark[z] = f;
@@ -307,11 +304,8 @@ final class LevelGraphs {
           }
           int[] iw = in[u];
           for (int i = 0, k = inN[u]; i < k; i++) {
-            int g = iw[i];
-            if ((eMask[g] & bit) == 0) continue;
-            int type = eTag[g] & 127;
-            if (si && to(u, type) != w) continue;
-            int z = from(eFrom[g], type);
+            int z = predecessor(iw[i], u, w);
+            if (z < 0) continue;
             if (ord[z] > lb && mark[z] != b) {
               mark[z] = b;
               deltaB[nB++] = z;
@@ -323,6 +317,26 @@ final class LevelGraphs {
       }
       hold(e);
       return true;
+    }
+
+    /**
+     * The node store edge g leads to from a node of its tail's transaction, in this view: -1 when
+     * the view does not hold g, or (SI) when g does not leave from that node's side (a begin node
+     * has only rw edges out, a commit node the others).
+     */
+    private int successor(int g, boolean begin) {
+      if ((eMask[g] & bit) == 0) return -1;
+      int type = eTag[g] & 127;
+      if (si && (type == Edge.RW) != begin) return -1;
+      return to(eTo[g], type);
+    }
+
+    /** The node store edge g (into transaction u) comes from when it enters node w, in this view; -1 when it does not. */
+    private int predecessor(int g, int u, int w) {
+      if ((eMask[g] & bit) == 0) return -1;
+      int type = eTag[g] & 127;
+      if (si && to(u, type) != w) return -1;
+      return from(eFrom[g], type);
     }
 
     /** PK's reorder, TopologicalOrder's over this view's order. */
@@ -369,11 +383,8 @@ final class LevelGraphs {
         int[] ow = out[u];
         for (int i = 0, k = outN[u]; i < k; i++) {
           int g = ow[i];
-          if ((eMask[g] & bit) == 0) continue;
-          int type = eTag[g] & 127;
-          if (si && (type == Edge.RW) != begin) continue;
-          int z = to(eTo[g], type);
-          if (ord[z] > hi || mark[z] == f) continue;
+          int z = successor(g, begin);
+          if (z < 0 || ord[z] > hi || mark[z] == f) continue;
           mark[z] = f;
           parent[z] = g;
           stack[sp++] = z;

@@ -1253,8 +1253,7 @@ public final class OnlineChecker implements OpSink {
     forgetSessions();
     // Transactions and nodes.
     int[] nodeMap = new int[nodes];
-    int nn = 0;
-    for (int v = 0; v < nodes; v++) nodeMap[v] = liveNode[v] ? nn++ : -1;
+    int nn = renumberLive(liveNode, nodes, nodeMap);
     for (int t = 0; t < n; t++) {
       int j = newId[t];
       if (j < 0) continue;
@@ -1291,6 +1290,17 @@ public final class OnlineChecker implements OpSink {
       if (c >= 0) lastCommittedOf.set(s, newId[c]);
     }
     frontier.keepMapped(newId);
+  }
+
+  /**
+   * A window compaction's node numbering: nodeMap[v] the new number of each of the first nodes
+   * nodes that liveNode keeps, in order, -1 for the others; returns how many are kept. Shared
+   * with RegisterOnline's window.
+   */
+  static int renumberLive(boolean[] liveNode, int nodes, int[] nodeMap) {
+    int nn = 0;
+    for (int v = 0; v < nodes; v++) nodeMap[v] = liveNode[v] ? nn++ : -1;
+    return nn;
   }
 
   /** a's elements mapped (the dropped ones, mapped to -1, left out); null for none. Shared with RegisterOnline's window. */

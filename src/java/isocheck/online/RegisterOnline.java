@@ -1037,8 +1037,7 @@ final class RegisterOnline {
     }
     // Transactions and nodes.
     int[] nodeMap = new int[nodes];
-    int nn = 0;
-    for (int v = 0; v < nodes; v++) nodeMap[v] = liveNode[v] ? nn++ : -1;
+    int nn = OnlineChecker.renumberLive(liveNode, nodes, nodeMap);
     for (int t = 0; t < n; t++) {
       int j = newId[t];
       if (j < 0) continue;
