@@ -22,15 +22,16 @@ import java.util.Arrays;
  * current version of its key and, for each key it writes, every other reader of the current
  * version is placed (a writer waits for the readers of the version it overwrites, so no read is
  * ever left naming an overwritten version); read-only heads first (placing one never rules a
- * serial order out), then the others by their depth over session order and reads-from
- * ({@link ForcedWriters}). A writer t of key x also waits for every writer w of x that session order
+ * serial order out), then the others by their depth over session order, reads-from
+ * ({@link ForcedWriters}) and each key's writers by the integers they wrote ({@link #valueRanks}). A writer t of key x also waits for every writer w of x that session order
  * and reads-from put before some reader of t's version (w before that reader, so before t, in
  * every serial order: the pruning rule of PolySI, PVLDB'23, §4.2, one round, on the known edges
  * alone), found once from vector clocks ({@link ForcedWriters}); and, softly, for the writer of
  * the key's next smaller integer ({@link #valuePredecessors}: Jepsen's, dbcop's and Cobra's
  * clients count each key's values up, so a store that committed a key's writers about when they
  * were invoked has about that version order). A soft wait is given up when nothing else can be
- * placed: it chooses, it never rules out.
+ * placed and the heads' waits, followed from a head, reach a soft wait rather than close a
+ * cycle of hard waits (which is undone first, below): it chooses, it never rules out.
  * The state (placements, each key's current version, the readers left of each version) is kept
  * with an undo log. When no head can be placed, the heads wait for each other in a cycle: a head
  * waits for the writer of a version it reads, for its session's earlier transactions (through
@@ -88,7 +89,49 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
     next = Arrays.copyOf(ssStart, ssStart.length - 1);
     parkedSoft = new boolean[n];
     vpTxn = !vals ? null : claimed.compareAndSet(false, true) ? valuePredecessors() : vp.join();
+    if (vpTxn != null && forced.order != null && !"false".equals(System.getProperty("isocheck.witness.value-ranks"))) valueRanks(forced.order);
+    walkFirst = !"false".equals(System.getProperty("isocheck.witness.walk-first"));
   }
+
+  /**
+   * The ranks again: depths over session order, reads-from and each key's writers by the
+   * integers they wrote (a writer 1 after the writer of its key's next smaller integer), in the
+   * sweep's order (ForcedWriters#order), a writer of the next smaller integer not yet reached
+   * taken at its depth without these edges. Without them, the first transaction of a session
+   * that began late (Jepsen gives a process a new id after an indeterminate operation) that read
+   * nothing written had depth 0, as early as the history's first; as {@link BacktrackingSchedule}'s
+   * ranks.
+   */
+  private void valueRanks(int[] order) {
+    long[] d = new long[n], before = forced.depth;
+    boolean[] reached = new boolean[n];
+    for (int t : order) {
+      int g = posInSession[t];
+      long best = g > ssStart[sessionOf[t]] ? d[ssTxn[g - 1]] + 8 : 0;
+      for (int i = rdStart[t]; i < rdStart[t + 1]; i++) if (rdV[i] < mops) best = Math.max(best, d[h.mopTxn(rdV[i])] + 1);
+      for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
+        int p = vpTxn[i];
+        if (p >= 0 && p != t) best = Math.max(best, (reached[p] ? d[p] : before[p]) + 1);
+      }
+      d[t] = best;
+      reached[t] = true;
+    }
+    for (int t : order) if (rank[t] != 0) rank[t] = 1 + d[t];
+  }
+
+  /**
+   * Whether, when no head is ready, the heads' waits are followed before a soft wait is given
+   * up, so that a cycle of hard waits alone (a version chosen wrongly) is undone first
+   * (-Disocheck.witness.walk-first=false: not, as before; read at each construction).
+   */
+  private final boolean walkFirst;
+  /** While {@link #run0} walks the waits before giving up a soft one: the walk stops at a head held by a soft wait. */
+  private boolean walking;
+  /** How often that walk stopped at a soft wait (one was then given up). */
+  long softStops;
+
+  @Override
+  boolean stopAt(int e) { return walking && parkKey[e] >= 0 && parkedSoft[e]; }
 
   /** Session order and reads-from: depths (the ranks), and each writer's forced writers. */
   final ForcedWriters forced;
@@ -167,7 +210,7 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
     long t0 = DEBUG ? cpu() : 0;
     int[] r = run0();
     if (DEBUG) System.err.println("backtracking: " + (cpu() - t0) / 1000000 + " ms, steps " + steps + " blocker " + blockerCalls + " walk " + walkSteps + " gave up " + gaveUp
-        + "; pops: stale " + dStale + " placed " + dPlace + " parked on nogood " + dNg + " version " + dVer + " forced " + dForced + " txn " + dTxn + "; placements " + placedCount);
+        + "; pops: stale " + dStale + " placed " + dPlace + " parked on nogood " + dNg + " version " + dVer + " forced " + dForced + " txn " + dTxn + "; placements " + placedCount + ", soft waits given up after a walk " + softStops);
     return r;
   }
 
@@ -176,6 +219,20 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
     restart();
     while (placedCount < total) {
       if (heap.size() == 0) {
+        if (walkFirst && held.size() > 0) {
+          // The waits followed first: a cycle of hard waits is a version chosen wrongly, undone
+          // now. Giving up a soft wait first placed a late session's first transaction early:
+          // at 10^6 (the serializable store's session-ordered history) its version was undone
+          // only when a cycle came back to it hundreds of thousands of placements on, 59,007
+          // backtracks in all, and the pass ran out of budget; so, 20,792 and 3 million steps.
+          stopped = false;
+          walking = true;
+          boolean undone = backtrack();
+          walking = false;
+          if (undone) continue;
+          if (!stopped) return null;
+          softStops++;
+        }
         if (releaseHeld()) continue;
         if (!backtrack()) return null;
         continue;

@@ -233,6 +233,16 @@ abstract class ConflictDirectedBackjumping {
   /** (Debug output for a cycle whose choice best is undone.) */
   void debugCycle(IntList path, int from, int best) {}
 
+  /**
+   * Whether {@link #backtrack}'s walk stops at head e rather than follow its wait: it then undoes
+   * nothing, returns false and sets {@link #stopped} (a subclass's waits the walk must not
+   * take as choices).
+   */
+  boolean stopAt(int e) { return false; }
+
+  /** Set by {@link #backtrack} when its walk stopped ({@link #stopAt}): false then is not giving up. */
+  boolean stopped;
+
   /** The placements and undos allowed: -Disocheck.witness.backtrack-budget per node, default {@link #BUDGET}. Resets the statistics. */
   final long budget() {
     String b = System.getProperty("isocheck.witness.backtrack-budget");
@@ -338,6 +348,10 @@ abstract class ConflictDirectedBackjumping {
     for (int s = 0; s + 1 < ssStart.length && e < 0; s++) e = head(s);
     IntList path = new IntList(16);
     while (seen[e] != search) {
+      if (stopAt(e)) {
+        stopped = true;
+        return false;
+      }
       if (DEBUG) walkSteps++;
       seen[e] = search;
       seenStep[e] = path.size();

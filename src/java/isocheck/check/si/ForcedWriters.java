@@ -51,6 +51,8 @@ final class ForcedWriters {
 
   /** Per transaction, its depth over session order and reads-from; null when those edges have a cycle. */
   final long[] depth;
+  /** The committed transactions in the order the sweep took them (a topological order of session order and reads-from); null on a cycle. */
+  int[] order;
   /** Per committed transaction t, its forced writers from start[t] to start[t + 1] of writer; null without clocks. */
   final int[] start, writer;
   /** Slots used, occupancies (takings of a slot), and those that took a slot from a session still running. */
@@ -192,6 +194,7 @@ final class ForcedWriters {
       }
     }
     if (tail < total) return null;
+    order = queue;
     if (vc != null) {
       // A transaction swept before its session took a slot: the occupancy its session took next.
       for (int s = 0; s < sessions; s++) {
