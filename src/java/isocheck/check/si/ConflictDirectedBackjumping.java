@@ -337,15 +337,24 @@ abstract class ConflictDirectedBackjumping {
    * The heads wait for each other in a cycle: undoes the last choice on it, records the nogood,
    * and starts again. False when the cycle has no choice (the pass gives up).
    */
+  /** The session {@link #backtrack}'s last walk started from. */
+  private int walkFrom;
+
   final boolean backtrack() {
     if (seen == null) {
       seen = new int[nodes];
       seenStep = new int[nodes];
     }
     search++;
-    // A parked head to start from: any session's head.
-    int e = -1;
-    for (int s = 0; s + 1 < ssStart.length && e < 0; s++) e = head(s);
+    // A parked head to start from: any session's head, from the session the last walk started
+    // from on (from the first every time, the sessions that ended before it were passed over
+    // on every walk: at 10^6, 10,013 sessions and 143,699 walks).
+    int e = -1, sessions = ssStart.length - 1;
+    for (int k = 0; k < sessions && e < 0; k++) {
+      int s = walkFrom + k < sessions ? walkFrom + k : walkFrom + k - sessions;
+      e = head(s);
+      if (e >= 0) walkFrom = s;
+    }
     IntList path = new IntList(16);
     while (seen[e] != search) {
       if (stopAt(e)) {
