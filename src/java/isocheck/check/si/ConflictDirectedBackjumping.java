@@ -240,6 +240,9 @@ abstract class ConflictDirectedBackjumping {
    */
   boolean stopAt(int e) { return false; }
 
+  /** Whether {@link #backtrack}'s walk may start from head e. */
+  boolean startsWalk(int e) { return true; }
+
   /** Set by {@link #backtrack} when its walk stopped ({@link #stopAt}): false then is not giving up. */
   boolean stopped;
 
@@ -353,7 +356,12 @@ abstract class ConflictDirectedBackjumping {
     for (int k = 0; k < sessions && e < 0; k++) {
       int s = walkFrom + k < sessions ? walkFrom + k : walkFrom + k - sessions;
       e = head(s);
+      if (e >= 0 && !startsWalk(e)) e = -1;
       if (e >= 0) walkFrom = s;
+    }
+    if (e < 0) {
+      stopped = true; // (no head to start from: the walk stops where it starts)
+      return false;
     }
     IntList path = new IntList(16);
     while (seen[e] != search) {
