@@ -162,7 +162,7 @@ final class BacktrackingSchedule extends ConflictDirectedBackjumping {
         if (!backtrack()) return null;
         continue;
       }
-      if (++steps > budget || ((steps & 4095) == 0 && cancelled.getAsBoolean())) {
+      if ((++steps > budget && outOfBudget(budget)) || ((steps & 4095) == 0 && cancelled.getAsBoolean())) {
         gaveUp = "budget";
         return null;
       }
@@ -334,6 +334,7 @@ final class BacktrackingSchedule extends ConflictDirectedBackjumping {
     placed[e] = true;
     posOf[e] = placedCount;
     order[placedCount++] = e;
+    if (placedCount > highWater) highWater = placedCount;
     int t = e >>> 1;
     if ((e & 1) == 0) {
       for (int i = rdStart[t]; i < rdStart[t + 1]; i++) if (--left[rdV[i]] == 0) wakeVer(rdV[i]);

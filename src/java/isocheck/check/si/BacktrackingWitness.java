@@ -237,7 +237,7 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
         if (!backtrack()) return null;
         continue;
       }
-      if (++steps > budget || ((steps & 4095) == 0 && cancelled.getAsBoolean())) {
+      if ((++steps > budget && outOfBudget(budget)) || ((steps & 4095) == 0 && cancelled.getAsBoolean())) {
         gaveUp = "budget";
         return null;
       }
@@ -321,6 +321,7 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
     placed[t] = true;
     posOf[t] = placedCount;
     order[placedCount++] = t;
+    if (placedCount > highWater) highWater = placedCount;
     for (int i = rdStart[t]; i < rdStart[t + 1]; i++) if (--left[rdV[i]] <= 1) wakeVer(rdV[i]);
     for (int i = wrStart[t]; i < wrStart[t + 1]; i++) {
       replaced[replacedTop++] = latest[wrKey[i]];

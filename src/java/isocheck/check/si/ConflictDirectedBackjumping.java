@@ -246,13 +246,34 @@ abstract class ConflictDirectedBackjumping {
   /** Set by {@link #backtrack} when its walk stopped ({@link #stopAt}): false then is not giving up. */
   boolean stopped;
 
-  /** The placements and undos allowed: -Disocheck.witness.backtrack-budget per node, default {@link #BUDGET}. Resets the statistics. */
+  /**
+   * The placements and undos allowed: -Disocheck.witness.backtrack-budget per node, default
+   * {@link #BUDGET}, and as many again per node placed at once so far ({@link #outOfBudget}).
+   * Resets the statistics.
+   */
   final long budget() {
     String b = System.getProperty("isocheck.witness.backtrack-budget");
     backtracks = 0;
     steps = 0;
     gaveUp = null;
-    return (long) (b != null ? Integer.parseInt(b) : BUDGET) * Math.max(total << shift, 16);
+    perNode = b != null ? Integer.parseInt(b) : BUDGET;
+    highWater = 0;
+    return perNode * Math.max(total << shift, 16);
+  }
+
+  private long perNode;
+  /** The most nodes placed at once so far (the subclasses' place() raise it). */
+  int highWater;
+
+  /**
+   * Whether the steps taken are past the budget: the {@link #budget} given, and as many steps
+   * again per node for the most placed at once so far. A pass that gets on (it had placed 60,043
+   * of 86,352 on the serializable store's session-ordered 10^5 history with 20% :info when the
+   * fixed budget ran out, and finishes in 3.07 million steps) goes on; one that thrashes near its
+   * start gives up about as soon as before.
+   */
+  final boolean outOfBudget(long budget) {
+    return steps > budget + perNode * highWater;
   }
 
   /** Node e into the heap, by its transaction's rank (a commit of begin/commit nodes: 0). */
