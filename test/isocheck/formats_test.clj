@@ -665,6 +665,20 @@
                           "op 1 ([1][0], line 1): micro-op [:w 0 1] writes 1 to key 0"))
     (finally (System/clearProperty "isocheck.load.pipe-from"))))
 
+;; The streaming buffer keeps its transactions' columns (session, line, txn id) in pages of
+;; 4,096 transactions, each page the origin of its ops (OpRecord.originFn): it lets go of a page
+;; once every transaction in it is handed on, and a message about an op the builder still holds
+;; is made from the op's page, however far the reader has gone on. So too when the file is read
+;; whole (TxnBuffer.emit).
+(deftest handed-on-transactions-columns-are-let-go-and-still-name-their-place
+  (let [n 12400
+        text (.getBytes ^String (apply str (for [t (range n)] (str "w(" (inc t) ",1," (mod t 7) "," t ")\n")))
+                        StandardCharsets/US_ASCII)]
+    (doseq [streaming [true false]]
+      (let [[origin gone] (isocheck.io.TxnPageProbe/read text streaming 2 4100 (* 3 4096))]
+        (is (= "txn 2 of session 2, line 3" origin) (str "streaming " streaming))
+        (is (true? gone) (str "streaming " streaming ": the second page let go (the first is held by the op kept)"))))))
+
 (defn- read-whole
   "The History of the file at path read from a stream, which cannot be read again: the other
   tools' readers then read it whole before handing any transaction on (no streaming)."

@@ -151,7 +151,8 @@ public final class CobraLog {
     /** Cobra transaction id -> transaction (+ 1; 0: not seen), for ids started twice. */
     private final IdTable txnOf;
     private final LongList cobraId = new LongList(1024);
-    private final IntList txnFile = new IntList(1024);
+    /** The buffer's column of each transaction's log (its index in {@link #files}). */
+    private final int txnFile;
     private final List<String> files = new ArrayList<>();
     /** Reads of other transactions' writes, checked once every log is read: op, writer txn id. */
     private final IntList reads = new IntList();
@@ -175,7 +176,7 @@ public final class CobraLog {
 
     /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
     Reader(OpSink sink) {
-      b.perTxn(txnFile);
+      txnFile = b.intColumn();
       b.perTxn(cobraId);
       StreamingSink st = StreamingSink.of(sink);
       long bytes = st == null ? -1 : st.size;
@@ -190,8 +191,8 @@ public final class CobraLog {
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t);
+    private String origin(TxnBuffer.View v, int t) {
+      return "txn " + hex(cobraId.get(t)) + " of " + files.get(v.intAt(txnFile, t)) + ", byte " + v.txnTag(t);
     }
 
     private HistoryException bad(long at, String msg) {
@@ -251,12 +252,12 @@ public final class CobraLog {
               int seen = txnOf.get(id) - 1;
               if (seen >= 0) {
                 throw bad(at, "transaction " + hex(id) + " starts again; it started at byte " + b.txnTag(seen) + " of "
-                    + files.get(txnFile.get(seen)));
+                    + files.get(b.intAt(txnFile, seen)));
               }
               cur = b.txn(process, OpType.INFO, at);
               txnOf.put(id, cur + 1);
               cobraId.add(id);
-              txnFile.add(fileNo);
+              b.setInt(txnFile, cur, fileNo);
               curAt = at;
               break;
             }
@@ -369,9 +370,9 @@ public final class CobraLog {
         long writer = readWriter.get(k);
         if (cobraId.get(wt) != writer) {
           int rt = b.opTxn(i);
-          throw new HistoryException(files.get(txnFile.get(rt)) + ", byte " + b.opTag(i) + ": transaction " + hex(cobraId.get(rt))
+          throw new HistoryException(files.get(b.intAt(txnFile, rt)) + ", byte " + b.opTag(i) + ": transaction " + hex(cobraId.get(rt))
               + " reads write id " + hex(b.valueLong(i)) + " as transaction " + hex(writer) + "'s, but transaction "
-              + hex(cobraId.get(wt)) + " wrote it (" + files.get(txnFile.get(wt)) + ", byte " + b.opTag(w) + ")");
+              + hex(cobraId.get(wt)) + " wrote it (" + files.get(b.intAt(txnFile, wt)) + ", byte " + b.opTag(w) + ")");
         }
       }
       b.emit(sink, this::origin);

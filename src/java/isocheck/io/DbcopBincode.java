@@ -5,7 +5,6 @@ import isocheck.history.HistoryException;
 import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
-import isocheck.util.IntList;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -95,13 +94,14 @@ public final class DbcopBincode {
   private static final class Reader {
     private final ByteInput in;
     private final TxnBuffer b = new TxnBuffer();
-    private final IntList txnSession = new IntList(1024), txnIndex = new IntList(1024);
+    /** The buffer's column of each transaction's index in its session (the session is the buffer's, + 1). */
+    private final int txnIndex;
     private int session = -1, txn = -1, event = -1;
     private long complete;
 
     Reader(InputStream in) {
       this.in = new ByteInput(in);
-      b.perTxn(txnSession, txnIndex);
+      txnIndex = b.intColumn();
     }
 
     private String place(String field) {
@@ -208,13 +208,16 @@ public final class DbcopBincode {
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return "data[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], byte " + b.txnTag(t);
+    private String origin(TxnBuffer.View v, int t) {
+      return "data[" + sessionIndex(v, t) + "][" + v.intAt(txnIndex, t) + "], byte " + v.txnTag(t);
     }
+
+    /** Transaction t's session, as the file numbers it (the buffer's process is one more). */
+    private static long sessionIndex(TxnBuffer.View v, int t) { return (Long) v.session(t) - 1; }
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {
-      return "byte " + b.opTag(i) + ": data[" + txnSession.get(b.opTxn(i)) + "][" + txnIndex.get(b.opTxn(i))
+      return "byte " + b.opTag(i) + ": data[" + sessionIndex(b.view, b.opTxn(i)) + "][" + b.intAt(txnIndex, b.opTxn(i))
           + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format";
     }
 
@@ -241,8 +244,7 @@ public final class DbcopBincode {
       event = -1;
       boolean ok = bool("success");
       int t = b.txn((long) session + 1, ok ? OpType.OK : OpType.FAIL, at);
-      txnSession.add(session);
-      txnIndex.add(txn);
+      b.setInt(txnIndex, t, txn);
       // The transaction's ops, then (an aborted transaction of their own, next in the session) its
       // writes that did not succeed, if it did: each transaction's ops together.
       long[] e = ev;
@@ -258,8 +260,7 @@ public final class DbcopBincode {
             // aborted transaction of its own, next in the session.
             if (failedWrites < 0) {
               failedWrites = b.txn((long) session + 1, OpType.FAIL, e[q + 4]);
-              txnSession.add(session);
-              txnIndex.add(txn);
+              b.setInt(txnIndex, failedWrites, txn);
             }
             into = failedWrites;
           }

@@ -79,7 +79,8 @@ public final class DbcopJson {
 
   private static final class Reader extends JsonPull {
     private final TxnBuffer b = new TxnBuffer();
-    private final IntList txnSession = new IntList(1024), txnIndex = new IntList(1024);
+    /** The buffer's column of each transaction's index in its session (the session is the buffer's, + 1). */
+    private final int txnIndex;
     /** Reads of version 0, settled once every write is known. */
     private final IntList zeroReads = new IntList();
     private final KeySet zeroWritten = new KeySet();
@@ -88,7 +89,7 @@ public final class DbcopJson {
 
     Reader(InputStream in) {
       super(in);
-      b.perTxn(txnSession, txnIndex);
+      txnIndex = b.intColumn();
     }
 
     @Override
@@ -150,9 +151,12 @@ public final class DbcopJson {
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return root + "[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], line " + b.txnTag(t);
+    private String origin(TxnBuffer.View v, int t) {
+      return root + "[" + sessionIndex(v, t) + "][" + v.intAt(txnIndex, t) + "], line " + v.txnTag(t);
     }
+
+    /** Transaction t's session, as the file numbers it (the buffer's process is one more). */
+    private static long sessionIndex(TxnBuffer.View v, int t) { return (Long) v.session(t) - 1; }
 
     private void sessions() throws IOException {
       expect('[', "'[' opening the array of sessions");
@@ -187,8 +191,7 @@ public final class DbcopJson {
     private void transaction() throws IOException {
       expect('{', "'{' opening a transaction {\"events\": [...], \"committed\": true}");
       int t = b.txn((long) session + 1, OpType.OK, line);
-      txnSession.add(session);
-      txnIndex.add(txn);
+      b.setInt(txnIndex, t, txn);
       boolean events = false;
       int committed = -2;
       if (!empty('}')) {

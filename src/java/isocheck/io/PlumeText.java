@@ -6,7 +6,6 @@ import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
 import isocheck.util.LongIntMap;
-import isocheck.util.LongList;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,15 +59,15 @@ public final class PlumeText {
     private final TxnBuffer b = new TxnBuffer();
     /** Plume txn id -> buffer transaction, for the ids {@link #byId} does not cover. */
     private final LongIntMap ids = new LongIntMap(1024);
-    /** Per buffer transaction: its Plume id (-1 for aborted); its session is the buffer's ({@link #sessionOf}). */
-    private final LongList plumeId = new LongList(1024);
+    /** The buffer's column of each transaction's Plume id (-1 for aborted); its session is the buffer's ({@link #sessionOf}). */
+    private final int plumeId;
     private int lastAborted = -1;
     private long lastAbortedSession;
     private boolean lastWasAborted;
 
     Reader(InputStream in) {
       super(in, MAX_TOKEN);
-      b.perTxn(plumeId);
+      plumeId = b.longColumn();
       b.estimateWith(this::scale);
     }
 
@@ -88,7 +87,7 @@ public final class PlumeText {
      */
     private double scale(long bytes, long size) {
       estimated = true;
-      long k = plumeId.size();
+      long k = b.txnCount();
       double plain = (double) size / bytes * 1.05;
       if (linesSeen == 0 || k == 0 || maxId < 0 || maxId >= 2 * k + 16 || idDigits >= bytes) return plain;
       double m = (double) linesSeen / k, perOp = (double) (bytes - idDigits) / linesSeen;
@@ -330,7 +329,7 @@ public final class PlumeText {
     }
 
     private void putTxn(long txn, int t) {
-      if (txn >= byId.length && txn < 4L * plumeId.size() + 4096) {
+      if (txn >= byId.length && txn < 4L * b.txnCount() + 4096) {
         int n = byId.length;
         while (n <= txn) n *= 2;
         int[] a = filled(new int[n]);
@@ -352,7 +351,7 @@ public final class PlumeText {
 
     private int newTxn(long session, long id, int status) {
       int t = b.txn(session, status, line);
-      plumeId.add(id);
+      b.setLong(plumeId, t, id);
       return t;
     }
 
@@ -371,15 +370,15 @@ public final class PlumeText {
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
-          + " of session " + sessionOf(t) + ", line " + b.txnTag(t);
+    private String origin(TxnBuffer.View v, int t) {
+      long id = v.longAt(plumeId, t);
+      return (id < 0 ? "aborted operations (txn -1)" : "txn " + id) + " of session " + v.session(t) + ", line " + v.txnTag(t);
     }
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {
       return "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf(b.opTxn(i)) + ","
-          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
+          + b.longAt(plumeId, b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
           + " than write 0s";
     }
   }
