@@ -178,6 +178,7 @@ public final class CobraLog {
     Reader(OpSink sink) {
       txnFile = b.intColumn();
       b.perTxn(cobraId);
+      b.estimateWith(TxnBuffer.FIXED_SIZE_RECORDS);
       StreamingSink st = StreamingSink.of(sink);
       long bytes = st == null ? -1 : st.size;
       // An 'S' and a 'C' record take 18 bytes, a 'W' 25: at most that many of each.

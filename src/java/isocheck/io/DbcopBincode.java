@@ -102,6 +102,7 @@ public final class DbcopBincode {
     Reader(InputStream in) {
       this.in = new ByteInput(in);
       txnIndex = b.intColumn();
+      b.estimateWith(TxnBuffer.FIXED_SIZE_RECORDS);
     }
 
     private String place(String field) {

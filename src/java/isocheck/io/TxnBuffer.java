@@ -592,6 +592,14 @@ final class TxnBuffer {
    */
   void estimateWith(Scale s) { scale = s; }
 
+  /**
+   * For a binary format whose records take the same bytes all through the file (dbcop bincode,
+   * Cobra's logs): the size over the bytes read with a margin of 2% (of 10^6 Plume-shaped
+   * transactions, their first 4 MB gave the micro-ops to within 0.1% in both; with 5% the
+   * builder's columns were 9 MB more than EDN's, all of it touched).
+   */
+  static final Scale FIXED_SIZE_RECORDS = (bytes, size) -> (double) size / bytes * 1.02;
+
   /** While streaming: transactions before t are complete; hands them on. */
   void flushBefore(int t) {
     while (nextOut < t) {
