@@ -151,8 +151,8 @@ public final class CobraLog {
     /** Cobra transaction id -> transaction (+ 1; 0: not seen), for ids started twice. */
     private final IdTable txnOf;
     private final LongList cobraId = new LongList(1024);
-    /** The buffer's column of each transaction's log (its index in {@link #files}). */
-    private final int txnFile;
+    /** Per log in {@link #files}: its first transaction (the logs are read one after another). */
+    private final IntList fileFirstTxn = new IntList();
     private final List<String> files = new ArrayList<>();
     /** Reads of other transactions' writes, checked once every log is read: op, writer txn id. */
     private final IntList reads = new IntList();
@@ -176,7 +176,6 @@ public final class CobraLog {
 
     /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
     Reader(OpSink sink) {
-      txnFile = b.intColumn();
       b.perTxn(cobraId);
       b.estimateWith(TxnBuffer.FIXED_SIZE_RECORDS);
       StreamingSink st = StreamingSink.of(sink);
@@ -186,14 +185,29 @@ public final class CobraLog {
       b.onEstimate(txnOf::expect);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, null);
+        b.stream(sink, origin, null);
         check = new WriterCheck(bytes, cobraId);
       }
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(TxnBuffer.View v, int t) {
-      return "txn " + hex(cobraId.get(t)) + " of " + files.get(v.intAt(txnFile, t)) + ", byte " + v.txnTag(t);
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return t; }
+
+      @Override public String of(Object session, long t, long at) {
+        return "txn " + hex(cobraId.get((int) t)) + " of " + files.get(fileOf((int) t)) + ", byte " + at;
+      }
+    };
+
+    /** The log transaction t is in: the last whose first transaction is t or before. */
+    private int fileOf(int t) {
+      int lo = 0, hi = fileFirstTxn.size() - 1;
+      while (lo < hi) {
+        int mid = (lo + hi + 1) >>> 1;
+        if (fileFirstTxn.get(mid) <= t) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
     }
 
     private HistoryException bad(long at, String msg) {
@@ -235,7 +249,7 @@ public final class CobraLog {
     void log(InputStream raw, String name, Object process) throws IOException {
       file = name;
       files.add(name);
-      int fileNo = files.size() - 1;
+      fileFirstTxn.add(b.txnCount());
       in = new ByteInput(raw, buf);
       int cur = -1;
       long curAt = 0;
@@ -253,12 +267,11 @@ public final class CobraLog {
               int seen = txnOf.get(id) - 1;
               if (seen >= 0) {
                 throw bad(at, "transaction " + hex(id) + " starts again; it started at byte " + b.txnTag(seen) + " of "
-                    + files.get(b.intAt(txnFile, seen)));
+                    + files.get(fileOf(seen)));
               }
               cur = b.txn(process, OpType.INFO, at);
               txnOf.put(id, cur + 1);
               cobraId.add(id);
-              b.setInt(txnFile, cur, fileNo);
               curAt = at;
               break;
             }
@@ -371,12 +384,12 @@ public final class CobraLog {
         long writer = readWriter.get(k);
         if (cobraId.get(wt) != writer) {
           int rt = b.opTxn(i);
-          throw new HistoryException(files.get(b.intAt(txnFile, rt)) + ", byte " + b.opTag(i) + ": transaction " + hex(cobraId.get(rt))
+          throw new HistoryException(files.get(fileOf(rt)) + ", byte " + b.opTag(i) + ": transaction " + hex(cobraId.get(rt))
               + " reads write id " + hex(b.valueLong(i)) + " as transaction " + hex(writer) + "'s, but transaction "
-              + hex(cobraId.get(wt)) + " wrote it (" + files.get(b.intAt(txnFile, wt)) + ", byte " + b.opTag(w) + ")");
+              + hex(cobraId.get(wt)) + " wrote it (" + files.get(fileOf(wt)) + ", byte " + b.opTag(w) + ")");
         }
       }
-      b.emit(sink, this::origin);
+      b.emit(sink, origin);
     }
   }
 

@@ -177,7 +177,7 @@ public final class DbcopBincode {
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, this::zeroRefusal);
+        b.stream(sink, origin, this::zeroRefusal);
       }
       try {
         for (String f : new String[] {"id", "n_node", "n_variable", "n_transaction", "n_event"}) u64(f);
@@ -205,20 +205,22 @@ public final class DbcopBincode {
       b.seal();
       b.dropInitialZeros(this::zeroRefusal);
       b.renameAbortedDuplicates();
-      b.emit(sink, this::origin);
+      b.emit(sink, origin);
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(TxnBuffer.View v, int t) {
-      return "data[" + sessionIndex(v, t) + "][" + v.intAt(txnIndex, t) + "], byte " + v.txnTag(t);
-    }
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return b.intAt(txnIndex, t); }
 
-    /** Transaction t's session, as the file numbers it (the buffer's process is one more). */
-    private static long sessionIndex(TxnBuffer.View v, int t) { return (Long) v.session(t) - 1; }
+      /** The session as the file numbers it: the buffer's, less one. */
+      @Override public String of(Object session, long index, long at) {
+        return "data[" + ((Long) session - 1) + "][" + index + "], byte " + at;
+      }
+    };
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {
-      return "byte " + b.opTag(i) + ": data[" + sessionIndex(b.view, b.opTxn(i)) + "][" + b.intAt(txnIndex, b.opTxn(i))
+      return "byte " + b.opTag(i) + ": data[" + ((Long) b.session(b.opTxn(i)) - 1) + "][" + b.intAt(txnIndex, b.opTxn(i))
           + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format";
     }
 

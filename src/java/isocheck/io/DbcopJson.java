@@ -108,7 +108,7 @@ public final class DbcopJson {
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, null);
+        b.stream(sink, origin, null);
         zeroAsInitial = new KeySet();
       }
       skipBom();
@@ -147,16 +147,18 @@ public final class DbcopJson {
         int i = zeroReads.get(k);
         if (!zeroWritten.contains(b.keyLong(i), b.keyIsLong(i) ? null : b.key(i))) b.setNil(i);
       }
-      b.emit(sink, this::origin);
+      b.emit(sink, origin);
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(TxnBuffer.View v, int t) {
-      return root + "[" + sessionIndex(v, t) + "][" + v.intAt(txnIndex, t) + "], line " + v.txnTag(t);
-    }
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return b.intAt(txnIndex, t); }
 
-    /** Transaction t's session, as the file numbers it (the buffer's process is one more). */
-    private static long sessionIndex(TxnBuffer.View v, int t) { return (Long) v.session(t) - 1; }
+      /** The session as the file numbers it: the buffer's, less one. */
+      @Override public String of(Object session, long index, long at) {
+        return root + "[" + ((Long) session - 1) + "][" + index + "], line " + at;
+      }
+    };
 
     private void sessions() throws IOException {
       expect('[', "'[' opening the array of sessions");

@@ -125,7 +125,7 @@ public final class PlumeText {
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, this::zeroRefusal);
+        b.stream(sink, origin, this::zeroRefusal);
         seen = new long[16];
       }
       skipBom();
@@ -406,14 +406,17 @@ public final class PlumeText {
       b.seal();
       b.dropInitialZeros(this::zeroRefusal);
       b.renameAbortedDuplicates();
-      b.emit(sink, this::origin);
+      b.emit(sink, origin);
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(TxnBuffer.View v, int t) {
-      long id = v.longAt(plumeId, t);
-      return (id < 0 ? "aborted operations (txn -1)" : "txn " + id) + " of session " + v.session(t) + ", line " + v.txnTag(t);
-    }
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return b.longAt(plumeId, t); }
+
+      @Override public String of(Object session, long id, long line) {
+        return (id < 0 ? "aborted operations (txn -1)" : "txn " + id) + " of session " + session + ", line " + line;
+      }
+    };
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {

@@ -23,60 +23,61 @@ import java.util.ArrayList;
  * otherwise.
  */
 final class TxnBuffer {
-  /**
-   * A transaction's columns as a reader's messages read them: the buffer's own (session, the
-   * position it was given) and the reader's ({@link #longColumn}, {@link #intColumn}).
-   */
-  interface View {
-    Object session(int t);
-    long txnTag(int t);
-    long longAt(int column, int t);
-    int intAt(int column, int t);
-  }
-
-  /** What {@link #emit} says about where a transaction came from (its {@link OpRecord#origin}), from its columns. */
+  /** How a reader describes where a transaction came from (its ops' {@link OpRecord#origin}). */
   interface Origin {
-    String of(View v, int t);
+    /**
+     * What of transaction t, not yet handed on, the description needs besides its session and
+     * its position ({@link #txnTag}): kept with its op ({@link OpRecord#originArg}).
+     */
+    long arg(int t);
+
+    /** Where a transaction came from, for messages: from its session, its {@link #arg} and its position. */
+    String of(Object session, long arg, long tag);
   }
 
   private static final byte KEY_OBJ = 1, VAL_OBJ = 2, VAL_NIL = 4;
 
   /**
    * The transactions' columns, in pages of {@link #PAGE} transactions: session, status,
-   * dropped, position, and the reader's own. A page is the {@link OpRecord#originFn} of its
-   * transactions' ops, so that a message made on the history builder's thread, after the
-   * reader has moved on, still finds what it names; the buffer lets go of a page once every
-   * transaction in it is handed on ({@link #flushBefore}, {@link #emit}), and the page lives
-   * on only while an op not yet built names it. (Columns of every transaction, kept because a
-   * message might name any, were 22 MB at 10^6 Plume-shaped transactions, all of it live, and
-   * copied, when the load's one young collection came.)
+   * dropped, position, and the reader's own ({@link #longColumn}, {@link #intColumn}). An op
+   * handed on carries what its messages need ({@link OpRecord#originArg}, {@link
+   * OpRecord#originArg2}, its process), so the buffer lets go of a page once every transaction
+   * in it is handed on ({@link #flushBefore}, {@link #emit}), and while streaming takes it for
+   * the next page. (Columns of every transaction, kept because a message made later on the
+   * history builder's thread might name any, were 22 MB at 10^6 Plume-shaped transactions, all
+   * of it live when the load's one young collection came; pages of them let go, 22 MB of the
+   * young generation's garbage.)
    */
   private static final int PAGE_SHIFT = 12, PAGE = 1 << PAGE_SHIFT, PAGE_MASK = PAGE - 1;
   private Page[] pages = new Page[16];
+  /** While streaming: the page last let go, for the next page. */
+  private Page sparePage;
   private int nTxns;
   /** How many long and int columns the reader asked for ({@link #longColumn}, {@link #intColumn}). */
   private int longColumns, intColumns;
-  /** How the transactions are described, once {@link #stream} or {@link #emit} is called. */
+  /** How the transactions are described, once {@link #stream} or {@link #emit} is called, and as an op's {@link OpRecord#originFn}. */
   private Origin origin;
+  private OpRecord.Origin where;
 
-  private static final class Page implements View, OpRecord.Origin {
+  private static final class Page {
     final Object[] session = new Object[PAGE];
     final byte[] status = new byte[PAGE], dropped = new byte[PAGE];
     final long[] tag = new long[PAGE];
     final long[][] longs;
     final int[][] ints;
-    Origin origin;
 
     Page(int longColumns, int intColumns) {
       longs = new long[longColumns][PAGE];
       ints = new int[intColumns][PAGE];
     }
 
-    @Override public Object session(int t) { return session[t & PAGE_MASK]; }
-    @Override public long txnTag(int t) { return tag[t & PAGE_MASK]; }
-    @Override public long longAt(int column, int t) { return longs[column][t & PAGE_MASK]; }
-    @Override public int intAt(int column, int t) { return ints[column][t & PAGE_MASK]; }
-    @Override public String of(long t) { return origin.of(this, (int) t); }
+    /** Taken for other transactions: what is not written for every transaction cleared. */
+    Page clear() {
+      java.util.Arrays.fill(dropped, (byte) 0);
+      for (long[] c : longs) java.util.Arrays.fill(c, 0);
+      for (int[] c : ints) java.util.Arrays.fill(c, 0);
+      return this;
+    }
   }
 
   /**
@@ -90,6 +91,12 @@ final class TxnBuffer {
     return p;
   }
 
+  /** Lets go of page p, whose transactions are all handed on (while streaming, keeps it for the next page). */
+  private void dropPage(int p) {
+    if (stream != null) sparePage = pages[p];
+    pages[p] = null;
+  }
+
   /** A column of one long per transaction for the reader (0 until set); call before the first transaction. */
   int longColumn() { return longColumns++; }
 
@@ -101,13 +108,17 @@ final class TxnBuffer {
   long longAt(int column, int t) { return page(t).longs[column][t & PAGE_MASK]; }
   int intAt(int column, int t) { return page(t).ints[column][t & PAGE_MASK]; }
 
-  /** The buffer's columns as a {@link View}, for a reader's messages about a transaction not yet handed on. */
-  final View view = new View() {
-    @Override public Object session(int t) { return TxnBuffer.this.session(t); }
-    @Override public long txnTag(int t) { return TxnBuffer.this.txnTag(t); }
-    @Override public long longAt(int column, int t) { return TxnBuffer.this.longAt(column, t); }
-    @Override public int intAt(int column, int t) { return TxnBuffer.this.intAt(column, t); }
-  };
+  /** Pages of transactions held (for tests: streaming lets go of those handed on). */
+  int pagesHeld() {
+    int n = 0;
+    for (Page p : pages) if (p != null) n++;
+    return n;
+  }
+
+  private void describeWith(Origin o) {
+    origin = o;
+    where = (arg, tag, session) -> o.of(session, arg, tag);
+  }
 
   /**
    * The ops, column by column, in chunks of {@link #CHUNK}: a column grows by a chunk, never by
@@ -132,7 +143,8 @@ final class TxnBuffer {
     int p = t >>> PAGE_SHIFT, j = t & PAGE_MASK;
     if (j == 0) {
       if (p == pages.length) pages = java.util.Arrays.copyOf(pages, 2 * p);
-      pages[p] = new Page(longColumns, intColumns);
+      pages[p] = sparePage != null ? sparePage.clear() : new Page(longColumns, intColumns);
+      sparePage = null;
     }
     Page g = pages[p];
     g.session[j] = session;
@@ -430,7 +442,7 @@ final class TxnBuffer {
    */
   void emit(OpSink sink, Origin origin) {
     if (start == null) seal();
-    this.origin = origin;
+    describeWith(origin);
     OpRecord r = new OpRecord();
     long ordinal = 0;
     // Ops handed on (or dropped) per chunk: a chunk whose ops are all done is let go.
@@ -449,7 +461,7 @@ final class TxnBuffer {
         sink.op(r);
       }
       for (int j = first(t); j < end(t); j++) release(done, at(j));
-      if ((t & PAGE_MASK) == PAGE_MASK) pages[t >>> PAGE_SHIFT] = null;
+      if ((t & PAGE_MASK) == PAGE_MASK) dropPage(t >>> PAGE_SHIFT);
     }
     sink.end();
   }
@@ -458,7 +470,6 @@ final class TxnBuffer {
   private void fill(OpRecord r, int t, long ordinal, int from, int to, int[] order) {
     Page g = page(t);
     int j0 = t & PAGE_MASK;
-    g.origin = origin;
     r.reset(ordinal);
     r.index = ordinal;
     r.type = g.status[j0];
@@ -467,8 +478,9 @@ final class TxnBuffer {
     r.hasProcess = true;
     r.f = Kw.TXN;
     r.valueShape = OpRecord.VALUE_TXN;
-    r.originFn = g;
-    r.originArg = t;
+    r.originFn = where;
+    r.originArg = origin.arg(t);
+    r.originArg2 = g.tag[j0];
     for (int j = from; j < to; j++) {
       int i = order == null ? j : order[j];
       byte k = kind(i);
@@ -524,7 +536,7 @@ final class TxnBuffer {
     StreamingSink st = StreamingSink.of(sink);
     if (st != null) streamSize = st.size;
     this.stream = sink;
-    this.origin = origin;
+    describeWith(origin);
     this.zeroRefusal = zeroRefusal;
   }
 
@@ -615,8 +627,8 @@ final class TxnBuffer {
         stream.op(streamRec);
       }
       opsOut = to;
-      // A page whose transactions are all handed on: let go (the ops handed on name it).
-      if ((u & PAGE_MASK) == PAGE_MASK) pages[u >>> PAGE_SHIFT] = null;
+      // A page whose transactions are all handed on: let go, for the next.
+      if ((u & PAGE_MASK) == PAGE_MASK) dropPage(u >>> PAGE_SHIFT);
       // Let go of the chunks wholly before the ops still to hand on.
       for (int c = (opsOut >>> SHIFT) - 1; c >= 0 && opTxn[c] != null; c--) dropChunk(c);
     }
