@@ -578,11 +578,6 @@ public final class EdnReader extends OpReader {
   }
 
   private int readNumber() throws IOException {
-    // A number the buffer's end may cut: more input first, so that the plain path reads it
-    // whole. A gzip-compressed file comes a read of the decompressor at a time (a few hundred
-    // KB), and the numbers cut at each end went the slow way, a string and a regex match
-    // each: 4.7 MB of the load's garbage at 10^6 Plume-shaped transactions.
-    if (lim - pos < 21) need(pos + 20);
     int i = pos;
     byte s = buf[i];
     if (s == '-' || s == '+') i++;
