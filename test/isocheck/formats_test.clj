@@ -673,6 +673,28 @@
     (with-open [in (io/input-stream (io/file path))] (Formats/read in b))
     (.build b)))
 
+;; The streaming buffer keeps its transactions' columns (session, line, txn id) in pages of
+;; 4,096 transactions: it lets go of a page once every transaction in it is handed on (and,
+;; streaming, fills it again with the next ones). A handed-on op carries what its message
+;; needs (OpRecord.originArg, originArg2, its process), so a message about an op the builder
+;; still holds names it rightly however far the reader has gone on, streaming or read whole.
+(deftest handed-on-transactions-columns-are-let-go-and-still-name-their-place
+  (let [n 12400
+        text (.getBytes ^String (apply str (for [t (range n)] (str "w(" (inc t) ",1," (mod t 7) "," (+ 100 t) ")\n")))
+                        StandardCharsets/US_ASCII)]
+    (doseq [streaming [true false]
+            [keep want] [[2 "txn 102 of session 2, line 3"] [5000 "txn 5100 of session 2, line 5001"]]]
+      (is (= want (isocheck.io.TxnPageProbe/plumeOrigin text streaming keep)) (str "streaming " streaming))))
+  (is (<= (isocheck.io.TxnPageProbe/mostPagesHeld 20000) 2) "streaming holds a page or two")
+  (testing "a transaction's lines again, or in another session, pages after it was handed on: read whole, as ever"
+    (let [lines (apply str (for [t (range 10000)] (str "w(" (inc t) ",1," (mod t 7) "," t ")\n")))
+          again (tmp-file "again.txt" (str lines "w(20000,1,3,3)\n"))
+          moved (tmp-file "moved.txt" (str lines "w(20000,1,4,3)\n"))]
+      (is (= (model (read-whole again)) (model (read-history again))))
+      (is (= [[:w 4 1] [:w 20000 1]] (nth (map last (model (read-history again))) 3)))
+      (is (= "line 10001: txn 3 is in session 4 here, but in session 3 at line 4; a transaction belongs to one session"
+             (error moved))))))
+
 (deftest streamed-files-read-as-when-read-whole
   ;; From a file (or directory), the other tools' readers hand each transaction on as soon as it is complete
   ;; (TxnBuffer.stream); a file that needs the whole-file reading after all (a transaction's

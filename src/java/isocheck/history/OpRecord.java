@@ -55,17 +55,21 @@ public final class OpRecord {
    * each build a string no message will show. {@link #originText()} resolves either.
    */
   public Origin originFn;
-  /** The argument {@link #originFn} describes (a reader's transaction number). */
-  public long originArg;
+  /**
+   * What {@link #originFn} describes the op by, besides its {@link #process}: two numbers the
+   * reader kept with the op (say, a transaction's id and its line), so that nothing of the
+   * reader's need stay for a message made later, on another thread.
+   */
+  public long originArg, originArg2;
 
-  /** Describes where op {@code arg} of a reader's came from, for messages. */
+  /** Describes where an op of a reader's came from, for messages, from what it kept with the op. */
   public interface Origin {
-    String of(long arg);
+    String of(long arg, long arg2, Object process);
   }
 
   /** {@link #origin}, or what {@link #originFn} says, or null. */
   public String originText() {
-    if (origin == null && originFn != null) origin = originFn.of(originArg);
+    if (origin == null && originFn != null) origin = originFn.of(originArg, originArg2, process);
     return origin;
   }
 
@@ -313,6 +317,7 @@ public final class OpRecord {
     origin = o.origin;
     originFn = o.originFn;
     originArg = o.originArg;
+    originArg2 = o.originArg2;
     int m = o.n;
     while (kind.length < m) grow();
     System.arraycopy(o.kind, 0, kind, 0, m);
@@ -342,7 +347,7 @@ public final class OpRecord {
    * in their own cores' caches (swapping whole records made each side touch the other's).
    */
   public void writeTo(OpStream out) {
-    out.ensure(8 + 3 * n + nElems, 5 + 3 * n + (anyElemObj ? nElems : 0) + 2 * nExtra);
+    out.ensure(9 + 3 * n + nElems, 5 + 3 * n + (anyElemObj ? nElems : 0) + 2 * nExtra);
     long[] l = out.longs;
     Object[] o = out.objs;
     int p = out.nLongs, q = out.nObjs;
@@ -354,6 +359,7 @@ public final class OpRecord {
     l[p++] = ((long) n << 32) | nElems;
     l[p++] = nExtra;
     l[p++] = originArg;
+    l[p++] = originArg2;
     o[q++] = typeRaw;
     o[q++] = process;
     o[q++] = f;
@@ -399,6 +405,7 @@ public final class OpRecord {
     long sizes = l[p++];
     int m = (int) (sizes >>> 32), e = (int) sizes, x = (int) l[p++];
     originArg = l[p++];
+    originArg2 = l[p++];
     typeRaw = o[q++];
     process = o[q++];
     f = o[q++];

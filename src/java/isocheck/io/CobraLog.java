@@ -149,15 +149,16 @@ public final class CobraLog {
   private static final class Reader {
     private final TxnBuffer b = new TxnBuffer();
     /** Cobra transaction id -> transaction (+ 1; 0: not seen), for ids started twice. */
-    private final IdTable txnOf;
+    private IdTable txnOf;
     private final LongList cobraId = new LongList(1024);
-    private final IntList txnFile = new IntList(1024);
+    /** Per log in {@link #files}: its first transaction (the logs are read one after another). */
+    private final IntList fileFirstTxn = new IntList();
     private final List<String> files = new ArrayList<>();
     /** Reads of other transactions' writes, checked once every log is read: op, writer txn id. */
-    private final IntList reads = new IntList();
-    private final LongList readWriter = new LongList();
+    private IntList reads = new IntList();
+    private LongList readWriter = new LongList();
     /** Write id -> write op (the first, when a write id repeats on another key). */
-    private final LongIntMap writeOp = new LongIntMap(1024);
+    private LongIntMap writeOp = new LongIntMap(1024);
     /** Where the first record of each dialect is (file and byte), or null: universal ids, plain write ids. */
     private String firstUniversal, firstPlain;
 
@@ -175,8 +176,8 @@ public final class CobraLog {
 
     /** Streams into sink when it lets readers stream ({@link StreamingSink}): each transaction as it commits. */
     Reader(OpSink sink) {
-      b.perTxn(txnFile);
       b.perTxn(cobraId);
+      b.estimateWith(TxnBuffer.FIXED_SIZE_RECORDS);
       StreamingSink st = StreamingSink.of(sink);
       long bytes = st == null ? -1 : st.size;
       // An 'S' and a 'C' record take 18 bytes, a 'W' 25: at most that many of each.
@@ -184,14 +185,29 @@ public final class CobraLog {
       b.onEstimate(txnOf::expect);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, null);
+        b.stream(sink, origin, null);
         check = new WriterCheck(bytes, cobraId);
       }
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return "txn " + hex(cobraId.get(t)) + " of " + files.get(txnFile.get(t)) + ", byte " + b.txnTag(t);
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return t; }
+
+      @Override public String of(Object session, long t, long at) {
+        return "txn " + hex(cobraId.get((int) t)) + " of " + files.get(fileOf((int) t)) + ", byte " + at;
+      }
+    };
+
+    /** The log transaction t is in: the last whose first transaction is t or before. */
+    private int fileOf(int t) {
+      int lo = 0, hi = fileFirstTxn.size() - 1;
+      while (lo < hi) {
+        int mid = (lo + hi + 1) >>> 1;
+        if (fileFirstTxn.get(mid) <= t) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
     }
 
     private HistoryException bad(long at, String msg) {
@@ -233,7 +249,7 @@ public final class CobraLog {
     void log(InputStream raw, String name, Object process) throws IOException {
       file = name;
       files.add(name);
-      int fileNo = files.size() - 1;
+      fileFirstTxn.add(b.txnCount());
       in = new ByteInput(raw, buf);
       int cur = -1;
       long curAt = 0;
@@ -251,12 +267,11 @@ public final class CobraLog {
               int seen = txnOf.get(id) - 1;
               if (seen >= 0) {
                 throw bad(at, "transaction " + hex(id) + " starts again; it started at byte " + b.txnTag(seen) + " of "
-                    + files.get(txnFile.get(seen)));
+                    + files.get(fileOf(seen)));
               }
               cur = b.txn(process, OpType.INFO, at);
               txnOf.put(id, cur + 1);
               cobraId.add(id);
-              txnFile.add(fileNo);
               curAt = at;
               break;
             }
@@ -356,8 +371,15 @@ public final class CobraLog {
     }
 
     void finish(OpSink sink) {
+      // Every log read, nothing but the messages needs the tables by id any more: let go
+      // of them before the last transactions are handed on, for the builder's thread builds
+      // the history while this one waits (live, they were copied by the collection that
+      // came then: 47 MB at 10^6 Plume-shaped transactions).
+      txnOf = null;
+      b.onEstimate(null);
       if (b.streaming()) {
         check.finish();
+        check = null;
         b.finishStream();
         return;
       }
@@ -369,12 +391,15 @@ public final class CobraLog {
         long writer = readWriter.get(k);
         if (cobraId.get(wt) != writer) {
           int rt = b.opTxn(i);
-          throw new HistoryException(files.get(txnFile.get(rt)) + ", byte " + b.opTag(i) + ": transaction " + hex(cobraId.get(rt))
+          throw new HistoryException(files.get(fileOf(rt)) + ", byte " + b.opTag(i) + ": transaction " + hex(cobraId.get(rt))
               + " reads write id " + hex(b.valueLong(i)) + " as transaction " + hex(writer) + "'s, but transaction "
-              + hex(cobraId.get(wt)) + " wrote it (" + files.get(txnFile.get(wt)) + ", byte " + b.opTag(w) + ")");
+              + hex(cobraId.get(wt)) + " wrote it (" + files.get(fileOf(wt)) + ", byte " + b.opTag(w) + ")");
         }
       }
-      b.emit(sink, this::origin);
+      reads = null;
+      readWriter = null;
+      writeOp = null;
+      b.emit(sink, origin);
     }
   }
 

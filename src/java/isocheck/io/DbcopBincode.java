@@ -5,7 +5,6 @@ import isocheck.history.HistoryException;
 import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
-import isocheck.util.IntList;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -95,13 +94,15 @@ public final class DbcopBincode {
   private static final class Reader {
     private final ByteInput in;
     private final TxnBuffer b = new TxnBuffer();
-    private final IntList txnSession = new IntList(1024), txnIndex = new IntList(1024);
+    /** The buffer's column of each transaction's index in its session (the session is the buffer's, + 1). */
+    private final int txnIndex;
     private int session = -1, txn = -1, event = -1;
     private long complete;
 
     Reader(InputStream in) {
       this.in = new ByteInput(in);
-      b.perTxn(txnSession, txnIndex);
+      txnIndex = b.intColumn();
+      b.estimateWith(TxnBuffer.FIXED_SIZE_RECORDS);
     }
 
     private String place(String field) {
@@ -176,7 +177,7 @@ public final class DbcopBincode {
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, this::zeroRefusal);
+        b.stream(sink, origin, this::zeroRefusal);
       }
       try {
         for (String f : new String[] {"id", "n_node", "n_variable", "n_transaction", "n_event"}) u64(f);
@@ -204,17 +205,22 @@ public final class DbcopBincode {
       b.seal();
       b.dropInitialZeros(this::zeroRefusal);
       b.renameAbortedDuplicates();
-      b.emit(sink, this::origin);
+      b.emit(sink, origin);
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return "data[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], byte " + b.txnTag(t);
-    }
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return b.intAt(txnIndex, t); }
+
+      /** The session as the file numbers it: the buffer's, less one. */
+      @Override public String of(Object session, long index, long at) {
+        return "data[" + ((Long) session - 1) + "][" + index + "], byte " + at;
+      }
+    };
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {
-      return "byte " + b.opTag(i) + ": data[" + txnSession.get(b.opTxn(i)) + "][" + txnIndex.get(b.opTxn(i))
+      return "byte " + b.opTag(i) + ": data[" + ((Long) b.session(b.opTxn(i)) - 1) + "][" + b.intAt(txnIndex, b.opTxn(i))
           + "] writes 0 to variable " + b.key(i) + ", and 0 is every variable's initial value in this format";
     }
 
@@ -241,8 +247,7 @@ public final class DbcopBincode {
       event = -1;
       boolean ok = bool("success");
       int t = b.txn((long) session + 1, ok ? OpType.OK : OpType.FAIL, at);
-      txnSession.add(session);
-      txnIndex.add(txn);
+      b.setInt(txnIndex, t, txn);
       // The transaction's ops, then (an aborted transaction of their own, next in the session) its
       // writes that did not succeed, if it did: each transaction's ops together.
       long[] e = ev;
@@ -258,8 +263,7 @@ public final class DbcopBincode {
             // aborted transaction of its own, next in the session.
             if (failedWrites < 0) {
               failedWrites = b.txn((long) session + 1, OpType.FAIL, e[q + 4]);
-              txnSession.add(session);
-              txnIndex.add(txn);
+              b.setInt(txnIndex, failedWrites, txn);
             }
             into = failedWrites;
           }

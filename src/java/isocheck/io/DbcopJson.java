@@ -79,7 +79,8 @@ public final class DbcopJson {
 
   private static final class Reader extends JsonPull {
     private final TxnBuffer b = new TxnBuffer();
-    private final IntList txnSession = new IntList(1024), txnIndex = new IntList(1024);
+    /** The buffer's column of each transaction's index in its session (the session is the buffer's, + 1). */
+    private final int txnIndex;
     /** Reads of version 0, settled once every write is known. */
     private final IntList zeroReads = new IntList();
     private final KeySet zeroWritten = new KeySet();
@@ -88,7 +89,7 @@ public final class DbcopJson {
 
     Reader(InputStream in) {
       super(in);
-      b.perTxn(txnSession, txnIndex);
+      txnIndex = b.intColumn();
     }
 
     @Override
@@ -107,7 +108,7 @@ public final class DbcopJson {
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, null);
+        b.stream(sink, origin, null);
         zeroAsInitial = new KeySet();
       }
       skipBom();
@@ -146,13 +147,18 @@ public final class DbcopJson {
         int i = zeroReads.get(k);
         if (!zeroWritten.contains(b.keyLong(i), b.keyIsLong(i) ? null : b.key(i))) b.setNil(i);
       }
-      b.emit(sink, this::origin);
+      b.emit(sink, origin);
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return root + "[" + txnSession.get(t) + "][" + txnIndex.get(t) + "], line " + b.txnTag(t);
-    }
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return b.intAt(txnIndex, t); }
+
+      /** The session as the file numbers it: the buffer's, less one. */
+      @Override public String of(Object session, long index, long at) {
+        return root + "[" + ((Long) session - 1) + "][" + index + "], line " + at;
+      }
+    };
 
     private void sessions() throws IOException {
       expect('[', "'[' opening the array of sessions");
@@ -187,8 +193,7 @@ public final class DbcopJson {
     private void transaction() throws IOException {
       expect('{', "'{' opening a transaction {\"events\": [...], \"committed\": true}");
       int t = b.txn((long) session + 1, OpType.OK, line);
-      txnSession.add(session);
-      txnIndex.add(txn);
+      b.setInt(txnIndex, t, txn);
       boolean events = false;
       int committed = -2;
       if (!empty('}')) {

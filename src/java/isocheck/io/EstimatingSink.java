@@ -27,6 +27,9 @@ final class EstimatingSink implements OpSink {
    */
   private static final long AHEAD = 1 << 20;
 
+  /** The compressed bytes the decompressor reads at a time ({@link GzipInput}'s buffer). */
+  static final int GZIP_INPUT = 1 << 16;
+
   /**
    * What the estimate is multiplied by: an estimate short of the history costs far more than one
    * over it (the builder's micro-op columns grow once more at the end, and under a small young
@@ -36,12 +39,14 @@ final class EstimatingSink implements OpSink {
    * value, nil (null in JSON) rather than a digit or two. Of 10^6 Plume-shaped transactions
    * (twice as many keys: 45% of the first 16 MB's micro-ops read nil, almost none of the last
    * 16 MB's), the first 16 MB of elle-cli JSON gave 5.0% fewer micro-ops than there are, of
-   * EDN 3.5%; at 10^5, 3.0% and 2.1%. With 1.05 the JSON's estimate fell short: JSON's is 1.08
-   * ({@link #forJson}). EDN's stays 1.05: 8% more arrays tipped the load of 10^5 Plume-shaped
+   * EDN 3.5%; at 10^5, 3.0% and 2.1%. With 1.05 the JSON's estimate fell short: JSON's is 1.067
+   * ({@link #forJson}), as far over its history as EDN's is over its own (1.3-1.4% at 10^6, a
+   * nil costing JSON half as many bytes again as EDN; at 1.08 its columns were 2.6% over, 4 MB
+   * more than EDN's, all of it touched). EDN's stays 1.05: 8% more arrays tipped the load of 10^5 Plume-shaped
    * transactions with invocations (72 MB, which about fills its young generation) into a
    * collection every time rather than some of the times (221 MB of RSS rather than 149).
    */
-  static final double MARGIN = 1.05, JSON_MARGIN = 1.08;
+  static final double MARGIN = 1.05, JSON_MARGIN = 1.067;
 
   private double margin = MARGIN;
 
@@ -58,7 +63,7 @@ final class EstimatingSink implements OpSink {
 
   private final OpSink down;
   private final long size, after, ahead;
-  /** Bytes of the file read so far (the reader's stream, a window ahead of the op). */
+  /** Bytes of the file (or of its text, {@link #countsText}) read so far (the reader's stream, a window ahead of the op). */
   long bytes;
   private boolean off, started;
   private long txns, mops, writes, elems;
@@ -67,20 +72,25 @@ final class EstimatingSink implements OpSink {
 
   /**
    * For a file of {@code size} bytes as stored holding {@code text} bytes of history: a
-   * gzip-compressed file is read (and counted) as stored, its text a multiple of that, so its
-   * first quarter is scaled down by the ratio; its read ahead is not counted out (the text
-   * reader's buffer fills a little at a time from the decompressor, and the first megabytes
-   * compress less well than the rest: counting out even a quarter of the megabyte, 10^5
-   * transactions of Plume's shape were estimated at 122,162, their EDN's 101,524; without,
-   * 103,000 and at 10^6 1,062,000 for 990,000).
+   * gzip-compressed file's estimate counts the text read from it ({@link #countsText}: {@link
+   * GzipInput} says how much), as a plain file's counts its bytes. The text reader's buffer
+   * fills a read of the decompressor at a time, its input buffer (64 KB) inflated: that much
+   * is counted out as read ahead, where a plain file's reader is a megabyte ahead. (Counting
+   * the compressed bytes read, scaled by the file's ratio, the first megabytes, which compress
+   * better than the rest, made 10^6 Plume-shaped transactions' micro-ops 7.4% more than there
+   * are, their EDN's 1.4%: 15 MB more of the builder's columns, all of it touched. Counting the
+   * text with nothing counted out, 0.1% fewer: the columns grew by an eighth at the end.)
    */
   EstimatingSink(OpSink down, long size, long text) {
     this.down = down;
-    this.size = size;
-    double r = text > size ? (double) size / text : 1;
-    this.after = (long) (Math.max(4 << 20, Math.min(AFTER, text / 4)) * r);
-    this.ahead = text > size ? 0 : AHEAD;
+    this.countsText = text > size;
+    this.size = countsText ? text : size;
+    this.after = Math.max(4 << 20, Math.min(AFTER, this.size / 4));
+    this.ahead = countsText ? Math.min(AHEAD, (long) ((double) GZIP_INPUT * text / size)) : AHEAD;
   }
+
+  /** Whether {@link #bytes} counts the text read from a gzip-compressed file rather than the file's bytes. */
+  final boolean countsText;
 
   @Override public void op(OpRecord r) {
     if (!off) count(r);

@@ -328,13 +328,19 @@ public final class Formats {
     // A gzip-compressed file: the history's size from its trailer (or -1).
     long text = size >= 0 && bytes < 0 && !path.equals("-") ? gzipTextSize(Path.of(path), size) : bytes;
     if (size >= 0 && text >= EstimatingSink.FROM) {
-      counted = new Progress() {
+      // Told the bytes of the file read; of a gzip-compressed one, also the text read from it
+      // (GzipInput), which is what its estimate counts.
+      final class Counting implements Progress, java.util.function.LongConsumer {
         @Override public void stage(String name, long total, String unit) { progress.stage(name, total, unit); }
         @Override public void done(long units) {
-          if (est[0] != null) est[0].bytes = units;
+          if (est[0] != null && !est[0].countsText) est[0].bytes = units;
           progress.done(units);
         }
-      };
+        @Override public void accept(long textRead) {
+          if (est[0] != null && est[0].countsText) est[0].bytes = textRead;
+        }
+      }
+      counted = new Counting();
     }
     Progress reading = counted;
     java.util.function.UnaryOperator<OpSink> sinks = reading == progress ? wrap
@@ -506,7 +512,12 @@ public final class Formats {
       byte[] magic = new byte[2];
       int n = in.readNBytes(magic, 0, 2);
       in.unread(magic, 0, n);
-      if (n == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) return new GzipInput(in);
+      if (n == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) {
+        GzipInput g = new GzipInput(in);
+        // The load's estimate (EstimatingSink) counts the text read.
+        if (progress instanceof java.util.function.LongConsumer c) g.textRead = c;
+        return g;
+      }
       return in;
     } catch (IOException e) {
       in.close();

@@ -31,6 +31,9 @@ final class GzipInput extends InputStream {
   private final InputStream raw;
   private GZIPInputStream gz;
   private Damaged failed;
+  /** Told the bytes of text read so far, after each read (null: no one asks). */
+  java.util.function.LongConsumer textRead;
+  private long out;
 
   GzipInput(InputStream raw) { this.raw = raw; }
 
@@ -38,8 +41,10 @@ final class GzipInput extends InputStream {
   public int read(byte[] b, int off, int len) throws IOException {
     if (failed != null) throw failed;
     try {
-      if (gz == null) gz = new GZIPInputStream(raw, 1 << 16);
-      return gz.read(b, off, len);
+      if (gz == null) gz = new GZIPInputStream(raw, EstimatingSink.GZIP_INPUT);
+      int n = gz.read(b, off, len);
+      if (n > 0 && textRead != null) textRead.accept(out += n);
+      return n;
     } catch (EOFException e) {
       throw failed = new Damaged(true, "the compressed data ends early");
     } catch (ZipException e) {

@@ -6,7 +6,6 @@ import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
 import isocheck.util.LongIntMap;
-import isocheck.util.LongList;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,15 +59,15 @@ public final class PlumeText {
     private final TxnBuffer b = new TxnBuffer();
     /** Plume txn id -> buffer transaction, for the ids {@link #byId} does not cover. */
     private final LongIntMap ids = new LongIntMap(1024);
-    /** Per buffer transaction: its Plume id (-1 for aborted); its session is the buffer's ({@link #sessionOf}). */
-    private final LongList plumeId = new LongList(1024);
+    /** The buffer's column of each transaction's Plume id (-1 for aborted); its session is the buffer's ({@link #sessionOf}). */
+    private final int plumeId;
     private int lastAborted = -1;
     private long lastAbortedSession;
     private boolean lastWasAborted;
 
     Reader(InputStream in) {
       super(in, MAX_TOKEN);
-      b.perTxn(plumeId);
+      plumeId = b.longColumn();
       b.estimateWith(this::scale);
     }
 
@@ -88,7 +87,7 @@ public final class PlumeText {
      */
     private double scale(long bytes, long size) {
       estimated = true;
-      long k = plumeId.size();
+      long k = b.txnCount();
       double plain = (double) size / bytes * 1.05;
       if (linesSeen == 0 || k == 0 || maxId < 0 || maxId >= 2 * k + 16 || idDigits >= bytes) return plain;
       double m = (double) linesSeen / k, perOp = (double) (bytes - idDigits) / linesSeen;
@@ -126,7 +125,8 @@ public final class PlumeText {
       StreamingSink st = StreamingSink.of(sink);
       if (st != null) {
         st.used = true;
-        b.stream(sink, this::origin, this::zeroRefusal);
+        b.stream(sink, origin, this::zeroRefusal);
+        seen = new long[16];
       }
       skipBom();
       while (skipWhitespace() >= 0) line();
@@ -326,11 +326,16 @@ public final class PlumeText {
     }
 
     private int txnOf(long txn) {
+      if (seen != null) return seenBefore(txn);
       return txn < byId.length ? byId[(int) txn] : ids.get(txn);
     }
 
     private void putTxn(long txn, int t) {
-      if (txn >= byId.length && txn < 4L * plumeId.size() + 4096) {
+      if (seen != null) {
+        see(txn, t);
+        return;
+      }
+      if (txn >= byId.length && txn < 4L * b.txnCount() + 4096) {
         int n = byId.length;
         while (n <= txn) n *= 2;
         int[] a = filled(new int[n]);
@@ -346,13 +351,47 @@ public final class PlumeText {
       else ids.put(txn, t);
     }
 
+    /**
+     * While streaming (else null): the txn ids seen, a bit each below its length (grown as
+     * {@link #byId} is), the others in {@link #ids}. Streaming, a transaction's lines come
+     * together, so an id seen before and not the last line's is a transaction already handed
+     * on: its lines are apart, and the file is read whole ({@link TxnBuffer.NotStreamable}),
+     * which finds it by {@link #byId}. A bit rather than an int an id: at 10^6 transactions,
+     * 128 KB where the table took 4 MB (and 8 MB of the load's garbage as it grew).
+     */
+    private long[] seen;
+
+    /** While streaming: -1 for an id not seen; else the file is not streamable. */
+    private int seenBefore(long txn) {
+      boolean was = txn < (long) seen.length << 6 ? (seen[(int) (txn >>> 6)] & 1L << txn) != 0 : ids.get(txn) >= 0;
+      if (was) throw new TxnBuffer.NotStreamable("txn " + txn + " goes on at line " + line + ", after other transactions' lines");
+      return -1;
+    }
+
+    private void see(long txn, int t) {
+      long bits = (long) seen.length << 6;
+      if (txn >= bits && txn < 4L * b.txnCount() + 4096) {
+        long n = bits;
+        while (n <= txn) n *= 2;
+        long[] a = java.util.Arrays.copyOf(seen, (int) (n >>> 6));
+        for (int i = 0; i < ids.slots(); i++) {
+          long k = ids.slotKey(i);
+          if (ids.slotValue(i) >= 0 && k >= bits && k < n) a[(int) (k >>> 6)] |= 1L << k;
+        }
+        seen = a;
+        bits = n;
+      }
+      if (txn < bits) seen[(int) (txn >>> 6)] |= 1L << txn;
+      else ids.put(txn, t);
+    }
+
     /** The txn id of the last line that had one (-1: none yet), and its transaction. */
     private long lastId = -1;
     private int lastIdTxn;
 
     private int newTxn(long session, long id, int status) {
       int t = b.txn(session, status, line);
-      plumeId.add(id);
+      b.setLong(plumeId, t, id);
       return t;
     }
 
@@ -367,19 +406,22 @@ public final class PlumeText {
       b.seal();
       b.dropInitialZeros(this::zeroRefusal);
       b.renameAbortedDuplicates();
-      b.emit(sink, this::origin);
+      b.emit(sink, origin);
     }
 
     /** Where transaction t came from, for messages. */
-    private String origin(int t) {
-      return (plumeId.get(t) < 0 ? "aborted operations (txn -1)" : "txn " + plumeId.get(t))
-          + " of session " + sessionOf(t) + ", line " + b.txnTag(t);
-    }
+    private final TxnBuffer.Origin origin = new TxnBuffer.Origin() {
+      @Override public long arg(int t) { return b.longAt(plumeId, t); }
+
+      @Override public String of(Object session, long id, long line) {
+        return (id < 0 ? "aborted operations (txn -1)" : "txn " + id) + " of session " + session + ", line " + line;
+      }
+    };
 
     /** Why op i, a write of 0 in a transaction that does more, is refused. */
     private String zeroRefusal(int i) {
       return "line " + b.opTag(i) + ": w(" + b.keyLong(i) + ",0," + sessionOf(b.opTxn(i)) + ","
-          + plumeId.get(b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
+          + b.longAt(plumeId, b.opTxn(i)) + ") writes 0, every key's initial value in this format, in a transaction that does more"
           + " than write 0s";
     }
   }

@@ -4,7 +4,6 @@ import isocheck.history.Kw;
 import isocheck.history.OpRecord;
 import isocheck.history.OpSink;
 import isocheck.history.OpType;
-import isocheck.util.ByteList;
 import isocheck.util.LongList;
 import java.util.ArrayList;
 
@@ -24,18 +23,102 @@ import java.util.ArrayList;
  * otherwise.
  */
 final class TxnBuffer {
-  /** What {@link #emit} says about where a transaction came from (its {@link OpRecord#origin}). */
+  /** How a reader describes where a transaction came from (its ops' {@link OpRecord#origin}). */
   interface Origin {
-    String of(int txn);
+    /**
+     * What of transaction t, not yet handed on, the description needs besides its session and
+     * its position ({@link #txnTag}): kept with its op ({@link OpRecord#originArg}).
+     */
+    long arg(int t);
+
+    /** Where a transaction came from, for messages: from its session, its {@link #arg} and its position. */
+    String of(Object session, long arg, long tag);
   }
 
   private static final byte KEY_OBJ = 1, VAL_OBJ = 2, VAL_NIL = 4;
 
-  private final ArrayList<Object> session = new ArrayList<>();
-  private final ByteList status = new ByteList();
-  private final ByteList dropped = new ByteList();
-  /** A position per transaction (line, byte offset, id), for its reader's messages. */
-  private final LongList txnTag = new LongList();
+  /**
+   * The transactions' columns, in pages of {@link #PAGE} transactions: session, status,
+   * dropped, position, and the reader's own ({@link #longColumn}, {@link #intColumn}). An op
+   * handed on carries what its messages need ({@link OpRecord#originArg}, {@link
+   * OpRecord#originArg2}, its process), so the buffer lets go of a page once every transaction
+   * in it is handed on ({@link #flushBefore}, {@link #emit}), and while streaming takes it for
+   * the next page. (Columns of every transaction, kept because a message made later on the
+   * history builder's thread might name any, were 22 MB at 10^6 Plume-shaped transactions, all
+   * of it live when the load's one young collection came; pages of them let go, 22 MB of the
+   * young generation's garbage.)
+   */
+  private static final int PAGE_SHIFT = 12, PAGE = 1 << PAGE_SHIFT, PAGE_MASK = PAGE - 1;
+  private Page[] pages = new Page[16];
+  /** While streaming: the page last let go, for the next page. */
+  private Page sparePage;
+  private int nTxns;
+  /** How many long and int columns the reader asked for ({@link #longColumn}, {@link #intColumn}). */
+  private int longColumns, intColumns;
+  /** How the transactions are described, once {@link #stream} or {@link #emit} is called, and as an op's {@link OpRecord#originFn}. */
+  private Origin origin;
+  private OpRecord.Origin where;
+
+  private static final class Page {
+    final Object[] session = new Object[PAGE];
+    final byte[] status = new byte[PAGE], dropped = new byte[PAGE];
+    final long[] tag = new long[PAGE];
+    final long[][] longs;
+    final int[][] ints;
+
+    Page(int longColumns, int intColumns) {
+      longs = new long[longColumns][PAGE];
+      ints = new int[intColumns][PAGE];
+    }
+
+    /** Taken for other transactions: what is not written for every transaction cleared. */
+    Page clear() {
+      java.util.Arrays.fill(dropped, (byte) 0);
+      for (long[] c : longs) java.util.Arrays.fill(c, 0);
+      for (int[] c : ints) java.util.Arrays.fill(c, 0);
+      return this;
+    }
+  }
+
+  /**
+   * Transaction t's page. While streaming, a transaction already handed on may have none:
+   * a reader that asks about one has found the file not streamable in order (a transaction
+   * id again, out of place), and reading it whole says what is wrong with it.
+   */
+  private Page page(int t) {
+    Page p = pages[t >>> PAGE_SHIFT];
+    if (p == null) throw new NotStreamable("transaction " + t + " is asked about after it was handed on");
+    return p;
+  }
+
+  /** Lets go of page p, whose transactions are all handed on (while streaming, keeps it for the next page). */
+  private void dropPage(int p) {
+    if (stream != null) sparePage = pages[p];
+    pages[p] = null;
+  }
+
+  /** A column of one long per transaction for the reader (0 until set); call before the first transaction. */
+  int longColumn() { return longColumns++; }
+
+  /** A column of one int per transaction for the reader (0 until set); call before the first transaction. */
+  int intColumn() { return intColumns++; }
+
+  void setLong(int column, int t, long v) { page(t).longs[column][t & PAGE_MASK] = v; }
+  void setInt(int column, int t, int v) { page(t).ints[column][t & PAGE_MASK] = v; }
+  long longAt(int column, int t) { return page(t).longs[column][t & PAGE_MASK]; }
+  int intAt(int column, int t) { return page(t).ints[column][t & PAGE_MASK]; }
+
+  /** Pages of transactions held (for tests: streaming lets go of those handed on). */
+  int pagesHeld() {
+    int n = 0;
+    for (Page p : pages) if (p != null) n++;
+    return n;
+  }
+
+  private void describeWith(Origin o) {
+    origin = o;
+    where = (arg, tag, session) -> o.of(session, arg, tag);
+  }
 
   /**
    * The ops, column by column, in chunks of {@link #CHUNK}: a column grows by a chunk, never by
@@ -55,22 +138,29 @@ final class TxnBuffer {
 
   /** Starts a transaction of {@code session} with status {@link OpType#OK}, FAIL or INFO; returns its number. */
   int txn(Object session, int status, long tag) {
-    int t = this.session.size();
+    int t = nTxns++;
     if (stream != null) txnOpStart.add(nOps);
-    this.session.add(session);
-    this.status.add((byte) status);
-    dropped.add((byte) 0);
-    txnTag.add(tag);
+    int p = t >>> PAGE_SHIFT, j = t & PAGE_MASK;
+    if (j == 0) {
+      if (p == pages.length) pages = java.util.Arrays.copyOf(pages, 2 * p);
+      pages[p] = sparePage != null ? sparePage.clear() : new Page(longColumns, intColumns);
+      sparePage = null;
+    }
+    Page g = pages[p];
+    g.session[j] = session;
+    g.status[j] = (byte) status;
+    g.tag[j] = tag;
     return t;
   }
 
-  int txnCount() { return session.size(); }
-  Object session(int t) { return session.get(t); }
-  int status(int t) { return status.get(t); }
-  void setStatus(int t, int s) { status.set(t, (byte) s); }
-  long txnTag(int t) { return txnTag.get(t); }
+  int txnCount() { return nTxns; }
+  Object session(int t) { return page(t).session[t & PAGE_MASK]; }
+  int status(int t) { return page(t).status[t & PAGE_MASK]; }
+  void setStatus(int t, int s) { page(t).status[t & PAGE_MASK] = (byte) s; }
+  long txnTag(int t) { return page(t).tag[t & PAGE_MASK]; }
+  private boolean dropped(int t) { return page(t).dropped[t & PAGE_MASK] != 0; }
   /** Leaves transaction t out of what {@link #emit} hands on. */
-  void drop(int t) { dropped.set(t, (byte) 1); }
+  void drop(int t) { page(t).dropped[t & PAGE_MASK] = 1; }
 
   /**
    * Adds an op to transaction t: kind {@link OpRecord#READ} or {@link OpRecord#WRITE}; the key is
@@ -195,7 +285,7 @@ final class TxnBuffer {
 
   /** Groups the ops by transaction, keeping their order; then {@link #first}/{@link #end}/{@link #at} walk them. */
   void seal() {
-    int n = session.size(), m = nOps;
+    int n = nTxns, m = nOps;
     start = new int[n + 1];
     boolean grouped = true;
     int last = 0;
@@ -278,7 +368,7 @@ final class TxnBuffer {
     if (aborted.isEmpty() && abortedLongs.size() == 0) return 0;
     java.util.HashSet<java.util.List<Object>> taken = new java.util.HashSet<>();
     for (int i = 0; i < n; i++) {
-      if (kind(i) != OpRecord.WRITE || status(opTxn(i)) == OpType.FAIL || dropped.get(opTxn(i)) != 0) continue;
+      if (kind(i) != OpRecord.WRITE || status(opTxn(i)) == OpType.FAIL || dropped(opTxn(i))) continue;
       if (keyIsLong(i) && valueIsLong(i)) {
         if (abortedLongs.contains(keyLong(i), valueLong(i))) taken.add(java.util.List.of(key(i), value(i)));
       } else {
@@ -287,8 +377,8 @@ final class TxnBuffer {
       }
     }
     int renamed = 0;
-    for (int t = 0; t < session.size(); t++) {
-      if (status(t) != OpType.FAIL || dropped.get(t) != 0) continue;
+    for (int t = 0; t < nTxns; t++) {
+      if (status(t) != OpType.FAIL || dropped(t)) continue;
       for (int j = first(t); j < end(t); j++) {
         int i = at(j);
         if (kind(i) != OpRecord.WRITE) continue;
@@ -306,7 +396,7 @@ final class TxnBuffer {
   }
 
   private boolean abortedWrite(int i) {
-    return kind(i) == OpRecord.WRITE && status(opTxn(i)) == OpType.FAIL && dropped.get(opTxn(i)) == 0;
+    return kind(i) == OpRecord.WRITE && status(opTxn(i)) == OpType.FAIL && !dropped(opTxn(i));
   }
 
   /** A set of pairs of longs (open addressing). */
@@ -352,41 +442,45 @@ final class TxnBuffer {
    */
   void emit(OpSink sink, Origin origin) {
     if (start == null) seal();
+    describeWith(origin);
     OpRecord r = new OpRecord();
-    OpRecord.Origin where = t -> origin.of((int) t);
     long ordinal = 0;
     // Ops handed on (or dropped) per chunk: a chunk whose ops are all done is let go.
     int[] done = new int[(nOps + MASK) >>> SHIFT];
     long txns = 0, mops = 0, writes = 0;
-    for (int t = 0; t < session.size(); t++) {
-      if (dropped.get(t) != 0) continue;
+    for (int t = 0; t < nTxns; t++) {
+      if (dropped(t)) continue;
       txns++;
       mops += end(t) - first(t);
       for (int j = first(t); j < end(t); j++) if (kind(at(j)) == OpRecord.WRITE) writes++;
     }
     sink.sizeHint(txns, mops, writes, 0);
-    for (int t = 0; t < session.size(); t++) {
-      if (dropped.get(t) == 0) {
-        fill(r, t, ordinal++, where, first(t), end(t), order);
+    for (int t = 0; t < nTxns; t++) {
+      if (!dropped(t)) {
+        fill(r, t, ordinal++, first(t), end(t), order);
         sink.op(r);
       }
       for (int j = first(t); j < end(t); j++) release(done, at(j));
+      if ((t & PAGE_MASK) == PAGE_MASK) dropPage(t >>> PAGE_SHIFT);
     }
     sink.end();
   }
 
   /** Makes r transaction t's completion op, the ordinal-th handed on, its ops order[from..to) (or from..to). */
-  private void fill(OpRecord r, int t, long ordinal, OpRecord.Origin where, int from, int to, int[] order) {
+  private void fill(OpRecord r, int t, long ordinal, int from, int to, int[] order) {
+    Page g = page(t);
+    int j0 = t & PAGE_MASK;
     r.reset(ordinal);
     r.index = ordinal;
-    r.type = status.get(t);
+    r.type = g.status[j0];
     r.typeRaw = r.type == OpType.OK ? Kw.OK : r.type == OpType.FAIL ? Kw.FAIL : Kw.INFO;
-    r.process = session.get(t);
+    r.process = g.session[j0];
     r.hasProcess = true;
     r.f = Kw.TXN;
     r.valueShape = OpRecord.VALUE_TXN;
     r.originFn = where;
-    r.originArg = t;
+    r.originArg = origin.arg(t);
+    r.originArg2 = g.tag[j0];
     for (int j = from; j < to; j++) {
       int i = order == null ? j : order[j];
       byte k = kind(i);
@@ -412,7 +506,6 @@ final class TxnBuffer {
 
   /** While streaming: where the transactions go, and how they are described. */
   private OpSink stream;
-  private OpRecord.Origin streamWhere;
   private java.util.function.IntFunction<String> zeroRefusal;
   private final OpRecord streamRec = new OpRecord();
   /**
@@ -443,7 +536,7 @@ final class TxnBuffer {
     StreamingSink st = StreamingSink.of(sink);
     if (st != null) streamSize = st.size;
     this.stream = sink;
-    this.streamWhere = t -> origin.of((int) t);
+    describeWith(origin);
     this.zeroRefusal = zeroRefusal;
   }
 
@@ -462,13 +555,9 @@ final class TxnBuffer {
       estimated = true;
       double f = scale != null ? scale.applyAsDouble(bytes, streamSize) : (double) streamSize / bytes * 1.05;
       stream.sizeHint((long) (ordinalOut * f) + 16, (long) (mopsOut * f) + 64, (long) (writesOut * f) + 64, 0);
-      // The per-transaction columns (the buffer's and its reader's) sized once too: doubled up
-      // to the end, their copies were 5-9 MB of the load's garbage at 10^5 transactions.
-      int txns = (int) Math.min(Integer.MAX_VALUE / 2, (long) (session.size() * f) + 16);
-      session.ensureCapacity(txns);
-      status.ensureCapacity(txns);
-      dropped.ensureCapacity(txns);
-      txnTag.ensureCapacity(txns);
+      // A reader's own columns of every transaction ({@link #perTxn}) sized once too: doubled
+      // up to the end, their copies were 5-9 MB of the load's garbage at 10^5 transactions.
+      int txns = (int) Math.min(Integer.MAX_VALUE / 2, (long) (nTxns * f) + 16);
       for (isocheck.util.IntList l : perTxnInts) l.ensureCapacity(txns);
       for (LongList l : perTxnLongs) l.ensureCapacity(txns);
       if (onEstimate != null) onEstimate.accept(txns);
@@ -515,6 +604,14 @@ final class TxnBuffer {
    */
   void estimateWith(Scale s) { scale = s; }
 
+  /**
+   * For a binary format whose records take the same bytes all through the file (dbcop bincode,
+   * Cobra's logs): the size over the bytes read with a margin of 2% (of 10^6 Plume-shaped
+   * transactions, their first 4 MB gave the micro-ops to within 0.1% in both; with 5% the
+   * builder's columns were 9 MB more than EDN's, all of it touched).
+   */
+  static final Scale FIXED_SIZE_RECORDS = (bytes, size) -> (double) size / bytes * 1.02;
+
   /** While streaming: transactions before t are complete; hands them on. */
   void flushBefore(int t) {
     while (nextOut < t) {
@@ -524,12 +621,14 @@ final class TxnBuffer {
         // Before the first op: start small, rather than at a guess from the file's size made
         // for Jepsen's EDN; a few megabytes in, the estimate (above) sizes the arrays.
         if (ordinalOut == 0 && streamSize >= 4 * ESTIMATE_AFTER) stream.sizeHint(1 << 10, 1 << 14, 1 << 13, 0);
-        fill(streamRec, u, ordinalOut++, streamWhere, from, to, null);
+        fill(streamRec, u, ordinalOut++, from, to, null);
         mopsOut += to - from;
         for (int i = from; i < to; i++) if (kind(i) == OpRecord.WRITE) writesOut++;
         stream.op(streamRec);
       }
       opsOut = to;
+      // A page whose transactions are all handed on: let go, for the next.
+      if ((u & PAGE_MASK) == PAGE_MASK) dropPage(u >>> PAGE_SHIFT);
       // Let go of the chunks wholly before the ops still to hand on.
       for (int c = (opsOut >>> SHIFT) - 1; c >= 0 && opTxn[c] != null; c--) dropChunk(c);
     }
