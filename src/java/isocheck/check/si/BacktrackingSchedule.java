@@ -182,12 +182,9 @@ final class BacktrackingSchedule extends ConflictDirectedBackjumping {
           // followed first, so that a cycle of them (a version chosen wrongly) is undone now.
           inHeap[e] = true;
           heap.push(key);
-          stopped = false;
-          walking = true;
-          boolean undone = backtrack();
-          walking = false;
-          if (undone) continue;
-          if (!stopped) return null;
+          int r = walk();
+          if (r > 0) continue;
+          if (r < 0) return null;
           walked = true;
         } else {
           walked = false;
@@ -208,7 +205,8 @@ final class BacktrackingSchedule extends ConflictDirectedBackjumping {
 
   /** As BacktrackingWitness's (-Disocheck.witness.walk-first=false: not; read at each construction). */
   private final boolean walkFirst = !"false".equals(System.getProperty("isocheck.witness.walk-first"));
-  private boolean walking, walked;
+  /** Whether the last deferred begin's walk stopped (it is placed next, without another walk). */
+  private boolean walked;
 
   @Override
   boolean stopAt(int e) { return walking && parkKey[e] < 0; }

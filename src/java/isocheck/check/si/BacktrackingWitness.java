@@ -125,8 +125,6 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
    * (-Disocheck.witness.walk-first=false: not, as before; read at each construction).
    */
   private final boolean walkFirst;
-  /** While {@link #run0} walks the waits before giving up a soft one: the walk stops at a head held by a soft wait. */
-  private boolean walking;
   /** How often that walk stopped at a soft wait (one was then given up). */
   long softStops;
 
@@ -225,12 +223,9 @@ final class BacktrackingWitness extends ConflictDirectedBackjumping {
           // at 10^6 (the serializable store's session-ordered history) its version was undone
           // only when a cycle came back to it hundreds of thousands of placements on, 59,007
           // backtracks in all, and the pass ran out of budget; so, 20,792 and 3 million steps.
-          stopped = false;
-          walking = true;
-          boolean undone = backtrack();
-          walking = false;
-          if (undone) continue;
-          if (!stopped) return null;
+          int r = walk();
+          if (r > 0) continue;
+          if (r < 0) return null;
           softStops++;
         }
         if (releaseHeld()) continue;

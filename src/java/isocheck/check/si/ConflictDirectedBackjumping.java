@@ -246,6 +246,26 @@ abstract class ConflictDirectedBackjumping {
   /** Set by {@link #backtrack} when its walk stopped ({@link #stopAt}): false then is not giving up. */
   boolean stopped;
 
+  /** While {@link #walk} runs (the subclasses' {@link #stopAt} and {@link #startsWalk} apply then). */
+  boolean walking;
+
+  /**
+   * {@link #backtrack} as a walk the subclass may stop ({@link #stopAt}): 1 when it undid a
+   * choice (or narrowed a nogood, or woke a head), 0 when it stopped at a head with nothing
+   * done, -1 when it gave up.
+   */
+  final int walk() {
+    stopped = false;
+    walking = true;
+    boolean undone;
+    try {
+      undone = backtrack();
+    } finally {
+      walking = false;
+    }
+    return undone ? 1 : stopped ? 0 : -1;
+  }
+
   /**
    * The placements and undos allowed: -Disocheck.witness.backtrack-budget per node, default
    * {@link #BUDGET}, and as many again per node placed at once so far ({@link #outOfBudget}).
