@@ -200,15 +200,7 @@ public final class CobraLog {
     };
 
     /** The log transaction t is in: the last whose first transaction is t or before. */
-    private int fileOf(int t) {
-      int lo = 0, hi = fileFirstTxn.size() - 1;
-      while (lo < hi) {
-        int mid = (lo + hi + 1) >>> 1;
-        if (fileFirstTxn.get(mid) <= t) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
-    }
+    private int fileOf(int t) { return fileFirstTxn.lastAtMost(t); }
 
     private HistoryException bad(long at, String msg) {
       return new HistoryException(file + ", byte " + at + ": " + msg);

@@ -1407,15 +1407,7 @@ final class WeakOnline {
     int position(long v) { return posOf.get(v); }
 
     /** The block (writer run) holding position p. */
-    int blockIndex(int p) {
-      int lo = 0, hi = blockStart.size() - 1;
-      while (lo < hi) {
-        int mid = (lo + hi + 1) >>> 1;
-        if (blockStart.get(mid) <= p) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
-    }
+    int blockIndex(int p) { return blockStart.lastAtMost(p); }
 
     /** The position of the first element of the block holding p. */
     int blockOf(int p) { return blockStart.get(blockIndex(p)); }

@@ -53,6 +53,23 @@ public final class IntList {
   /** The backing array; valid up to {@link #size()}. */
   public int[] raw() { return a; }
 
+  /**
+   * The last index i with get(i) ≤ x, in a list of increasing values (0 when there is none, or
+   * when the list is empty): by bisection.
+   */
+  public int lastAtMost(int x) { return lastAtMost(a, n, x); }
+
+  /** {@link #lastAtMost(int)} over the first n values of a. */
+  public static int lastAtMost(int[] a, int n, int x) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (a[mid] <= x) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
   /** Grows the backing array to hold at least {@code cap} elements. */
   public void ensureCapacity(int cap) {
     if (cap > a.length) a = Arrays.copyOf(a, cap);

@@ -408,15 +408,7 @@ final class ForcedWriters {
   }
 
   /** The occupancy whose entries hold e. */
-  private int occupancyOf(int e) {
-    int lo = 0, hi = occupancies - 1;
-    while (lo < hi) {
-      int mid = (lo + hi + 1) >>> 1;
-      if (occFirst[mid] <= e) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
+  private int occupancyOf(int e) { return IntList.lastAtMost(occFirst, occupancies, e); }
 
   /**
    * Adds to t's list the last writer of x placed in ssTxn from lo to hi (one session) that is
